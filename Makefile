@@ -1,0 +1,47 @@
+# The two commands of the README: `make demo` and `make test`. Both set up
+# what they need first (virtualenv, pinned requirements, NLTK models) and are
+# quick when nothing changed.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SHARED ?= ../shared
+NLTK_PACKAGES := punkt_tab averaged_perceptron_tagger_eng
+
+.PHONY: setup demo test lint bench clean
+
+setup: $(VENV)/.installed .nltk_data
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+# The shared models when they are beside the project; otherwise one download
+# at setup time (never at run time). Offline with neither: say what to do.
+.nltk_data:
+	@if [ -d "$(SHARED)/nltk_data" ]; then \
+		ln -sfn "$$(cd "$(SHARED)/nltk_data" && pwd)" .nltk_data; \
+	else \
+		$(PY) -m nltk.downloader -q -d .nltk_data.tmp $(NLTK_PACKAGES) && mv .nltk_data.tmp .nltk_data || { \
+		rm -rf .nltk_data.tmp; \
+		echo "NLTK models missing: put $(NLTK_PACKAGES) in a folder and set NLTK_DATA to it," \
+		     "or place the project beside shared/ (with shared/nltk_data)." >&2; exit 1; }; \
+	fi
+
+demo: setup
+	$(PY) manage.py migrate --noinput -v 0
+	$(PY) manage.py demo
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+bench: setup
+	$(PY) bench/filter_bench.py
+	$(PY) bench/filter_quality.py
+
+clean:
+	rm -rf $(VENV) .nltk_data db.sqlite3 db.sqlite3-wal db.sqlite3-shm

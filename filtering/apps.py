@@ -1,0 +1,14 @@
+"""Corpus ingestion, sentence splitting and the Table-5 / Appendix-B candidate filter."""
+
+from django.apps import AppConfig
+from django.conf import settings
+
+
+class FilteringConfig(AppConfig):
+    name = "filtering"
+    verbose_name = "Filtering"
+
+    def ready(self):
+        from filtering import nlp
+
+        nlp.use_nltk_data(settings.NLTK_DATA)

@@ -1,0 +1,55 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from filtering.readers import DEFAULT_MAX_BYTES, DOMAINS, FORMATS, CorpusFileError
+from filtering.services import corpus_ingest
+
+SHOWN_ERRORS = 50
+
+
+class Command(BaseCommand):
+    help = "Ingest news documents (JSONL, CSV or a folder of .txt files) and split them into sentences."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="a .jsonl or .csv file, or a folder of .txt files")
+        parser.add_argument("--format", choices=FORMATS, help="default: from the path (.csv, folder, else jsonl)")
+        parser.add_argument("--domain", choices=DOMAINS, help="domain for documents that do not name one")
+        parser.add_argument("--corpus", help="corpus name (default: the file or folder name)")
+        parser.add_argument("--replace", action="store_true", help="replace documents whose id is already stored")
+        parser.add_argument("--text-column", default="text", help="CSV column with the document text")
+        parser.add_argument("--id-column", default="id", help="CSV column with the document id")
+        parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="longest document accepted")
+
+    def handle(self, *args, **options):
+        path = Path(options["path"])
+        corpus = options["corpus"] or path.stem.replace("_", "-").replace(".", "-")
+        bar = tqdm(unit=" docs", desc=f"ingest {path.name}", disable=None, leave=False)
+        try:
+            report = corpus_ingest(path=path, corpus_name=corpus, fmt=options["format"], domain=options["domain"],
+                                   replace=options["replace"], text_column=options["text_column"],
+                                   id_column=options["id_column"], max_bytes=options["max_bytes"],
+                                   progress=lambda item: bar.update())
+        except CorpusFileError as error:
+            raise CommandError(str(error)) from None
+        finally:
+            bar.close()
+
+        for error in report.errors[:SHOWN_ERRORS]:
+            self.stderr.write(f"error: {error}")
+        if len(report.errors) > SHOWN_ERRORS:
+            self.stderr.write(f"... and {len(report.errors) - SHOWN_ERRORS} more errors")
+        self.stdout.write(
+            f"corpus {report.corpus}: stored {report.documents} documents, {report.sentences} sentences; "
+            f"replaced {report.replaced}; skipped {report.skipped_existing} already stored, "
+            f"{len(report.errors)} with errors"
+        )
+        for domain in DOMAINS:
+            documents = report.by_domain[domain, "documents"]
+            if documents:
+                sentences = report.by_domain[domain, "sentences"]
+                self.stdout.write(f"  {domain:<11} {documents:>6} documents {sentences:>8} sentences")
+        if report.errors:
+            raise CommandError(f"{len(report.errors)} documents were not stored because of the errors above; "
+                               f"fix them and run the same command again (stored documents are skipped)")

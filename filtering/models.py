@@ -1,0 +1,127 @@
+from django.db import models
+
+
+class Domain(models.TextChoices):
+    FINANCE = "finance"
+    POLITICS = "politics"
+    HEALTHCARE = "healthcare"
+
+
+class Corpus(models.Model):
+    """A named collection of documents, usually one ingested source."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "corpora"
+
+    def __str__(self):
+        return self.name
+
+
+class Document(models.Model):
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="documents")
+    external_id = models.CharField(max_length=200)
+    domain = models.CharField(max_length=20, choices=Domain.choices)
+    title = models.TextField(blank=True)
+    source = models.TextField(blank=True)
+    # NFC-normalized once at ingest; Sentence offsets index this exact string.
+    text = models.TextField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["corpus", "external_id"], name="document_unique_id")]
+        indexes = [models.Index(fields=["corpus", "domain"])]
+
+    def __str__(self):
+        return f"{self.corpus.name}/{self.external_id}"
+
+
+class Sentence(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="sentences")
+    index = models.PositiveIntegerField()
+    text = models.TextField()
+    # Python slice convention: document.text[start:end] == text.
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["document", "index"], name="sentence_unique_index")]
+
+    def __str__(self):
+        return self.text[:80]
+
+
+class FilterRun(models.Model):
+    """One pass of the candidate filter over a scope of sentences.
+
+    The run is split into chunks of sentence ids; each chunk is one Celery task
+    and records its own result, so a run can be resumed and its progress read
+    from the rows.
+    """
+
+    profile = models.CharField(max_length=40)
+    corpus = models.ForeignKey(Corpus, null=True, blank=True, on_delete=models.CASCADE)
+    domain = models.CharField(max_length=20, blank=True, choices=Domain.choices)
+    # "corpus/domain" with "*" for either left open: one run per profile and scope.
+    scope = models.CharField(max_length=140)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["profile", "scope"], name="filterrun_unique_scope")]
+
+    def __str__(self):
+        return f"{self.profile} over {self.scope}"
+
+    @staticmethod
+    def scope_key(corpus, domain):
+        return f"{corpus.name if corpus else '*'}/{domain or '*'}"
+
+    @property
+    def is_complete(self):
+        return not self.chunks.filter(done=False).exists()
+
+    def sentences(self):
+        scope = Sentence.objects.all()
+        if self.corpus_id:
+            scope = scope.filter(document__corpus_id=self.corpus_id)
+        if self.domain:
+            scope = scope.filter(document__domain=self.domain)
+        return scope
+
+
+class FilterChunk(models.Model):
+    run = models.ForeignKey(FilterRun, on_delete=models.CASCADE, related_name="chunks")
+    # Sentence ids in [first_id, last_id]; ids only grow, so a chunk never changes.
+    first_id = models.BigIntegerField()
+    last_id = models.BigIntegerField()
+    done = models.BooleanField(default=False)
+    sentences = models.PositiveIntegerField(default=0)
+    candidates = models.PositiveIntegerField(default=0)
+    # {"by_domain": {domain: [sentences, candidates]}, "rows": {row: n}, "pos_forms": {form: n}}
+    stats = models.JSONField(default=dict)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["first_id"]
+        constraints = [models.UniqueConstraint(fields=["run", "first_id"], name="filterchunk_unique_start")]
+
+    def __str__(self):
+        return f"sentences {self.first_id}-{self.last_id} of {self.run}"
+
+
+class Candidate(models.Model):
+    """A sentence the filter picked, with the rows and POS forms that fired."""
+
+    sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="candidates")
+    run = models.ForeignKey(FilterRun, on_delete=models.CASCADE, related_name="candidates")
+    rows = models.JSONField()
+    pos_forms = models.JSONField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "sentence"], name="candidate_unique_sentence")]
+
+    def __str__(self):
+        return f"rows {', '.join(self.rows)}: {self.sentence}"

@@ -1,0 +1,205 @@
+"""Streaming readers for corpus files. No Django here.
+
+Each reader yields, in file order, either a `Record` (one document) or a
+`BadRecord` naming the file, the line and what to do. Nothing is read whole:
+a JSONL or CSV file of any size is walked line by line, and a single line
+longer than `max_bytes` is skipped without being held in memory.
+"""
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+DOMAINS = ("finance", "politics", "healthcare")
+FORMATS = ("jsonl", "csv", "txt-dir")
+DEFAULT_MAX_BYTES = 2_000_000
+_READ_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class Record:
+    file: str
+    line: int
+    external_id: str
+    domain: str
+    text: str
+    title: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class BadRecord:
+    file: str
+    line: int
+    message: str
+
+    def __str__(self):
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class CorpusFileError(ValueError):
+    """The file as a whole cannot be read (missing, empty folder, bad header)."""
+
+
+def detect_format(path):
+    path = Path(path)
+    if path.is_dir():
+        return "txt-dir"
+    if path.suffix.lower() == ".csv":
+        return "csv"
+    return "jsonl"
+
+
+def read_records(path, fmt=None, *, domain=None, text_column="text", id_column="id",
+                 max_bytes=DEFAULT_MAX_BYTES):
+    path = Path(path)
+    if not path.exists():
+        raise CorpusFileError(f"{path}: no such file or folder")
+    fmt = fmt or detect_format(path)
+    if fmt == "jsonl":
+        return _read_jsonl(path, domain, max_bytes)
+    if fmt == "csv":
+        return _read_csv(path, domain, text_column, id_column, max_bytes)
+    if fmt == "txt-dir":
+        return _read_txt_dir(path, domain, max_bytes)
+    raise CorpusFileError(f"{path}: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def _bounded_lines(handle, max_bytes):
+    """Yield (line_number, bytes or None); None marks a line over `max_bytes`."""
+    number = 0
+    while True:
+        line = handle.readline(max_bytes + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > max_bytes and not line.endswith(b"\n"):
+            # Skip the rest of the oversized line in bounded reads.
+            while line and not line.endswith(b"\n"):
+                line = handle.readline(_READ_CHUNK)
+            yield number, None
+        else:
+            yield number, line
+
+
+def _record(file, line, fields, default_domain):
+    """Validate one document's fields; return a Record or a BadRecord."""
+    external_id = fields.get("id")
+    if external_id is None or str(external_id).strip() == "":
+        return BadRecord(file, line, "missing field 'id': every document needs a unique id")
+    external_id = str(external_id).strip()
+    text = fields.get("text")
+    if not isinstance(text, str):
+        return BadRecord(file, line, f"document {external_id!r}: missing field 'text' (a string)")
+    if not text.strip():
+        return BadRecord(file, line, f"document {external_id!r}: field 'text' is empty")
+    if "\x00" in text:
+        # PostgreSQL cannot store NUL in text; no news text has one on purpose.
+        return BadRecord(file, line, f"document {external_id!r}: field 'text' contains a NUL character; remove it")
+    domain = fields.get("domain") or default_domain
+    if not domain:
+        return BadRecord(file, line, f"document {external_id!r}: missing field 'domain'; add it or pass --domain")
+    if domain not in DOMAINS:
+        return BadRecord(file, line,
+                         f"document {external_id!r}: unknown domain {domain!r}; use one of {', '.join(DOMAINS)}")
+    return Record(file, line, external_id, domain, text,
+                  title=str(fields.get("title") or ""), source=str(fields.get("source") or ""))
+
+
+def _too_long(file, line, max_bytes):
+    return BadRecord(file, line,
+                     f"line is longer than {max_bytes:,} bytes; split the document or raise --max-bytes")
+
+
+def _read_jsonl(path, domain, max_bytes):
+    file = str(path)
+    seen_any = False
+    with open(path, "rb") as handle:
+        for number, raw in _bounded_lines(handle, max_bytes):
+            if raw is None:
+                seen_any = True
+                yield _too_long(file, number, max_bytes)
+                continue
+            if not raw.strip():
+                continue
+            seen_any = True
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield BadRecord(file, number,
+                                f"invalid UTF-8 at byte {error.start} of the line; re-encode the file as UTF-8")
+                continue
+            try:
+                fields = json.loads(text)
+            except json.JSONDecodeError as error:
+                yield BadRecord(file, number, f"not valid JSON ({error.msg} at column {error.colno})")
+                continue
+            if not isinstance(fields, dict):
+                yield BadRecord(file, number, "expected a JSON object with id, domain and text")
+                continue
+            yield _record(file, number, fields, domain)
+    if not seen_any:
+        raise CorpusFileError(f"{file}: the file is empty")
+
+
+def _read_csv(path, domain, text_column, id_column, max_bytes):
+    file = str(path)
+    with open(path, "rb") as handle:
+        # surrogateescape keeps bad bytes visible per row instead of aborting the file.
+        lines = io.TextIOWrapper(handle, encoding="utf-8", errors="surrogateescape", newline="")
+        reader = csv.reader(lines)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise CorpusFileError(f"{file}: the file is empty") from None
+        header = [name.strip().lstrip("\ufeff") for name in header]
+        if text_column not in header:
+            raise CorpusFileError(f"{file}:1: no column {text_column!r} (columns: {', '.join(header)}); "
+                                  f"name the text column with --text-column")
+        line = reader.line_num
+        for row in reader:
+            start_line, line = line + 1, reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                yield BadRecord(file, start_line, f"{len(row)} fields where the header has {len(header)}")
+                continue
+            fields = dict(zip(header, row, strict=True))
+            if any(_has_bad_bytes(value) for value in fields.values()):
+                yield BadRecord(file, start_line, "invalid UTF-8; re-encode the file as UTF-8")
+                continue
+            if len(fields[text_column].encode("utf-8")) > max_bytes:
+                yield _too_long(file, start_line, max_bytes)
+                continue
+            fields["text"] = fields.pop(text_column)
+            if id_column in fields:
+                fields["id"] = fields.pop(id_column)
+            else:
+                fields["id"] = f"row-{start_line}"
+            yield _record(file, start_line, fields, domain)
+
+
+def _has_bad_bytes(value):
+    return any("\udc80" <= char <= "\udcff" for char in value)
+
+
+def _read_txt_dir(path, domain, max_bytes):
+    files = sorted(p for p in path.rglob("*.txt") if p.is_file())
+    if not files:
+        raise CorpusFileError(f"{path}: the folder has no .txt files")
+    for file_path in files:
+        file = str(file_path)
+        external_id = file_path.relative_to(path).with_suffix("").as_posix()
+        if file_path.stat().st_size > max_bytes:
+            yield BadRecord(file, 1, f"file is larger than {max_bytes:,} bytes; split it or raise --max-bytes")
+            continue
+        raw = file_path.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = raw.count(b"\n", 0, error.start) + 1
+            yield BadRecord(file, line, "invalid UTF-8; re-encode the file as UTF-8")
+            continue
+        yield _record(file, 1, {"id": external_id, "text": text}, domain)

@@ -1,0 +1,11 @@
+from celery import shared_task
+from django.db import OperationalError
+
+from filtering.services import filter_chunk_process
+
+
+# A lost database connection is the one failure that goes away by itself.
+@shared_task(autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+def filter_chunk(chunk_id):
+    chunk = filter_chunk_process(chunk_id=chunk_id)
+    return {"chunk": chunk.id, "sentences": chunk.sentences, "candidates": chunk.candidates}

@@ -1,0 +1,28 @@
+"""Shared test base: personas for every role, and an outsider who must be refused."""
+
+from django.contrib.auth.models import Group, User
+from django.test import TestCase
+
+ROLES = ("organizer", "annotator", "researcher")
+
+
+class BaseTestCase(TestCase):
+    password = "password"
+
+    @classmethod
+    def setUpTestData(cls):
+        groups = {role: Group.objects.create(name=role) for role in ROLES}
+        cls.organizer = cls._user("organizer", groups["organizer"], is_staff=True)
+        cls.annotator = cls._user("annotator", groups["annotator"])
+        cls.researcher = cls._user("researcher", groups["researcher"])
+        cls.outsider = cls._user("outsider", None)
+
+    @classmethod
+    def _user(cls, name, group, **flags):
+        user = User.objects.create_user(name, f"{name}@example.org", cls.password, **flags)
+        if group:
+            user.groups.add(group)
+        return user
+
+    def login(self, user):
+        self.client.force_login(user)

@@ -1,0 +1,91 @@
+"""Test-wide fixtures: the gate for integration tests and a real Celery worker.
+
+Integration tests (marked `integration`) need PostgreSQL, a Redis broker and a
+separate Celery worker process. They run when DATABASE_URL points at
+PostgreSQL and CELERY_BROKER_URL at Redis; otherwise they are skipped, unless
+CROWDSET_REQUIRE_INTEGRATION is set (as CI sets it on its second run), which
+makes a skip an error so that CI cannot go green without them.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _integration_ready():
+    engine = settings.DATABASES["default"]["ENGINE"]
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if "postgresql" not in engine:
+        return "set DATABASE_URL to a PostgreSQL database"
+    if not broker.startswith("redis"):
+        return "set CELERY_BROKER_URL to a Redis URL"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    missing = _integration_ready()
+    if missing is None:
+        return
+    if os.environ.get("CROWDSET_REQUIRE_INTEGRATION"):
+        raise pytest.UsageError(f"CROWDSET_REQUIRE_INTEGRATION is set but integration tests cannot run: {missing}")
+    skip = pytest.mark.skip(reason=f"integration test: {missing}")
+    for item in items:
+        if "integration" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def celery_worker(celery_worker_process):
+    """Tasks of this test go through the broker to the real worker process."""
+    from config.celery import app
+
+    app.conf.task_always_eager = False
+    try:
+        yield celery_worker_process
+    finally:
+        app.conf.task_always_eager = True
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A `celery worker` process against the test database and the real broker."""
+    from config.celery import app
+
+    database = settings.DATABASES["default"]
+    credentials = database["USER"] + (f":{database['PASSWORD']}" if database.get("PASSWORD") else "")
+    url = f"postgresql://{credentials}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}/{database['NAME']}"
+    hostname = f"test-{os.getpid()}@crowdset"
+    env = {**os.environ, "DATABASE_URL": url, "CELERY_TASK_ALWAYS_EAGER": "false",
+           "DJANGO_SETTINGS_MODULE": "config.settings"}
+    app.control.purge()
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency=2", "--loglevel=WARNING",
+         "--without-gossip", "--without-mingle", f"--hostname={hostname}"],
+        cwd=ROOT, env=env,
+    )
+    try:
+        _wait_for_worker(app, worker, hostname)
+        yield worker
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def _wait_for_worker(app, worker, hostname, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if worker.poll() is not None:
+            raise RuntimeError(f"the Celery worker exited with code {worker.returncode} before it was ready")
+        if any(hostname in reply for reply in app.control.ping(destination=[hostname], timeout=1)):
+            return
+    raise RuntimeError(f"no Celery worker answered a ping within {timeout} s")
