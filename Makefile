@@ -17,10 +17,13 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-# The shared models when they are beside the project; otherwise one download
-# at setup time (never at run time). Offline with neither: say what to do.
+# NLTK_DATA when it is set, else the shared models beside the project;
+# otherwise one download at setup time (never at run time). Offline with
+# none of these: say what to do.
 .nltk_data:
-	@if [ -d "$(SHARED)/nltk_data" ]; then \
+	@if [ -n "$$NLTK_DATA" ] && [ -d "$$NLTK_DATA" ]; then \
+		ln -sfn "$$(cd "$$NLTK_DATA" && pwd)" .nltk_data; \
+	elif [ -d "$(SHARED)/nltk_data" ]; then \
 		ln -sfn "$$(cd "$(SHARED)/nltk_data" && pwd)" .nltk_data; \
 	else \
 		$(PY) -m nltk.downloader -q -d .nltk_data.tmp $(NLTK_PACKAGES) && mv .nltk_data.tmp .nltk_data || { \
