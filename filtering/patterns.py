@@ -47,10 +47,15 @@ class Slot:
             if position < len(tokens.tags) and tokens.tags[position] in self.tags:
                 yield position + 1
             return
+        # The longest alternative that matches wins: "hadn't" is one word, so
+        # {had, had n't} never reads it as "had" followed by "n't".
+        longest = None
         for alternative in self.words:
             end = position + len(alternative)
-            if tuple(tokens.words[position:end]) == alternative:
-                yield end
+            if tuple(tokens.words[position:end]) == alternative and (longest is None or end > longest):
+                longest = end
+        if longest is not None:
+            yield longest
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ ROW_CASES = [
     ("2", "Even if they had known, nothing would change.", False),
     ("2", "If he had to choose, he would pick the bank.", False),
     ("2", "He had known it for years.", False),
+    ("2", "What if he had known?", False),
     # 3: modal + have, excluding have followed by a/an/the/to
     ("3", "It should have been feasible right after the collapse of Lehman Brothers (in 2008), when prices were cheap.",
      True),
@@ -62,11 +63,14 @@ ROW_CASES = [
     ("6a", "As if he were the boss, he shouted.", False),
     ("6a", "If you were to leave, we would miss you.", False),
     ("6a", "If they were here, we would know.", False),
+    ("6a", "Even if I were rich, I would not buy it.", False),
+    ("6a", "If she weren't to blame, who was?", False),
     # 6b: if ... were/weren't/were not to, excluding even/what/as if
     ("6b", "If the rates were to rise, bonds would fall.", True),
     ("6b", "If prices weren't to fall, we would buy.", True),
     ("6b", "Even if the rates were to rise, bonds would hold.", False),
     ("6b", "If the rates were rising, bonds would fall.", False),
+    ("6b", "What if the Fed were to act?", False),
     # 7: wish ... modal have / wish I'd have, excluding wish to and have + a/the/to/an
     ("7", "I wish we could have stopped it.", True),
     ("7", "She wishes... no: I wish I'd have known.", True),
@@ -74,27 +78,37 @@ ROW_CASES = [
     ("7", "We wish to say we could have done more.", False),
     ("7", "I wish you could have a look.", False),
     ("7", "He wishes he could have stayed.", False),
+    ("7", "I wish to know if we could have won.", False),
+    ("7", "I wish I'd have the time.", False),
     # 8: wish ... were/weren't/had/had not/hadn't, excluding wish to and a/the/to/an after
     ("8", "I wish it were true.", True),
     ("8", "I wish I hadn't sold.", True),
     ("8", "I wish to say they were wrong.", False),
     ("8", "I wish I had a car.", False),
     ("8", "I wish they were to stay.", False),
+    ("8", "They wish to leave; we were tired.", False),
+    ("8", "I wish we were the champions.", False),
+    ("8", "I wish I had an answer.", False),
     # 9: wish ..., excluding wish to
     ("9", "I wish you well.", True),
     ("9", "Their only wish: peace.", True),
     ("9", "I wish to thank the board.", False),
     ("9", "He wishes us well and wished it earlier.", False),
+    ("9", "We WISH TO go.", False),
     # 10: but for ... modal have, excluding now after but for and a/the/to/an after have
     ("10", "But for the bailout, the bank would have failed.", True),
     ("10", "But for her, we couldn't have won.", True),
     ("10", "But for now, we would have to wait.", False),
     ("10", "But for the loan, we would have a crisis.", False),
+    ("10", "But for now, it could have been worse.", False),
+    ("10", "But for the bank, we would have the cash.", False),
     # 11: if only, excluding even/what/as if only and if only for
     ("11", "If only I had listened.", True),
     ("11", "if only they knew", True),
     ("11", "If only for a day, we were free.", False),
     ("11", "Even if only one survives, we win.", False),
+    ("11", "As if only he knew.", False),
+    ("11", "If only for a moment, he smiled.", False),
     # 12: had/were first, excluding questions
     ("12", "Had I known, I would have stayed.", True),
     ("12", "“Were it not for the tax, sales would soar,” she said.", True),
@@ -106,6 +120,8 @@ ROW_CASES = [
     ("13", "Prices fall if demand drops.", True),
     ("13", "Even if so, it is late.", False),
     ("13", "It was different in life.", False),
+    ("13", "As if!", False),
+    ("13", "What if?", False),
     # 14: modal have ... without / without ... modal have, not a question or exclamation
     ("14", "We would have lost without the loan.", True),
     ("14", "Without the vaccine, thousands could not have survived.", True),
@@ -113,6 +129,7 @@ ROW_CASES = [
     ("14", "Would we have lost without the loan?", False),
     ("14", "We would have lost without the loan!", False),
     ("14", "Without the loan, we lost.", False),
+    ("14", "Without help, could we have won?", False),
 ]
 
 
