@@ -1,4 +1,4 @@
-"""Annotator pages, votes, spans and organizer review (not built yet)."""
+"""Annotator pages, votes, spans and organizer review; the task types."""
 
 from django.apps import AppConfig
 
@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Annotation"
+
+    def ready(self):
+        from annotation import task_types  # noqa: F401  (registers the task types)

@@ -169,3 +169,16 @@ LOGGING = {
         "level": env_choice("LOG_LEVEL", "WARNING", {"DEBUG", "INFO", "WARNING", "ERROR"}),
     },
 }
+
+# MTurk (existing accounts and compatible endpoints). Credentials come from the
+# usual AWS environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
+MTURK_SANDBOX = env_bool("MTURK_SANDBOX", True)
+MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL")  # e.g. the emulator; default: the sandbox or production
+MTURK_QUESTION = env_choice("MTURK_QUESTION", "html", {"html", "external"})
+MTURK_EXTERNAL_URL = env_str("MTURK_EXTERNAL_URL")  # https://... of this site, for ExternalQuestion
+MTURK_LOCALES = env_list("MTURK_LOCALES", ["US", "GB", "CA", "AU", "NZ", "IE"])
+MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 82)
+
+CELERY_BEAT_SCHEDULE = {
+    "sync-open-batches": {"task": "hits.tasks.sync_open_batches", "schedule": env_int("SYNC_EVERY_SECONDS", 60)},
+}

@@ -11,7 +11,7 @@ class BaseTestCase(TestCase):
 
     @classmethod
     def setUpTestData(cls):
-        groups = {role: Group.objects.create(name=role) for role in ROLES}
+        groups = {role: Group.objects.get_or_create(name=role)[0] for role in ROLES}
         cls.organizer = cls._user("organizer", groups["organizer"], is_staff=True)
         cls.annotator = cls._user("annotator", groups["annotator"])
         cls.researcher = cls._user("researcher", groups["researcher"])

@@ -1,0 +1,30 @@
+"""Site roles. Organizers are staff and may do everything; annotators take
+tests and HITs; researchers read datasets. A role is a Django group."""
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+
+ORGANIZER, ANNOTATOR, RESEARCHER = "organizer", "annotator", "researcher"
+ROLES = (ORGANIZER, ANNOTATOR, RESEARCHER)
+
+
+def has_role(user, role):
+    if not user.is_authenticated:
+        return False
+    return user.is_staff or user.groups.filter(name=role).exists()
+
+
+def role_required(role):
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not has_role(request.user, role):
+                raise PermissionDenied(f"this page is for the {role} role")
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator

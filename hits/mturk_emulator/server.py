@@ -1,0 +1,175 @@
+"""The emulator's HTTP face: MTurk's JSON 1.1 wire protocol for requesters,
+the externalSubmit form and a small JSON API for simulated workers, and
+switchable fault injection.
+
+Requester calls: `POST /` with `X-Amz-Target: MTurkRequesterServiceV20170117.<Op>`.
+Workers: `POST /_worker/register {"WorkerId", "Locale", "ApprovalRate"}`,
+`GET /_worker/hits?workerId=...`, `POST /_worker/accept {"WorkerId", "HITId"}`,
+and `POST /mturk/externalSubmit` (form fields, `assignmentId` among them; the
+worker's session is the `X-Worker-Id` header). Faults: `POST /_faults
+{"CreateHITWithHITType": {"drop": 0.1, "throttle": 0.1, "error": 0.0}}`, where
+`drop` does the work and then closes the connection without an answer.
+"""
+
+import json
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+from hits.mturk_emulator.state import Account, RequestError, WorkerError
+
+TARGET_PREFIX = "MTurkRequesterServiceV20170117."
+
+
+class Faults:
+    def __init__(self, seed=0):
+        import random
+
+        self.random = random.Random(seed)
+        self.rules = {}
+        self.lock = threading.Lock()
+        self.counts = {"drop": 0, "throttle": 0, "error": 0}
+
+    def set(self, rules):
+        with self.lock:
+            self.rules = dict(rules)
+
+    def draw(self, operation):
+        """'drop', 'throttle', 'error' or None for this call."""
+        with self.lock:
+            rule = self.rules.get(operation)
+            if not rule:
+                return None
+            roll = self.random.random()
+            for kind in ("drop", "throttle", "error"):
+                share = float(rule.get(kind, 0))
+                if roll < share:
+                    self.counts[kind] += 1
+                    return kind
+                roll -= share
+            return None
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "MTurkEmulator/1.0"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def do_POST(self):
+        path = urlparse(self.path).path
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if path == "/" and self.headers.get("X-Amz-Target", "").startswith(TARGET_PREFIX):
+            return self._requester(self.headers["X-Amz-Target"][len(TARGET_PREFIX):], body)
+        if path == "/mturk/externalSubmit":
+            fields = {key: values[-1] for key, values in parse_qs(body.decode("utf-8"), keep_blank_values=True).items()}
+            assignment = fields.pop("assignmentId", "")
+            return self._worker(lambda account: account.submit(self.headers.get("X-Worker-Id", ""), assignment, fields)
+                                or {"submitted": assignment})
+        data = json.loads(body or b"{}")
+        if path == "/_worker/register":
+            return self._worker(lambda account: account.register_worker(
+                data["WorkerId"], locale=data.get("Locale", "US"), approval_rate=data.get("ApprovalRate", 99))
+                or {"registered": data["WorkerId"]})
+        if path == "/_worker/accept":
+            return self._worker(lambda account: {"AssignmentId": account.accept(data["WorkerId"], data["HITId"])})
+        if path == "/_faults":
+            self.server.faults.set(data)
+            return self._send(HTTPStatus.OK, {"faults": data})
+        return self._send(HTTPStatus.NOT_FOUND, {"message": f"no such path {path}"})
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        if url.path == "/_worker/hits":
+            worker = parse_qs(url.query).get("workerId", [""])[0]
+            return self._worker(lambda account: {"HITs": account.assignable_hits(worker)})
+        return self._send(HTTPStatus.NOT_FOUND, {"message": f"no such path {url.path}"})
+
+    def _requester(self, operation, body):
+        account = self.server.account
+        method = getattr(account, operation, None)
+        if method is None or not operation[0].isupper():
+            return self._send(HTTPStatus.BAD_REQUEST, {"__type": "UnknownOperationException",
+                                                       "message": f"Unknown operation {operation}"})
+        fault = self.server.faults.draw(operation)
+        if fault == "throttle":
+            return self._send(HTTPStatus.BAD_REQUEST, {"__type": "ThrottlingException", "message": "Rate exceeded"})
+        if fault == "error":
+            fault_body = {"__type": "ServiceFault", "Message": "Service is unavailable",
+                          "TurkErrorCode": "AWS.ServiceUnavailable"}
+            return self._send(HTTPStatus.INTERNAL_SERVER_ERROR, fault_body)
+        try:
+            with account.lock:
+                result = method(json.loads(body or b"{}"))
+        except RequestError as error:
+            return self._send(HTTPStatus.BAD_REQUEST, {"__type": "RequestError", "Message": error.message,
+                                                       "TurkErrorCode": error.code})
+        if fault == "drop":
+            # The work is done; the answer is lost on the way back.
+            self.close_connection = True
+            return None
+        return self._send(HTTPStatus.OK, result)
+
+    def _worker(self, call):
+        try:
+            with self.server.account.lock:
+                result = call(self.server.account)
+        except WorkerError as error:
+            return self._send(error.status, {"message": str(error)})
+        return self._send(HTTPStatus.OK, result)
+
+    def _send(self, status, payload):
+        data = json.dumps(payload, default=str).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/x-amz-json-1.1")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return None
+
+
+class MTurkEmulator:
+    """Run in a thread for tests (`with MTurkEmulator() as emulator:`), or
+    serve forever from `manage.py mturk_emulator`."""
+
+    def __init__(self, host="127.0.0.1", port=0, *, seed=0, balance="10000.00", verbose=False):
+        self.account = Account(seed=seed, balance=balance)
+        self.faults = Faults(seed)
+        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.account = self.account
+        self.httpd.faults = self.faults
+        self.httpd.verbose = verbose
+        self.thread = None
+
+    @property
+    def url(self):
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self):
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def client(self, **config):
+        """A real boto3 MTurk client pointed at this emulator."""
+        import boto3
+        from botocore.config import Config
+
+        retries = config.pop("retries", {"mode": "standard", "max_attempts": 10})
+        return boto3.client("mturk", region_name="us-east-1", endpoint_url=self.url, aws_access_key_id="emulator",
+                            aws_secret_access_key="emulator", config=Config(retries=retries, **config))

@@ -1,0 +1,50 @@
+"""Celery tasks of crowd work: each takes ids, loads rows and calls one service."""
+
+from celery import shared_task
+from django.db import OperationalError
+
+from hits import services
+from hits.models import Assignment, Batch, Worker
+
+# Connection losses to the database clear up by themselves; provider refusals
+# (budget, bad state) and RequestErrors do not and are not retried. Throttling
+# and 5xx from MTurk are retried inside boto3.
+RETRYABLE = (OperationalError,)
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def batch_publish(batch_id):
+    batch = services.batch_publish(batch=Batch.objects.get(pk=batch_id))
+    return {"batch": batch.pk, "state": batch.state}
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def batch_sync(batch_id):
+    report = services.batch_sync(batch=Batch.objects.get(pk=batch_id))
+    return report.__dict__
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def batch_expire(batch_id):
+    return services.batch_expire(batch=Batch.objects.get(pk=batch_id)).state
+
+
+@shared_task
+def sync_open_batches():
+    """Beat: sync every published batch (a task each) and free expired claims."""
+    services.assignments_expire_overdue()
+    for batch_id in Batch.objects.filter(state=Batch.State.PUBLISHED).values_list("pk", flat=True):
+        batch_sync.delay(batch_id)
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def assignment_review(assignment_id, approve, feedback=""):
+    assignment = Assignment.objects.select_related("hit__batch").get(pk=assignment_id)
+    if approve:
+        return services.assignment_approve(assignment=assignment, feedback=feedback).state
+    return services.assignment_reject(assignment=assignment, feedback=feedback).state
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def worker_block(worker_id, reason):
+    return services.worker_block(worker=Worker.objects.get(pk=worker_id), reason=reason).blocked

@@ -1,0 +1,204 @@
+"""The MTurk provider, through real boto3, against the protocol-level emulator."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from botocore.config import Config
+
+from hits.models import Assignment, Hit
+from hits.mturk_emulator import MTurkEmulator
+from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
+from hits.providers import use_provider
+from hits.providers.base import ProviderError
+from hits.providers.mturk import MTurkProvider, parse_answer_xml
+from hits.services import (
+    BudgetExceeded,
+    assignment_approve,
+    assignment_reject,
+    batch_expire,
+    batch_publish,
+    batch_sync,
+    worker_block,
+    worker_bonus,
+)
+from tests.base import BaseTestCase
+from tests.hits.helpers import make_batch
+
+
+class MTurkTestCase(BaseTestCase):
+    def setUp(self):
+        self.emulator = MTurkEmulator(seed=1).start()
+        self.addCleanup(self.emulator.stop)
+        self.provider = MTurkProvider(self.emulator.client())
+        previous = use_provider("mturk", self.provider)
+        self.addCleanup(use_provider, "mturk", previous)
+
+    def publish(self, count=50, **options):
+        return batch_publish(batch=make_batch(count=count, provider="mturk", **options))
+
+    def worker(self, worker_id, **options):
+        return EmulatedWorker(self.emulator.url, worker_id, **options)
+
+    def work(self, worker, hit, value="1"):
+        assignment_id = worker.accept(hit.provider_hit_id)
+        worker.submit(assignment_id, {f"item-{item.id}": value for item in hit.ordered_items()})
+        return assignment_id
+
+
+class PublishTests(MTurkTestCase):
+    def test_it_publishes_hits_with_the_papers_requirements(self):
+        batch = self.publish(count=50, assignments_per_hit=5)
+        self.assertEqual(len(self.emulator.account.hits), 2)
+        remote = self.emulator.account.hits[batch.hits.first().provider_hit_id]
+        self.assertEqual(remote["MaxAssignments"], 5)
+        self.assertIn("HTMLQuestion", remote["Question"])
+        self.assertIn("externalSubmit", remote["Question"])
+        requirements = {r["QualificationTypeId"]: r for r in remote["QualificationRequirements"]}
+        locales = {value["Country"] for value in requirements["00000000000000000071"]["LocaleValues"]}
+        self.assertEqual(locales, {"US", "GB", "CA", "AU", "NZ", "IE"})
+        self.assertEqual(requirements["000000000000000000L0"]["Comparator"], "GreaterThan")
+        self.assertEqual(requirements["000000000000000000L0"]["IntegerValues"], [82])
+
+    def test_it_refuses_to_publish_beyond_the_account_balance(self):
+        self.emulator.account.balance = Decimal("1.00")
+        with self.assertRaisesRegex(BudgetExceeded, "account holds 1.00"):
+            self.publish(count=50)
+        self.assertEqual(self.emulator.account.hits, {})
+
+    def test_it_resumes_a_publish_killed_after_mturk_made_a_hit(self):
+        batch = make_batch(count=100, provider="mturk")  # 4 HITs
+
+        class Killed(BaseException):
+            pass
+
+        class DiesMidway(MTurkProvider):
+            """The process dies after MTurk made the second HIT, before we stored its id."""
+
+            made = 0
+
+            def publish_hit(self, hit, items):
+                provider_id = super().publish_hit(hit, items)
+                DiesMidway.made += 1
+                if DiesMidway.made == 2:
+                    raise Killed
+                return provider_id
+
+        use_provider("mturk", DiesMidway(self.emulator.client()))
+        with pytest.raises(Killed):
+            batch_publish(batch=batch)
+        self.assertEqual(len(self.emulator.account.hits), 2)
+        self.assertEqual(batch.hits.exclude(provider_hit_id="").count(), 1)
+        use_provider("mturk", self.provider)
+        batch_publish(batch=batch)
+        self.assertEqual(len(self.emulator.account.hits), 4)
+        self.assertEqual(set(Hit.objects.values_list("provider_hit_id", flat=True)), set(self.emulator.account.hits))
+
+
+@pytest.mark.slow
+class FaultTests(MTurkTestCase):
+    def test_it_publishes_exactly_500_hits_through_drops_and_throttling(self):
+        batch = make_batch(count=500, items_per_hit=1, provider="mturk", assignments_per_hit=1)
+        self.emulator.faults.set({"CreateHITWithHITType": {"drop": 0.1, "throttle": 0.1}})
+        batch_publish(batch=batch)
+        counts = self.emulator.faults.counts
+        self.assertGreater(counts["drop"], 20)
+        self.assertGreater(counts["throttle"], 20)
+        self.assertEqual(len(self.emulator.account.hits), 500)
+        local = set(batch.hits.values_list("provider_hit_id", flat=True))
+        self.assertEqual(local, set(self.emulator.account.hits))
+        self.assertEqual(batch.hits.filter(state="published").count(), 500)
+
+
+class WorkTests(MTurkTestCase):
+    def test_it_syncs_submissions_as_one_vote_per_sentence(self):
+        batch = self.publish(count=50, assignments_per_hit=2)
+        workers = [self.worker("AWORKER1"), self.worker("AWORKER2")]
+        for hit in batch.hits.all():
+            for n, worker in enumerate(workers):
+                self.work(worker, hit, value=str(n))
+        report = batch_sync(batch=batch)
+        self.assertEqual((report.new, report.invalid), (4, 0))
+        for assignment in Assignment.objects.select_related("worker", "hit"):
+            expected = 0 if assignment.worker.external_id == "AWORKER1" else 1
+            self.assertEqual(set(assignment.answers.values()), {expected})
+            self.assertEqual(len(assignment.answers), assignment.hit.hit_items.count())
+        batch.refresh_from_db()
+        self.assertEqual(batch.state, "completed")
+        self.assertEqual(batch_sync(batch=batch).new, 0)  # a second sync stores nothing twice
+
+    def test_it_pages_through_many_assignments(self):
+        batch = self.publish(count=25, assignments_per_hit=120)
+        hit = batch.hits.get()
+        for n in range(105):
+            self.work(self.worker(f"A{n:04d}"), hit)
+        self.assertEqual(batch_sync(batch=batch).new, 105)
+
+    def test_it_stores_a_replayed_submission_once(self):
+        batch = self.publish(count=25)
+        hit = batch.hits.get()
+        worker = self.worker("AREPLAY")
+        assignment_id = self.work(worker, hit)
+        with self.assertRaises(WorkerRefused) as refused:
+            worker.submit(assignment_id, {f"item-{item.id}": "0" for item in hit.ordered_items()})
+        self.assertEqual(refused.exception.status, 409)
+        batch_sync(batch=batch)
+        self.assertEqual(Assignment.objects.get().answers[str(hit.ordered_items()[0].id)], 1)
+
+    def test_it_refuses_blocked_unqualified_and_foreign_work(self):
+        batch = self.publish(count=25)
+        hit = batch.hits.get()
+        for worker_id, options in (("AABROAD", {"locale": "FR"}), ("ALOWRATE", {"approval_rate": 82})):
+            with self.assertRaises(WorkerRefused) as refused:
+                self.worker(worker_id, **options).accept(hit.provider_hit_id)
+            self.assertEqual(refused.exception.status, 403)
+        honest = self.worker("AHONEST")
+        assignment_id = honest.accept(hit.provider_hit_id)
+        thief = self.worker("ATHIEF")
+        with self.assertRaises(WorkerRefused) as refused:
+            thief.submit(assignment_id, {f"item-{item.id}": "1" for item in hit.ordered_items()})
+        self.assertEqual(refused.exception.status, 403)
+        honest.submit(assignment_id, {f"item-{item.id}": "1" for item in hit.ordered_items()})
+        batch_sync(batch=batch)
+        worker_block(worker=Assignment.objects.get().worker, reason="copied answers")
+        self.assertIn("AHONEST", self.emulator.account.blocks)
+        second = self.publish(count=25)
+        with self.assertRaises(WorkerRefused) as refused:
+            honest.accept(second.hits.get().provider_hit_id)
+        self.assertEqual(refused.exception.status, 403)
+
+    def test_it_sends_reviews_bonuses_and_expiry_to_mturk(self):
+        batch = self.publish(count=25, assignments_per_hit=3)
+        hit = batch.hits.get()
+        for worker_id in ("AGOOD", "ABAD"):
+            self.work(self.worker(worker_id), hit)
+        batch_sync(batch=batch)
+        good = Assignment.objects.get(worker__external_id="AGOOD")
+        bad = Assignment.objects.get(worker__external_id="ABAD")
+        assignment_approve(assignment=good, feedback="thanks")
+        assignment_reject(assignment=bad, feedback="answered at random")
+        remote = self.emulator.account.assignments
+        self.assertEqual(remote[good.provider_assignment_id]["AssignmentStatus"], "Approved")
+        self.assertEqual(remote[bad.provider_assignment_id]["RequesterFeedback"], "answered at random")
+        worker_bonus(worker=good.worker, assignment=good, amount="0.30", reason="careful")
+        worker_bonus(worker=good.worker, assignment=good, amount="0.30", reason="careful")
+        self.assertEqual(len(self.emulator.account.bonuses), 1)
+        batch_expire(batch=batch)
+        self.assertEqual(self.emulator.account._hit_status(hit.provider_hit_id), "Reviewable")
+
+    def test_it_names_the_hit_when_mturk_refuses(self):
+        batch = make_batch(count=25, provider="mturk")
+        batch.lifetime = 5  # MTurk wants at least 30 s
+        batch.save()
+        with self.assertRaisesRegex(ProviderError, r"HIT 0 of batch \d+: .*LifetimeInSeconds"):
+            batch_publish(batch=batch)
+
+
+def test_it_parses_question_form_answers():
+    xml = ('<QuestionFormAnswers xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/'
+           'QuestionFormAnswers.xsd"><Answer><QuestionIdentifier>item-1</QuestionIdentifier><FreeText>1</FreeText>'
+           '</Answer><Answer><QuestionIdentifier>q2</QuestionIdentifier><SelectionIdentifier>no</SelectionIdentifier>'
+           '</Answer></QuestionFormAnswers>')
+    assert parse_answer_xml(xml) == {"item-1": "1", "q2": "no"}
+    assert re.fullmatch(r"[0-9a-f]{64}", __import__("hits.providers.mturk", fromlist=["x"]).request_token("a", 1))
+    assert Config  # botocore is used unpatched throughout
