@@ -34,9 +34,9 @@ def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", i
     """Pack items into HITs: domains interleaved, gold mixed in, all decided by `seed`.
 
     `items` are dicts {"key", "group", "payload"}; `gold_items` add "gold_answer".
-    Each HIT gets round(items_per_hit × gold_rate) gold items at seeded
-    positions, and the other items are spread evenly so HIT sizes differ by
-    at most one.
+    Each HIT gets round(items_per_hit × gold_rate) gold items (no more than
+    the pool holds) at seeded positions, and the other items are spread
+    evenly so HIT sizes differ by at most one.
     """
     get_task_type(task_type)
     if provider not in PROVIDERS:
@@ -69,8 +69,14 @@ def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", i
         real, gold = stored[:len(ordered)], stored[len(ordered):]
         hits = Hit.objects.bulk_create(Hit(batch=batch, index=index) for index in range(hit_count))
         hit_items = []
+        gold_order = _gold_cycle(gold, rng)
         for hit, share in zip(hits, _even_split(real, hit_count), strict=True):
-            members = share + rng.sample(gold, gold_per_hit)
+            chosen = []
+            while len(chosen) < gold_per_hit:
+                candidate = next(gold_order)
+                if candidate not in chosen:  # a round may start with the item the last one ended on
+                    chosen.append(candidate)
+            members = share + chosen
             rng.shuffle(members)
             hit_items.extend(HitItem(hit=hit, item=item, position=p) for p, item in enumerate(members))
         HitItem.objects.bulk_create(hit_items)
@@ -91,6 +97,19 @@ def interleave(items, rng):
     for position in range(max(len(queue) for queue in queues)):
         ordered.extend(queue[position] for queue in queues if position < len(queue))
     return ordered
+
+
+def _gold_cycle(gold, rng):
+    """Gold items in rounds: each is used once before any is used again.
+
+    A worker never sees an item twice in a batch, so a gold item in two HITs
+    keeps a worker who took one from taking the other; a pool as large as the
+    HITs need avoids that entirely.
+    """
+    while gold:
+        round_ = list(gold)
+        rng.shuffle(round_)
+        yield from round_
 
 
 def _even_split(items, parts):

@@ -48,3 +48,10 @@ def assignment_review(assignment_id, approve, feedback=""):
 @shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
 def worker_block(worker_id, reason):
     return services.worker_block(worker=Worker.objects.get(pk=worker_id), reason=reason).blocked
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def worker_bonus(assignment_id, amount, reason):
+    assignment = Assignment.objects.select_related("worker", "hit__batch").get(pk=assignment_id)
+    return str(services.worker_bonus(worker=assignment.worker, assignment=assignment, amount=amount,
+                                     reason=reason).amount)

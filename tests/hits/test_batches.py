@@ -65,3 +65,18 @@ class CostTests(BaseTestCase):
         with self.assertRaisesRegex(BudgetExceeded, r"would cost 5.00 .* budget is 4.99"):
             batch_publish(batch=batch)
         self.assertFalse(batch.hits.exclude(provider_hit_id="").exists())
+
+
+class GoldCycleTests(BaseTestCase):
+    def test_it_uses_each_gold_item_once_before_repeating(self):
+        batch = batch_create(name="b", task_type="subtask1", items=items(88), gold_items=gold(9), items_per_hit=25,
+                             gold_rate=0.12)  # 4 HITs x 3 gold = 12 uses of a pool of 9
+        uses = {}
+        for hit in batch.hits.all():
+            members = [item for item in hit.ordered_items() if item.is_gold]
+            self.assertEqual(len(members), 3)
+            self.assertEqual(len(set(members)), 3)
+            for item in members:
+                uses[item.key] = uses.get(item.key, 0) + 1
+        self.assertEqual(len(uses), 9)
+        self.assertEqual(sorted(uses.values()), [1] * 6 + [2] * 3)

@@ -2,18 +2,26 @@
 stages not built yet are listed as such at the end."""
 
 import time
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Count
 
-from filtering.models import Document, Sentence
+from annotation.services import subtask1_batch_create
+from demo.crowd import crowd, run_inhouse, run_mturk
+from filtering.models import Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, TABLE_5
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
 from filtering.tasks import filter_chunk
+from hits.models import Assignment, Batch
+from hits.mturk_emulator import MTurkEmulator
+from hits.providers import use_provider
+from hits.providers.mturk import MTurkProvider
+from hits.services import assignment_approve, batch_estimate_cost, batch_publish, batch_sync
 
 NOT_BUILT_YET = [
-    "sample candidates", "qualification test", "Subtask-1 batch and crowd", "aggregate votes",
+    "sample candidates", "qualification test", "aggregate votes",
     "Subtask-2 spans and review", "export splits", "score baselines",
 ]
 
@@ -23,11 +31,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus-file", default=str(settings.SHARED_DIR / "corpora" / "news_sample.jsonl"))
+        parser.add_argument("--gold-file", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv"))
+        parser.add_argument("--no-mturk", action="store_true", help="skip the run through the MTurk emulator")
 
     def handle(self, *args, **options):
         self.summary = []
         corpus = self.ingest(options["corpus_file"])
-        self.filter(corpus)
+        run = self.filter(corpus)
+        self.crowd(run, "inhouse", options["gold_file"])
+        if not options["no_mturk"]:
+            self.crowd(run, "mturk", options["gold_file"])
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
             self.stdout.write(f"  {stage:<28} {seconds:>6.1f}s  {result}")
@@ -57,8 +70,6 @@ class Command(BaseCommand):
         return report.corpus
 
     def filter(self, corpus_name):
-        from filtering.models import Corpus
-
         started = time.monotonic()
         run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=Corpus.objects.get(name=corpus_name))
         for chunk_id in run.chunks.filter(done=False).values_list("id", flat=True):
@@ -71,3 +82,52 @@ class Command(BaseCommand):
             self.stdout.write(f"   {domain:<11} {candidates:>5} / {sentences:>6} = {candidates / sentences:.2%}")
         self.stdout.write("   per row: " + ", ".join(f"{row.id}:{report.rows[row.id]}" for row in TABLE_5))
         self.stage("filter", time.monotonic() - started, f"{report.candidates} candidates ({rate:.2%})")
+        return run
+
+    def crowd(self, run, provider, gold_file):
+        """A Subtask-1 batch of the candidates, done by a simulated crowd through the provider's own paths."""
+        started = time.monotonic()
+        name = f"demo subtask-1 ({provider})"
+        batch = Batch.objects.filter(name=name).first()
+        step = "3." if provider == "inhouse" else "4."
+        if batch is None:
+            batch = subtask1_batch_create(run=run, name=name, provider=provider, gold_path=gold_file, gold_count=60,
+                                          gold_rate=0.1, seed=7, reward=Decimal("0.60"), budget=Decimal("200"))
+            if provider == "mturk":
+                with MTurkEmulator(seed=7) as emulator:
+                    previous = use_provider("mturk", MTurkProvider(emulator.client()))
+                    try:
+                        batch_publish(batch=batch)
+                        workers = crowd(size=8, spammers=1, seed=7)
+                        workers[0].locale = "FR"  # outside the English-speaking countries: refused by MTurk
+                        submitted, refused = run_mturk(batch, emulator.url, workers, seed=7)
+                        self._settle(batch)
+                    finally:
+                        use_provider("mturk", previous)
+                self.stdout.write(f"{step} MTurk emulator: {submitted} assignments submitted by simulated workers; "
+                                  f"{refused} accept attempts refused for qualification")
+            else:
+                batch_publish(batch=batch)
+                submitted = run_inhouse(batch, crowd(size=8, spammers=1, seed=7), seed=7)
+                self._settle(batch)
+                self.stdout.write(f"{step} in-house: {submitted} assignments submitted over HTTP "
+                                  f"by simulated annotators")
+        else:
+            self.stdout.write(f"{step} {name}: already done, reporting")
+        batch.refresh_from_db()
+        states = dict(Assignment.objects.filter(hit__batch=batch).values_list("state").annotate(n=Count("pk")))
+        workers = Assignment.objects.filter(hit__batch=batch).values("worker").distinct().count()
+        items = batch.items.count()
+        self.stdout.write(f"   batch {batch.pk} {batch.state}: {batch.hits.count()} HITs of {batch.items_per_hit} "
+                          f"({items} items, {batch.items.filter(is_gold=True).count()} gold), "
+                          f"{sum(states.values())} assignments {states}, {workers} workers")
+        self.stdout.write(f"   cost: estimate {batch_estimate_cost(batch=batch)}, spent {batch.spent()} "
+                          f"(reward {batch.reward} x {batch.assignments_per_hit} a HIT, with {provider} fees), "
+                          f"budget {batch.budget}")
+        self.stage(f"crowd ({provider})", time.monotonic() - started,
+                   f"{batch.hits.count()} HITs, {sum(states.values())} assignments, spent {batch.spent()}")
+
+    def _settle(self, batch):
+        batch_sync(batch=batch)
+        for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
+            assignment_approve(assignment=assignment)

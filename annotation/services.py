@@ -1,0 +1,55 @@
+"""Workflows of the annotation app: turning candidates into Subtask-1 work."""
+
+import csv
+import random
+
+from filtering.models import Candidate
+from hits.services import CrowdError, batch_create
+
+SEMEVAL_COLUMNS = ("sentenceID", "gold_label", "sentence")
+
+
+def subtask1_items(*, run, limit=None):
+    """Items for the Subtask-1 labeling task, one per candidate of a filter run."""
+    candidates = (Candidate.objects.filter(run=run).select_related("sentence__document")
+                  .order_by("sentence_id"))
+    if limit:
+        candidates = candidates[:limit]
+    return [{"key": f"sentence:{c.sentence_id}", "group": c.sentence.document.domain,
+             "payload": {"text": c.sentence.text, "domain": c.sentence.document.domain,
+                         "sentence_id": c.sentence_id}}
+            for c in candidates]
+
+
+def semeval_gold_items(*, path, count, seed=0, exclude=()):
+    """`count` known-answer items from a released Subtask-1 CSV, half of each label when it can."""
+    rows = {"0": [], "1": []}
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        missing = [column for column in SEMEVAL_COLUMNS if column not in (reader.fieldnames or [])]
+        if missing:
+            raise CrowdError(f"{path}:1: missing column(s) {', '.join(missing)}; "
+                             f"expected {','.join(SEMEVAL_COLUMNS)}")
+        for row in reader:
+            label = row["gold_label"].strip()
+            if label not in rows:
+                raise CrowdError(f"{path}:{reader.line_num}: gold_label {label!r} is not 0 or 1")
+            if row["sentenceID"] not in exclude:
+                rows[label].append(row)
+    rng = random.Random(seed)
+    positives = rng.sample(rows["1"], min(len(rows["1"]), count // 2))
+    negatives = rng.sample(rows["0"], min(len(rows["0"]), count - len(positives)))
+    return [{"key": f"semeval:{row['sentenceID']}", "group": "gold",
+             "payload": {"text": row["sentence"], "source": f"semeval:{row['sentenceID']}"},
+             "gold_answer": int(row["gold_label"])}
+            for row in positives + negatives]
+
+
+def subtask1_batch_create(*, run, name, gold_path=None, gold_count=0, gold_rate=0.0, seed=0, limit=None,
+                          **options):
+    items = subtask1_items(run=run, limit=limit)
+    if not items:
+        raise CrowdError(f"filter run {run} has no candidates; run filter_candidates first")
+    gold = semeval_gold_items(path=gold_path, count=gold_count, seed=seed) if gold_path and gold_count else []
+    return batch_create(name=name, task_type="subtask1", items=items, gold_items=gold, gold_rate=gold_rate,
+                        seed=seed, **options)
