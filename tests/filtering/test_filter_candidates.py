@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management import CommandError, call_command
 
-from filtering.models import Candidate, Corpus, FilterChunk, FilterRun
+from filtering.models import Candidate, Corpus, FilterChunk, FilterRun, Sentence
 from filtering.services import corpus_ingest, filter_chunk_process, filter_run_prepare, filter_run_report
 from tests.base import BaseTestCase
 
@@ -65,8 +65,9 @@ class FilterCandidatesTests(BaseTestCase):
         path.write_text(json.dumps({"id": "f2", "domain": "finance", "text": "I wish it were true."}))
         corpus_ingest(path=path, corpus_name="news")
         filter_run_prepare(corpus=self.corpus, chunk_size=100)
+        ids = list(Sentence.objects.order_by("id").values_list("id", flat=True))
         self.assertEqual(list(run.chunks.values_list("first_id", "last_id")),
-                         [(1, 9), (10, 10)])
+                         [(ids[0], ids[8]), (ids[9], ids[9])])
 
     def test_it_scopes_a_run_by_domain(self):
         out = StringIO()
