@@ -21,9 +21,9 @@ def subtask1_items(*, run, limit=None):
             for c in candidates]
 
 
-def semeval_gold_items(*, path, count, seed=0, exclude=()):
-    """`count` known-answer items from a released Subtask-1 CSV, half of each label when it can."""
-    rows = {"0": [], "1": []}
+def read_semeval(path):
+    """Rows of a released Subtask-1 CSV, checked: the columns are there and every label is 0 or 1."""
+    rows = []
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         missing = [column for column in SEMEVAL_COLUMNS if column not in (reader.fieldnames or [])]
@@ -31,18 +31,33 @@ def semeval_gold_items(*, path, count, seed=0, exclude=()):
             raise CrowdError(f"{path}:1: missing column(s) {', '.join(missing)}; "
                              f"expected {','.join(SEMEVAL_COLUMNS)}")
         for row in reader:
-            label = row["gold_label"].strip()
-            if label not in rows:
-                raise CrowdError(f"{path}:{reader.line_num}: gold_label {label!r} is not 0 or 1")
-            if row["sentenceID"] not in exclude:
-                rows[label].append(row)
+            if row["gold_label"].strip() not in ("0", "1"):
+                raise CrowdError(f"{path}:{reader.line_num}: gold_label {row['gold_label']!r} is not 0 or 1")
+            rows.append(row)
+    return rows
+
+
+def _semeval_item(row, group):
+    return {"key": f"semeval:{row['sentenceID']}", "group": group, "gold_answer": int(row["gold_label"]),
+            "payload": {"text": row["sentence"], "source": f"semeval:{row['sentenceID']}"}}
+
+
+def semeval_gold_items(*, path, count, seed=0, exclude=()):
+    """`count` known-answer check items from a released Subtask-1 CSV, half of each label when it can."""
+    rows = {"0": [], "1": []}
+    for row in read_semeval(path):
+        if row["sentenceID"] not in exclude:
+            rows[row["gold_label"].strip()].append(row)
     rng = random.Random(seed)
     positives = rng.sample(rows["1"], min(len(rows["1"]), count // 2))
     negatives = rng.sample(rows["0"], min(len(rows["0"]), count - len(positives)))
-    return [{"key": f"semeval:{row['sentenceID']}", "group": "gold",
-             "payload": {"text": row["sentence"], "source": f"semeval:{row['sentenceID']}"},
-             "gold_answer": int(row["gold_label"])}
-            for row in positives + negatives]
+    return [_semeval_item(row, "gold") for row in positives + negatives]
+
+
+def semeval_items(*, path, count, seed=0):
+    """`count` sentences of a released Subtask-1 CSV as items that carry their known label."""
+    rows = read_semeval(path)
+    return [_semeval_item(row, "semeval") for row in random.Random(seed).sample(rows, min(count, len(rows)))]
 
 
 def subtask1_batch_create(*, run, name, gold_path=None, gold_count=0, gold_rate=0.0, seed=0, limit=None,

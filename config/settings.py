@@ -182,3 +182,6 @@ MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 82)
 CELERY_BEAT_SCHEDULE = {
     "sync-open-batches": {"task": "hits.tasks.sync_open_batches", "schedule": env_int("SYNC_EVERY_SECONDS", 60)},
 }
+CELERY_BEAT_SCHEDULE["aggregate-completed-batches"] = {
+    "task": "aggregation.tasks.aggregate_completed_batches", "schedule": env_int("AGGREGATE_EVERY_SECONDS", 120),
+}

@@ -7,4 +7,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("work/", include("hits.urls")),
+    path("review/", include("aggregation.urls")),
 ]

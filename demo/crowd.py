@@ -31,10 +31,11 @@ class SimulatedWorker:
         return truth if rng.random() < self.accuracy else 1 - truth
 
 
-def crowd(size=8, spammers=1, seed=0):
+def crowd(size=8, spammers=1, seed=0, prefix=""):
     rng = random.Random(seed)
-    workers = [SimulatedWorker(f"worker{n + 1}", round(rng.uniform(0.70, 0.97), 2)) for n in range(size - spammers)]
-    workers += [SimulatedWorker(f"spammer{n + 1}", 0.5, spammer=True) for n in range(spammers)]
+    workers = [SimulatedWorker(f"{prefix}worker{n + 1}", round(rng.uniform(0.70, 0.97), 2))
+               for n in range(size - spammers)]
+    workers += [SimulatedWorker(f"{prefix}spammer{n + 1}", 0.5, spammer=True) for n in range(spammers)]
     return workers
 
 

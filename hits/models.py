@@ -25,7 +25,8 @@ class Worker(models.Model):
         constraints = [models.UniqueConstraint(fields=["provider", "external_id"], name="worker_unique_id")]
 
     def __str__(self):
-        return f"{self.provider}:{self.external_id}"
+        # In-house workers are site users: show who. (Select the user with the worker in lists.)
+        return f"{self.provider}:{self.user.username if self.user_id else self.external_id}"
 
 
 class Batch(models.Model):

@@ -33,7 +33,9 @@ def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", i
                  requirements=None, created_by=None, assignment_duration=3600, lifetime=7 * 24 * 3600):
     """Pack items into HITs: domains interleaved, gold mixed in, all decided by `seed`.
 
-    `items` are dicts {"key", "group", "payload"}; `gold_items` add "gold_answer".
+    `items` are dicts {"key", "group", "payload"} and may carry a known
+    "gold_answer" (measured against, not a check); `gold_items` are the
+    known-answer checks mixed into every HIT.
     Each HIT gets round(items_per_hit × gold_rate) gold items (no more than
     the pool holds) at seeded positions, and the other items are spread
     evenly so HIT sizes differ by at most one.
@@ -62,7 +64,8 @@ def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", i
             assignment_duration=assignment_duration, lifetime=lifetime,
         )
         stored = Item.objects.bulk_create(
-            [Item(batch=batch, key=i["key"], group=i.get("group", ""), payload=i["payload"]) for i in ordered]
+            [Item(batch=batch, key=i["key"], group=i.get("group", ""), payload=i["payload"],
+                  gold_answer=i.get("gold_answer")) for i in ordered]
             + [Item(batch=batch, key=g["key"], group=g.get("group", ""), payload=g["payload"], is_gold=True,
                     gold_answer=g["gold_answer"]) for g in gold_items]
         )

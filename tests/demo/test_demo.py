@@ -20,9 +20,12 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     assert "2. filter (news profile): 434 candidates of 18308 sentences" in text
     assert "3. in-house: 95 assignments submitted over HTTP" in text
     assert "4. MTurk emulator: 95 assignments submitted" in text
+    assert "blocked below 70%: sim-agg-spammer1, sim-agg-spammer2" in text
     assert set(Batch.objects.values_list("state", flat=True)) == {"completed"}
-    assert Assignment.objects.filter(state="approved").count() == 190
+    states = {state: Assignment.objects.filter(state=state).count() for state in ("approved", "rejected")}
+    assert states["approved"] + states["rejected"] == 290
+    assert states["rejected"] > 0  # spot checks rejected the spammers' HITs at the provider
     again = StringIO()
     call_command("demo", stdout=again)
-    assert "already done" in again.getvalue()
-    assert Assignment.objects.count() == 190
+    assert again.getvalue().count("already done") == 3
+    assert Assignment.objects.count() == 290

@@ -8,7 +8,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Count
 
-from annotation.services import subtask1_batch_create
+from aggregation.maths import Rules
+from aggregation.models import SpotCheck
+from aggregation.report import write_report
+from aggregation.services import batch_aggregate, spotcheck_decide, spotcheck_draw, worker_sanction, workers_below
+from annotation.services import semeval_items, subtask1_batch_create
 from demo.crowd import crowd, run_inhouse, run_mturk
 from filtering.models import Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, TABLE_5
@@ -18,12 +22,22 @@ from hits.models import Assignment, Batch
 from hits.mturk_emulator import MTurkEmulator
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
-from hits.services import assignment_approve, batch_estimate_cost, batch_publish, batch_sync
+from hits.services import assignment_approve, batch_create, batch_estimate_cost, batch_publish, batch_sync
 
 NOT_BUILT_YET = [
-    "sample candidates", "qualification test", "aggregate votes",
-    "Subtask-2 spans and review", "export splits", "score baselines",
+    "sample candidates", "qualification test", "Subtask-2 spans and review", "export splits", "score baselines",
 ]
+SPOT_CHECK_PASS = 0.7
+
+
+class _Indented:
+    """Writes every line three spaces in, under the demo's numbered stages."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, text):
+        self.out.write("   " + text)
 
 
 class Command(BaseCommand):
@@ -41,6 +55,7 @@ class Command(BaseCommand):
         self.crowd(run, "inhouse", options["gold_file"])
         if not options["no_mturk"]:
             self.crowd(run, "mturk", options["gold_file"])
+        self.aggregate(options["gold_file"])
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
             self.stdout.write(f"  {stage:<28} {seconds:>6.1f}s  {result}")
@@ -126,6 +141,45 @@ class Command(BaseCommand):
                           f"budget {batch.budget}")
         self.stage(f"crowd ({provider})", time.monotonic() - started,
                    f"{batch.hits.count()} HITs, {sum(states.values())} assignments, spent {batch.spent()}")
+
+    def aggregate(self, gold_file):
+        """Simulated annotators label released training sentences; the votes are aggregated and
+        measured against the known labels, and spot checks weed out the spammers."""
+        started = time.monotonic()
+        name = "demo subtask-1 (released training sentences)"
+        batch = Batch.objects.filter(name=name).first()
+        if batch is None:
+            batch = batch_create(name=name, task_type="subtask1", items=semeval_items(path=gold_file, count=500,
+                                                                                        seed=11),
+                                 seed=11, reward=Decimal("0.60"))
+            batch_publish(batch=batch)
+            run_inhouse(batch, crowd(size=12, spammers=2, seed=11, prefix="agg-"), seed=11)
+            batch_sync(batch=batch)
+            run = batch_aggregate(batch=batch, rules=Rules(seed=11))
+            for check in spotcheck_draw(batch=batch, rate=0.2, seed=11):
+                # The simulated organizer accepts a HIT that mostly agrees with the known answers.
+                accept = (check.gold_accuracy or 0) >= SPOT_CHECK_PASS
+                spotcheck_decide(spot_check=check, accept=accept, user=None,
+                                 feedback="" if accept else "Most answers were wrong on sentences we know.")
+            for worker, _ in workers_below(batch=batch, threshold=SPOT_CHECK_PASS):
+                worker_sanction(worker=worker, reason=f"spot-checked accuracy below {SPOT_CHECK_PASS:.0%}")
+            for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
+                assignment_approve(assignment=assignment)
+            self.stdout.write("5. aggregate: 500 released training sentences, 12 simulated annotators (2 spammers)")
+        else:
+            run = batch.aggregations.order_by("-created").first()
+            self.stdout.write(f"5. {name}: already done, reporting")
+        write_report(_Indented(self.stdout), run)
+        checks = SpotCheck.objects.filter(assignment__hit__batch=batch)
+        blocked = sorted(str(w.user.username if w.user else w) for w in
+                         {c.assignment.worker for c in checks.select_related("assignment__worker__user")} if w.blocked)
+        self.stdout.write(f"   spot checks: {checks.count()} HITs drawn, {checks.filter(decision='accepted').count()} "
+                          f"accepted, {checks.filter(decision='rejected').count()} rejected (sent to the provider); "
+                          f"blocked below {SPOT_CHECK_PASS:.0%}: {', '.join(blocked) or 'nobody'}")
+        gold = run.summary["gold"]
+        self.stage("aggregate", time.monotonic() - started,
+                   f"alpha {run.alpha:.3f} [{run.alpha_low:.3f}, {run.alpha_high:.3f}], labels {gold['accuracy']:.1%} "
+                   f"right, {len(blocked)} blocked")
 
     def _settle(self, batch):
         batch_sync(batch=batch)

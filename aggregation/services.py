@@ -1,0 +1,172 @@
+"""Aggregation workflows: run the maths over a batch and store the results;
+spot checks of submitted HITs and what follows from them."""
+
+import math
+import random
+from collections import Counter
+from dataclasses import asdict
+
+from django.db import transaction
+from django.utils import timezone
+
+from aggregation import maths
+from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerStat
+from hits.models import Assignment, Item, Worker
+from hits.services import CrowdError, assignment_approve, assignment_reject, worker_block
+
+COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
+_REVOKERS = []
+
+
+def register_revoker(revoke):
+    """The qualification app registers how a worker's qualification is revoked."""
+    _REVOKERS.append(revoke)
+    return revoke
+
+
+def batch_votes(batch):
+    """(item id, worker id, label, hit id) for every answer of submitted or approved work."""
+    rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED)
+            .exclude(answers=None).order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id"))
+    return [(int(item), worker, int(label), hit) for answers, worker, hit in rows for item, label in answers.items()]
+
+
+def batch_aggregate(*, batch, rules=maths.PAPER_RULES, samples=1000):
+    votes4 = batch_votes(batch)
+    votes = [(item, worker, label) for item, worker, label, _ in votes4]
+    items = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
+    gold = {pk: int(answer) for pk, answer in
+            Item.objects.filter(batch=batch).exclude(gold_answer=None).values_list("pk", "gold_answer")}
+    outcomes = maths.item_outcomes(votes, rules, items=items)
+    overall = maths.agreement(votes, samples=samples, seed=rules.seed)
+    by_domain = maths.agreement_by(votes, items, samples=samples, seed=rules.seed)
+    hit_votes = {}
+    for item, worker, label, hit in votes4:
+        hit_votes.setdefault(hit, []).append((item, worker, label))
+    by_hit = {hit: maths.agreement(members, samples=200, seed=rules.seed) for hit, members in hit_votes.items()}
+    quality = maths.worker_quality(votes, gold)
+    counts = Counter(outcome.outcome for outcome in outcomes)
+    partial_found = sum(1 for o in outcomes if o.outcome in (maths.NEGATIVE_80, maths.DISCARDED)
+                        and o.yes + o.no >= rules.votes_required
+                        and o.no >= rules.partial_negative_agreement * (o.yes + o.no)
+                        and o.no < rules.negative_agreement * (o.yes + o.no))
+    summary = {
+        "outcomes": {name: counts.get(name, 0) for name in (maths.POSITIVE, maths.NEGATIVE_100, maths.NEGATIVE_80,
+                                                            maths.DISCARDED, maths.PENDING)},
+        "partial_negatives": {"found": partial_found, "kept": counts.get(maths.NEGATIVE_80, 0)},
+        "by_domain": {str(group): _agreement(a) for group, a in by_domain.items()},
+        "by_hit": {str(hit): _agreement(a) for hit, a in by_hit.items()},
+        "gold": maths.label_accuracy(outcomes, gold),
+    }
+    with transaction.atomic():
+        run = AggregationRun.objects.create(
+            batch=batch, rules=asdict(rules), rules_text=rules.describe(), votes=len(maths.unique_votes(votes)),
+            alpha=_number(overall.alpha), alpha_low=_number(overall.low), alpha_high=_number(overall.high),
+            summary=summary)
+        ItemOutcome.objects.bulk_create(
+            [ItemOutcome(run=run, item_id=o.item, yes=o.yes, no=o.no, outcome=o.outcome) for o in outcomes],
+            batch_size=5000)
+        WorkerStat.objects.bulk_create([
+            WorkerStat(run=run, worker_id=q.worker, votes=q.votes, consensus_accuracy=q.consensus_accuracy,
+                       consensus_votes=q.consensus_votes, gold_accuracy=q.gold_accuracy, gold_votes=q.gold_votes,
+                       confusion=dict(q.confusion))
+            for q in quality])
+    return run
+
+
+def _number(value):
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _agreement(result):
+    return {"items": result.items, "alpha": _number(result.alpha), "low": _number(result.low),
+            "high": _number(result.high)}
+
+
+# --- spot checks ----------------------------------------------------------------
+
+def spotcheck_draw(*, batch, rate=0.1, seed=0):
+    """Draw round(rate × n) (at least one) of each worker's submitted HITs not drawn before."""
+    if not 0 < rate <= 1:
+        raise CrowdError("the spot-check rate is a share between 0 and 1, e.g. 0.1")
+    consensus = _consensus(batch)
+    gold = dict(Item.objects.filter(batch=batch).exclude(gold_answer=None).values_list("pk", "gold_answer"))
+    rng = random.Random(seed)
+    undrawn = (Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED, spot_check=None)
+               .order_by("pk"))
+    by_worker = {}
+    for assignment in undrawn:
+        by_worker.setdefault(assignment.worker_id, []).append(assignment)
+    drawn = []
+    for worker in sorted(by_worker):
+        assignments = by_worker[worker]
+        for assignment in rng.sample(assignments, max(1, round(rate * len(assignments)))):
+            drawn.append(SpotCheck(assignment=assignment,
+                                   consensus_accuracy=_share(assignment.answers, consensus),
+                                   gold_accuracy=_share(assignment.answers, gold)))
+    return SpotCheck.objects.bulk_create(drawn)
+
+
+def _consensus(batch):
+    run = batch.aggregations.order_by("-created").first()
+    if run is None:
+        return {}
+    labels = {maths.POSITIVE: 1, maths.NEGATIVE_100: 0, maths.NEGATIVE_80: 0}
+    return {item: labels[outcome] for item, outcome in run.outcomes.values_list("item_id", "outcome")
+            if outcome in labels}
+
+
+def _share(answers, truth):
+    pairs = [(int(label), truth[int(item)]) for item, label in (answers or {}).items() if int(item) in truth]
+    return sum(label == int(answer) for label, answer in pairs) / len(pairs) if pairs else None
+
+
+def spotcheck_decide(*, spot_check, accept, user, feedback=""):
+    """Record an organizer's decision and send it to the provider as approve/reject."""
+    if spot_check.decision != SpotCheck.Decision.PENDING:
+        raise CrowdError(f"spot check {spot_check.pk} was already {spot_check.decision}")
+    if accept:
+        assignment_approve(assignment=spot_check.assignment, feedback=feedback)
+    else:
+        assignment_reject(assignment=spot_check.assignment, feedback=feedback)
+    spot_check.decision = SpotCheck.Decision.ACCEPTED if accept else SpotCheck.Decision.REJECTED
+    spot_check.decided_by = user
+    spot_check.decided = timezone.now()
+    spot_check.feedback = feedback
+    spot_check.save(update_fields=["decision", "decided_by", "decided", "feedback"])
+    return spot_check
+
+
+def worker_spotcheck_accuracy(*, worker, batch=None):
+    """Mean accuracy of the worker's spot-checked HITs (against gold where the HIT had it, else consensus)."""
+    checks = SpotCheck.objects.filter(assignment__worker=worker)
+    if batch is not None:
+        checks = checks.filter(assignment__hit__batch=batch)
+    values = [gold if gold is not None else consensus
+              for gold, consensus in checks.values_list("gold_accuracy", "consensus_accuracy")
+              if gold is not None or consensus is not None]
+    return sum(values) / len(values) if values else None
+
+
+def workers_below(*, batch, threshold):
+    workers = Worker.objects.filter(assignments__hit__batch=batch, assignments__spot_check__isnull=False).distinct()
+    found = []
+    for worker in workers:
+        accuracy = worker_spotcheck_accuracy(worker=worker, batch=batch)
+        if accuracy is not None and accuracy < threshold:
+            found.append((worker, accuracy))
+    return found
+
+
+def worker_sanction(*, worker, reason, block=True, revoke=False):
+    """One action for a worker whose quality fell: block them, revoke their qualification, or both."""
+    if block and not worker.blocked:
+        worker_block(worker=worker, reason=reason)
+    if revoke:
+        if not _REVOKERS:
+            raise CrowdError("no qualification is set up to revoke; block the worker instead")
+        for revoke_one in _REVOKERS:
+            revoke_one(worker=worker, reason=reason)
+    return worker
+
+

@@ -1,0 +1,93 @@
+"""The aggregation maths on hand-made vote tables."""
+
+import math
+
+import numpy as np
+import pytest
+
+from aggregation import maths
+from aggregation.maths import Rules
+
+
+def table(**rows):
+    """votes from {item: "11100"}: one worker per position (w0, w1, ...)."""
+    return [(item, f"w{n}", int(label)) for item, labels in rows.items() for n, label in enumerate(labels)]
+
+
+def outcomes(votes, rules=maths.PAPER_RULES, items=()):
+    return {o.item: (o.outcome, o.yes, o.no) for o in maths.item_outcomes(votes, rules, items)}
+
+
+def test_it_applies_the_papers_rules():
+    votes = table(a="11111", b="00000", c="10000", d="11000", e="11100", f="1111")
+    assert outcomes(votes) == {
+        "a": ("positive", 5, 0), "b": ("negative-100", 0, 5), "c": ("negative-80", 1, 4),
+        "d": ("discarded", 2, 3), "e": ("discarded", 3, 2), "f": ("pending", 4, 0)}
+
+
+def test_it_lists_items_without_votes_as_pending():
+    assert outcomes(table(a="11111"), items=["a", "z"])["z"] == ("pending", 0, 0)
+
+
+def test_it_counts_a_repeated_vote_once():
+    votes = [*table(a="11110"), ("a", "w4", 1), ("a", "w0", 0)]
+    assert maths.label_distribution(votes)["a"] == {1: 4, 0: 1}
+    assert outcomes(votes)["a"][0] == "discarded"  # 4 yes of 5 is not unanimous; the repeat did not count
+
+
+def test_it_keeps_a_seeded_share_of_partial_negatives():
+    votes = table(**{f"i{n}": "10000" for n in range(40)})
+    rules = Rules(keep_partial_negatives=0.25, seed=3)
+    first = outcomes(votes, rules)
+    kept = sorted(item for item, (outcome, *_) in first.items() if outcome == "negative-80")
+    assert len(kept) == 10
+    assert kept == sorted(i for i, (o, *_) in outcomes(votes, rules).items() if o == "negative-80")
+    other = sorted(i for i, (o, *_) in outcomes(votes, Rules(keep_partial_negatives=0.25, seed=4)).items()
+                   if o == "negative-80")
+    assert other != kept
+    assert "a seeded sample of 25% (seed 3)" in rules.describe()
+    assert "all" in Rules().describe()
+
+
+def test_it_computes_alpha_as_by_hand():
+    # Two coders, three items: (1,1), (0,0), (1,0). Do = 2, n0 = n1 = 3, De = (36 - 18) / 5 = 3.6.
+    _, counts = maths.value_counts(table(a="11", b="00", c="10"))
+    assert maths.alpha(counts) == pytest.approx(1 - 2 / 3.6)
+    # Five coders: 5/0, 0/5, 1/4. Do = (25 - 17) / 4 = 2; n0 = 9, n1 = 6; De = (225 - 81 - 36) / 14.
+    _, counts = maths.value_counts(table(a="11111", b="00000", c="10000"))
+    assert maths.alpha(counts) == pytest.approx(1 - 2 / (108 / 14))
+    _, counts = maths.value_counts(table(a="11111", b="00000"))
+    assert maths.alpha(counts) == pytest.approx(1.0)
+
+
+def test_its_fast_alpha_equals_the_krippendorff_package():
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 6, (300, 2)).astype(float)
+    disagreement, pairable = maths._alpha_parts(counts)
+    assert maths._alpha_from_parts(disagreement, pairable) == pytest.approx(maths.alpha(counts))
+
+
+def test_it_brackets_alpha_with_a_reproducible_interval():
+    votes = table(**{f"i{n}": ("11111" if n % 3 else "10000") for n in range(60)})
+    result = maths.agreement(votes, samples=300, seed=1)
+    assert result.low <= result.alpha <= result.high
+    assert maths.agreement(votes, samples=300, seed=1) == result
+    assert math.isnan(maths.agreement(table(a="1"), samples=10).alpha)
+
+
+def test_it_ranks_workers_and_finds_the_spammer():
+    # w0..w3 agree with each other and the gold; w4 always says 1.
+    votes = table(**{f"i{n}": ("0000" if n % 2 else "1111") + "1" for n in range(20)})
+    gold = {f"i{n}": 0 if n % 2 else 1 for n in range(20)}
+    ranking = maths.worker_quality(votes, gold)
+    assert ranking[-1].worker == "w4"
+    assert ranking[-1].consensus_accuracy == pytest.approx(0.5)
+    assert ranking[-1].gold_accuracy == pytest.approx(0.5)
+    assert ranking[-1].confusion == {"1/1": 10, "1/0": 10}
+    assert ranking[0].consensus_accuracy == 1.0
+
+
+def test_it_measures_aggregated_labels_against_known_answers():
+    result = maths.item_outcomes(table(a="11111", b="00000", c="11111", d="11000"))
+    assert maths.label_accuracy(result, {"a": 1, "b": 0, "c": 0, "d": 1}) == {"items": 3, "correct": 2,
+                                                                               "accuracy": 2 / 3}
