@@ -13,6 +13,9 @@ from aggregation.models import SpotCheck
 from aggregation.report import write_report
 from aggregation.services import batch_aggregate, spotcheck_decide, spotcheck_draw, worker_sanction, workers_below
 from annotation.services import semeval_items, subtask1_batch_create
+from datasets import services as dataset_services
+from datasets.management.commands.dataset import Command as DatasetCommand
+from datasets.models import DatasetVersion
 from demo.crowd import crowd, run_inhouse, run_mturk
 from filtering.models import Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, TABLE_5
@@ -24,9 +27,7 @@ from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.services import assignment_approve, batch_create, batch_estimate_cost, batch_publish, batch_sync
 
-NOT_BUILT_YET = [
-    "sample candidates", "qualification test", "Subtask-2 spans and review", "export splits", "score baselines",
-]
+NOT_BUILT_YET = ["sample candidates", "qualification test", "Subtask-2 spans and review"]
 SPOT_CHECK_PASS = 0.7
 
 
@@ -47,6 +48,8 @@ class Command(BaseCommand):
         parser.add_argument("--corpus-file", default=str(settings.SHARED_DIR / "corpora" / "news_sample.jsonl"))
         parser.add_argument("--gold-file", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv"))
         parser.add_argument("--no-mturk", action="store_true", help="skip the run through the MTurk emulator")
+        parser.add_argument("--out", default=str(settings.BASE_DIR / "exports" / "demo"),
+                            help="where the dataset export goes")
 
     def handle(self, *args, **options):
         self.summary = []
@@ -55,7 +58,9 @@ class Command(BaseCommand):
         self.crowd(run, "inhouse", options["gold_file"])
         if not options["no_mturk"]:
             self.crowd(run, "mturk", options["gold_file"])
-        self.aggregate(options["gold_file"])
+        run = self.aggregate(options["gold_file"])
+        self.export(run, options["out"])
+        self.baselines()
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
             self.stdout.write(f"  {stage:<28} {seconds:>6.1f}s  {result}")
@@ -180,6 +185,43 @@ class Command(BaseCommand):
         self.stage("aggregate", time.monotonic() - started,
                    f"alpha {run.alpha:.3f} [{run.alpha_low:.3f}, {run.alpha_high:.3f}], labels {gold['accuracy']:.1%} "
                    f"right, {len(blocked)} blocked")
+        return run
+
+    def export(self, run, out):
+        started = time.monotonic()
+        version = DatasetVersion.objects.filter(name="demo-crowd").first() or \
+            dataset_services.dataset_from_aggregation(run=run, name="demo-crowd", seed=11)
+        written = dataset_services.dataset_export(version=version, folder=out)
+        self.stdout.write(f"6. export: dataset version {version.name}, {version.sentences.count()} sentences "
+                          f"({version.split_report['train']} train / {version.split_report['test']} test) -> {out}")
+        self.stdout.write("   " + ", ".join(written))
+        tables = (("Table 1", dataset_services.table1(version)), ("Table 2", dataset_services.table2(version)))
+        for title, table in tables:
+            self.stdout.write("   " + dataset_services.format_table(title, table).replace("\n", "\n   "))
+        self.stdout.write("   (Table 2 stays empty until span annotation is built; the released spans are used below)")
+        self.stage("export", time.monotonic() - started, f"{version.sentences.count()} sentences, "
+                                                          f"{len(written)} files, word_counts.png")
+
+    def baselines(self):
+        """The paper's baselines on a 65/35 split of the released training files, scored with our scorer."""
+        started = time.monotonic()
+        version = DatasetVersion.objects.filter(name="semeval-released").first()
+        if version is None:
+            version = dataset_services.dataset_import_released(
+                name="semeval-released", subtask1_path=settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv",
+                subtask2_path=settings.SHARED_DIR / "semeval2020t5" / "subtask2_train.csv")
+        self.stdout.write("7. baselines on a 65/35 split of the released training files:")
+        if "baselines" not in version.results:
+            DatasetCommand(stdout=_Indented(self.stdout)).do_baselines(version=version.name)
+            version.refresh_from_db()
+        else:
+            self.stdout.write("   (computed before; `manage.py dataset baselines semeval-released` recomputes)")
+        results = version.results["baselines"]
+        svm, crf = results["subtask1_svm"], results["subtask2_crf"]
+        self.stdout.write(f"   Subtask 1 SVM F1 {svm['f1']:.1%} (P {svm['precision']:.1%}, R {svm['recall']:.1%}); "
+                          f"Subtask 2 CRF F1 {crf['f1']:.1%}, EM {crf['exact_match']:.1%}")
+        self.stage("baselines", time.monotonic() - started,
+                   f"SVM F1 {svm['f1']:.1%}, CRF F1 {crf['f1']:.1%} EM {crf['exact_match']:.1%}")
 
     def _settle(self, batch):
         batch_sync(batch=batch)

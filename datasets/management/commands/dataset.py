@@ -1,0 +1,86 @@
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from aggregation.models import AggregationRun
+from datasets import baselines, services
+from datasets.models import DatasetVersion, Split
+from datasets.scorer import Spans
+
+
+class Command(BaseCommand):
+    help = ("Dataset versions: build (from an aggregation), import (the released files), export (every format, "
+            "statistics, plots, card), baselines (SVM and CRF scored with our scorer), stats.")
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+        build = sub.add_parser("build", help="freeze the labels of an aggregation run, split")
+        build.add_argument("run", type=int)
+        build.add_argument("--name", required=True)
+        for target in (build, imported := sub.add_parser("import", help="the released files as a version")):
+            target.add_argument("--test-share", type=float, default=0.35)
+            target.add_argument("--seed", type=int, default=0)
+        build.add_argument("--stratify", default="label", help="comma-separated fields: label,domain")
+        build.add_argument("--group-by-document", action="store_true")
+        imported.add_argument("--name", required=True)
+        imported.add_argument("--subtask1", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv"))
+        imported.add_argument("--subtask2", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask2_train.csv"))
+        export = sub.add_parser("export")
+        export.add_argument("version")
+        export.add_argument("--out", required=True)
+        for action in ("stats", "baselines"):
+            sub.add_parser(action).add_argument("version")
+
+    def handle(self, *args, action, **options):
+        try:
+            getattr(self, f"do_{action}")(**options)
+        except services.DatasetError as error:
+            raise CommandError(str(error)) from None
+
+    def _version(self, name):
+        version = DatasetVersion.objects.filter(name=name).first()
+        if version is None:
+            raise CommandError(f"no dataset version {name!r}")
+        return version
+
+    def do_build(self, run, name, test_share, seed, stratify, group_by_document, **options):
+        found = AggregationRun.objects.filter(pk=run).first()
+        if found is None:
+            raise CommandError(f"no aggregation run {run}")
+        version = services.dataset_from_aggregation(
+            run=found, name=name, test_share=test_share, seed=seed, group="document" if group_by_document else None,
+            stratify=tuple(field for field in stratify.split(",") if field))
+        self.stdout.write(f"dataset {version}: {version.split_report}")
+
+    def do_import(self, name, subtask1, subtask2, test_share, seed, **options):
+        version = services.dataset_import_released(name=name, subtask1_path=subtask1, subtask2_path=subtask2,
+                                                   test_share=test_share, seed=seed)
+        self.stdout.write(f"dataset {version}: {version.sentences.count()} sentences, {version.spans.count()} spans")
+
+    def do_export(self, version, out, **options):
+        written = services.dataset_export(version=self._version(version), folder=out)
+        self.stdout.write(f"wrote {len(written)} files to {out}: {', '.join(written)}")
+
+    def do_stats(self, version, **options):
+        version = self._version(version)
+        self.stdout.write(services.format_table("Table 1 (Subtask 1)", services.table1(version)))
+        self.stdout.write(services.format_table("Table 2 (Subtask 2)", services.table2(version)))
+
+    def do_baselines(self, version, **options):
+        version = self._version(version)
+        rows = {side: [(s.sentence_id, s.label, s.text) for s in version.sentences.filter(split=side)]
+                for side in Split.values}
+        svm = baselines.subtask1_svm(rows["train"], rows["test"])
+        self.stdout.write(f"Subtask 1, tf-idf + linear SVM: precision {svm['precision']:.1%} recall "
+                          f"{svm['recall']:.1%} F1 {svm['f1']:.1%}   (paper: P 69.7 R 11.5 F1 19.7)")
+        results = {"subtask1_svm": svm}
+        spans = {side: [(s.sentence_id, s.text, Spans(s.antecedent_start, s.antecedent_end, s.consequent_start,
+                                                      s.consequent_end)) for s in version.spans.filter(split=side)]
+                 for side in Split.values}
+        if spans["train"] and spans["test"]:
+            crf = baselines.subtask2_crf(spans["train"], spans["test"])
+            self.stdout.write(f"Subtask 2, CRF: F1 {crf['f1']:.1%} exact match {crf['exact_match']:.1%} "
+                              f"(precision {crf['precision']:.1%}, recall {crf['recall']:.1%})   "
+                              f"(paper: F1 55.5 EM 34.3)")
+            results["subtask2_crf"] = crf
+        version.results = {**version.results, "baselines": results}
+        version.save(update_fields=["results"])
