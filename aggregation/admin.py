@@ -24,6 +24,6 @@ class WorkerStatAdmin(admin.ModelAdmin):
 
 @admin.register(SpotCheck)
 class SpotCheckAdmin(admin.ModelAdmin):
-    list_display = ("pk", "assignment", "decision", "consensus_accuracy", "gold_accuracy", "decided_by")
+    list_display = ("pk", "assignment", "decision", "accuracy", "consensus_accuracy", "gold_accuracy", "decided_by")
     list_filter = ("decision",)
     list_select_related = ("assignment__worker", "assignment__hit__batch", "decided_by")

@@ -71,9 +71,11 @@ class SpotCheck(models.Model):
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     decided = models.DateTimeField(null=True, blank=True)
     feedback = models.TextField(blank=True)
-    # Share of the worker's answers in this HIT that match the consensus / gold, at draw time.
+    # Share of the worker's answers in this HIT that match the consensus / gold, at draw time, and
+    # over all answers (gold where the item has it, consensus elsewhere): the figure decisions use.
     consensus_accuracy = models.FloatField(null=True)
     gold_accuracy = models.FloatField(null=True)
+    accuracy = models.FloatField(null=True)
 
     def __str__(self):
         return f"spot check of {self.assignment}"

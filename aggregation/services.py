@@ -103,7 +103,8 @@ def spotcheck_draw(*, batch, rate=0.1, seed=0):
         for assignment in rng.sample(assignments, max(1, round(rate * len(assignments)))):
             drawn.append(SpotCheck(assignment=assignment,
                                    consensus_accuracy=_share(assignment.answers, consensus),
-                                   gold_accuracy=_share(assignment.answers, gold)))
+                                   gold_accuracy=_share(assignment.answers, gold),
+                                   accuracy=_share(assignment.answers, {**consensus, **gold})))
     return SpotCheck.objects.bulk_create(drawn)
 
 
@@ -138,13 +139,16 @@ def spotcheck_decide(*, spot_check, accept, user, feedback=""):
 
 
 def worker_spotcheck_accuracy(*, worker, batch=None):
-    """Mean accuracy of the worker's spot-checked HITs (against gold where the HIT had it, else consensus)."""
-    checks = SpotCheck.objects.filter(assignment__worker=worker)
+    """Mean accuracy of the worker's spot-checked HITs.
+
+    Each HIT is judged on all its answers (gold where the item has it, the
+    consensus elsewhere): the two or three gold items of one HIT alone are too
+    few, and a coin-flipping worker can get them all right.
+    """
+    checks = SpotCheck.objects.filter(assignment__worker=worker).exclude(accuracy=None)
     if batch is not None:
         checks = checks.filter(assignment__hit__batch=batch)
-    values = [gold if gold is not None else consensus
-              for gold, consensus in checks.values_list("gold_accuracy", "consensus_accuracy")
-              if gold is not None or consensus is not None]
+    values = list(checks.values_list("accuracy", flat=True))
     return sum(values) / len(values) if values else None
 
 

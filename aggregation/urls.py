@@ -6,4 +6,5 @@ app_name = "aggregation"
 urlpatterns = [
     path("spot-checks/", views.spot_checks, name="spot_checks"),
     path("spot-checks/<int:check_id>/decide/", views.spot_check_decide, name="decide"),
+    path("spot-checks/sanction/", views.sanction_below, name="sanction"),
 ]

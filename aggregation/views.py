@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 from aggregation import services
 from aggregation.models import SpotCheck
 from config.roles import ORGANIZER, role_required
+from hits.models import Batch
 from hits.services import CrowdError
 
 
@@ -19,7 +20,9 @@ def spot_checks(request):
         pending = pending.filter(assignment__hit__batch_id=int(batch))
     checks = list(pending[:20])
     rows = {check.pk: _rows(check) for check in checks}
-    return render(request, "aggregation/spot_checks.html", {"checks": [(c, rows[c.pk]) for c in checks]})
+    batches = Batch.objects.filter(hits__assignments__spot_check__isnull=False).distinct().order_by("-pk")
+    return render(request, "aggregation/spot_checks.html", {"checks": [(c, rows[c.pk]) for c in checks],
+                                                            "batches": batches})
 
 
 def _rows(check):
@@ -44,4 +47,29 @@ def spot_check_decide(request, check_id):
         messages.error(request, str(error))
     else:
         messages.success(request, f"Spot check {check.pk}: {check.decision}.")
+    return redirect("aggregation:spot_checks")
+
+
+@role_required(ORGANIZER)
+@require_POST
+def sanction_below(request):
+    """One action: block every worker of a batch whose spot-checked accuracy is below the threshold."""
+    batch = get_object_or_404(Batch, pk=request.POST.get("batch") or 0)
+    try:
+        threshold = float(request.POST.get("threshold", "0.7"))
+    except ValueError:
+        threshold = -1
+    if not 0 < threshold <= 1:
+        messages.error(request, "The threshold is a share between 0 and 1, e.g. 0.7.")
+        return redirect("aggregation:spot_checks")
+    revoke = request.POST.get("revoke") == "on"
+    sanctioned = []
+    try:
+        for worker, accuracy in services.workers_below(batch=batch, threshold=threshold):
+            services.worker_sanction(worker=worker, block=True, revoke=revoke,
+                                     reason=f"spot-checked accuracy {accuracy:.0%} below {threshold:.0%}")
+            sanctioned.append(str(worker))
+    except CrowdError as error:
+        messages.error(request, str(error))
+    messages.success(request, f"Blocked {len(sanctioned)} worker(s): {', '.join(sanctioned) or 'none below'}.")
     return redirect("aggregation:spot_checks")

@@ -9,10 +9,12 @@ from hits.services import CrowdError, batch_create
 SEMEVAL_COLUMNS = ("sentenceID", "gold_label", "sentence")
 
 
-def subtask1_items(*, run, limit=None):
-    """Items for the Subtask-1 labeling task, one per candidate of a filter run."""
+def subtask1_items(*, run, limit=None, candidate_ids=None):
+    """Items for the Subtask-1 labeling task, one per candidate of a filter run (or of `candidate_ids`)."""
     candidates = (Candidate.objects.filter(run=run).select_related("sentence__document")
                   .order_by("sentence_id"))
+    if candidate_ids is not None:
+        candidates = candidates.filter(pk__in=candidate_ids)
     if limit:
         candidates = candidates[:limit]
     return [{"key": f"sentence:{c.sentence_id}", "group": c.sentence.document.domain,
@@ -61,8 +63,8 @@ def semeval_items(*, path, count, seed=0):
 
 
 def subtask1_batch_create(*, run, name, gold_path=None, gold_count=0, gold_rate=0.0, seed=0, limit=None,
-                          **options):
-    items = subtask1_items(run=run, limit=limit)
+                          candidate_ids=None, **options):
+    items = subtask1_items(run=run, limit=limit, candidate_ids=candidate_ids)
     if not items:
         raise CrowdError(f"filter run {run} has no candidates; run filter_candidates first")
     gold = semeval_gold_items(path=gold_path, count=gold_count, seed=seed) if gold_path and gold_count else []

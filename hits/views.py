@@ -4,11 +4,12 @@ HIT, the HIT page (the task type's template) and submitting it."""
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_POST
 
 from config.roles import ANNOTATOR, role_required
 from hits import services
-from hits.models import Assignment, Batch
+from hits.models import Assignment, Batch, Hit
 from hits.task_types import get_task_type
 
 
@@ -61,3 +62,13 @@ def assignment_submit(request, assignment_id):
         return HttpResponse(str(error), status=400, content_type="text/plain")
     messages.success(request, "Thank you, your answers are saved." if stored else "These answers were already saved.")
     return redirect("hits:work_list")
+
+
+@xframe_options_exempt
+def mturk_hit_page(request, hit_id):
+    """The ExternalQuestion page MTurk shows in its iframe: the same self-contained
+    form as the HTMLQuestion, reading assignmentId/turkSubmitTo from the URL and
+    posting to MTurk's externalSubmit. Only HITs of MTurk batches are served."""
+    hit = get_object_or_404(Hit.objects.select_related("batch"), pk=hit_id, batch__provider="mturk")
+    task_type = get_task_type(hit.batch.task_type)
+    return HttpResponse(task_type.html_question(hit, hit.ordered_items()))

@@ -115,6 +115,17 @@ class AggregateTests(BaseTestCase):
         check.refresh_from_db()
         self.assertEqual((check.decision, check.assignment.state), ("rejected", "rejected"))
 
+    def test_it_blocks_everyone_below_the_threshold_in_one_action(self):
+        batch_aggregate(batch=self.batch, samples=100)
+        spotcheck_draw(batch=self.batch, rate=0.5, seed=4)
+        self.login(self.annotator)
+        url = reverse("aggregation:sanction")
+        self.assertEqual(self.client.post(url, {"batch": self.batch.pk, "threshold": "0.75"}).status_code, 403)
+        self.login(self.organizer)
+        self.client.post(url, {"batch": self.batch.pk, "threshold": "0.75"})
+        self.assertEqual(list(Worker.objects.filter(blocked=True).values_list("external_id", flat=True)), ["sim5"])
+        self.assertIn("below 75%", Worker.objects.get(external_id="sim5").blocked_reason)
+
     def test_it_prints_the_report_from_the_command(self):
         out = StringIO()
         call_command("aggregate", str(self.batch.pk), "--samples", "100", "--keep-partial-negatives", "0.5",

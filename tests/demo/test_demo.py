@@ -18,14 +18,16 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     call_command("demo", stdout=out)
     text = out.getvalue()
     assert "2. filter (news profile): 434 candidates of 18308 sentences" in text
-    assert "3. in-house: 95 assignments submitted over HTTP" in text
-    assert "4. MTurk emulator: 95 assignments submitted" in text
+    assert "sample: 300 of 434 candidates, balanced across domains: {'finance': 71, 'healthcare': 115, " \
+           "'politics': 114}" in text
+    assert "3. in-house: 70 assignments submitted over HTTP" in text
+    assert "4. MTurk emulator: 70 assignments submitted" in text
     assert "blocked below 70%: sim-agg-spammer1, sim-agg-spammer2" in text
     assert set(Batch.objects.values_list("state", flat=True)) == {"completed"}
     states = {state: Assignment.objects.filter(state=state).count() for state in ("approved", "rejected")}
-    assert states["approved"] + states["rejected"] == 290
+    assert states["approved"] + states["rejected"] == 240
     assert states["rejected"] > 0  # spot checks rejected the spammers' HITs at the provider
     again = StringIO()
     call_command("demo", stdout=again)
     assert again.getvalue().count("already done") == 3
-    assert Assignment.objects.count() == 290
+    assert Assignment.objects.count() == 240

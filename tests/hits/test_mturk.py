@@ -202,3 +202,20 @@ def test_it_parses_question_form_answers():
     assert parse_answer_xml(xml) == {"item-1": "1", "q2": "no"}
     assert re.fullmatch(r"[0-9a-f]{64}", __import__("hits.providers.mturk", fromlist=["x"]).request_token("a", 1))
     assert Config  # botocore is used unpatched throughout
+
+
+class ExternalQuestionTests(MTurkTestCase):
+    def test_it_serves_the_external_question_page_for_mturk_hits_only(self):
+        self.provider.question = "external"
+        self.provider.external_url = "https://crowd.example.org"
+        batch = self.publish(count=25)
+        hit = batch.hits.get()
+        remote = self.emulator.account.hits[hit.provider_hit_id]["Question"]
+        self.assertIn(f"<ExternalURL>https://crowd.example.org/mturk/hits/{hit.pk}/</ExternalURL>", remote)
+        page = self.client.get(f"/mturk/hits/{hit.pk}/")
+        self.assertContains(page, "mturk/externalSubmit")
+        self.assertContains(page, "ASSIGNMENT_ID_NOT_AVAILABLE")  # preview disables submit
+        self.assertContains(page, "&lt;b&gt;bold&lt;/b&gt;")
+        self.assertNotIn("X-Frame-Options", page.headers)
+        inhouse = make_batch(count=5)
+        self.assertEqual(self.client.get(f"/mturk/hits/{inhouse.hits.get().pk}/").status_code, 404)

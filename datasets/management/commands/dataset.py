@@ -2,9 +2,13 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregation.models import AggregationRun
+from annotation.services import subtask1_batch_create
 from datasets import baselines, services
 from datasets.models import DatasetVersion, Split
+from datasets.sampling import balanced_sample
 from datasets.scorer import Spans
+from filtering.models import Candidate, FilterRun
+from hits.services import CrowdError
 
 
 class Command(BaseCommand):
@@ -24,6 +28,11 @@ class Command(BaseCommand):
         imported.add_argument("--name", required=True)
         imported.add_argument("--subtask1", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv"))
         imported.add_argument("--subtask2", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask2_train.csv"))
+        sample = sub.add_parser("sample", help="N candidates of a filter run, balanced across domains")
+        sample.add_argument("run", type=int, help="filter run id")
+        sample.add_argument("--size", type=int, required=True)
+        sample.add_argument("--seed", type=int, default=0)
+        sample.add_argument("--batch", help="also create a Subtask-1 batch of the sample, with this name")
         export = sub.add_parser("export")
         export.add_argument("version")
         export.add_argument("--out", required=True)
@@ -41,6 +50,22 @@ class Command(BaseCommand):
         if version is None:
             raise CommandError(f"no dataset version {name!r}")
         return version
+
+    def do_sample(self, run, size, seed, batch, **options):
+        found = FilterRun.objects.filter(pk=run).first()
+        if found is None:
+            raise CommandError(f"no filter run {run}")
+        pairs = Candidate.objects.filter(run=found).values_list("pk", "sentence__document__domain")
+        chosen, report = balanced_sample(list(pairs), size, seed=seed)
+        self.stdout.write(f"sample of filter run {run}: {report['chosen']} of {report['requested']} requested "
+                          f"(seed {seed}); available per domain {report['available']}, chosen {report['per_group']}"
+                          + (f"; short by {report['short_by']}" if report["short_by"] else ""))
+        if batch:
+            try:
+                created = subtask1_batch_create(run=found, name=batch, candidate_ids=chosen, seed=seed)
+            except CrowdError as error:
+                raise CommandError(str(error)) from None
+            self.stdout.write(f"batch {created.pk}: {created.hits.count()} HITs of {created.items.count()} items")
 
     def do_build(self, run, name, test_share, seed, stratify, group_by_document, **options):
         found = AggregationRun.objects.filter(pk=run).first()

@@ -16,8 +16,9 @@ from annotation.services import semeval_items, subtask1_batch_create
 from datasets import services as dataset_services
 from datasets.management.commands.dataset import Command as DatasetCommand
 from datasets.models import DatasetVersion
+from datasets.sampling import balanced_sample
 from demo.crowd import crowd, run_inhouse, run_mturk
-from filtering.models import Corpus, Document, Sentence
+from filtering.models import Candidate, Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, TABLE_5
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
 from filtering.tasks import filter_chunk
@@ -27,7 +28,8 @@ from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.services import assignment_approve, batch_create, batch_estimate_cost, batch_publish, batch_sync
 
-NOT_BUILT_YET = ["sample candidates", "qualification test", "Subtask-2 spans and review"]
+NOT_BUILT_YET = ["qualification test", "Subtask-2 spans and review"]
+SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
 
 
@@ -55,9 +57,10 @@ class Command(BaseCommand):
         self.summary = []
         corpus = self.ingest(options["corpus_file"])
         run = self.filter(corpus)
-        self.crowd(run, "inhouse", options["gold_file"])
+        sample = self.sample(run)
+        self.crowd(run, sample, "inhouse", options["gold_file"])
         if not options["no_mturk"]:
-            self.crowd(run, "mturk", options["gold_file"])
+            self.crowd(run, sample, "mturk", options["gold_file"])
         run = self.aggregate(options["gold_file"])
         self.export(run, options["out"])
         self.baselines()
@@ -104,7 +107,16 @@ class Command(BaseCommand):
         self.stage("filter", time.monotonic() - started, f"{report.candidates} candidates ({rate:.2%})")
         return run
 
-    def crowd(self, run, provider, gold_file):
+    def sample(self, run):
+        started = time.monotonic()
+        pairs = Candidate.objects.filter(run=run).values_list("pk", "sentence__document__domain")
+        chosen, report = balanced_sample(list(pairs), SAMPLE_SIZE, seed=7)
+        self.stdout.write(f"   sample: {report['chosen']} of {sum(report['available'].values())} candidates, "
+                          f"balanced across domains: {report['per_group']} (available {report['available']})")
+        self.stage("sample", time.monotonic() - started, f"{report['chosen']} candidates {report['per_group']}")
+        return chosen
+
+    def crowd(self, run, sample, provider, gold_file):
         """A Subtask-1 batch of the candidates, done by a simulated crowd through the provider's own paths."""
         started = time.monotonic()
         name = f"demo subtask-1 ({provider})"
@@ -112,7 +124,8 @@ class Command(BaseCommand):
         step = "3." if provider == "inhouse" else "4."
         if batch is None:
             batch = subtask1_batch_create(run=run, name=name, provider=provider, gold_path=gold_file, gold_count=60,
-                                          gold_rate=0.1, seed=7, reward=Decimal("0.60"), budget=Decimal("200"))
+                                          gold_rate=0.1, seed=7, reward=Decimal("0.60"), budget=Decimal("200"),
+                                          candidate_ids=sample)
             if provider == "mturk":
                 with MTurkEmulator(seed=7) as emulator:
                     previous = use_provider("mturk", MTurkProvider(emulator.client()))
@@ -162,8 +175,8 @@ class Command(BaseCommand):
             batch_sync(batch=batch)
             run = batch_aggregate(batch=batch, rules=Rules(seed=11))
             for check in spotcheck_draw(batch=batch, rate=0.2, seed=11):
-                # The simulated organizer accepts a HIT that mostly agrees with the known answers.
-                accept = (check.gold_accuracy or 0) >= SPOT_CHECK_PASS
+                # The simulated organizer accepts a HIT whose answers mostly agree with gold and consensus.
+                accept = (check.accuracy or 0) >= SPOT_CHECK_PASS
                 spotcheck_decide(spot_check=check, accept=accept, user=None,
                                  feedback="" if accept else "Most answers were wrong on sentences we know.")
             for worker, _ in workers_below(batch=batch, threshold=SPOT_CHECK_PASS):
