@@ -24,8 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SHARED = ROOT.parent / "shared"
-CORPUS = SHARED / "corpora" / "news_sample.jsonl"
+
+from bench.common import CORPUS, replicate  # noqa: E402
 
 
 def news_sentences():
@@ -177,17 +177,6 @@ def stage_scale_out(copies):
     for workers, seconds in times.items():
         print(f"  {workers} worker process(es): {sentences / seconds:>9,.0f} sentences/s")
     print(f"  ratio 2 / 1   : {times[1] / times[2]:.2f}x")
-
-
-def replicate(path, copies):
-    lines = CORPUS.read_text(encoding="utf-8").splitlines()
-    with open(path, "w", encoding="utf-8") as handle:
-        for copy in range(copies):
-            for line in lines:
-                document = json.loads(line)
-                document["id"] = f"{document['id']}-r{copy}"
-                handle.write(json.dumps(document) + "\n")
-    return path
 
 
 def main():

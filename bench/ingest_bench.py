@@ -10,7 +10,6 @@ own process on a fresh database; peak memory is that process's maximum RSS.
 """
 
 import argparse
-import json
 import math
 import os
 import resource
@@ -21,7 +20,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpora" / "news_sample.jsonl"
+sys.path.insert(0, str(ROOT))
+
+from bench.common import replicate  # noqa: E402
+
 SAMPLE_SENTENCES = 18_308
 PG_URL = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/crowdset_bench")
 
@@ -32,16 +34,6 @@ from filtering.readers import read_records
 nlp.use_nltk_data(sys.argv[2])
 print(sum(len(list(nlp.split_sentences(nlp.normalize(r.text)))) for r in read_records(sys.argv[1])))
 """
-
-
-def replicate(path, copies):
-    lines = CORPUS.read_text(encoding="utf-8").splitlines()
-    with open(path, "w", encoding="utf-8") as handle:
-        for copy in range(copies):
-            for line in lines:
-                document = json.loads(line)
-                document["id"] = f"{document['id']}-r{copy}"
-                handle.write(json.dumps(document, ensure_ascii=False) + "\n")
 
 
 def run(command, env):

@@ -329,27 +329,28 @@ def _store_submission(batch, hit, submission, task_type, report):
 # --- review and payment --------------------------------------------------------------
 
 def assignment_approve(*, assignment, feedback=""):
-    if assignment.state == Assignment.State.APPROVED:
-        return assignment
-    if assignment.state != Assignment.State.SUBMITTED:
-        raise CrowdError(f"assignment {assignment.pk} is {assignment.state}; only submitted work can be approved")
-    get_provider(assignment.hit.batch.provider).approve(assignment, feedback)
-    assignment.state = Assignment.State.APPROVED
-    assignment.feedback = feedback
-    assignment.reviewed = timezone.now()
-    assignment.save(update_fields=["state", "feedback", "reviewed"])
-    return assignment
+    return _review(assignment, Assignment.State.APPROVED, feedback)
 
 
 def assignment_reject(*, assignment, feedback):
     if not feedback.strip():
         raise CrowdError("a rejection needs feedback telling the worker why")
-    if assignment.state == Assignment.State.REJECTED:
+    return _review(assignment, Assignment.State.REJECTED, feedback)
+
+
+def _review(assignment, state, feedback):
+    """Approve or reject submitted work at the provider, then here; doing it twice is a no-op."""
+    if assignment.state == state:
         return assignment
     if assignment.state != Assignment.State.SUBMITTED:
-        raise CrowdError(f"assignment {assignment.pk} is {assignment.state}; only submitted work can be rejected")
-    get_provider(assignment.hit.batch.provider).reject(assignment, feedback)
-    assignment.state = Assignment.State.REJECTED
+        verb = "approved" if state == Assignment.State.APPROVED else "rejected"
+        raise CrowdError(f"assignment {assignment.pk} is {assignment.state}; only submitted work can be {verb}")
+    provider = get_provider(assignment.hit.batch.provider)
+    if state == Assignment.State.APPROVED:
+        provider.approve(assignment, feedback)
+    else:
+        provider.reject(assignment, feedback)
+    assignment.state = state
     assignment.feedback = feedback
     assignment.reviewed = timezone.now()
     assignment.save(update_fields=["state", "feedback", "reviewed"])
