@@ -13,15 +13,9 @@ from aggregation import maths
 from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerStat
 from hits.models import Assignment, Item, Worker
 from hits.services import CrowdError, assignment_approve, assignment_reject, worker_block
+from qualification.services import grants_revoke
 
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
-_REVOKERS = []
-
-
-def register_revoker(revoke):
-    """The qualification app registers how a worker's qualification is revoked."""
-    _REVOKERS.append(revoke)
-    return revoke
 
 
 def batch_votes(batch):
@@ -166,11 +160,8 @@ def worker_sanction(*, worker, reason, block=True, revoke=False):
     """One action for a worker whose quality fell: block them, revoke their qualification, or both."""
     if block and not worker.blocked:
         worker_block(worker=worker, reason=reason)
-    if revoke:
-        if not _REVOKERS:
-            raise CrowdError("no qualification is set up to revoke; block the worker instead")
-        for revoke_one in _REVOKERS:
-            revoke_one(worker=worker, reason=reason)
+    if revoke and not grants_revoke(worker=worker, reason=reason):
+        raise CrowdError(f"worker {worker} holds no qualification to revoke")
     return worker
 
 

@@ -56,17 +56,20 @@ def semeval_gold_items(*, path, count, seed=0, exclude=()):
     return [_semeval_item(row, "gold") for row in positives + negatives]
 
 
-def semeval_items(*, path, count, seed=0):
-    """`count` sentences of a released Subtask-1 CSV as items that carry their known label."""
-    rows = read_semeval(path)
+def semeval_items(*, path, count, seed=0, exclude=()):
+    """`count` sentences of a released Subtask-1 CSV as items that carry their known label.
+
+    `exclude`: sentence ids to leave out, e.g. those of the screening test."""
+    rows = [row for row in read_semeval(path) if row["sentenceID"] not in exclude]
     return [_semeval_item(row, "semeval") for row in random.Random(seed).sample(rows, min(count, len(rows)))]
 
 
 def subtask1_batch_create(*, run, name, gold_path=None, gold_count=0, gold_rate=0.0, seed=0, limit=None,
-                          candidate_ids=None, **options):
+                          candidate_ids=None, exclude_gold=(), **options):
     items = subtask1_items(run=run, limit=limit, candidate_ids=candidate_ids)
     if not items:
         raise CrowdError(f"filter run {run} has no candidates; run filter_candidates first")
-    gold = semeval_gold_items(path=gold_path, count=gold_count, seed=seed) if gold_path and gold_count else []
+    gold = (semeval_gold_items(path=gold_path, count=gold_count, seed=seed, exclude=exclude_gold)
+            if gold_path and gold_count else [])
     return batch_create(name=name, task_type="subtask1", items=items, gold_items=gold, gold_rate=gold_rate,
                         seed=seed, **options)

@@ -82,6 +82,42 @@ def run_inhouse(batch, workers, seed=0):
     return submitted
 
 
+def take_test_inhouse(test, workers, seed=0):
+    """Each simulated annotator logs in and takes the hosted test, answering with its own accuracy."""
+    rng = random.Random(seed)
+    truth = dict(test.items.values_list("pk", "answer"))
+    group = Group.objects.get(name="annotator")
+    scores = {}
+    for worker in workers:
+        user, _ = User.objects.get_or_create(username=f"sim-{worker.name}")
+        user.groups.add(group)
+        client = Client(enforce_csrf_checks=True)
+        client.force_login(user)
+        page = client.get(reverse("qualification:take", args=[test.name]))
+        if page.status_code != 200 or b"test-form" not in page.content:
+            continue  # already qualified, or waiting to retake
+        token = client.cookies["csrftoken"].value
+        attempt = re.search(r'attempts/(\d+)/submit/', page.content.decode()).group(1)
+        answers = {f"item-{pk}": str(worker.answer(truth[int(pk)], rng))
+                   for pk in _ITEM_FIELD.findall(page.content.decode())}
+        client.post(reverse("qualification:submit", args=[test.name, attempt]),
+                    {**answers, "csrfmiddlewaretoken": token})
+        scores[worker.name] = None
+    return scores
+
+
+def take_test_mturk(test, emulator_url, workers, seed=0):
+    """Simulated MTurk workers take the QualificationType's test; MTurk (the emulator) grades it."""
+    rng = random.Random(seed)
+    scores = {}
+    for worker in workers:
+        account = EmulatedWorker(emulator_url, "A" + worker.name.upper().replace("-", ""), locale=worker.locale,
+                                 approval_rate=worker.approval_rate)
+        answers = {f"item-{item.pk}": str(worker.answer(item.answer, rng)) for item in test.items.all()}
+        scores[worker.name] = account.take_qualification_test(test.mturk_qualification_type_id, answers)
+    return scores
+
+
 def run_mturk(batch, emulator_url, workers, seed=0):
     """Simulated MTurk workers accept and submit HITs on the emulator.
 

@@ -74,6 +74,9 @@ class Handler(BaseHTTPRequestHandler):
             return self._worker(lambda account: account.register_worker(
                 data["WorkerId"], locale=data.get("Locale", "US"), approval_rate=data.get("ApprovalRate", 99))
                 or {"registered": data["WorkerId"]})
+        if path == "/_worker/qualification":
+            return self._worker(lambda account: {"IntegerValue": account.take_qualification_test(
+                data["WorkerId"], data["QualificationTypeId"], data.get("Answers", {}))})
         if path == "/_worker/accept":
             return self._worker(lambda account: {"AssignmentId": account.accept(data["WorkerId"], data["HITId"])})
         if path == "/_faults":

@@ -54,6 +54,7 @@ class Account:
         self.blocks = {}
         self.qualification_types = {}
         self.scores = {}
+        self.test_times = {}
         self.bonuses = []
 
     def new_id(self, prefix="3", length=30):
@@ -267,6 +268,23 @@ class Account:
 
     # --- worker side -----------------------------------------------------------
 
+    def take_qualification_test(self, worker_id, type_id, answers):
+        """Grade a worker's test with the type's AnswerKey, as MTurk does; returns the value granted."""
+        qualification = self.qualification_types.get(type_id)
+        if qualification is None or not qualification.get("AnswerKey"):
+            raise WorkerError(404, f"no qualification test {type_id}")
+        if worker_id in self.blocks:
+            raise WorkerError(403, f"worker {worker_id} is blocked by this requester")
+        now = self.clock()
+        last = self.test_times.get((type_id, worker_id))
+        delay = qualification.get("RetryDelayInSeconds")
+        if last is not None and (delay is None or now - last < int(delay)):
+            raise WorkerError(409, f"worker {worker_id} may not retake {type_id} yet")
+        score = grade_answer_key(qualification["AnswerKey"], answers)
+        self.test_times[type_id, worker_id] = now
+        self.scores[type_id, worker_id] = score
+        return score
+
     def register_worker(self, worker_id, *, locale="US", approval_rate=99):
         if not re.fullmatch(r"A[A-Z0-9]+", worker_id):
             raise WorkerError(400, "worker ids start with A and hold only A-Z and 0-9")
@@ -429,6 +447,26 @@ class Account:
         if amount > self.balance:
             raise RequestError("InsufficientFunds", "Your account balance is too low for this operation.")
         self.balance -= amount
+
+
+def grade_answer_key(answer_key, answers):
+    """Score `answers` {QuestionIdentifier: SelectionIdentifier} with an AnswerKey: a selection
+    earns its AnswerScore only on an exact match; PercentageMapping gives sum / max × 100,
+    rounded half up."""
+    from defusedxml import ElementTree
+
+    ns = "{http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/AnswerKey.xsd}"
+    root = ElementTree.fromstring(answer_key)
+    total = Decimal(0)
+    for question in root.iter(f"{ns}Question"):
+        identifier = question.findtext(f"{ns}QuestionIdentifier")
+        for option in question.iter(f"{ns}AnswerOption"):
+            if answers.get(identifier) == option.findtext(f"{ns}SelectionIdentifier"):
+                total += Decimal(option.findtext(f"{ns}AnswerScore"))
+    maximum = root.findtext(f"{ns}QualificationValueMapping/{ns}PercentageMapping/{ns}MaximumSummedScore")
+    if maximum is None:
+        return int(total)
+    return int((total * 100 / Decimal(maximum)).quantize(Decimal(1), rounding="ROUND_HALF_UP"))
 
 
 def answer_xml(fields):

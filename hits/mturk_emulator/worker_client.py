@@ -23,6 +23,11 @@ class EmulatedWorker:
         query = urllib.parse.urlencode({"workerId": self.worker_id})
         return self._request(urllib.request.Request(f"{self.base_url}/_worker/hits?{query}"))["HITs"]
 
+    def take_qualification_test(self, type_id, answers):
+        """Answer a qualification test ({question id: selection id}); returns the score MTurk granted."""
+        return self._post_json("/_worker/qualification", {"WorkerId": self.worker_id, "QualificationTypeId": type_id,
+                                                          "Answers": answers})["IntegerValue"]
+
     def accept(self, hit_id):
         return self._post_json("/_worker/accept", {"WorkerId": self.worker_id, "HITId": hit_id})["AssignmentId"]
 

@@ -98,7 +98,7 @@ class AggregateTests(BaseTestCase):
         self.assertEqual([w.external_id for w in low], ["sim5"])
         worker_sanction(worker=next(iter(low)), reason="spot checks below 75%")
         self.assertTrue(Worker.objects.get(external_id="sim5").blocked)
-        with self.assertRaisesRegex(CrowdError, "no qualification is set up"):
+        with self.assertRaisesRegex(CrowdError, "holds no qualification to revoke"):
             worker_sanction(worker=self.workers[0], reason="x", block=False, revoke=True)
 
     def test_it_lets_an_organizer_decide_spot_checks_on_the_page(self):

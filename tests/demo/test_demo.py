@@ -20,6 +20,8 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     assert "2. filter (news profile): 434 candidates of 18308 sentences" in text
     assert "sample: 300 of 434 candidates, balanced across domains: {'finance': 71, 'healthcare': 115, " \
            "'politics': 114}" in text
+    assert "qualification pool (inhouse): 5 of 14 passed counterfactual-screening v1" in text
+    assert "sim-spammer1 40% (refused)" in text
     assert "3. in-house: 70 assignments submitted over HTTP" in text
     assert "4. MTurk emulator: 70 assignments submitted" in text
     assert "blocked below 70%: sim-agg-spammer1, sim-agg-spammer2" in text

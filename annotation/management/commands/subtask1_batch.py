@@ -7,6 +7,7 @@ from annotation.services import subtask1_batch_create
 from filtering.models import FilterRun
 from hits.providers import PROVIDERS
 from hits.services import CrowdError, batch_estimate_cost
+from qualification.services import reserved_sentence_ids
 
 
 class Command(BaseCommand):
@@ -40,7 +41,7 @@ class Command(BaseCommand):
                 run=run, name=options["name"], provider=options["provider"], items_per_hit=options["items_per_hit"],
                 assignments_per_hit=options["assignments"], reward=reward, budget=budget,
                 gold_path=options["gold_file"], gold_count=options["gold_count"], gold_rate=options["gold_rate"],
-                seed=options["seed"], limit=options["limit"])
+                seed=options["seed"], limit=options["limit"], exclude_gold=reserved_sentence_ids())
         except (CrowdError, OSError) as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"batch {batch.pk}: {batch.hits.count()} HITs, {batch.items.count()} items, "

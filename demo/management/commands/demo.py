@@ -17,18 +17,22 @@ from datasets import services as dataset_services
 from datasets.management.commands.dataset import Command as DatasetCommand
 from datasets.models import DatasetVersion
 from datasets.sampling import balanced_sample
-from demo.crowd import crowd, run_inhouse, run_mturk
+from demo.crowd import crowd, run_inhouse, run_mturk, take_test_inhouse, take_test_mturk
 from filtering.models import Candidate, Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, TABLE_5
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
 from filtering.tasks import filter_chunk
-from hits.models import Assignment, Batch
+from hits.models import Assignment, Batch, Worker
 from hits.mturk_emulator import MTurkEmulator
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.services import assignment_approve, batch_create, batch_estimate_cost, batch_publish, batch_sync
+from qualification import mturk as qualification_mturk
+from qualification.models import Grant
+from qualification.services import current_test, qualification_test_create, reserved_sentence_ids
 
-NOT_BUILT_YET = ["qualification test", "Subtask-2 spans and review"]
+NOT_BUILT_YET = ["Subtask-2 spans and review"]
+TEST_NAME = "counterfactual-screening"
 SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
 
@@ -58,6 +62,7 @@ class Command(BaseCommand):
         corpus = self.ingest(options["corpus_file"])
         run = self.filter(corpus)
         sample = self.sample(run)
+        self.qualification(options["gold_file"])
         self.crowd(run, sample, "inhouse", options["gold_file"])
         if not options["no_mturk"]:
             self.crowd(run, sample, "mturk", options["gold_file"])
@@ -116,6 +121,31 @@ class Command(BaseCommand):
         self.stage("sample", time.monotonic() - started, f"{report['chosen']} candidates {report['per_group']}")
         return chosen
 
+    def qualification(self, gold_file):
+        """The 40-item screening test: drawn once, taken by the in-house crowd over HTTP."""
+        started = time.monotonic()
+        test = current_test(TEST_NAME) or qualification_test_create(name=TEST_NAME, path=gold_file, seed=7)
+        workers = crowd(size=14, spammers=1, seed=7)
+        take_test_inhouse(test, workers, seed=7)
+        self._pool(test, "inhouse")
+        self.stage("qualification", time.monotonic() - started,
+                   f"{Grant.objects.filter(test=test, worker__provider='inhouse').count()} of {len(workers)} "
+                   f"in-house annotators passed")
+
+    def _pool(self, test, provider):
+        grants = {g.worker_id: g for g in Grant.objects.filter(test=test)}
+        workers = Worker.objects.filter(provider=provider, qualification_attempts__test=test).distinct()
+        rows = []
+        for worker in workers.select_related("user"):
+            best = worker.qualification_attempts.filter(test=test).order_by("-score").first()
+            rows.append((str(worker), best.score if best else None, worker.pk in grants))
+        rows.sort(key=lambda row: -(row[1] or 0))
+        passed = sum(1 for row in rows if row[2])
+        self.stdout.write(f"   qualification pool ({provider}): {passed} of {len(rows)} passed {test} "
+                          f"(needs {test.pass_threshold}%): " + ", ".join(
+                              f"{name.split(':', 1)[1]} {score}%{'' if ok else ' (refused)'}"
+                              for name, score, ok in rows))
+
     def crowd(self, run, sample, provider, gold_file):
         """A Subtask-1 batch of the candidates, done by a simulated crowd through the provider's own paths."""
         started = time.monotonic()
@@ -123,25 +153,35 @@ class Command(BaseCommand):
         batch = Batch.objects.filter(name=name).first()
         step = "3." if provider == "inhouse" else "4."
         if batch is None:
-            batch = subtask1_batch_create(run=run, name=name, provider=provider, gold_path=gold_file, gold_count=60,
-                                          gold_rate=0.1, seed=7, reward=Decimal("0.60"), budget=Decimal("200"),
-                                          candidate_ids=sample)
+            test = current_test(TEST_NAME)
+            options = {"run": run, "name": name, "provider": provider, "gold_path": gold_file, "gold_count": 60,
+                       "gold_rate": 0.1, "seed": 7, "reward": Decimal("0.60"), "budget": Decimal("200"),
+                       "candidate_ids": sample, "exclude_gold": reserved_sentence_ids()}
             if provider == "mturk":
                 with MTurkEmulator(seed=7) as emulator:
-                    previous = use_provider("mturk", MTurkProvider(emulator.client()))
+                    mturk_provider = MTurkProvider(emulator.client())
+                    previous = use_provider("mturk", mturk_provider)
                     try:
+                        test.mturk_qualification_type_id = ""
+                        type_id = qualification_mturk.qualification_type_create(test=test, provider=mturk_provider)
+                        workers = crowd(size=14, spammers=1, seed=7)
+                        workers[5].locale = "FR"  # outside the English-speaking countries: refused by MTurk
+                        take_test_mturk(test, emulator.url, workers, seed=8)
+                        qualification_mturk.qualification_sync(test=test, provider=mturk_provider)
+                        self._pool(test, "mturk")
+                        batch = subtask1_batch_create(**options, requirements={
+                            "qualification_type_id": type_id, "min_score": test.pass_threshold})
                         batch_publish(batch=batch)
-                        workers = crowd(size=8, spammers=1, seed=7)
-                        workers[0].locale = "FR"  # outside the English-speaking countries: refused by MTurk
                         submitted, refused = run_mturk(batch, emulator.url, workers, seed=7)
                         self._settle(batch)
                     finally:
                         use_provider("mturk", previous)
                 self.stdout.write(f"{step} MTurk emulator: {submitted} assignments submitted by simulated workers; "
-                                  f"{refused} accept attempts refused for qualification")
+                                  f"{refused} accept attempts refused for qualification (test score, locale)")
             else:
+                batch = subtask1_batch_create(**options, requirements={"qualification": TEST_NAME})
                 batch_publish(batch=batch)
-                submitted = run_inhouse(batch, crowd(size=8, spammers=1, seed=7), seed=7)
+                submitted = run_inhouse(batch, crowd(size=14, spammers=1, seed=7), seed=7)
                 self._settle(batch)
                 self.stdout.write(f"{step} in-house: {submitted} assignments submitted over HTTP "
                                   f"by simulated annotators")
@@ -168,7 +208,8 @@ class Command(BaseCommand):
         batch = Batch.objects.filter(name=name).first()
         if batch is None:
             batch = batch_create(name=name, task_type="subtask1", items=semeval_items(path=gold_file, count=500,
-                                                                                        seed=11),
+                                                                                        seed=11,
+                                                                                        exclude=reserved_sentence_ids()),
                                  seed=11, reward=Decimal("0.60"))
             batch_publish(batch=batch)
             run_inhouse(batch, crowd(size=12, spammers=2, seed=11, prefix="agg-"), seed=11)

@@ -1,0 +1,79 @@
+"""The screening test: versions, items with known answers, attempts and grants."""
+
+from django.db import models
+from django.utils import timezone
+
+from hits.models import Worker
+
+
+class QualificationTest(models.Model):
+    name = models.SlugField(max_length=60)
+    version = models.PositiveSmallIntegerField(default=1)
+    title = models.CharField(max_length=200)
+    instructions = models.TextField()
+    # [{"sentence", "answer": 0/1, "why"}]: worked examples shown before the items.
+    examples = models.JSONField(default=list)
+    pass_threshold = models.PositiveSmallIntegerField(default=80, help_text="percent correct needed to pass")
+    duration = models.PositiveIntegerField(default=45 * 60, help_text="seconds to finish an attempt")
+    retake_delay = models.PositiveIntegerField(default=24 * 3600, help_text="seconds before a failed worker retries")
+    mturk_qualification_type_id = models.CharField(max_length=64, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["name", "version"], name="qualificationtest_unique_version")]
+
+    def __str__(self):
+        return f"{self.name} v{self.version}"
+
+
+class TestItem(models.Model):
+    __test__ = False  # a model, not a pytest test class
+
+    test = models.ForeignKey(QualificationTest, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    sentence_id = models.CharField(max_length=40, help_text="id in the released file it was drawn from")
+    text = models.TextField()
+    answer = models.PositiveSmallIntegerField(help_text="1 counterfactual, 0 not")
+    rows = models.JSONField(default=list, blank=True, help_text="Table 5 rows the sentence matches")
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["test", "position"], name="testitem_unique_position")]
+
+    def __str__(self):
+        return f"{self.test} #{self.position}"
+
+
+class Attempt(models.Model):
+    test = models.ForeignKey(QualificationTest, on_delete=models.CASCADE, related_name="attempts")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="qualification_attempts")
+    started = models.DateTimeField(default=timezone.now)
+    deadline = models.DateTimeField()
+    submitted = models.DateTimeField(null=True, blank=True)
+    answers = models.JSONField(null=True, blank=True)
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    passed = models.BooleanField(null=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["test", "worker"], condition=models.Q(submitted=None),
+                                               name="attempt_one_open")]
+
+    def __str__(self):
+        return f"{self.worker} on {self.test}"
+
+
+class Grant(models.Model):
+    """A worker passed a version of a test. Revoking keeps the row, with when and why."""
+
+    test = models.ForeignKey(QualificationTest, on_delete=models.CASCADE, related_name="grants")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="grants")
+    score = models.PositiveSmallIntegerField()
+    granted = models.DateTimeField(default=timezone.now)
+    revoked = models.DateTimeField(null=True, blank=True)
+    revoked_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["test", "worker"], name="grant_unique_worker")]
+
+    def __str__(self):
+        return f"{self.worker}: {self.test} {self.score}%"
