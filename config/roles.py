@@ -28,3 +28,10 @@ def role_required(role):
         return wrapped
 
     return decorator
+
+
+def group(role):
+    """The role's group. The roles migration creates them; this also survives a flushed database."""
+    from django.contrib.auth.models import Group
+
+    return Group.objects.get_or_create(name=role)[0]

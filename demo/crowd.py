@@ -7,10 +7,11 @@ import random
 import re
 from dataclasses import dataclass
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from config import roles
 from hits.models import Item
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
 
@@ -55,7 +56,7 @@ def run_inhouse(batch, workers, seed=0):
     """Every simulated worker logs in, claims HITs and submits them over HTTP until none is left."""
     rng = random.Random(seed)
     truth = truths(batch)
-    group = Group.objects.get(name="annotator")
+    group = roles.group(roles.ANNOTATOR)
     clients = []
     for worker in workers:
         user, _ = User.objects.get_or_create(username=f"sim-{worker.name}")
@@ -86,7 +87,7 @@ def take_test_inhouse(test, workers, seed=0):
     """Each simulated annotator logs in and takes the hosted test, answering with its own accuracy."""
     rng = random.Random(seed)
     truth = dict(test.items.values_list("pk", "answer"))
-    group = Group.objects.get(name="annotator")
+    group = roles.group(roles.ANNOTATOR)
     scores = {}
     for worker in workers:
         user, _ = User.objects.get_or_create(username=f"sim-{worker.name}")

@@ -1,9 +1,10 @@
 """Shared test base: personas for every role, and an outsider who must be refused."""
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import TestCase
 
-ROLES = ("organizer", "annotator", "researcher")
+from config import roles
+from config.roles import ROLES
 
 
 class BaseTestCase(TestCase):
@@ -11,7 +12,7 @@ class BaseTestCase(TestCase):
 
     @classmethod
     def setUpTestData(cls):
-        groups = {role: Group.objects.get_or_create(name=role)[0] for role in ROLES}
+        groups = {role: roles.group(role) for role in ROLES}
         cls.organizer = cls._user("organizer", groups["organizer"], is_staff=True)
         cls.annotator = cls._user("annotator", groups["annotator"])
         cls.researcher = cls._user("researcher", groups["researcher"])

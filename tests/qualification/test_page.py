@@ -1,8 +1,9 @@
 """The hosted screening test in headless Chromium."""
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 
+from config import roles
 from qualification.models import Grant, QualificationTest, TestItem
 from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
 
@@ -21,7 +22,7 @@ def test_an_annotator_takes_and_passes_the_test_in_the_browser(browser_page, liv
     items = [TestItem.objects.create(test=test, position=n, sentence_id=str(n), text=text, answer=answer)
              for n, (text, answer) in enumerate(SENTENCES)]
     user = User.objects.create_user("taker", password="pass-word-1")
-    user.groups.add(Group.objects.get(name="annotator"))
+    user.groups.add(roles.group(roles.ANNOTATOR))
     page = browser_page
     log_in(page, live_server, "taker", "pass-word-1", "/qualification/screen/")
     page.wait_for_selector("#test-form")
