@@ -1,0 +1,70 @@
+"""The Subtask-1 labeling page in headless Chromium: keyboard labeling, preview mode."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from config import roles
+from hits.models import Assignment
+from hits.services import batch_create, batch_publish
+from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _items(count):
+    return [{"key": f"s{n}", "group": "finance", "payload": {"text": f"Sentence number {n} of the HIT."}}
+            for n in range(count)]
+
+
+def test_an_annotator_labels_a_full_hit_with_the_keyboard_only(browser_page, live_server, tmp_path):  # noqa: F811
+    batch = batch_publish(batch=batch_create(name="kb", task_type="subtask1", items=_items(25), assignments_per_hit=1))
+    user = User.objects.create_user("labeler", password="pass-word-1")
+    user.groups.add(roles.group(roles.ANNOTATOR))
+    page = browser_page
+    log_in(page, live_server, "labeler", "pass-word-1", "/work/")
+    page.click("text=Take a HIT")
+    page.wait_for_selector("#cf-task")
+    assert page.inner_text("#cf-progress") == "0 of 25 answered"
+    assert page.is_disabled("#cf-submit")
+    keys = ["y" if n % 3 == 0 else "n" for n in range(25)]
+    page.keyboard.press("j")
+    page.keyboard.press("k")  # back to the first sentence
+    for key in keys[:-1]:
+        page.keyboard.press(key)
+    assert page.inner_text("#cf-progress") == "24 of 25 answered"
+    assert page.is_disabled("#cf-submit")
+    page.screenshot(path=str(tmp_path / "labeling.png"))
+    page.keyboard.press("k")
+    page.keyboard.press("2")  # change the 24th answer, then come back
+    page.keyboard.press("j")
+    page.keyboard.press(keys[-1])
+    assert page.inner_text("#cf-progress") == "25 of 25 answered"
+    assert page.is_enabled("#cf-submit")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    assignment = Assignment.objects.get(hit__batch=batch)
+    items = assignment.hit.ordered_items()
+    expected = [1 if key == "y" else 0 for key in keys]
+    expected[23] = 0
+    assert [assignment.answers[str(item.pk)] for item in items] == expected
+    assert int(assignment.raw_answers["_elapsed_ms"]) > 0
+    assert '"value":"0"' in assignment.raw_answers["_changes"].replace(" ", "")
+
+
+def test_mturk_preview_shows_the_task_but_cannot_submit(browser_page, live_server):  # noqa: F811
+    batch = batch_create(name="mt", task_type="subtask1", provider="mturk", items=_items(3))
+    hit = batch.hits.get()
+    page = browser_page
+    page.goto(f"{live_server.url}/mturk/hits/{hit.pk}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=X")
+    for key in "yny":
+        page.keyboard.press(key)
+    assert page.inner_text("#cf-progress") == "3 of 3 answered"
+    assert page.is_disabled("#cf-submit")
+    assert "Preview" in page.inner_text("#cf-note")
+    page.goto(f"{live_server.url}/mturk/hits/{hit.pk}/?assignmentId=3ABC&hitId=X&workerId=AW"
+              f"&turkSubmitTo=https://workersandbox.mturk.com")
+    for key in "yny":
+        page.keyboard.press(key)
+    assert page.is_enabled("#cf-submit")
+    assert page.get_attribute("#cf-task", "action") == "https://workersandbox.mturk.com/mturk/externalSubmit"
+    assert page.input_value("#assignmentId") == "3ABC"
