@@ -19,11 +19,11 @@ class ItemOutcomeAdmin(admin.ModelAdmin):
 @admin.register(WorkerStat)
 class WorkerStatAdmin(admin.ModelAdmin):
     list_display = ("pk", "run", "worker", "votes", "consensus_accuracy", "gold_accuracy")
-    list_select_related = ("run", "worker")
+    list_select_related = ("run", "worker__user")
 
 
 @admin.register(SpotCheck)
 class SpotCheckAdmin(admin.ModelAdmin):
     list_display = ("pk", "assignment", "decision", "accuracy", "consensus_accuracy", "gold_accuracy", "decided_by")
     list_filter = ("decision",)
-    list_select_related = ("assignment__worker", "assignment__hit__batch", "decided_by")
+    list_select_related = ("assignment__worker__user", "assignment__hit__batch", "decided_by")

@@ -45,6 +45,7 @@ class Outcome:
     yes: int
     no: int
     outcome: str
+    partial: bool = False  # reached the partial-negative agreement (kept as negative-80, or sampled out)
 
 
 def unique_votes(votes):
@@ -92,13 +93,13 @@ def item_outcomes(votes, rules=PAPER_RULES, items=()):
             partial.append(len(outcomes))
         else:
             outcome = DISCARDED
-        outcomes.append(Outcome(item, yes, no, outcome))
+        outcomes.append(Outcome(item, yes, no, outcome, partial=outcome == NEGATIVE_80))
     if rules.keep_partial_negatives < 1 and partial:
         keep = set(random.Random(rules.seed).sample(partial, round(len(partial) * rules.keep_partial_negatives)))
         for index in partial:
             if index not in keep:
                 old = outcomes[index]
-                outcomes[index] = Outcome(old.item, old.yes, old.no, DISCARDED)
+                outcomes[index] = Outcome(old.item, old.yes, old.no, DISCARDED, partial=True)
     return outcomes
 
 

@@ -40,14 +40,10 @@ def batch_aggregate(*, batch, rules=maths.PAPER_RULES, samples=1000):
     by_hit = {hit: maths.agreement(members, samples=200, seed=rules.seed) for hit, members in hit_votes.items()}
     quality = maths.worker_quality(votes, gold)
     counts = Counter(outcome.outcome for outcome in outcomes)
-    partial_found = sum(1 for o in outcomes if o.outcome in (maths.NEGATIVE_80, maths.DISCARDED)
-                        and o.yes + o.no >= rules.votes_required
-                        and o.no >= rules.partial_negative_agreement * (o.yes + o.no)
-                        and o.no < rules.negative_agreement * (o.yes + o.no))
     summary = {
         "outcomes": {name: counts.get(name, 0) for name in (maths.POSITIVE, maths.NEGATIVE_100, maths.NEGATIVE_80,
                                                             maths.DISCARDED, maths.PENDING)},
-        "partial_negatives": {"found": partial_found, "kept": counts.get(maths.NEGATIVE_80, 0)},
+        "partial_negatives": {"found": sum(o.partial for o in outcomes), "kept": counts.get(maths.NEGATIVE_80, 0)},
         "by_domain": {str(group): _agreement(a) for group, a in by_domain.items()},
         "by_hit": {str(hit): _agreement(a) for hit, a in by_hit.items()},
         "gold": maths.label_accuracy(outcomes, gold),

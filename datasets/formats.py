@@ -68,9 +68,16 @@ def _label(path, line, row, field):
     return value
 
 
+def read_subtask1_rows(path):
+    """[(sentence id, label, sentence)] of a Subtask-1 gold file, labels checked."""
+    return [(row["sentenceID"], _label(path, line, row, "gold_label"), row["sentence"])
+            for line, row in read_rows(path, SUBTASK1)]
+
+
 def read_subtask1(path, label_column="gold_label"):
-    columns = SUBTASK1 if label_column == "gold_label" else SUBTASK1_PRED
-    return {row["sentenceID"]: _label(path, line, row, label_column) for line, row in read_rows(path, columns)}
+    if label_column == "gold_label":
+        return {key: label for key, label, _ in read_subtask1_rows(path)}
+    return {row["sentenceID"]: _label(path, line, row, label_column) for line, row in read_rows(path, SUBTASK1_PRED)}
 
 
 def _spans(path, line, row):

@@ -67,13 +67,11 @@ def dataset_import_released(*, name, subtask1_path, subtask2_path=None, test_sha
     if DatasetVersion.objects.filter(name=name).exists():
         raise DatasetError(f"a dataset version named {name!r} exists; versions are frozen, pick a new name")
     try:
-        rows = formats.read_rows(subtask1_path, formats.SUBTASK1)
-        labels = formats.read_subtask1(subtask1_path)
+        rows = formats.read_subtask1_rows(subtask1_path)
         spans = formats.read_subtask2_gold(subtask2_path) if subtask2_path else {}
     except ScoreError as error:
         raise DatasetError(str(error)) from None
-    records = [{"key": row["sentenceID"], "label": labels[row["sentenceID"]], "text": row["sentence"]}
-               for _, row in rows]
+    records = [{"key": key, "label": label, "text": text} for key, label, text in rows]
     assignment, report = splits.split(records, test_share=test_share, seed=seed, stratify=("label",))
     side_of_text = {r["text"]: assignment[r["key"]] for r in records}
     span_records = [{"key": key, "label": int(s.consequent_start != -1), "text": text}

@@ -88,7 +88,6 @@ def take_test_inhouse(test, workers, seed=0):
     rng = random.Random(seed)
     truth = dict(test.items.values_list("pk", "answer"))
     group = roles.group(roles.ANNOTATOR)
-    scores = {}
     for worker in workers:
         user, _ = User.objects.get_or_create(username=f"sim-{worker.name}")
         user.groups.add(group)
@@ -103,8 +102,6 @@ def take_test_inhouse(test, workers, seed=0):
                    for pk in _ITEM_FIELD.findall(page.content.decode())}
         client.post(reverse("qualification:submit", args=[test.name, attempt]),
                     {**answers, "csrfmiddlewaretoken": token})
-        scores[worker.name] = None
-    return scores
 
 
 def take_test_mturk(test, emulator_url, workers, seed=0):

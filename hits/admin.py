@@ -52,7 +52,7 @@ class ItemAdmin(admin.ModelAdmin):
 class AssignmentAdmin(admin.ModelAdmin):
     list_display = ("pk", "hit", "worker", "state", "claimed", "submitted", "reviewed")
     list_filter = ("state", "hit__batch__provider")
-    list_select_related = ("hit__batch", "worker")
+    list_select_related = ("hit__batch", "worker__user")
     search_fields = ("provider_assignment_id", "worker__external_id")
     actions = ["approve", "reject"]
 
@@ -84,4 +84,4 @@ class WorkerAdmin(admin.ModelAdmin):
 @admin.register(Bonus)
 class BonusAdmin(admin.ModelAdmin):
     list_display = ("pk", "worker", "assignment", "amount", "reason", "sent")
-    list_select_related = ("worker", "assignment")
+    list_select_related = ("worker__user", "assignment__worker__user", "assignment__hit__batch")

@@ -1,5 +1,7 @@
 """The hosted screening test (in-house annotators) and the organizers' pool view."""
 
+from datetime import timedelta
+
 from django.db.models import Count, Max, OuterRef, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -53,8 +55,6 @@ def submit(request, name, attempt_id):
 def result(request, name, attempt_id):
     worker = worker_for_user(request.user)
     attempt = get_object_or_404(Attempt.objects.select_related("test"), pk=attempt_id, worker=worker)
-    from datetime import timedelta
-
     retake = None if attempt.passed else attempt.submitted + timedelta(seconds=attempt.test.retake_delay)
     return render(request, "qualification/result.html", {"test": attempt.test, "attempt": attempt, "retake": retake})
 

@@ -146,13 +146,12 @@ class Account:
 
     def ApproveAssignment(self, body):
         assignment = self._assignment(body)
-        if assignment["AssignmentStatus"] == "Rejected" and body.get("OverrideRejection"):
-            pass
-        elif assignment["AssignmentStatus"] != "Submitted":
+        overriding = assignment["AssignmentStatus"] == "Rejected" and body.get("OverrideRejection")
+        if assignment["AssignmentStatus"] != "Submitted" and not overriding:
             raise RequestError("InvalidAssignmentState",
                                f"Assignment {assignment['AssignmentId']} is {assignment['AssignmentStatus']}, "
                                f"not Submitted.")
-        self._pay(Decimal(self.hits[assignment["HITId"]]["Reward"]), self.hits[assignment["HITId"]])
+        self._pay(Decimal(self.hits[assignment["HITId"]]["Reward"]))
         assignment.update(AssignmentStatus="Approved", ApprovalTime=self.clock(),
                           RequesterFeedback=body.get("RequesterFeedback", ""))
         return {}
@@ -183,7 +182,7 @@ class Account:
                 raise RequestError("DuplicateRequest",
                                    "A bonus with this UniqueRequestToken was already sent.")
             self.tokens[("bonus", token)] = (now, None)
-        self._pay(Decimal(body["BonusAmount"]), None)
+        self._pay(Decimal(body["BonusAmount"]))
         self.bonuses.append({"WorkerId": body["WorkerId"], "BonusAmount": body["BonusAmount"],
                              "AssignmentId": body["AssignmentId"], "Reason": body["Reason"], "GrantTime": now})
         return {}
@@ -443,7 +442,7 @@ class Account:
             page["NextToken"] = base64.b64encode(str(start + limit).encode()).decode()
         return page
 
-    def _pay(self, amount, hit):
+    def _pay(self, amount):
         if amount > self.balance:
             raise RequestError("InsufficientFunds", "Your account balance is too low for this operation.")
         self.balance -= amount

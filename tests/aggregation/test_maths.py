@@ -41,6 +41,7 @@ def test_it_keeps_a_seeded_share_of_partial_negatives():
     first = outcomes(votes, rules)
     kept = sorted(item for item, (outcome, *_) in first.items() if outcome == "negative-80")
     assert len(kept) == 10
+    assert sum(o.partial for o in maths.item_outcomes(votes, rules)) == 40  # sampled out, still counted as found
     assert kept == sorted(i for i, (o, *_) in outcomes(votes, rules).items() if o == "negative-80")
     other = sorted(i for i, (o, *_) in outcomes(votes, Rules(keep_partial_negatives=0.25, seed=4)).items()
                    if o == "negative-80")
