@@ -1,9 +1,17 @@
-"""Workflows of the annotation app: turning candidates into Subtask-1 work."""
+"""Workflows of the annotation app: candidates into Subtask-1 work, Subtask-1
+positives into Subtask-2 work, span answers into reviewable annotations."""
 
 import csv
 import random
 
+from django.db import transaction
+from django.utils import timezone
+
+from aggregation.maths import POSITIVE
+from annotation import spans
+from annotation.models import SpanAnnotation, SpanChange
 from filtering.models import Candidate
+from hits.models import Item
 from hits.services import CrowdError, batch_create
 
 SEMEVAL_COLUMNS = ("sentenceID", "gold_label", "sentence")
@@ -73,3 +81,80 @@ def subtask1_batch_create(*, run, name, gold_path=None, gold_count=0, gold_rate=
             if gold_path and gold_count else [])
     return batch_create(name=name, task_type="subtask1", items=items, gold_items=gold, gold_rate=gold_rate,
                         seed=seed, **options)
+
+
+# --- Subtask 2: spans for the positives ------------------------------------------------
+
+def subtask2_items(*, run):
+    """One item per sentence the aggregation called counterfactual, unless it is in a span batch already."""
+    taken = set(Item.objects.filter(batch__task_type="subtask2").values_list("key", flat=True))
+    positives = (run.outcomes.filter(outcome=POSITIVE, item__is_gold=False).select_related("item")
+                 .order_by("item_id"))
+    return [{"key": outcome.item.key, "group": outcome.item.group,
+             "payload": {**outcome.item.payload, "source_item": outcome.item_id}}
+            for outcome in positives if outcome.item.key not in taken]
+
+
+def subtask2_batch_create(*, run, name, items_per_hit=10, **options):
+    """A Subtask-2 batch of an aggregation's positives: one annotator per sentence, as in the paper."""
+    items = subtask2_items(run=run)
+    if not items:
+        raise CrowdError(f"aggregation {run.pk} has no positive sentence without spans yet; nothing to annotate")
+    return batch_create(name=name, task_type="subtask2", items=items, items_per_hit=items_per_hit,
+                        assignments_per_hit=1, **options)
+
+
+def _snapshot(annotation):
+    return {"state": annotation.state, "flagged": annotation.flagged, "spans": annotation.spans()}
+
+
+def spans_record_submission(sender, assignment, **kwargs):
+    """A submitted Subtask-2 assignment becomes one SpanAnnotation per sentence (receiver of
+    hits.signals.assignment_submitted; the sentence's first answer is the one kept)."""
+    if sender != "subtask2":
+        return
+    items = {str(item.pk): item for item in assignment.hit.items.all()}
+    for key, answer in (assignment.answers or {}).items():
+        item = items[key]
+        if SpanAnnotation.objects.filter(item=item).exists():
+            continue
+        a_start, a_end = answer.get("antecedent", (-1, -1))
+        c_start, c_end = answer.get("consequent", (-1, -1))
+        annotation = SpanAnnotation.objects.create(
+            item=item, source_item_id=item.payload.get("source_item"), assignment=assignment,
+            worker=assignment.worker, text=item.payload["text"], flagged=not answer["counterfactual"],
+            antecedent_start=a_start, antecedent_end=a_end, consequent_start=c_start, consequent_end=c_end)
+        SpanChange.objects.create(annotation=annotation, action=SpanChange.Action.SUBMITTED,
+                                  worker=assignment.worker, after=_snapshot(annotation))
+
+
+def span_review(*, annotation, user, action, antecedent=None, consequent=None, note=""):
+    """An organizer's decision on one annotation; every call leaves a SpanChange.
+
+    action "accept": keep the spans, with `antecedent`/`consequent` word ranges
+    (consequent None = no consequent) replacing them when given and different;
+    "remove": the sentence is not counterfactual.
+    """
+    if action not in ("accept", "remove"):
+        raise CrowdError(f"unknown review action {action!r}; use accept or remove")
+    with transaction.atomic():
+        annotation = SpanAnnotation.objects.select_for_update().get(pk=annotation.pk)
+        before = _snapshot(annotation)
+        if action == "remove":
+            annotation.state = SpanAnnotation.State.REMOVED
+            change = SpanChange.Action.REMOVED
+        else:
+            if antecedent is not None:
+                found = spans.offsets(annotation.text, antecedent, consequent)
+                annotation.antecedent_start, annotation.antecedent_end = found.antecedent_start, found.antecedent_end
+                annotation.consequent_start, annotation.consequent_end = found.consequent_start, found.consequent_end
+            elif annotation.antecedent_start < 0:
+                raise spans.SpanError(f"annotation {annotation.pk} has no antecedent; mark one before accepting")
+            annotation.state = SpanAnnotation.State.ACCEPTED
+            changed = annotation.spans() != before["spans"]
+            change = SpanChange.Action.ADJUSTED if changed else SpanChange.Action.ACCEPTED
+        annotation.reviewed_by, annotation.reviewed = user, timezone.now()
+        annotation.save()
+        SpanChange.objects.create(annotation=annotation, action=change, user=user, before=before,
+                                  after=_snapshot(annotation), note=note)
+    return annotation

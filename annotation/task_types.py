@@ -2,6 +2,7 @@
 
 from django.template.loader import render_to_string
 
+from annotation import spans
 from hits.task_types import AnswerError, TaskType, register
 
 _YES = {"1", "yes", "true"}
@@ -50,3 +51,78 @@ class Subtask1Labeling(TaskType):
 
 
 SUBTASK1 = register(Subtask1Labeling())
+
+
+class Subtask2Spans(TaskType):
+    """Subtask 2: for sentences the crowd called counterfactual, one annotator
+    first double-checks, then marks the antecedent and the consequent.
+
+    Item payload: {"text": sentence, ...}, as in Subtask 1.
+    Form fields per item: "cf-<id>" = 1/0 (still counterfactual?); when 1,
+    "ant-<id>" and "con-<id>" = "first:last" word numbers (see annotation.spans)
+    and "nocon-<id>" = 1 when the sentence has no consequent.
+    Answer per item: {"counterfactual": false} or {"counterfactual": true,
+    "antecedent": [start, end], "consequent": [start, end] or [-1, -1]} in
+    character offsets of the stored sentence, end inclusive.
+    """
+
+    name = "subtask2"
+    title = "Mark the antecedent and the consequent"
+    description = "Check that each sentence is counterfactual, then underline its condition and its outcome."
+    keywords = "counterfactual, spans, antecedent, consequent, news"
+    template = "annotation/subtask2.html"
+
+    def parse_answers(self, items, raw):
+        answers, missing = {}, []
+        for item in items:
+            verdict = str(raw.get(f"cf-{item.id}", "")).strip().lower()
+            if not verdict:
+                missing.append(item.id)
+                continue
+            if verdict in _NO:
+                answers[str(item.id)] = {"counterfactual": False}
+                continue
+            if verdict not in _YES:
+                raise AnswerError(f"item {item.id}: cf-{item.id} {verdict!r} is not yes (1) or no (0)")
+            answers[str(item.id)] = self._spans(item, raw)
+        if missing:
+            raise AnswerError(f"items not answered: {', '.join(map(str, missing))}")
+        known = {str(item.id) for item in items}
+        foreign = sorted(k for k in raw if k.split("-", 1)[0] in ("cf", "ant", "con", "nocon")
+                         and k.split("-", 1)[-1] not in known)
+        if foreign:
+            raise AnswerError(f"answers for items that are not in this HIT: {', '.join(foreign)}")
+        return answers
+
+    def _spans(self, item, raw):
+        text = item.payload["text"]
+        count = len(spans.words(text))
+        no_consequent = str(raw.get(f"nocon-{item.id}", "")).strip().lower() in _YES
+        try:
+            antecedent = spans.parse_range(raw.get(f"ant-{item.id}"), count, "the antecedent")
+            consequent = spans.parse_range(raw.get(f"con-{item.id}"), count, "the consequent")
+            if antecedent is None:
+                raise spans.SpanError("the antecedent is not marked")
+            if consequent is None and not no_consequent:
+                raise spans.SpanError("mark the consequent, or say the sentence has none")
+            if consequent is not None and no_consequent:
+                raise spans.SpanError("a consequent is marked and 'no consequent' is ticked; keep one")
+            found = spans.offsets(text, antecedent, consequent)
+        except spans.SpanError as error:
+            raise AnswerError(f"item {item.id}: {error}") from None
+        return {"counterfactual": True, "antecedent": [found.antecedent_start, found.antecedent_end],
+                "consequent": [found.consequent_start, found.consequent_end]}
+
+    def page_context(self, items):
+        return {"items": span_items(items)}
+
+    def html_question(self, hit, items):
+        return render_to_string("annotation/subtask2_mturk.html", {"hit": hit, "items": span_items(items)})
+
+
+def span_items(items):
+    """Items with their words, for the span templates."""
+    return [{"item": item, "words": spans.words(item.payload["text"])} for item in items]
+
+
+SUBTASK2 = register(Subtask2Spans())

@@ -8,6 +8,7 @@ from pathlib import Path
 from django.db import transaction
 
 from aggregation import maths
+from annotation.models import SpanAnnotation
 from datasets import formats, splits
 from datasets.models import DatasetSentence, DatasetSpan, DatasetVersion, Split
 from datasets.scorer import ScoreError, Spans
@@ -26,22 +27,34 @@ def _split_options(test_share, seed, stratify, group):
 
 @transaction.atomic
 def dataset_from_aggregation(*, run, name, test_share=0.35, seed=0, stratify=("label",), group=None):
-    """Sentences the aggregation labeled (positives, and negatives kept by the rules), split.
+    """Sentences the aggregation labeled (positives, and negatives kept by the rules), split,
+    with the Subtask-2 spans organizers accepted for its positives.
 
     Known-answer check items are left out: they measured the workers, they are
-    not part of the collected data.
+    not part of the collected data. A positive the span review removed as not
+    counterfactual is left out too: five votes said yes, the review said no,
+    so it is neither a sure positive nor a sure negative.
     """
     if DatasetVersion.objects.filter(name=name).exists():
         raise DatasetError(f"a dataset version named {name!r} exists; versions are frozen, pick a new name")
     outcomes = run.outcomes.select_related("item").filter(outcome__in=LABELS, item__is_gold=False)
+    reviewed = {a.source_item_id: a for a in SpanAnnotation.objects.filter(
+        source_item__in=outcomes.values("item"), state__in=[SpanAnnotation.State.ACCEPTED,
+                                                            SpanAnnotation.State.REMOVED])}
     sentence_ids = [o.item.payload.get("sentence_id") for o in outcomes if o.item.payload.get("sentence_id")]
     documents = dict(Sentence.objects.filter(pk__in=sentence_ids).values_list("pk", "document__external_id"))
-    records = []
+    records, removed, spans = [], 0, {}
     for outcome in outcomes:
+        annotation = reviewed.get(outcome.item_id)
+        if annotation and annotation.state == SpanAnnotation.State.REMOVED:
+            removed += 1
+            continue
         payload = outcome.item.payload
         source = payload.get("source", "")
         key = source.split(":", 1)[1] if source.startswith("semeval:") else str(payload.get("sentence_id") or
                                                                                   outcome.item.key)
+        if annotation and LABELS[outcome.outcome] == 1:
+            spans[key] = annotation
         records.append({"key": key, "label": LABELS[outcome.outcome], "text": payload["text"],
                         "domain": payload.get("domain") or outcome.item.group,
                         "document": documents.get(payload.get("sentence_id"), ""), "yes": outcome.yes,
@@ -52,11 +65,17 @@ def dataset_from_aggregation(*, run, name, test_share=0.35, seed=0, stratify=("l
     version = DatasetVersion.objects.create(
         name=name, split_report=report,
         config={"source": "aggregation", "aggregation_run": run.pk, "batch": run.batch_id, "rules": run.rules_text,
+                "spans": "accepted span reviews", "removed_by_review": removed,
                 **_split_options(test_share, seed, stratify, group)})
     DatasetSentence.objects.bulk_create(
         DatasetSentence(version=version, sentence_id=r["key"], text=r["text"], label=r["label"],
                         split=assignment[r["key"]], domain=r["domain"] or "", document=r["document"] or "",
                         votes_yes=r["yes"], votes_no=r["no"], outcome=r["outcome"]) for r in records)
+    DatasetSpan.objects.bulk_create(
+        DatasetSpan(version=version, sentence_id=key, text=a.text, split=assignment[key],
+                    antecedent_start=a.antecedent_start, antecedent_end=a.antecedent_end,
+                    consequent_start=a.consequent_start, consequent_end=a.consequent_end)
+        for key, a in spans.items())
     return version
 
 

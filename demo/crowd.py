@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from annotation import spans
 from config import roles
 from hits.models import Item
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
@@ -141,3 +142,130 @@ def run_mturk(batch, emulator_url, workers, seed=0):
             account.submit(assignment, answers)
             submitted += 1
     return submitted, refused
+
+
+# --- Subtask 2: span annotators and the organizer's review ----------------------------
+
+_TRIGGERS = {"if", "had", "were", "wish", "wished", "unless", "without", "otherwise"}
+_MODALS = {"would", "could", "might", "should", "wouldn't", "couldn't", "would've", "could've"}
+_BREAKS = {",", ";", ".", "—", ":", "?", "!"}
+_SPAN_ITEM = re.compile(r'<fieldset class="cf-item sp-item" data-item="(\d+)"')
+
+
+def reference_spans(text, released=None):
+    """The spans a careful annotator would mark, as word ranges: the released ones
+    where the sentence is in the released Subtask-2 file, otherwise a rule of thumb
+    (the clause of the first trigger word; the modal clause beside it)."""
+    if released and text in released:
+        found = released[text]
+        antecedent = spans.word_range(text, found.antecedent_start, found.antecedent_end)
+        consequent = spans.word_range(text, found.consequent_start, found.consequent_end)
+        if antecedent and (consequent is None or consequent[0] > antecedent[1] or consequent[1] < antecedent[0]):
+            return antecedent, consequent
+    words = [word.text.lower() for word in spans.words(text)]
+    last = len(words) - 1
+    while last > 0 and words[last] in _BREAKS:
+        last -= 1
+    start = next((i for i, word in enumerate(words) if word in _TRIGGERS), 0)
+    end = next((i - 1 for i in range(start + 1, last + 1) if words[i] in _BREAKS), last)
+    antecedent = (start, max(start, end))
+    if start > 0:
+        before = start - 1
+        while before > 0 and words[before] in _BREAKS:
+            before -= 1
+        consequent = (0, before)
+    elif antecedent[1] + 2 <= last:
+        consequent = (antecedent[1] + 2, last)
+    else:
+        consequent = None
+    if consequent and not _MODALS & set(words[consequent[0]:consequent[1] + 1]):
+        consequent = None
+    return antecedent, consequent
+
+
+@dataclass
+class SpanAnnotator:
+    name: str
+    accuracy: float  # chance of marking the reference spans exactly, and of a right double check
+
+    def answer(self, text, truth, released, rng):
+        """Form fields for one sentence: the double check, then the spans."""
+        # The double check is easier than marking spans: five people agreed already.
+        counterfactual = truth if rng.random() < (1 + self.accuracy) / 2 else 1 - truth
+        if not counterfactual:
+            return {"cf": "0"}
+        antecedent, consequent = reference_spans(text, released)
+        if rng.random() > self.accuracy and antecedent[1] > antecedent[0]:
+            antecedent = (antecedent[0] + 1, antecedent[1])  # missed the first word
+        fields = {"cf": "1", "ant": f"{antecedent[0]}:{antecedent[1]}"}
+        fields.update({"con": f"{consequent[0]}:{consequent[1]}"} if consequent else {"nocon": "1"})
+        return fields
+
+
+def span_truths(batch):
+    """Whether each Subtask-2 sentence is really counterfactual: the released label where known."""
+    sources = {item.pk: item.payload.get("source_item") for item in Item.objects.filter(batch=batch)}
+    known = dict(Item.objects.filter(pk__in=[s for s in sources.values() if s]).values_list("pk", "gold_answer"))
+    return {pk: 1 if known.get(source) is None else int(known[source]) for pk, source in sources.items()}
+
+
+def run_spans(batch, annotators, released, seed=0):
+    """Span annotators log in and take turns claiming Subtask-2 HITs and submitting them over HTTP."""
+    rng = random.Random(seed)
+    truth = span_truths(batch)
+    texts = dict(Item.objects.filter(batch=batch).values_list("pk", "payload__text"))
+    group = roles.group(roles.ANNOTATOR)
+    active = []
+    for annotator in annotators:
+        user, _ = User.objects.get_or_create(username=f"sim-{annotator.name}")
+        user.groups.add(group)
+        client = Client(enforce_csrf_checks=True)
+        client.force_login(user)
+        client.get(reverse("hits:work_list"))
+        active.append((annotator, client, client.cookies["csrftoken"].value))
+    submitted = 0
+    while active:
+        for entry in list(active):
+            annotator, client, token = entry
+            response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
+            if not response.url.startswith("/work/assignments/"):
+                active.remove(entry)  # nothing left, or not qualified
+                continue
+            page = client.get(response.url).content.decode()
+            fields = {}
+            for pk in map(int, _SPAN_ITEM.findall(page)):
+                answer = annotator.answer(texts[pk], truth[pk], released, rng)
+                fields.update({f"{name}-{pk}": value for name, value in answer.items()})
+            result = client.post(response.url + "submit/", {**fields, "csrfmiddlewaretoken": token})
+            if result.status_code != 302:
+                raise RuntimeError(f"{annotator.name}: submit refused: {result.content.decode()}")
+            submitted += 1
+    return submitted
+
+
+def review_spans(batch, released, auto_accept=False):
+    """The organizer goes through the review queue over HTTP. With auto_accept the spans are
+    taken as the annotators left them (flags removed); otherwise wrong spans are moved to the
+    reference and sentences that are not counterfactual are removed."""
+    from annotation.models import SpanAnnotation
+
+    organizer, _ = User.objects.get_or_create(username="demo-organizer", defaults={"is_staff": True})
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organizer)
+    client.get(reverse("annotation:review_list"))
+    token = client.cookies["csrftoken"].value
+    truth = span_truths(batch)
+    for annotation in SpanAnnotation.objects.filter(item__batch=batch, state="unreviewed").order_by("pk"):
+        fields = {"csrfmiddlewaretoken": token, "action": "accept"}
+        if annotation.flagged and (auto_accept or not truth[annotation.item_id]):
+            fields["action"] = "remove"
+        elif not auto_accept and not truth[annotation.item_id]:
+            fields.update(action="remove", note="not counterfactual")
+        elif not auto_accept:
+            antecedent, consequent = reference_spans(annotation.text, released)
+            fields["ant-review"] = f"{antecedent[0]}:{antecedent[1]}"
+            fields.update({"con-review": f"{consequent[0]}:{consequent[1]}"} if consequent else {"nocon-review": "1"})
+        client.post(reverse("annotation:review", args=[annotation.pk]), fields)
+        annotation.refresh_from_db()
+        if annotation.state == "unreviewed":
+            raise RuntimeError(f"the review of annotation {annotation.pk} was refused: {fields}")

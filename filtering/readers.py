@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-DOMAINS = ("finance", "politics", "healthcare")
+# "mixed": text from several of the three without a domain per document, e.g. the released SemEval sentences.
+DOMAINS = ("finance", "politics", "healthcare", "mixed")
 FORMATS = ("jsonl", "csv", "txt-dir")
 DEFAULT_MAX_BYTES = 2_000_000
 _READ_CHUNK = 1 << 16

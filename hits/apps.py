@@ -1,4 +1,4 @@
-"""Batches, HITs, assignments and the crowd providers behind one interface (not built yet)."""
+"""Batches, HITs, assignments and the crowd providers behind one interface."""
 
 from django.apps import AppConfig
 

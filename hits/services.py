@@ -15,6 +15,7 @@ from hits.models import Assignment, Batch, Bonus, Hit, HitItem, Item, Worker
 from hits.providers import PROVIDERS, get_provider
 from hits.providers.base import ProviderError, money
 from hits.providers.mturk import request_token
+from hits.signals import assignment_submitted
 from hits.task_types import AnswerError, get_task_type
 
 
@@ -244,6 +245,7 @@ def assignment_submit(*, assignment, worker, raw_answers):
         assignment.answers = answers
         assignment.submitted = timezone.now()
         assignment.save(update_fields=["state", "raw_answers", "answers", "submitted"])
+        assignment_submitted.send(sender=task_type.name, assignment=assignment)
         _complete_hit_if_done(assignment.hit)
     return assignment, True
 
@@ -319,11 +321,14 @@ def _store_submission(batch, hit, submission, task_type, report):
     else:
         feedback = ""
         report.new += 1
-    Assignment.objects.create(
-        hit=hit, worker=worker, provider_assignment_id=submission.provider_assignment_id,
-        state=_STATE[submission.status], claimed=submission.submitted, submitted=submission.submitted,
-        raw_answers=raw, answers=answers, feedback=feedback,
-    )
+    with transaction.atomic():
+        assignment = Assignment.objects.create(
+            hit=hit, worker=worker, provider_assignment_id=submission.provider_assignment_id,
+            state=_STATE[submission.status], claimed=submission.submitted, submitted=submission.submitted,
+            raw_answers=raw, answers=answers, feedback=feedback,
+        )
+        if answers is not None:
+            assignment_submitted.send(sender=task_type.name, assignment=assignment)
 
 
 # --- review and payment --------------------------------------------------------------

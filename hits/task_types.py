@@ -21,6 +21,10 @@ class TaskType:
         """Turn submitted form fields into {item key: answer}; raise AnswerError if they do not fit."""
         raise NotImplementedError
 
+    def page_context(self, items):
+        """What the task's template gets besides the assignment and HIT."""
+        return {"items": items}
+
     def html_question(self, hit, items):
         """A self-contained HTML form for the HIT, posting to MTurk's externalSubmit."""
         raise NotImplementedError

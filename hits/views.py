@@ -43,8 +43,8 @@ def assignment_page(request, assignment_id):
     worker = services.worker_for_user(request.user)
     assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id, worker=worker)
     task_type = get_task_type(assignment.hit.batch.task_type)
-    return render(request, task_type.template, {"assignment": assignment, "hit": assignment.hit,
-                                                "items": assignment.hit.ordered_items(), "task_type": task_type})
+    return render(request, task_type.template, {"assignment": assignment, "hit": assignment.hit, "task_type": task_type,
+                                                **task_type.page_context(assignment.hit.ordered_items())})
 
 
 @role_required(ANNOTATOR)

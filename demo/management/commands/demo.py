@@ -12,12 +12,23 @@ from aggregation.maths import Rules
 from aggregation.models import SpotCheck
 from aggregation.report import write_report
 from aggregation.services import batch_aggregate, spotcheck_decide, spotcheck_draw, worker_sanction, workers_below
-from annotation.services import semeval_items, subtask1_batch_create
+from annotation.models import SpanAnnotation
+from annotation.services import semeval_items, subtask1_batch_create, subtask2_batch_create
 from datasets import services as dataset_services
+from datasets.formats import read_subtask1_rows, read_subtask2_gold
 from datasets.management.commands.dataset import Command as DatasetCommand
 from datasets.models import DatasetVersion
 from datasets.sampling import balanced_sample
-from demo.crowd import crowd, run_inhouse, run_mturk, take_test_inhouse, take_test_mturk
+from demo.crowd import (
+    SpanAnnotator,
+    crowd,
+    review_spans,
+    run_inhouse,
+    run_mturk,
+    run_spans,
+    take_test_inhouse,
+    take_test_mturk,
+)
 from filtering.models import Candidate, Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, TABLE_5
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
@@ -31,7 +42,6 @@ from qualification import mturk as qualification_mturk
 from qualification.models import Grant
 from qualification.services import current_test, qualification_test_create, reserved_sentence_ids
 
-NOT_BUILT_YET = ["Subtask-2 spans and review"]
 TEST_NAME = "counterfactual-screening"
 SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
@@ -53,27 +63,35 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--corpus-file", default=str(settings.SHARED_DIR / "corpora" / "news_sample.jsonl"))
         parser.add_argument("--gold-file", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv"))
+        parser.add_argument("--spans-file", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask2_train.csv"))
         parser.add_argument("--no-mturk", action="store_true", help="skip the run through the MTurk emulator")
+        parser.add_argument("--auto-accept", action="store_true",
+                            help="accept the span annotations as submitted instead of the simulated organizer's review")
         parser.add_argument("--out", default=str(settings.BASE_DIR / "exports" / "demo"),
                             help="where the dataset export goes")
 
     def handle(self, *args, **options):
         self.summary = []
         corpus = self.ingest(options["corpus_file"])
-        run = self.filter(corpus)
+        self.ingest_labeled(options["gold_file"])
+        run = self.filter(corpus, options["gold_file"])
         sample = self.sample(run)
         self.qualification(options["gold_file"])
         self.crowd(run, sample, "inhouse", options["gold_file"])
         if not options["no_mturk"]:
             self.crowd(run, sample, "mturk", options["gold_file"])
         run = self.aggregate(options["gold_file"])
+        released = {text: found for text, found in read_subtask2_gold(options["spans_file"]).values()}
+        batch = self.spans(run, released)
+        self.review(batch, released, options["auto_accept"])
         self.export(run, options["out"])
         self.baselines()
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
             self.stdout.write(f"  {stage:<28} {seconds:>6.1f}s  {result}")
-        for stage in NOT_BUILT_YET:
-            self.stdout.write(f"  {stage:<28} {'':>7}  not built yet")
+        self.stdout.write("\nLook at the result in the dashboard: `.venv/bin/python manage.py runserver`, then open "
+                          "http://127.0.0.1:8000/dashboard/ and log in as an organizer (create one with "
+                          "`.venv/bin/python manage.py createsuperuser`).")
 
     def stage(self, name, seconds, result):
         self.summary.append((name, seconds, result))
@@ -97,7 +115,18 @@ class Command(BaseCommand):
         self.stage("ingest", time.monotonic() - started, f"{total} sentences in corpus {report.corpus}")
         return report.corpus
 
-    def filter(self, corpus_name):
+    def ingest_labeled(self, path):
+        """The released Subtask-1 sentences as a corpus of their own: the filter's recall is measured on them."""
+        started = time.monotonic()
+        report = corpus_ingest(path=path, corpus_name="semeval-train", domain="mixed", text_column="sentence",
+                               id_column="sentenceID")
+        total = Sentence.objects.filter(document__corpus__name="semeval-train").count()
+        documents = Document.objects.filter(corpus__name="semeval-train").count()
+        self.stdout.write(f"   ingest {path}: {documents} released sentences stored as {total} sentences "
+                          f"({report.skipped_existing} already stored, {len(report.errors)} errors)")
+        self.stage("ingest (SemEval)", time.monotonic() - started, f"{documents} released sentences")
+
+    def filter(self, corpus_name, gold_file):
         started = time.monotonic()
         run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=Corpus.objects.get(name=corpus_name))
         for chunk_id in run.chunks.filter(done=False).values_list("id", flat=True):
@@ -109,8 +138,24 @@ class Command(BaseCommand):
         for domain, (sentences, candidates) in sorted(report.by_domain.items()):
             self.stdout.write(f"   {domain:<11} {candidates:>5} / {sentences:>6} = {candidates / sentences:.2%}")
         self.stdout.write("   per row: " + ", ".join(f"{row.id}:{report.rows[row.id]}" for row in TABLE_5))
-        self.stage("filter", time.monotonic() - started, f"{report.candidates} candidates ({rate:.2%})")
+        recall = self._filter_recall(gold_file)
+        self.stage("filter", time.monotonic() - started, f"{report.candidates} candidates ({rate:.2%}); keeps "
+                                                         f"{recall:.1%} of the released positives")
         return run
+
+    def _filter_recall(self, gold_file):
+        """Share of the released counterfactual sentences the filter passes (one of their sentences, at least)."""
+        corpus = Corpus.objects.get(name="semeval-train")
+        run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=corpus)
+        for chunk_id in run.chunks.filter(done=False).values_list("id", flat=True):
+            filter_chunk.delay(chunk_id)
+        positives = {key for key, label, _ in read_subtask1_rows(gold_file) if label == 1}
+        passed = set(Candidate.objects.filter(run=run, sentence__document__external_id__in=positives)
+                     .values_list("sentence__document__external_id", flat=True))
+        recall = len(passed) / len(positives)
+        self.stdout.write(f"   on the released sentences: passes {len(passed)} of {len(positives)} "
+                          f"counterfactuals ({recall:.1%})")
+        return recall
 
     def sample(self, run):
         started = time.monotonic()
@@ -241,20 +286,72 @@ class Command(BaseCommand):
                    f"right, {len(blocked)} blocked")
         return run
 
+    def spans(self, run, released):
+        """The aggregation's positives go to one qualified annotator each for spans (Subtask 2)."""
+        started = time.monotonic()
+        name = "demo subtask-2 (spans)"
+        batch = Batch.objects.filter(name=name).first()
+        if batch is None:
+            batch = batch_publish(batch=subtask2_batch_create(
+                run=run, name=name, items_per_hit=10, seed=11, reward=Decimal("0.80"),
+                requirements={"qualification": TEST_NAME}))
+            # The in-house crowd of the qualification stage; those who failed the test are refused.
+            annotators = [SpanAnnotator(worker.name, worker.accuracy) for worker in crowd(size=14, spammers=1, seed=7)]
+            submitted = run_spans(batch, annotators, released, seed=11)
+            self._settle(batch)
+            self.stdout.write(f"6. spans: {submitted} HITs submitted over HTTP by simulated span annotators")
+        else:
+            self.stdout.write(f"6. {name}: already done, reporting")
+        annotations = SpanAnnotation.objects.filter(item__batch=batch).select_related("worker__user")
+        flagged = annotations.filter(flagged=True).count()
+        annotators = annotations.values("worker").distinct().count()
+        self.stdout.write(f"   {annotations.count()} sentences, each marked by one annotator ({annotators} "
+                          f"annotators); {flagged} flagged as not counterfactual. A few of them:")
+        for annotation in annotations.filter(flagged=False).order_by("pk")[:4]:
+            self.stdout.write(f"   - {self._bracketed(annotation)}")
+        self.stage("spans", time.monotonic() - started,
+                   f"{annotations.count()} sentences by {annotators} annotators, {flagged} flagged")
+        return batch
+
+    @staticmethod
+    def _bracketed(annotation):
+        """The sentence with [antecedent] and {consequent} marked."""
+        marks = {annotation.antecedent_start: "[", annotation.antecedent_end + 1: "]"}
+        if annotation.consequent_start >= 0:
+            marks.update({annotation.consequent_start: "{", annotation.consequent_end + 1: "}"})
+        text = annotation.text
+        return "".join(marks.get(i, "") + char for i, char in enumerate(text)) + marks.get(len(text), "")
+
+    def review(self, batch, released, auto_accept):
+        started = time.monotonic()
+        annotations = SpanAnnotation.objects.filter(item__batch=batch)
+        if annotations.filter(state="unreviewed").exists():
+            review_spans(batch, released, auto_accept=auto_accept)
+            how = "accepted as submitted (--auto-accept)" if auto_accept else "reviewed by the simulated organizer"
+            self.stdout.write(f"7. review: {how}, over HTTP")
+        else:
+            self.stdout.write("7. review: already done, reporting")
+        states = dict(annotations.values_list("state").annotate(n=Count("pk")))
+        adjusted = annotations.filter(changes__action="adjusted").distinct().count()
+        self.stdout.write(f"   {states.get('accepted', 0)} accepted ({adjusted} with spans moved), "
+                          f"{states.get('removed', 0)} removed as not counterfactual (also from the Subtask-1 "
+                          f"positives); every change is in the review history at /review/spans/?show=all")
+        self.stage("review", time.monotonic() - started, f"{states.get('accepted', 0)} accepted, {adjusted} adjusted, "
+                                                         f"{states.get('removed', 0)} removed")
+
     def export(self, run, out):
         started = time.monotonic()
         version = DatasetVersion.objects.filter(name="demo-crowd").first() or \
             dataset_services.dataset_from_aggregation(run=run, name="demo-crowd", seed=11)
         written = dataset_services.dataset_export(version=version, folder=out)
-        self.stdout.write(f"6. export: dataset version {version.name}, {version.sentences.count()} sentences "
+        self.stdout.write(f"8. export: dataset version {version.name}, {version.sentences.count()} sentences "
                           f"({version.split_report['train']} train / {version.split_report['test']} test) -> {out}")
         self.stdout.write("   " + ", ".join(written))
         tables = (("Table 1", dataset_services.table1(version)), ("Table 2", dataset_services.table2(version)))
         for title, table in tables:
             self.stdout.write("   " + dataset_services.format_table(title, table).replace("\n", "\n   "))
-        self.stdout.write("   (Table 2 stays empty until span annotation is built; the released spans are used below)")
         self.stage("export", time.monotonic() - started, f"{version.sentences.count()} sentences, "
-                                                          f"{len(written)} files, word_counts.png")
+                                                          f"{version.spans.count()} with spans, {len(written)} files")
 
     def baselines(self):
         """The paper's baselines on a 65/35 split of the released training files, scored with our scorer."""
@@ -264,7 +361,7 @@ class Command(BaseCommand):
             version = dataset_services.dataset_import_released(
                 name="semeval-released", subtask1_path=settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv",
                 subtask2_path=settings.SHARED_DIR / "semeval2020t5" / "subtask2_train.csv")
-        self.stdout.write("7. baselines on a 65/35 split of the released training files:")
+        self.stdout.write("9. baselines on a 65/35 split of the released training files:")
         if "baselines" not in version.results:
             DatasetCommand(stdout=_Indented(self.stdout)).do_baselines(version=version.name)
             version.refresh_from_db()

@@ -1,0 +1,83 @@
+"""Span annotations (Subtask 2) and their review history."""
+
+from django.conf import settings
+from django.db import models
+
+from hits.models import Assignment, Item, Worker
+
+
+class SpanAnnotation(models.Model):
+    """One annotator's answer for one sentence, as the organizers last left it.
+
+    Offsets are character offsets into `text` (the stored sentence), end
+    inclusive, -1/-1 where absent. Every change is a SpanChange row: this row
+    is the latest state, never the only record of an earlier one.
+    """
+
+    class State(models.TextChoices):
+        UNREVIEWED = "unreviewed"
+        ACCEPTED = "accepted"
+        REMOVED = "removed"  # not counterfactual: out of Subtask 2 and of the Subtask-1 positives
+
+    # One annotator per sentence, as in the paper: one row per Subtask-2 item.
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="span_annotation")
+    # The Subtask-1 item whose positive outcome sent the sentence here.
+    source_item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="span_annotations")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="span_annotations")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="span_annotations")
+    text = models.TextField()
+    # The annotator's double check; False is a flag for the organizers.
+    flagged = models.BooleanField(default=False)
+    antecedent_start = models.IntegerField(default=-1)
+    antecedent_end = models.IntegerField(default=-1)
+    consequent_start = models.IntegerField(default=-1)
+    consequent_end = models.IntegerField(default=-1)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.UNREVIEWED, db_index=True)
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    reviewed = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self):
+        return f"spans of {self.item} ({self.state})"
+
+    def spans(self):
+        return [self.antecedent_start, self.antecedent_end, self.consequent_start, self.consequent_end]
+
+    @property
+    def antecedent(self):
+        return self.text[self.antecedent_start:self.antecedent_end + 1] if self.antecedent_start >= 0 else ""
+
+    @property
+    def consequent(self):
+        return self.text[self.consequent_start:self.consequent_end + 1] if self.consequent_start >= 0 else ""
+
+
+class SpanChange(models.Model):
+    """Who changed a span annotation, when, and from what to what."""
+
+    class Action(models.TextChoices):
+        SUBMITTED = "submitted"
+        ADJUSTED = "adjusted"
+        ACCEPTED = "accepted"
+        REMOVED = "removed"
+
+    annotation = models.ForeignKey(SpanAnnotation, on_delete=models.CASCADE, related_name="changes")
+    action = models.CharField(max_length=20, choices=Action.choices)
+    # The annotator's submission has a worker; a review has an organizer.
+    worker = models.ForeignKey(Worker, null=True, blank=True, on_delete=models.SET_NULL)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    at = models.DateTimeField(auto_now_add=True)
+    # {"state", "flagged", "spans": [a_start, a_end, c_start, c_end]} before and after.
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField()
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.action} {self.annotation_id} at {self.at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,97 @@
+"""The organizer's review of span annotations: a filtered queue and one page per sentence."""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from annotation import services, spans
+from annotation.models import SpanAnnotation
+from config.roles import ORGANIZER, role_required
+from hits.models import Worker
+from hits.services import CrowdError
+
+FILTERS = {
+    "unreviewed": {"state": SpanAnnotation.State.UNREVIEWED},
+    "flagged": {"state": SpanAnnotation.State.UNREVIEWED, "flagged": True},
+    "accepted": {"state": SpanAnnotation.State.ACCEPTED},
+    "removed": {"state": SpanAnnotation.State.REMOVED},
+    "all": {},
+}
+
+
+def _queue(params):
+    """The annotations a filter selects, and the filter as cleaned query parameters."""
+    show = params.get("show") if params.get("show") in FILTERS else "unreviewed"
+    annotations = SpanAnnotation.objects.filter(**FILTERS[show])
+    cleaned = {"show": show}
+    for field, name in (("worker_id", "worker"), ("item__batch_id", "batch")):
+        value = params.get(name, "")
+        if value.isdigit():
+            annotations = annotations.filter(**{field: int(value)})
+            cleaned[name] = value
+    return annotations.order_by("pk"), cleaned
+
+
+def pieces(annotation):
+    """The sentence cut into (text, "ant" / "con" / "") runs, for showing both spans."""
+    marks = [""] * len(annotation.text)
+    for kind, start, end in (("ant", annotation.antecedent_start, annotation.antecedent_end),
+                             ("con", annotation.consequent_start, annotation.consequent_end)):
+        for index in range(max(start, 0), end + 1 if start >= 0 else 0):
+            marks[index] = kind
+    runs = []
+    for char, mark in zip(annotation.text, marks, strict=True):
+        if runs and runs[-1][1] == mark:
+            runs[-1][0] += char
+        else:
+            runs.append([char, mark])
+    return runs
+
+
+@role_required(ORGANIZER)
+def review_list(request):
+    annotations, cleaned = _queue(request.GET)
+    page = Paginator(annotations.select_related("worker__user", "item__batch"), 50).get_page(request.GET.get("page"))
+    counts = {name: SpanAnnotation.objects.filter(**query).count() for name, query in FILTERS.items()}
+    workers = Worker.objects.filter(span_annotations__isnull=False).distinct().select_related("user").order_by("pk")
+    return render(request, "annotation/review_list.html", {
+        "page": page, "rows": [(a, pieces(a)) for a in page], "counts": counts, "cleaned": cleaned,
+        "query": urlencode(cleaned), "workers": workers})
+
+
+@role_required(ORGANIZER)
+def review_detail(request, annotation_id):
+    annotation = get_object_or_404(SpanAnnotation.objects.select_related("worker__user", "item__batch"),
+                                   pk=annotation_id)
+    queue, cleaned = _queue(request.GET)
+    if request.method == "POST":
+        try:
+            count = len(spans.words(annotation.text))
+            antecedent = spans.parse_range(request.POST.get("ant-review"), count, "the antecedent")
+            consequent = spans.parse_range(request.POST.get("con-review"), count, "the consequent")
+            no_consequent = request.POST.get("nocon-review") == "1"
+            if request.POST.get("action") == "accept" and consequent is None and not no_consequent:
+                raise spans.SpanError("mark the consequent, or tick 'No consequent'")
+            services.span_review(annotation=annotation, user=request.user, action=request.POST.get("action", ""),
+                                 antecedent=antecedent, consequent=consequent, note=request.POST.get("note", ""))
+        except (spans.SpanError, CrowdError) as error:
+            messages.error(request, f"Annotation {annotation.pk}: {error}")
+            return redirect(f"{reverse('annotation:review', args=[annotation.pk])}?{urlencode(cleaned)}")
+        annotation.refresh_from_db()
+        messages.success(request, f"Annotation {annotation.pk}: {annotation.state}.")
+        following = queue.filter(pk__gt=annotation.pk).exclude(pk=annotation.pk).first()
+        target = reverse("annotation:review", args=[following.pk]) if following else reverse("annotation:review_list")
+        return redirect(f"{target}?{urlencode(cleaned)}")
+    antecedent = spans.word_range(annotation.text, annotation.antecedent_start, annotation.antecedent_end)
+    consequent = spans.word_range(annotation.text, annotation.consequent_start, annotation.consequent_end)
+    return render(request, "annotation/review_detail.html", {
+        "annotation": annotation, "words": spans.words(annotation.text), "pieces": pieces(annotation),
+        "ant": ":".join(map(str, antecedent)) if antecedent else "",
+        "con": ":".join(map(str, consequent)) if consequent else "",
+        "nocon": antecedent is not None and consequent is None,
+        "changes": annotation.changes.select_related("user", "worker__user"), "query": urlencode(cleaned),
+        "position": queue.filter(pk__lt=annotation.pk).count() + 1 if queue.filter(pk=annotation.pk).exists()
+        else None, "queue_size": queue.count(), "show": cleaned["show"]})

@@ -1,0 +1,186 @@
+"""Load test: concurrent annotators taking and submitting Subtask-1 HITs.
+
+    .venv/bin/pip install -r requirements-bench.txt
+    .venv/bin/python bench/load_test.py [--users 100] [--minutes 5] [--workers 4]
+
+A fresh PostgreSQL database (BENCH_DATABASE_URL, default crowdset_load on
+127.0.0.1) gets the annotators and one in-house batch big enough that nobody
+runs out; gunicorn serves the site on loopback and locust plays the
+annotators. Afterwards the database is checked against what the clients
+sent: every accepted submission is stored once with one vote per sentence,
+and no annotator holds two places in one HIT.
+
+Latency is reported per request kind, and as a ratio to the login page
+(a page that touches no crowd tables) measured in the same run.
+"""
+
+import argparse
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_URL = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/crowdset_load")
+PORT = int(os.environ.get("BENCH_PORT", "8765"))
+
+SETUP = """
+import sys
+import django
+django.setup()
+import json
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import User
+from django.contrib.sessions.backends.db import SessionStore
+from django.conf import settings
+from annotation.services import read_semeval
+from config.roles import ANNOTATOR, group
+from hits.services import batch_create, batch_publish
+
+users, hits, password = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+hashed = make_password(password)  # hashed once: the test measures the site, not PBKDF2 at set-up
+annotators = User.objects.bulk_create(User(username=f"load-{n:03d}", password=hashed) for n in range(1, users + 1))
+group(ANNOTATOR).user_set.add(*annotators)
+sessions = []
+for user in User.objects.filter(username__startswith="load-"):
+    session = SessionStore()
+    session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+                    HASH_SESSION_KEY: user.get_session_auth_hash()})
+    session.create()
+    sessions.append(session.session_key)
+json.dump(sessions, open(sys.argv[4], "w"))
+rows = read_semeval(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv")
+items = [{"key": f"load:{n}", "group": "", "payload": {"text": rows[n % len(rows)]["sentence"]}}
+         for n in range(hits * 25)]
+batch = batch_create(name="load test", task_type="subtask1", items=items, items_per_hit=25)
+batch_publish(batch=batch)
+print(batch.pk)
+"""
+
+CHECK = """
+import json, sys
+import django
+django.setup()
+from django.db.models import Count
+from hits.models import Assignment
+sent = {int(k): v for k, v in json.load(open(sys.argv[1]))["submitted"].items()}
+submitted = {a.pk: a for a in Assignment.objects.filter(state="submitted").select_related("hit")}
+sizes = {a.pk: a.hit.hit_items.count() for a in submitted.values()}
+lost = sorted(set(sent) - set(submitted))
+unknown = sorted(set(submitted) - set(sent))
+short = sorted(pk for pk, a in submitted.items()
+               if len(a.answers) != sizes[pk] or (pk in sent and sent[pk] != sizes[pk]))
+doubled = Assignment.objects.values("hit", "worker").annotate(n=Count("pk")).filter(n__gt=1).count()
+print(json.dumps({"sent": len(sent), "stored": len(submitted), "votes_sent": sum(sent.values()),
+                  "votes_stored": sum(len(a.answers) for a in submitted.values()), "lost": lost[:10],
+                  "not_acknowledged": unknown[:10], "incomplete": short[:10], "doubled_places": doubled,
+                  "claimed_open": Assignment.objects.filter(state="claimed").count()}))
+"""
+
+
+def fresh_database():
+    import psycopg
+
+    admin, name = PG_URL.rsplit("/", 1)
+    with psycopg.connect(admin + "/postgres", autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def django(env, *args):
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.PIPE,
+                          text=True).stdout
+
+
+def wait_for(url, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit(f"gunicorn did not answer at {url} within {seconds}s")
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def report(record, check):
+    requests = record["requests"]
+    begin, end = min(r[1] for r in requests), max(r[1] for r in requests)
+    names = sorted({r[0] for r in requests}, key=lambda name: (name.startswith("login"), name))
+    baseline = percentile([r[2] for r in requests if r[0].startswith("login")], 0.95)
+    print(f"\n{'request':<24}{'count':>8}{'errors':>8}{'req/s':>8}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}"
+          f"{'p95 / baseline':>16}")
+    groups = [(name, [r for r in requests if r[0] == name]) for name in names]
+    groups.append(("annotator requests", [r for r in requests if not r[0].startswith("login")]))
+    for name, rows in groups:
+        times = [r[2] for r in rows]
+        print(f"{name:<24}{len(rows):>8}{sum(r[3] for r in rows):>8}{len(rows) / (end - begin):>8.1f}"
+              f"{percentile(times, 0.5):>8.0f}{percentile(times, 0.95):>8.0f}{percentile(times, 0.99):>8.0f}"
+              f"{percentile(times, 0.95) / baseline:>15.1f}x")
+    print(f"\nsubmissions: {check['sent']} acknowledged, {check['stored']} stored "
+          f"({check['stored'] / (end - begin):.1f}/s); votes sent {check['votes_sent']}, stored "
+          f"{check['votes_stored']}; lost {check['lost']}, stored without acknowledgement "
+          f"{check['not_acknowledged']}, incomplete {check['incomplete']}, doubled places "
+          f"{check['doubled_places']}; claims still open at the end {check['claimed_open']}")
+    errors = sum(r[3] for r in requests)
+    return errors == 0 and not (check["lost"] or check["not_acknowledged"] or check["incomplete"]
+                                or check["doubled_places"] or check["votes_sent"] != check["votes_stored"])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--users", type=int, default=100)
+    parser.add_argument("--minutes", type=float, default=5)
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
+    parser.add_argument("--hits", type=int, default=2000, help="HITs in the batch (25 sentences, 5 places each)")
+    args = parser.parse_args()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT),
+           "DATABASE_URL": PG_URL, "DB_CONN_MAX_AGE": "60", "SECRET_KEY": secrets.token_urlsafe(40),
+           "DEBUG": "false", "LOG_LEVEL": "ERROR"}
+    env.pop("CELERY_BROKER_URL", None)
+    fresh_database()
+    django(env, "manage.py", "migrate", "-v", "0")
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        (folder / "setup.py").write_text(SETUP)
+        (folder / "check.py").write_text(CHECK)
+        sessions, record = folder / "sessions.json", folder / "record.json"
+        batch = django(env, str(folder / "setup.py"), str(args.users), str(args.hits), secrets.token_urlsafe(12),
+                       str(sessions)).strip()
+        print(f"database ready: {args.users} annotators, batch {batch} with {args.hits} HITs of 25 sentences")
+        server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", str(args.workers),
+                                   "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"], cwd=ROOT, env=env)
+        try:
+            wait_for(f"http://127.0.0.1:{PORT}/accounts/login/")
+            print(f"locust: {args.users} annotators and 1 baseline visitor for {args.minutes:g} min against "
+                  f"gunicorn ({args.workers} workers) on PostgreSQL")
+            subprocess.run([sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"),
+                            "--headless", "--users", str(args.users + 1), "--spawn-rate", "20",
+                            "--run-time", f"{int(args.minutes * 60)}s", "--host", f"http://127.0.0.1:{PORT}",
+                            "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "10"],
+                           cwd=ROOT, env={**env, "LOAD_BATCH": batch, "LOAD_SESSIONS": str(sessions),
+                                          "LOAD_RECORD": str(record)},
+                           check=False, stdout=subprocess.DEVNULL)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+        check = json.loads(django(env, str(folder / "check.py"), str(record)))
+        ok = report(json.loads(record.read_text()), check)
+    print("\nresult:", "no errors, every acknowledged vote stored once" if ok else "FAILED (see above)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

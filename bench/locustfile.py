@@ -1,0 +1,85 @@
+"""Annotators for the load test (`bench/load_test.py` drives it; not meant to run alone).
+
+Each simulated annotator starts with a session the driver prepared (a login
+costs about a second of PBKDF2 by design; it is measured apart), then loops:
+open the work list, take a HIT of the batch, open its page, answer every
+sentence and submit. Every request's time is written down, and so is every
+submission the server acknowledged, for the driver to compare with the database.
+"""
+
+import json
+import os
+import random
+import re
+import time
+
+from locust import HttpUser, between, events, task
+
+BATCH = int(os.environ["LOAD_BATCH"])
+RECORD = os.environ["LOAD_RECORD"]
+with open(os.environ["LOAD_SESSIONS"], encoding="utf-8") as _file:
+    SESSIONS = json.load(_file)
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+ITEM = re.compile(r'name="item-(\d+)" value="1"')
+_sessions = iter(SESSIONS)
+_submitted = {}  # assignment id -> votes sent, for submissions the server acknowledged
+_requests = []  # (name, started at, milliseconds, failed)
+
+
+class Annotator(HttpUser):
+    # Between clicks; a person reading 25 sentences takes minutes, so this is a hard crowd.
+    wait_time = between(0.5, 1.5)
+
+    def on_start(self):
+        self.client.cookies.set("sessionid", next(_sessions))
+
+    @task
+    def take_and_submit(self):
+        listing = self.client.get("/work/", name="work list")
+        token = CSRF.search(listing.text)
+        if not token:
+            return
+        with self.client.post(f"/work/batches/{BATCH}/claim/", name="claim", allow_redirects=False,
+                              data={"csrfmiddlewaretoken": token.group(1)}, catch_response=True) as claim:
+            location = claim.headers.get("Location", "")
+            if claim.status_code != 302:
+                claim.failure(f"claim answered {claim.status_code}")
+                return
+            if "/assignments/" not in location:
+                claim.success()  # no HIT left for this annotator: a fair answer, not an error
+                self.stop()
+                return
+        page = self.client.get(location, name="HIT page")
+        assignment = int(location.rstrip("/").rsplit("/", 1)[1])
+        items = ITEM.findall(page.text)
+        answers = {f"item-{item}": random.choice("01") for item in items}
+        answers.update({"csrfmiddlewaretoken": CSRF.search(page.text).group(1), "_elapsed_ms": "60000",
+                        "_changes": "[]"})
+        with self.client.post(f"/work/assignments/{assignment}/submit/", name="submit", data=answers,
+                              allow_redirects=False, catch_response=True) as submit:
+            if submit.status_code == 302:
+                _submitted[assignment] = len(items)
+            else:
+                submit.failure(f"submit answered {submit.status_code}: {submit.text[:200]}")
+
+
+class Visitor(HttpUser):
+    """The baseline: one visitor reading the login page, a view that touches no crowd table."""
+
+    fixed_count = 1
+    wait_time = between(0.5, 1.5)
+
+    @task
+    def login_page(self):
+        self.client.get("/accounts/login/", name="login page (baseline)")
+
+
+@events.request.add_listener
+def _time(name, response_time, exception, **kwargs):
+    _requests.append((name, time.time(), response_time, exception is not None))
+
+
+@events.quitting.add_listener
+def _write_record(environment, **kwargs):
+    with open(RECORD, "w", encoding="utf-8") as handle:
+        json.dump({"submitted": _submitted, "requests": _requests}, handle)
