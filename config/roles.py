@@ -35,3 +35,12 @@ def group(role):
     from django.contrib.auth.models import Group
 
     return Group.objects.get_or_create(name=role)[0]
+
+
+def context(request):
+    """Template context: which roles the user has, for the navigation."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {"roles": {}}
+    names = set(user.groups.values_list("name", flat=True))
+    return {"roles": {role: user.is_staff or role in names for role in ROLES}}

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "annotation",
     "aggregation",
     "datasets",
+    "dashboard",
     "demo",
 ]
 
@@ -104,6 +105,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "config.roles.context",
             ],
         },
     },
@@ -129,6 +131,9 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# Where dataset exports started from the pages are written, a folder per version.
+EXPORT_ROOT = Path(env_str("EXPORT_ROOT") or BASE_DIR / "exports")
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

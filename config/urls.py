@@ -1,11 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
 
+from dashboard.views import home
 from hits.views import mturk_hit_page
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="hits:work_list", permanent=False)),
+    path("", home, name="home"),
+    path("dashboard/", include("dashboard.urls")),
+    path("datasets/", include("datasets.urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("work/", include("hits.urls")),

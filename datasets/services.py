@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from django.db import transaction
+from django.utils import timezone
 
 from aggregation import maths
 from annotation.models import SpanAnnotation
@@ -206,6 +207,10 @@ def dataset_export(*, version, folder):
     word_count_plot(version, folder / "word_counts.png")
     written.append("word_counts.png")
     write("README.md", dataset_card(version, statistics, bool(spans)))
+    # Where the files are, for the download links of the pages.
+    version.results = {**version.results, "export": {"folder": str(folder.resolve()), "files": written,
+                                                     "at": timezone.now().isoformat()}}
+    version.save(update_fields=["results"])
     return written
 
 

@@ -5,6 +5,7 @@ class Domain(models.TextChoices):
     FINANCE = "finance"
     POLITICS = "politics"
     HEALTHCARE = "healthcare"
+    MIXED = "mixed"  # several of the three, no domain per document (e.g. the released SemEval sentences)
 
 
 class Corpus(models.Model):

@@ -7,7 +7,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from hits import eligibility
@@ -375,6 +375,19 @@ def worker_bonus(*, worker, assignment, amount, reason):
         return existing
     get_provider(assignment.hit.batch.provider).send_bonus(worker, assignment, amount, reason, token)
     return Bonus.objects.create(worker=worker, assignment=assignment, amount=amount, reason=reason, token=token)
+
+
+def worker_pay(*, worker):
+    """What a worker has done and earned: assignments per state, rewards of approved work, bonuses."""
+    done = (Assignment.objects.filter(worker=worker).exclude(state=Assignment.State.CLAIMED)
+            .values("state").annotate(n=Count("pk"), reward=Sum("hit__batch__reward")))
+    by_state = {row["state"]: row for row in done}
+    approved = by_state.get(Assignment.State.APPROVED, {})
+    bonuses = Bonus.objects.filter(worker=worker).aggregate(total=Sum("amount"))["total"] or Decimal("0")
+    earned = approved.get("reward") or Decimal("0")
+    return {"states": {state: row["n"] for state, row in by_state.items()}, "rewards": money(earned),
+            "bonuses": money(bonuses), "total": money(earned + bonuses),
+            "waiting": by_state.get(Assignment.State.SUBMITTED, {}).get("n", 0)}
 
 
 def worker_block(*, worker, reason):

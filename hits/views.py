@@ -20,7 +20,7 @@ def work_list(request):
     open_assignments = (Assignment.objects.filter(worker=worker, state=Assignment.State.CLAIMED)
                         .select_related("hit__batch").order_by("claimed"))
     return render(request, "hits/work_list.html", {"batches": batches, "open_assignments": open_assignments,
-                                                   "worker": worker})
+                                                   "worker": worker, "pay": services.worker_pay(worker=worker)})
 
 
 @role_required(ANNOTATOR)

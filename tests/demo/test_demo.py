@@ -6,6 +6,8 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+from annotation.models import SpanAnnotation
+from datasets.models import DatasetVersion
 from hits.models import Assignment, Batch
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -25,11 +27,18 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     assert "3. in-house: 70 assignments submitted over HTTP" in text
     assert "4. MTurk emulator: 70 assignments submitted" in text
     assert "blocked below 70%: sim-agg-spammer1, sim-agg-spammer2" in text
+    assert "on the released sentences: passes 1383 of 1454 counterfactuals (95.1%)" in text
+    assert "6. spans: 3 HITs submitted over HTTP" in text
+    assert "24 sentences, each marked by one annotator (3 annotators)" in text
+    assert SpanAnnotation.objects.filter(state="accepted").count() + \
+        SpanAnnotation.objects.filter(state="removed").count() == 24
+    assert "Table 2" in text and DatasetVersion.objects.get(name="demo-crowd").spans.count() > 0
+    assert "manage.py runserver" in text
     assert set(Batch.objects.values_list("state", flat=True)) == {"completed"}
     states = {state: Assignment.objects.filter(state=state).count() for state in ("approved", "rejected")}
-    assert states["approved"] + states["rejected"] == 240
+    assert states["approved"] + states["rejected"] == 243
     assert states["rejected"] > 0  # spot checks rejected the spammers' HITs at the provider
     again = StringIO()
     call_command("demo", stdout=again)
-    assert again.getvalue().count("already done") == 3
-    assert Assignment.objects.count() == 240
+    assert again.getvalue().count("already done") == 5
+    assert Assignment.objects.count() == 243

@@ -1,0 +1,82 @@
+"""Every URL checks the role: an outsider (logged in, no role) and a visitor are refused everywhere
+but the public pages, and each role is refused the others' pages."""
+
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from tests.base import BaseTestCase
+
+# Pages anyone may open: logging in and out, and the MTurk task page MTurk shows to its workers.
+PUBLIC = {"login", "logout", "password_reset", "password_reset_done", "password_reset_confirm",
+          "password_reset_complete", "mturk_hit", "home"}
+# Routes with their own guard (Django's admin asks for staff; password change asks for a login only).
+OWN_GUARD = {"password_change", "password_change_done"}
+
+
+def _routes(resolver=None, prefix="", namespace=""):
+    for pattern in (resolver or get_resolver()).url_patterns:
+        if isinstance(pattern, URLResolver):
+            if str(pattern.pattern).startswith("admin/"):
+                continue
+            yield from _routes(pattern, prefix + str(pattern.pattern),
+                               f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace)
+        elif isinstance(pattern, URLPattern):
+            yield f"{namespace}{pattern.name}", _fill(prefix + str(pattern.pattern))
+
+
+def _fill(route):
+    """A concrete path for a route: ids 1, names "x"."""
+    for converter, value in (("<int:", "1"), ("<slug:", "x"), ("<str:", "x")):
+        while converter in route:
+            start = route.index(converter)
+            route = route[:start] + value + route[route.index(">", start) + 1:]
+    return "/" + route
+
+
+ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:plot_workers", "dashboard:plot_agreement",
+                  "annotation:review_list", "annotation:review", "aggregation:spot_checks", "aggregation:decide",
+                  "aggregation:sanction", "qualification:pool"}
+ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "qualification:take",
+                  "qualification:submit", "qualification:result"}
+RESEARCHER_ONLY = {"datasets:versions", "datasets:export", "datasets:file"}
+
+
+class RoleTest(BaseTestCase):
+    def test_every_route_is_classified(self):
+        names = {name for name, _ in _routes()}
+        unknown = names - PUBLIC - OWN_GUARD - ORGANIZER_ONLY - ANNOTATOR_ONLY - RESEARCHER_ONLY
+        self.assertEqual(unknown, set(), "a new URL needs a role: add it to a set here")
+
+    def test_visitors_are_sent_to_log_in_and_outsiders_are_refused(self):
+        for name, path in _routes():
+            if name in PUBLIC or name in OWN_GUARD:
+                continue
+            with self.subTest(url=path):
+                self.client.logout()
+                for method in (self.client.get, self.client.post):
+                    response = method(path)
+                    self.assertEqual(response.status_code, 302, f"{method.__name__} {path}")
+                    self.assertTrue(response.url.startswith("/accounts/login/"))
+                self.login(self.outsider)
+                self.assertEqual(self.client.get(path).status_code, 403)
+                self.assertEqual(self.client.post(path).status_code, 403)
+
+    def test_each_role_is_refused_the_pages_of_the_others(self):
+        refused = {self.annotator: ORGANIZER_ONLY | RESEARCHER_ONLY,
+                   self.researcher: ORGANIZER_ONLY | ANNOTATOR_ONLY}
+        paths = dict(_routes())
+        for user, names in refused.items():
+            self.login(user)
+            for name in sorted(names):
+                with self.subTest(user=user.username, url=paths[name]):
+                    self.assertEqual(self.client.get(paths[name]).status_code, 403)
+
+    def test_home_sends_each_role_to_its_work(self):
+        for user, target in ((self.organizer, "/dashboard/"), (self.annotator, "/work/"),
+                             (self.researcher, "/datasets/")):
+            self.login(user)
+            self.assertEqual(self.client.get("/").url, target)
+        self.login(self.outsider)
+        response = self.client.get("/")
+        self.assertContains(response, "Your account has no role", status_code=403)
+        self.client.logout()
+        self.assertTrue(self.client.get("/").url.startswith("/accounts/login/"))
