@@ -26,9 +26,13 @@ _submitted = {}  # assignment id -> votes sent, for submissions the server ackno
 _requests = []  # (name, started at, milliseconds, failed)
 
 
+THINK = [float(seconds) for seconds in os.environ.get("LOAD_THINK", "2,6").split(",")]
+
+
 class Annotator(HttpUser):
-    # Between clicks; a person reading 25 sentences takes minutes, so this is a hard crowd.
-    wait_time = between(0.5, 1.5)
+    # Seconds between clicks. A person reading 25 sentences takes minutes, so even
+    # the default (a HIT every ~16 s) is a crowd far faster than a real one.
+    wait_time = between(*THINK)
 
     def on_start(self):
         self.client.cookies.set("sessionid", next(_sessions))

@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import expect
 
 from annotation.models import SpanAnnotation, SpanChange
 from config import roles
@@ -62,16 +63,20 @@ def test_an_annotator_marks_spans_with_the_mouse_and_flags_a_sentence(browser_pa
 
     page.check(f"{first} input[value='1']")
     drag(page, first, 0, 4, start_inside=True)  # "If the bill had passed", pressed mid-word
+    expect(page.locator(f"{first} .tok.ant")).to_have_count(5)
     drag(page, first, 6, 9)  # "prices would have fallen": the consequent comes next by itself
-    assert page.inner_text(f"{first} .sp-ant-text") == "If the bill had passed"
-    assert page.inner_text(f"{first} .sp-con-text") == "prices would have fallen"
+    # The page takes the selection just after the button is released: wait for it, not for a fixed time.
+    expect(page.locator(f"{first} .sp-ant-text")).to_have_text("If the bill had passed")
+    expect(page.locator(f"{first} .sp-con-text")).to_have_text("prices would have fallen")
     assert page.locator(f"{first} .tok.ant").count() == 5 and page.locator(f"{first} .tok.con").count() == 4
 
     page.check(f"{second} input[value='1']")
     drag(page, second, 0, 2)  # a wrong antecedent first: cleared and redone
+    expect(page.locator(f"{second} .tok.ant")).to_have_count(3)
     page.click(f"{second} .sp-clear")
     assert page.locator(f"{second} .tok.ant").count() == 0
     drag(page, second, 0, 3)  # "Si j'étais riche 😀"
+    expect(page.locator(f"{second} .tok.ant")).to_have_count(4)
     page.check(f"{second} .sp-nocon")
     assert page.inner_text("#cf-progress") == "2 of 3 done"
 
@@ -121,7 +126,7 @@ def test_a_reviewer_drags_a_span_edge_and_accepts(browser_page, live_server):  #
     page.mouse.down()
     page.mouse.move(target["x"] + 2, target["y"] + target["height"] / 2, steps=6)
     page.mouse.up()
-    assert page.inner_text("#review-form .sp-ant-text") == "If the bill had passed"
+    expect(page.locator("#review-form .sp-ant-text")).to_have_text("If the bill had passed")
     page.click("#review-accept")
     page.wait_for_load_state()
     annotation.refresh_from_db()
