@@ -1,7 +1,7 @@
 """Load test: concurrent annotators taking and submitting Subtask-1 HITs.
 
     .venv/bin/pip install -r requirements-bench.txt
-    .venv/bin/python bench/load_test.py [--users 100] [--minutes 5] [--workers 4] [--think 2,6]
+    .venv/bin/python bench/load_test.py [--users 100] [--minutes 5] [--workers 4] [--label 15,45] [--think 1,3]
 
 A fresh PostgreSQL database (BENCH_DATABASE_URL, default crowdset_load on
 127.0.0.1) gets the annotators and one in-house batch big enough that nobody
@@ -61,6 +61,11 @@ items = [{"key": f"load:{n}", "group": "", "payload": {"text": rows[n % len(rows
          for n in range(hits * 25)]
 batch = batch_create(name="load test", task_type="subtask1", items=items, items_per_hit=25)
 batch_publish(batch=batch)
+# A live database's autovacuum would have analyzed the tables by now; without it the planner
+# guesses from empty tables.
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute("ANALYZE")
 print(batch.pk)
 """
 
@@ -145,7 +150,8 @@ def main():
     parser.add_argument("--minutes", type=float, default=5)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
     parser.add_argument("--hits", type=int, default=1500, help="HITs in the batch (25 sentences, 5 places each)")
-    parser.add_argument("--think", default="2,6", help="seconds an annotator waits between clicks: MIN,MAX")
+    parser.add_argument("--think", default="1,3", help="seconds between a submit and the next HIT: MIN,MAX")
+    parser.add_argument("--label", default="15,45", help="seconds spent answering one HIT: MIN,MAX (0,0: none)")
     args = parser.parse_args()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT),
            "DATABASE_URL": PG_URL, "DB_CONN_MAX_AGE": "60", "SECRET_KEY": secrets.token_urlsafe(40),
@@ -165,14 +171,16 @@ def main():
                                    "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"], cwd=ROOT, env=env)
         try:
             wait_for(f"http://127.0.0.1:{PORT}/accounts/login/")
-            print(f"locust: {args.users} annotators ({args.think} s between clicks) and 1 baseline visitor for "
+            print(f"locust: {args.users} annotators ({args.label} s per HIT, {args.think} s between HITs) and 1 "
+                  f"baseline visitor for "
                   f"{args.minutes:g} min against gunicorn ({args.workers} workers) on PostgreSQL")
             subprocess.run([sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"),
                             "--headless", "--users", str(args.users + 1), "--spawn-rate", "20",
                             "--run-time", f"{int(args.minutes * 60)}s", "--host", f"http://127.0.0.1:{PORT}",
                             "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "10"],
                            cwd=ROOT, env={**env, "LOAD_BATCH": batch, "LOAD_SESSIONS": str(sessions),
-                                          "LOAD_RECORD": str(record), "LOAD_THINK": args.think},
+                                          "LOAD_RECORD": str(record), "LOAD_THINK": args.think,
+                                          "LOAD_LABEL": args.label},
                            check=False, stdout=subprocess.DEVNULL)
         finally:
             server.send_signal(signal.SIGTERM)

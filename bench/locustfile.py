@@ -26,12 +26,13 @@ _submitted = {}  # assignment id -> votes sent, for submissions the server ackno
 _requests = []  # (name, started at, milliseconds, failed)
 
 
-THINK = [float(seconds) for seconds in os.environ.get("LOAD_THINK", "2,6").split(",")]
+THINK = [float(seconds) for seconds in os.environ.get("LOAD_THINK", "1,3").split(",")]
+LABEL = [float(seconds) for seconds in os.environ.get("LOAD_LABEL", "15,45").split(",")]
 
 
 class Annotator(HttpUser):
-    # Seconds between clicks. A person reading 25 sentences takes minutes, so even
-    # the default (a HIT every ~16 s) is a crowd far faster than a real one.
+    # Seconds between a submit and the next HIT, and (LABEL) spent answering a HIT's 25 sentences.
+    # People in the paper's setting take minutes per HIT: the default crowd is several times faster.
     wait_time = between(*THINK)
 
     def on_start(self):
@@ -59,6 +60,7 @@ class Annotator(HttpUser):
         answers = {f"item-{item}": random.choice("01") for item in items}
         answers.update({"csrfmiddlewaretoken": CSRF.search(page.text).group(1), "_elapsed_ms": "60000",
                         "_changes": "[]"})
+        time.sleep(random.uniform(*LABEL))  # locust makes this a cooperative (gevent) sleep
         with self.client.post(f"/work/assignments/{assignment}/submit/", name="submit", data=answers,
                               allow_redirects=False, catch_response=True) as submit:
             if submit.status_code == 302:

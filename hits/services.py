@@ -7,7 +7,8 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Exists, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from hits import eligibility
@@ -195,14 +196,21 @@ def assignment_claim(*, batch, worker):
         raise CrowdError(refusal)
     if batch.state != Batch.State.PUBLISHED:
         raise CrowdError(f"batch {batch.pk} is {batch.state}, not open for work")
-    held = Assignment.objects.filter(hit__batch=batch, worker=worker).exclude(state__in=Assignment.DEAD_STATES)
-    seen_items = HitItem.objects.filter(hit__assignments__in=held).values("item_id")
+    live = Assignment.objects.exclude(state__in=Assignment.DEAD_STATES)
+    held = live.filter(hit__batch=batch, worker=worker)
+    # Only gold items are in more than one HIT (batch_create puts every other item in exactly one,
+    # and mixes gold in only at a gold rate), so only they can make a HIT one the worker has partly seen.
+    seen_gold = list(HitItem.objects.filter(hit__assignments__in=held, item__is_gold=True)
+                     .values_list("item_id", flat=True)) if batch.gold_rate else []
+    # Counted per HIT in index order until 20 are found: the work stays small however many
+    # assignments the batch has (a join and count over all of them grew with every submission).
+    places_taken = live.filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk")).values("n")
     candidates = (
         batch.hits.filter(state=Hit.State.PUBLISHED)
-        .exclude(assignments__in=held)
-        .exclude(hit_items__item_id__in=seen_items)
-        .annotate(live=Count("assignments", filter=~Q(assignments__state__in=Assignment.DEAD_STATES)))
-        .filter(live__lt=batch.assignments_per_hit)
+        .exclude(Exists(held.filter(hit=OuterRef("pk"))))
+        .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item_id__in=seen_gold)))
+        .annotate(taken=Coalesce(Subquery(places_taken), 0))
+        .filter(taken__lt=batch.assignments_per_hit)
         .order_by("index")
         .values_list("pk", flat=True)
     )

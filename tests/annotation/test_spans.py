@@ -1,6 +1,9 @@
 """Subtask-2 spans: words and offsets, the answers the page may send, one annotator per
 sentence, review with history, and what reaches a dataset version."""
 
+from io import StringIO
+
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -142,6 +145,15 @@ class ReviewTest(BaseTestCase):
         self.assertEqual(annotations[1].consequent, "we would have stayed home")
         with self.assertRaisesMessage(CrowdError, "no positive sentence without spans"):
             subtask2_batch_create(run=self.run, name="again")
+
+    def test_the_command_makes_a_span_batch_of_the_positives(self):
+        out = StringIO()
+        call_command("subtask2_batch", str(self.run.pk), "--name", "spans", "--items-per-hit", "4", stdout=out)
+        self.assertIn("2 HITs, 6 sentences, one annotator each", out.getvalue())
+        with self.assertRaisesMessage(CommandError, "no aggregation run 999"):
+            call_command("subtask2_batch", "999", "--name", "x")
+        with self.assertRaisesMessage(CommandError, "no positive sentence without spans"):
+            call_command("subtask2_batch", str(self.run.pk), "--name", "again")
 
     def test_review_keeps_history_and_feeds_the_dataset_version(self):
         flagged, adjusted, accepted, *_ = self.annotate()
