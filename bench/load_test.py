@@ -3,6 +3,10 @@
     .venv/bin/pip install -r requirements-bench.txt
     .venv/bin/python bench/load_test.py [--users 100] [--minutes 5] [--workers 4] [--label 15,45] [--think 1,3]
 
+Annotators arrive two a second (a whole crowd clicking in the same second is
+not how people start work) and, when the time is up, finish the HIT they
+are on (locust's stop timeout), so every submission sent is answered.
+
 A fresh PostgreSQL database (BENCH_DATABASE_URL, default crowdset_load on
 127.0.0.1) gets the annotators and one in-house batch big enough that nobody
 runs out; gunicorn serves the site on loopback and locust plays the
@@ -175,9 +179,9 @@ def main():
                   f"baseline visitor for "
                   f"{args.minutes:g} min against gunicorn ({args.workers} workers) on PostgreSQL")
             subprocess.run([sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"),
-                            "--headless", "--users", str(args.users + 1), "--spawn-rate", "20",
+                            "--headless", "--users", str(args.users + 1), "--spawn-rate", "2",
                             "--run-time", f"{int(args.minutes * 60)}s", "--host", f"http://127.0.0.1:{PORT}",
-                            "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "10"],
+                            "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "90"],
                            cwd=ROOT, env={**env, "LOAD_BATCH": batch, "LOAD_SESSIONS": str(sessions),
                                           "LOAD_RECORD": str(record), "LOAD_THINK": args.think,
                                           "LOAD_LABEL": args.label},
