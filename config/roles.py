@@ -10,10 +10,17 @@ ORGANIZER, ANNOTATOR, RESEARCHER = "organizer", "annotator", "researcher"
 ROLES = (ORGANIZER, ANNOTATOR, RESEARCHER)
 
 
+def role_names(user):
+    """The user's group names, read once per request (the user object lives as long as the request)."""
+    if not hasattr(user, "_role_names"):
+        user._role_names = frozenset(user.groups.values_list("name", flat=True))
+    return user._role_names
+
+
 def has_role(user, role):
     if not user.is_authenticated:
         return False
-    return user.is_staff or user.groups.filter(name=role).exists()
+    return user.is_staff or role in role_names(user)
 
 
 def role_required(role):
@@ -42,5 +49,4 @@ def context(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"roles": {}}
-    names = set(user.groups.values_list("name", flat=True))
-    return {"roles": {role: user.is_staff or role in names for role in ROLES}}
+    return {"roles": {role: has_role(user, role) for role in ROLES}}
