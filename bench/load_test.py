@@ -94,13 +94,15 @@ print(json.dumps({"sent": len(sent), "stored": len(submitted), "votes_sent": sum
 """
 
 
-def fresh_database():
+def fresh_database(async_commit=False):
     import psycopg
 
     admin, name = PG_URL.rsplit("/", 1)
     with psycopg.connect(admin + "/postgres", autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
         connection.execute(f'CREATE DATABASE "{name}"')
+        if async_commit:
+            connection.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
 
 
 def django(env, *args):
@@ -153,6 +155,10 @@ def main():
     parser.add_argument("--users", type=int, default=100)
     parser.add_argument("--minutes", type=float, default=5)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
+    parser.add_argument("--async-commit", action="store_true",
+                        help="diagnosis only: PostgreSQL answers commits before the disk has them, to see what "
+                             "waiting for the disk costs (never for real data)")
     parser.add_argument("--hits", type=int, default=1500, help="HITs in the batch (25 sentences, 5 places each)")
     parser.add_argument("--think", default="1,3", help="seconds between a submit and the next HIT: MIN,MAX")
     parser.add_argument("--label", default="15,45", help="seconds spent answering one HIT: MIN,MAX (0,0: none)")
@@ -161,7 +167,7 @@ def main():
            "DATABASE_URL": PG_URL, "DB_CONN_MAX_AGE": "60", "SECRET_KEY": secrets.token_urlsafe(40),
            "DEBUG": "false", "LOG_LEVEL": "ERROR"}
     env.pop("CELERY_BROKER_URL", None)
-    fresh_database()
+    fresh_database(args.async_commit)
     django(env, "manage.py", "migrate", "-v", "0")
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
@@ -172,12 +178,14 @@ def main():
                        str(sessions)).strip()
         print(f"database ready: {args.users} annotators, batch {batch} with {args.hits} HITs of 25 sentences")
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", str(args.workers),
-                                   "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"], cwd=ROOT, env=env)
+                                   "--threads", str(args.threads), "--bind", f"127.0.0.1:{PORT}",
+                                   "--log-level", "warning"], cwd=ROOT, env=env)
         try:
             wait_for(f"http://127.0.0.1:{PORT}/accounts/login/")
             print(f"locust: {args.users} annotators ({args.label} s per HIT, {args.think} s between HITs) and 1 "
                   f"baseline visitor for "
-                  f"{args.minutes:g} min against gunicorn ({args.workers} workers) on PostgreSQL")
+                  f"{args.minutes:g} min against gunicorn ({args.workers} workers x {args.threads} threads) "
+                  f"on PostgreSQL")
             subprocess.run([sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"),
                             "--headless", "--users", str(args.users + 1), "--spawn-rate", "2",
                             "--run-time", f"{int(args.minutes * 60)}s", "--host", f"http://127.0.0.1:{PORT}",
