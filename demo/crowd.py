@@ -53,51 +53,53 @@ def truths(batch):
     return found
 
 
+def _logged_in(name):
+    """A test client logged in as the simulated annotator `name` (an annotator of the site), and its CSRF token."""
+    user, _ = User.objects.get_or_create(username=f"sim-{name}")
+    user.groups.add(roles.group(roles.ANNOTATOR))
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    client.get(reverse("hits:work_list"))
+    return client, client.cookies["csrftoken"].value
+
+
+def _work_through(batch, people, answer):
+    """People take turns claiming a HIT of `batch` and submitting it over HTTP until none is left
+    for any of them; `answer(person, page)` gives the form fields for a HIT page. Returns HITs submitted."""
+    active = [(person, *_logged_in(person.name)) for person in people]
+    submitted = 0
+    while active:
+        for entry in list(active):
+            person, client, token = entry
+            response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
+            if not response.url.startswith("/work/assignments/"):
+                active.remove(entry)  # nothing left for them, or not qualified
+                continue
+            page = client.get(response.url).content.decode()
+            result = client.post(response.url + "submit/", {**answer(person, page), "csrfmiddlewaretoken": token})
+            if result.status_code != 302:
+                raise RuntimeError(f"{person.name}: submit refused: {result.content.decode()}")
+            submitted += 1
+    return submitted
+
+
 def run_inhouse(batch, workers, seed=0):
     """Every simulated worker logs in, claims HITs and submits them over HTTP until none is left."""
     rng = random.Random(seed)
     truth = truths(batch)
-    group = roles.group(roles.ANNOTATOR)
-    clients = []
-    for worker in workers:
-        user, _ = User.objects.get_or_create(username=f"sim-{worker.name}")
-        user.groups.add(group)
-        client = Client(enforce_csrf_checks=True)
-        client.force_login(user)
-        client.get(reverse("hits:work_list"))
-        clients.append((worker, client, client.cookies["csrftoken"].value))
-    submitted = 0
-    active = list(clients)
-    while active:
-        for entry in list(active):
-            worker, client, token = entry
-            response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
-            if not response.url.startswith("/work/assignments/"):
-                active.remove(entry)
-                continue
-            page = client.get(response.url).content.decode()
-            answers = {f"item-{pk}": str(worker.answer(truth[int(pk)], rng)) for pk in _ITEM_FIELD.findall(page)}
-            result = client.post(response.url + "submit/", {**answers, "csrfmiddlewaretoken": token})
-            if result.status_code != 302:
-                raise RuntimeError(f"{worker.name}: submit refused: {result.content.decode()}")
-            submitted += 1
-    return submitted
+    return _work_through(batch, workers, lambda worker, page: {
+        f"item-{pk}": str(worker.answer(truth[int(pk)], rng)) for pk in _ITEM_FIELD.findall(page)})
 
 
 def take_test_inhouse(test, workers, seed=0):
     """Each simulated annotator logs in and takes the hosted test, answering with its own accuracy."""
     rng = random.Random(seed)
     truth = dict(test.items.values_list("pk", "answer"))
-    group = roles.group(roles.ANNOTATOR)
     for worker in workers:
-        user, _ = User.objects.get_or_create(username=f"sim-{worker.name}")
-        user.groups.add(group)
-        client = Client(enforce_csrf_checks=True)
-        client.force_login(user)
+        client, token = _logged_in(worker.name)
         page = client.get(reverse("qualification:take", args=[test.name]))
         if page.status_code != 200 or b"test-form" not in page.content:
             continue  # already qualified, or waiting to retake
-        token = client.cookies["csrftoken"].value
         attempt = re.search(r'attempts/(\d+)/submit/', page.content.decode()).group(1)
         answers = {f"item-{pk}": str(worker.answer(truth[int(pk)], rng))
                    for pk in _ITEM_FIELD.findall(page.content.decode())}
@@ -214,33 +216,15 @@ def run_spans(batch, annotators, released, seed=0):
     rng = random.Random(seed)
     truth = span_truths(batch)
     texts = dict(Item.objects.filter(batch=batch).values_list("pk", "payload__text"))
-    group = roles.group(roles.ANNOTATOR)
-    active = []
-    for annotator in annotators:
-        user, _ = User.objects.get_or_create(username=f"sim-{annotator.name}")
-        user.groups.add(group)
-        client = Client(enforce_csrf_checks=True)
-        client.force_login(user)
-        client.get(reverse("hits:work_list"))
-        active.append((annotator, client, client.cookies["csrftoken"].value))
-    submitted = 0
-    while active:
-        for entry in list(active):
-            annotator, client, token = entry
-            response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
-            if not response.url.startswith("/work/assignments/"):
-                active.remove(entry)  # nothing left, or not qualified
-                continue
-            page = client.get(response.url).content.decode()
-            fields = {}
-            for pk in map(int, _SPAN_ITEM.findall(page)):
-                answer = annotator.answer(texts[pk], truth[pk], released, rng)
-                fields.update({f"{name}-{pk}": value for name, value in answer.items()})
-            result = client.post(response.url + "submit/", {**fields, "csrfmiddlewaretoken": token})
-            if result.status_code != 302:
-                raise RuntimeError(f"{annotator.name}: submit refused: {result.content.decode()}")
-            submitted += 1
-    return submitted
+
+    def answer(annotator, page):
+        fields = {}
+        for pk in map(int, _SPAN_ITEM.findall(page)):
+            fields.update({f"{name}-{pk}": value
+                           for name, value in annotator.answer(texts[pk], truth[pk], released, rng).items()})
+        return fields
+
+    return _work_through(batch, annotators, answer)
 
 
 def review_spans(batch, released, auto_accept=False):
