@@ -106,6 +106,15 @@ class SpanTaskTest(BaseTestCase):
         self.assertEqual(stored.consequent, "prices would have fallen")
         self.assertEqual(SpanChange.objects.filter(action="submitted").count(), 2)
 
+    def test_the_mturk_question_is_the_same_task(self):
+        batch = batch_create(name="mturk spans", task_type="subtask2", provider="mturk", assignments_per_hit=1,
+                             items=[{"key": "m", "payload": {"text": "<b>Had</b> I known, I would have left."}}])
+        page = self.client.get(f"/mturk/hits/{batch.hits.get().pk}/").content.decode()
+        self.assertIn("https://www.mturk.com/mturk/externalSubmit", page)
+        self.assertIn('<span class="tok" data-i="1">b</span>', page)  # the markup is text, one word at a time
+        self.assertIn("function spanWidget", page)
+        self.assertNotIn("<b>Had</b>", page)
+
     def test_the_page_escapes_sentences_and_numbers_words(self):
         page = self.client.get(reverse("hits:assignment", args=[self.assignment.pk])).content.decode()
         self.assertIn('<span class="tok" data-i="4">passed</span>', page)
