@@ -114,9 +114,10 @@ def spans_record_submission(sender, assignment, **kwargs):
     if sender != "subtask2":
         return
     items = {str(item.pk): item for item in assignment.hit.items.all()}
+    stored = set(SpanAnnotation.objects.filter(item__in=items.values()).values_list("item_id", flat=True))
     for key, answer in (assignment.answers or {}).items():
         item = items[key]
-        if SpanAnnotation.objects.filter(item=item).exists():
+        if item.pk in stored:
             continue
         a_start, a_end = answer.get("antecedent", (-1, -1))
         c_start, c_end = answer.get("consequent", (-1, -1))

@@ -58,6 +58,21 @@ def parse_range(value, count, what):
     return first, last
 
 
+def read_fields(text, antecedent, consequent, no_consequent):
+    """The page's fields for one sentence ('first:last' word numbers, and the 'no consequent'
+    tick) -> (antecedent, consequent or None) word ranges, every rule checked."""
+    count = len(words(text))
+    antecedent = parse_range(antecedent, count, "the antecedent")
+    consequent = parse_range(consequent, count, "the consequent")
+    if antecedent is None:
+        raise SpanError("the antecedent is not marked")
+    if consequent is None and not no_consequent:
+        raise SpanError("mark the consequent, or say the sentence has none")
+    if consequent is not None and no_consequent:
+        raise SpanError("a consequent is marked and 'no consequent' is ticked; keep one")
+    return antecedent, consequent
+
+
 def offsets(text, antecedent, consequent):
     """Word ranges -> Spans of character offsets; overlapping or malformed spans are refused."""
     found = words(text)

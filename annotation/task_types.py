@@ -96,17 +96,10 @@ class Subtask2Spans(TaskType):
 
     def _spans(self, item, raw):
         text = item.payload["text"]
-        count = len(spans.words(text))
         no_consequent = str(raw.get(f"nocon-{item.id}", "")).strip().lower() in _YES
         try:
-            antecedent = spans.parse_range(raw.get(f"ant-{item.id}"), count, "the antecedent")
-            consequent = spans.parse_range(raw.get(f"con-{item.id}"), count, "the consequent")
-            if antecedent is None:
-                raise spans.SpanError("the antecedent is not marked")
-            if consequent is None and not no_consequent:
-                raise spans.SpanError("mark the consequent, or say the sentence has none")
-            if consequent is not None and no_consequent:
-                raise spans.SpanError("a consequent is marked and 'no consequent' is ticked; keep one")
+            antecedent, consequent = spans.read_fields(text, raw.get(f"ant-{item.id}"), raw.get(f"con-{item.id}"),
+                                                       no_consequent)
             found = spans.offsets(text, antecedent, consequent)
         except spans.SpanError as error:
             raise AnswerError(f"item {item.id}: {error}") from None

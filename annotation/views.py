@@ -68,21 +68,22 @@ def review_detail(request, annotation_id):
                                    pk=annotation_id)
     queue, cleaned = _queue(request.GET)
     if request.method == "POST":
+        action = request.POST.get("action", "")
         try:
-            count = len(spans.words(annotation.text))
-            antecedent = spans.parse_range(request.POST.get("ant-review"), count, "the antecedent")
-            consequent = spans.parse_range(request.POST.get("con-review"), count, "the consequent")
-            no_consequent = request.POST.get("nocon-review") == "1"
-            if request.POST.get("action") == "accept" and consequent is None and not no_consequent:
-                raise spans.SpanError("mark the consequent, or tick 'No consequent'")
-            services.span_review(annotation=annotation, user=request.user, action=request.POST.get("action", ""),
+            # Accepting without marked words keeps the spans the annotation has (the service says if it has none).
+            antecedent = consequent = None
+            if action == "accept" and request.POST.get("ant-review", "").strip():
+                antecedent, consequent = spans.read_fields(annotation.text, request.POST["ant-review"],
+                                                           request.POST.get("con-review"),
+                                                           request.POST.get("nocon-review") == "1")
+            services.span_review(annotation=annotation, user=request.user, action=action,
                                  antecedent=antecedent, consequent=consequent, note=request.POST.get("note", ""))
         except (spans.SpanError, CrowdError) as error:
             messages.error(request, f"Annotation {annotation.pk}: {error}")
             return redirect(f"{reverse('annotation:review', args=[annotation.pk])}?{urlencode(cleaned)}")
         annotation.refresh_from_db()
         messages.success(request, f"Annotation {annotation.pk}: {annotation.state}.")
-        following = queue.filter(pk__gt=annotation.pk).exclude(pk=annotation.pk).first()
+        following = queue.filter(pk__gt=annotation.pk).first()
         target = reverse("annotation:review", args=[following.pk]) if following else reverse("annotation:review_list")
         return redirect(f"{target}?{urlencode(cleaned)}")
     antecedent = spans.word_range(annotation.text, annotation.antecedent_start, annotation.antecedent_end)

@@ -10,6 +10,7 @@ from datasets.services import DatasetError, dataset_export
 from filtering.models import Corpus, FilterChunk
 from filtering.patterns import DEFAULT_PROFILE
 from filtering.services import filter_run_prepare
+from filtering.tasks import filter_run_queue
 from hits import services as hit_services
 from hits.models import Batch, Hit
 from hits.services import CrowdError, ProviderError
@@ -45,12 +46,8 @@ def job_execute(job):
     """Do the job's work; returns (message, result)."""
     target = _target(job.kind, job.target)
     if job.kind == Job.Kind.FILTER:
-        from filtering.tasks import filter_chunk
-
         run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=target)
-        chunks = list(run.chunks.filter(done=False).values_list("pk", flat=True))
-        for chunk_id in chunks:
-            filter_chunk.delay(chunk_id)  # one task per chunk: every worker takes a share
+        chunks = filter_run_queue(run)  # one task per chunk: every worker takes a share
         return f"filter run {run.pk}: {len(chunks)} chunks handed to the workers", {"run": run.pk}
     if job.kind == Job.Kind.PUBLISH:
         batch = hit_services.batch_publish(batch=target)

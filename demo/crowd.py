@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation import spans
+from annotation.models import SpanAnnotation
 from config import roles
 from hits.models import Item
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
@@ -231,8 +232,6 @@ def review_spans(batch, released, auto_accept=False):
     """The organizer goes through the review queue over HTTP. With auto_accept the spans are
     taken as the annotators left them (flags removed); otherwise wrong spans are moved to the
     reference and sentences that are not counterfactual are removed."""
-    from annotation.models import SpanAnnotation
-
     organizer, _ = User.objects.get_or_create(username="demo-organizer", defaults={"is_staff": True})
     client = Client(enforce_csrf_checks=True)
     client.force_login(organizer)

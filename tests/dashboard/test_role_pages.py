@@ -63,6 +63,7 @@ def test_each_role_sees_its_pages_and_not_the_others(browser_page, live_server, 
     assert "Dashboard" not in _nav(page) and "Datasets" not in _nav(page)
     assert "open work" in page.inner_text("body")
     assert "0.00 earned" in page.inner_text("#pay")
+    assert page.title() == "Your work"
     for path in ("/dashboard/", "/datasets/", "/review/spans/", "/review/spot-checks/"):
         assert page.goto(f"{live_server.url}{path}").status == 403
     page.goto(f"{live_server.url}/work/")

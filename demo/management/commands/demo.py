@@ -32,7 +32,7 @@ from demo.crowd import (
 from filtering.models import Candidate, Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, TABLE_5
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
-from filtering.tasks import filter_chunk
+from filtering.tasks import filter_run_queue
 from hits.models import Assignment, Batch, Worker
 from hits.mturk_emulator import MTurkEmulator
 from hits.providers import use_provider
@@ -129,8 +129,7 @@ class Command(BaseCommand):
     def filter(self, corpus_name, gold_file):
         started = time.monotonic()
         run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=Corpus.objects.get(name=corpus_name))
-        for chunk_id in run.chunks.filter(done=False).values_list("id", flat=True):
-            filter_chunk.delay(chunk_id)
+        filter_run_queue(run)
         report = filter_run_report(run=run)
         rate = report.candidates / report.sentences if report.sentences else 0
         self.stdout.write(f"2. filter ({run.profile} profile): {report.candidates} candidates of "
@@ -147,8 +146,7 @@ class Command(BaseCommand):
         """Share of the released counterfactual sentences the filter passes (one of their sentences, at least)."""
         corpus = Corpus.objects.get(name="semeval-train")
         run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=corpus)
-        for chunk_id in run.chunks.filter(done=False).values_list("id", flat=True):
-            filter_chunk.delay(chunk_id)
+        filter_run_queue(run)
         positives = {key for key, label, _ in read_subtask1_rows(gold_file) if label == 1}
         passed = set(Candidate.objects.filter(run=run, sentence__document__external_id__in=positives)
                      .values_list("sentence__document__external_id", flat=True))
