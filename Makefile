@@ -39,8 +39,13 @@ demo: setup
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# ruff, mypy on the typed seams (pyproject.toml), and a syntax check of every script the pages load.
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+	@command -v node >/dev/null || { echo "lint: node is needed to check the JavaScript (apt-get install nodejs)" >&2; exit 1; }
+	@files=$$(git ls-files '*.js'); for file in $$files; do node --check "$$file" || exit 1; done; \
+		echo "node --check: $$(echo $$files | wc -w) JavaScript files parse"
 
 bench: setup
 	$(PY) bench/filter_bench.py

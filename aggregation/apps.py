@@ -1,4 +1,4 @@
-"""Vote rules, agreement, worker quality and spot checks (not built yet)."""
+"""Vote rules, agreement, worker quality and spot checks."""
 
 from django.apps import AppConfig
 
@@ -6,3 +6,10 @@ from django.apps import AppConfig
 class AggregationConfig(AppConfig):
     name = "aggregation"
     verbose_name = "Aggregation"
+
+    def ready(self):
+        from aggregation import jobs  # noqa: F401  (registers the aggregate job kind)
+        from aggregation.services import later_accuracy
+        from hits.extensions import WORKER_ACCURACY
+
+        WORKER_ACCURACY.register("aggregation", later_accuracy)

@@ -1,13 +1,14 @@
 from django.conf import settings
 from django.db import models
 
+from aggregation import maths
 from hits.models import Assignment, Batch, Item, Worker
 
 
 class AggregationRun(models.Model):
     """One aggregation of a batch's votes, with the rules it used and its results."""
 
-    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="aggregations")
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="aggregations")
     created = models.DateTimeField(auto_now_add=True)
     rules = models.JSONField()
     rules_text = models.TextField()
@@ -27,11 +28,18 @@ class AggregationRun(models.Model):
 
 
 class ItemOutcome(models.Model):
+    class Outcome(models.TextChoices):
+        POSITIVE = maths.POSITIVE
+        NEGATIVE_100 = maths.NEGATIVE_100
+        NEGATIVE_80 = maths.NEGATIVE_80
+        DISCARDED = maths.DISCARDED
+        PENDING = maths.PENDING
+
     run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outcomes")
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="outcomes")
     yes = models.PositiveSmallIntegerField()
     no = models.PositiveSmallIntegerField()
-    outcome = models.CharField(max_length=20, db_index=True)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices, db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "item"], name="itemoutcome_unique_item")]
@@ -65,7 +73,7 @@ class SpotCheck(models.Model):
         ACCEPTED = "accepted"
         REJECTED = "rejected"
 
-    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="spot_check")
+    assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="spot_check")
     drawn = models.DateTimeField(auto_now_add=True)
     decision = models.CharField(max_length=20, choices=Decision.choices, default=Decision.PENDING)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)

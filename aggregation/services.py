@@ -1,40 +1,47 @@
 """Aggregation workflows: run the maths over a batch and store the results;
 spot checks of submitted HITs and what follows from them."""
 
+from __future__ import annotations
+
 import math
 import random
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict
+from typing import Any
 
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from aggregation import maths
 from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerStat
-from hits.models import Assignment, Item, Worker
-from hits.services import CrowdError, assignment_approve, assignment_reject, worker_block
-from qualification.services import grants_revoke
+from annotation.services import subtask2_batch_create
+from hits.models import Assignment, Batch, Item, Worker
+from hits.services import CrowdError, assignment_approve, assignment_reject
 
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 
 
-def batch_votes(batch):
+def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
     """(item id, worker id, label, hit id) for every answer of submitted or approved work."""
     rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED)
             .exclude(answers=None).order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id"))
-    return [(int(item), worker, int(label), hit) for answers, worker, hit in rows for item, label in answers.items()]
+    return [(int(item), worker, int(label), hit) for answers, worker, hit in rows
+            for item, label in (answers or {}).items()]
 
 
-def batch_aggregate(*, batch, rules=maths.PAPER_RULES, samples=1000):
+def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, samples: int = 1000) -> AggregationRun:
     votes4 = batch_votes(batch)
     votes = [(item, worker, label) for item, worker, label, _ in votes4]
     items = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
     gold = {pk: int(answer) for pk, answer in
-            Item.objects.filter(batch=batch).exclude(gold_answer=None).values_list("pk", "gold_answer")}
+            Item.objects.filter(batch=batch).exclude(gold_answer=None).values_list("pk", "gold_answer")
+            if answer is not None}
     outcomes = maths.item_outcomes(votes, rules, items=items)
     overall = maths.agreement(votes, samples=samples, seed=rules.seed)
     by_domain = maths.agreement_by(votes, items, samples=samples, seed=rules.seed)
-    hit_votes = {}
+    hit_votes: dict[int, list[tuple[int, int, int]]] = {}
     for item, worker, label, hit in votes4:
         hit_votes.setdefault(hit, []).append((item, worker, label))
     by_hit = {hit: maths.agreement(members, samples=200, seed=rules.seed) for hit, members in hit_votes.items()}
@@ -64,18 +71,18 @@ def batch_aggregate(*, batch, rules=maths.PAPER_RULES, samples=1000):
     return run
 
 
-def _number(value):
+def _number(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
-def _agreement(result):
+def _agreement(result: maths.Agreement) -> dict[str, Any]:
     return {"items": result.items, "alpha": _number(result.alpha), "low": _number(result.low),
             "high": _number(result.high)}
 
 
 # --- spot checks ----------------------------------------------------------------
 
-def spotcheck_draw(*, batch, rate=0.1, seed=0):
+def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0) -> list[SpotCheck]:
     """Draw round(rate × n) (at least one) of each worker's submitted HITs not drawn before."""
     if not 0 < rate <= 1:
         raise CrowdError("the spot-check rate is a share between 0 and 1, e.g. 0.1")
@@ -84,7 +91,7 @@ def spotcheck_draw(*, batch, rate=0.1, seed=0):
     rng = random.Random(seed)
     undrawn = (Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED, spot_check=None)
                .order_by("pk"))
-    by_worker = {}
+    by_worker: dict[int, list[Assignment]] = {}
     for assignment in undrawn:
         by_worker.setdefault(assignment.worker_id, []).append(assignment)
     drawn = []
@@ -98,7 +105,7 @@ def spotcheck_draw(*, batch, rate=0.1, seed=0):
     return SpotCheck.objects.bulk_create(drawn)
 
 
-def _consensus(batch):
+def _consensus(batch: Batch) -> dict[int, int]:
     run = batch.aggregations.order_by("-created").first()
     if run is None:
         return {}
@@ -107,12 +114,12 @@ def _consensus(batch):
             if outcome in labels}
 
 
-def _share(answers, truth):
+def _share(answers: dict[str, Any] | None, truth: dict[int, Any]) -> float | None:
     pairs = [(int(label), truth[int(item)]) for item, label in (answers or {}).items() if int(item) in truth]
     return sum(label == int(answer) for label, answer in pairs) / len(pairs) if pairs else None
 
 
-def spotcheck_decide(*, spot_check, accept, user, feedback=""):
+def spotcheck_decide(*, spot_check: SpotCheck, accept: bool, user: Any, feedback: str = "") -> SpotCheck:
     """Record an organizer's decision and send it to the provider as approve/reject."""
     if spot_check.decision != SpotCheck.Decision.PENDING:
         raise CrowdError(f"spot check {spot_check.pk} was already {spot_check.decision}")
@@ -128,7 +135,7 @@ def spotcheck_decide(*, spot_check, accept, user, feedback=""):
     return spot_check
 
 
-def worker_spotcheck_accuracy(*, worker, batch=None):
+def worker_spotcheck_accuracy(*, worker: Worker, batch: Batch | None = None) -> float | None:
     """Mean accuracy of the worker's spot-checked HITs.
 
     Each HIT is judged on all its answers (gold where the item has it, the
@@ -138,11 +145,11 @@ def worker_spotcheck_accuracy(*, worker, batch=None):
     checks = SpotCheck.objects.filter(assignment__worker=worker).exclude(accuracy=None)
     if batch is not None:
         checks = checks.filter(assignment__hit__batch=batch)
-    values = list(checks.values_list("accuracy", flat=True))
+    values = [value for value in checks.values_list("accuracy", flat=True) if value is not None]
     return sum(values) / len(values) if values else None
 
 
-def workers_below(*, batch, threshold):
+def workers_below(*, batch: Batch, threshold: float) -> list[tuple[Worker, float]]:
     workers = Worker.objects.filter(assignments__hit__batch=batch, assignments__spot_check__isnull=False).distinct()
     found = []
     for worker in workers:
@@ -152,12 +159,24 @@ def workers_below(*, batch, threshold):
     return found
 
 
-def worker_sanction(*, worker, reason, block=True, revoke=False):
-    """One action for a worker whose quality fell: block them, revoke their qualification, or both."""
-    if block and not worker.blocked:
-        worker_block(worker=worker, reason=reason)
-    if revoke and not grants_revoke(worker=worker, reason=reason):
-        raise CrowdError(f"worker {worker} holds no qualification to revoke")
-    return worker
+def later_accuracy(worker_ids: Iterable[int]) -> dict[int, float | None]:
+    """Each worker's agreement with the consensus in their latest aggregation (registered in
+    hits.extensions.WORKER_ACCURACY, for pages that show how workers did later)."""
+    latest = WorkerStat.objects.filter(worker=OuterRef("pk")).order_by("-run__created", "-pk")
+    return dict(Worker.objects.filter(pk__in=list(worker_ids))
+                .annotate(accuracy=Subquery(latest.values("consensus_accuracy")[:1]))
+                .values_list("pk", "accuracy"))
 
 
+# --- the span batch of an aggregation's positives -----------------------------------
+
+def span_batch_create(*, run: AggregationRun, name: str, items_per_hit: int = 10, **options: Any) -> Batch:
+    """A Subtask-2 batch of the sentences `run` called counterfactual (gold checks left out)."""
+    positives = [outcome.item for outcome in run.outcomes.filter(outcome=maths.POSITIVE, item__is_gold=False)
+                 .select_related("item").order_by("item_id")]
+    if not positives:
+        raise CrowdError(f"aggregation {run.pk} has no positive sentence; nothing to annotate")
+    try:
+        return subtask2_batch_create(sources=positives, name=name, items_per_hit=items_per_hit, **options)
+    except CrowdError as error:
+        raise CrowdError(f"aggregation {run.pk}: {error}") from None

@@ -4,11 +4,11 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.roles import ORGANIZER, role_required
 from aggregation import services
 from aggregation.models import SpotCheck
-from config.roles import ORGANIZER, role_required
 from hits.models import Batch
-from hits.services import CrowdError
+from hits.services import CrowdError, worker_sanction
 
 
 @role_required(ORGANIZER)
@@ -66,8 +66,8 @@ def sanction_below(request):
     sanctioned = []
     try:
         for worker, accuracy in services.workers_below(batch=batch, threshold=threshold):
-            services.worker_sanction(worker=worker, block=True, revoke=revoke,
-                                     reason=f"spot-checked accuracy {accuracy:.0%} below {threshold:.0%}")
+            worker_sanction(worker=worker, block=True, revoke=revoke,
+                            reason=f"spot-checked accuracy {accuracy:.0%} below {threshold:.0%}")
             sanctioned.append(str(worker))
     except CrowdError as error:
         messages.error(request, str(error))

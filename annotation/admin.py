@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from annotation.models import SpanAnnotation, SpanChange
+from hits.admin import WorkKept
 
 
 class SpanChangeInline(admin.TabularInline):
@@ -11,7 +12,7 @@ class SpanChangeInline(admin.TabularInline):
 
 
 @admin.register(SpanAnnotation)
-class SpanAnnotationAdmin(admin.ModelAdmin):
+class SpanAnnotationAdmin(WorkKept, admin.ModelAdmin):
     # History is kept by the review page; the admin only shows it.
     list_display = ["pk", "item", "worker", "flagged", "state", "reviewed_by", "reviewed"]
     list_filter = ["state", "flagged"]

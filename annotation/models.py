@@ -6,6 +6,19 @@ from django.db import models
 from hits.models import Assignment, Item, Worker
 
 
+def span_offset_constraints(prefix: str, *, antecedent_required: bool) -> list[models.CheckConstraint]:
+    """Offsets as released: start ≤ end, both -1 where a span is absent (the antecedent may be absent
+    only where `antecedent_required` is false: a sentence flagged as not counterfactual has none)."""
+    Q, F = models.Q, models.F
+
+    def span(name: str, required: bool) -> models.Q:
+        present = Q(**{f"{name}_start__gte": 0, f"{name}_start__lte": F(f"{name}_end")})
+        return present if required else present | Q(**{f"{name}_start": -1, f"{name}_end": -1})
+
+    return [models.CheckConstraint(condition=span("antecedent", antecedent_required), name=f"{prefix}_antecedent"),
+            models.CheckConstraint(condition=span("consequent", False), name=f"{prefix}_consequent")]
+
+
 class SpanAnnotation(models.Model):
     """One annotator's answer for one sentence, as the organizers last left it.
 
@@ -20,15 +33,16 @@ class SpanAnnotation(models.Model):
         REMOVED = "removed"  # not counterfactual: out of Subtask 2 and of the Subtask-1 positives
 
     # One annotator per sentence, as in the paper: one row per Subtask-2 item.
-    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="span_annotation")
+    item = models.OneToOneField(Item, on_delete=models.PROTECT, related_name="span_annotation")
     # The Subtask-1 item whose positive outcome sent the sentence here.
     source_item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="span_annotations")
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="span_annotations")
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="span_annotations")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="span_annotations")
     text = models.TextField()
     # The annotator's double check; False is a flag for the organizers.
     flagged = models.BooleanField(default=False)
+    flag_reason = models.TextField(blank=True, help_text="why the annotator says it is not counterfactual")
     antecedent_start = models.IntegerField(default=-1)
     antecedent_end = models.IntegerField(default=-1)
     consequent_start = models.IntegerField(default=-1)
@@ -40,6 +54,7 @@ class SpanAnnotation(models.Model):
 
     class Meta:
         ordering = ["pk"]
+        constraints = span_offset_constraints("spanannotation", antecedent_required=False)
 
     def __str__(self):
         return f"spans of {self.item} ({self.state})"

@@ -1,82 +1,80 @@
-"""Workflows of the annotation app: candidates into Subtask-1 work, Subtask-1
-positives into Subtask-2 work, span answers into reviewable annotations."""
+"""Workflows of the annotation app: candidates into Subtask-1 work, sentences
+into Subtask-2 work, span answers into reviewable annotations."""
 
-import csv
+from __future__ import annotations
+
 import random
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
+from os import PathLike
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from aggregation.maths import POSITIVE
-from annotation import spans
 from annotation.models import SpanAnnotation, SpanChange
-from filtering.models import Candidate
-from hits.models import Item
-from hits.services import CrowdError, batch_create
+from core import spans
+from core.items import SentenceItem
+from core.semeval import read_subtask1_rows
+from filtering.models import Candidate, FilterRun
+from hits.models import Assignment, Batch, Item
+from hits.services import CrowdError, ItemSpec, batch_create
 
-SEMEVAL_COLUMNS = ("sentenceID", "gold_label", "sentence")
+RELEASED_CORPUS = "semeval2020t5"
 
 
-def subtask1_items(*, run, limit=None, candidate_ids=None):
+def subtask1_items(*, run: FilterRun, limit: int | None = None,
+                   candidate_ids: Collection[int] | None = None) -> list[ItemSpec]:
     """Items for the Subtask-1 labeling task, one per candidate of a filter run (or of `candidate_ids`)."""
-    candidates = (Candidate.objects.filter(run=run).select_related("sentence__document")
+    candidates = (Candidate.objects.filter(run=run).select_related("sentence__document__corpus")
                   .order_by("sentence_id"))
     if candidate_ids is not None:
         candidates = candidates.filter(pk__in=candidate_ids)
     if limit:
         candidates = candidates[:limit]
-    return [{"key": f"sentence:{c.sentence_id}", "group": c.sentence.document.domain,
-             "payload": {"text": c.sentence.text, "domain": c.sentence.document.domain,
-                         "sentence_id": c.sentence_id}}
-            for c in candidates]
+    found = []
+    for candidate in candidates:
+        sentence, document = candidate.sentence, candidate.sentence.document
+        payload = SentenceItem(text=sentence.text, sentence_id=str(sentence.pk), domain=document.domain,
+                               document=document.external_id, corpus=document.corpus.name, sentence_pk=sentence.pk)
+        found.append(ItemSpec(key=f"sentence:{sentence.pk}", group=document.domain, payload=payload))
+    return found
 
 
-def read_semeval(path):
-    """Rows of a released Subtask-1 CSV, checked: the columns are there and every label is 0 or 1."""
-    rows = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = [column for column in SEMEVAL_COLUMNS if column not in (reader.fieldnames or [])]
-        if missing:
-            raise CrowdError(f"{path}:1: missing column(s) {', '.join(missing)}; "
-                             f"expected {','.join(SEMEVAL_COLUMNS)}")
-        for row in reader:
-            if row["gold_label"].strip() not in ("0", "1"):
-                raise CrowdError(f"{path}:{reader.line_num}: gold_label {row['gold_label']!r} is not 0 or 1")
-            rows.append(row)
-    return rows
+def _released_item(sentence_id: str, label: int, text: str, group: str) -> ItemSpec:
+    return ItemSpec(key=f"semeval:{sentence_id}", group=group, gold_answer=label,
+                    payload=SentenceItem(text=text, sentence_id=sentence_id, corpus=RELEASED_CORPUS))
 
 
-def _semeval_item(row, group):
-    return {"key": f"semeval:{row['sentenceID']}", "group": group, "gold_answer": int(row["gold_label"]),
-            "payload": {"text": row["sentence"], "source": f"semeval:{row['sentenceID']}"}}
-
-
-def semeval_gold_items(*, path, count, seed=0, exclude=()):
+def semeval_gold_items(*, path: str | PathLike[str], count: int, seed: int = 0,
+                       exclude: Collection[str] = ()) -> list[ItemSpec]:
     """`count` known-answer check items from a released Subtask-1 CSV, half of each label when it can."""
-    rows = {"0": [], "1": []}
-    for row in read_semeval(path):
-        if row["sentenceID"] not in exclude:
-            rows[row["gold_label"].strip()].append(row)
+    rows: dict[int, list[tuple[str, int, str]]] = {0: [], 1: []}
+    for row in read_subtask1_rows(path):
+        if row[0] not in exclude:
+            rows[row[1]].append(row)
     rng = random.Random(seed)
-    positives = rng.sample(rows["1"], min(len(rows["1"]), count // 2))
-    negatives = rng.sample(rows["0"], min(len(rows["0"]), count - len(positives)))
-    return [_semeval_item(row, "gold") for row in positives + negatives]
+    positives = rng.sample(rows[1], min(len(rows[1]), count // 2))
+    negatives = rng.sample(rows[0], min(len(rows[0]), count - len(positives)))
+    return [_released_item(*row, group="gold") for row in positives + negatives]
 
 
-def semeval_items(*, path, count, seed=0, exclude=()):
+def semeval_items(*, path: str | PathLike[str], count: int, seed: int = 0,
+                  exclude: Collection[str] = ()) -> list[ItemSpec]:
     """`count` sentences of a released Subtask-1 CSV as items that carry their known label.
 
     `exclude`: sentence ids to leave out, e.g. those of the screening test."""
-    rows = [row for row in read_semeval(path) if row["sentenceID"] not in exclude]
-    return [_semeval_item(row, "semeval") for row in random.Random(seed).sample(rows, min(count, len(rows)))]
+    rows = [row for row in read_subtask1_rows(path) if row[0] not in exclude]
+    return [_released_item(*row, group="semeval") for row in random.Random(seed).sample(rows, min(count, len(rows)))]
 
 
-def subtask1_batch_create(*, run, name, gold_path=None, gold_count=0, gold_rate=0.0, seed=0, limit=None,
-                          candidate_ids=None, exclude_gold=(), **options):
+def subtask1_batch_create(*, run: FilterRun, name: str, gold_path: str | PathLike[str] | None = None,
+                          gold_count: int = 0, gold_rate: float = 0.0, seed: int = 0, limit: int | None = None,
+                          candidate_ids: Collection[int] | None = None, exclude_gold: Collection[str] = (),
+                          **options: Any) -> Batch:
     items = subtask1_items(run=run, limit=limit, candidate_ids=candidate_ids)
     if not items:
-        raise CrowdError(f"filter run {run} has no candidates; run filter_candidates first")
+        raise CrowdError(f"filter run {run.pk} has no candidates; run the filter first")
     gold = (semeval_gold_items(path=gold_path, count=gold_count, seed=seed, exclude=exclude_gold)
             if gold_path and gold_count else [])
     return batch_create(name=name, task_type="subtask1", items=items, gold_items=gold, gold_rate=gold_rate,
@@ -85,51 +83,56 @@ def subtask1_batch_create(*, run, name, gold_path=None, gold_count=0, gold_rate=
 
 # --- Subtask 2: spans for the positives ------------------------------------------------
 
-def subtask2_items(*, run):
-    """One item per sentence the aggregation called counterfactual, unless it is in a span batch already."""
+def subtask2_items(*, sources: Iterable[Item]) -> list[ItemSpec]:
+    """One span item per Subtask-1 item in `sources`, unless the sentence is in a span batch already."""
     taken = set(Item.objects.filter(batch__task_type="subtask2").values_list("key", flat=True))
-    positives = (run.outcomes.filter(outcome=POSITIVE, item__is_gold=False).select_related("item")
-                 .order_by("item_id"))
-    return [{"key": outcome.item.key, "group": outcome.item.group,
-             "payload": {**outcome.item.payload, "source_item": outcome.item_id}}
-            for outcome in positives if outcome.item.key not in taken]
+    found = []
+    for source in sources:
+        if source.key in taken:
+            continue
+        payload = source.content
+        assert isinstance(payload, SentenceItem)
+        found.append(ItemSpec(key=source.key, group=source.group, payload=replace(payload, source_item=source.pk)))
+    return found
 
 
-def subtask2_batch_create(*, run, name, items_per_hit=10, **options):
-    """A Subtask-2 batch of an aggregation's positives: one annotator per sentence, as in the paper."""
-    items = subtask2_items(run=run)
+def subtask2_batch_create(*, sources: Sequence[Item], name: str, items_per_hit: int = 10, **options: Any) -> Batch:
+    """A Subtask-2 batch of sentences the crowd called counterfactual: one annotator per sentence, as in the paper."""
+    items = subtask2_items(sources=sources)
     if not items:
-        raise CrowdError(f"aggregation {run.pk} has no positive sentence without spans yet; nothing to annotate")
+        raise CrowdError("no positive sentence without spans yet; nothing to annotate")
     return batch_create(name=name, task_type="subtask2", items=items, items_per_hit=items_per_hit,
                         assignments_per_hit=1, **options)
 
 
-def _snapshot(annotation):
+def _snapshot(annotation: SpanAnnotation) -> dict[str, Any]:
     return {"state": annotation.state, "flagged": annotation.flagged, "spans": annotation.spans()}
 
 
-def spans_record_submission(sender, assignment, **kwargs):
-    """A submitted Subtask-2 assignment becomes one SpanAnnotation per sentence (receiver of
-    hits.signals.assignment_submitted; the sentence's first answer is the one kept)."""
-    if sender != "subtask2":
-        return
+def spans_record_submission(*, assignment: Assignment) -> None:
+    """A submitted Subtask-2 assignment becomes one SpanAnnotation per sentence (called by the task
+    type's on_submitted; the sentence's first answer is the one kept)."""
     items = {str(item.pk): item for item in assignment.hit.items.all()}
     stored = set(SpanAnnotation.objects.filter(item__in=items.values()).values_list("item_id", flat=True))
     for key, answer in (assignment.answers or {}).items():
         item = items[key]
         if item.pk in stored:
             continue
+        payload = item.content
+        assert isinstance(payload, SentenceItem)
         a_start, a_end = answer.get("antecedent", (-1, -1))
         c_start, c_end = answer.get("consequent", (-1, -1))
         annotation = SpanAnnotation.objects.create(
-            item=item, source_item_id=item.payload.get("source_item"), assignment=assignment,
-            worker=assignment.worker, text=item.payload["text"], flagged=not answer["counterfactual"],
+            item=item, source_item_id=payload.source_item, assignment=assignment,
+            worker=assignment.worker, text=payload.text, flagged=not answer["counterfactual"],
+            flag_reason=answer.get("reason", ""),
             antecedent_start=a_start, antecedent_end=a_end, consequent_start=c_start, consequent_end=c_end)
         SpanChange.objects.create(annotation=annotation, action=SpanChange.Action.SUBMITTED,
                                   worker=assignment.worker, after=_snapshot(annotation))
 
 
-def span_review(*, annotation, user, action, antecedent=None, consequent=None, note=""):
+def span_review(*, annotation: SpanAnnotation, user: Any, action: str, antecedent: tuple[int, int] | None = None,
+                consequent: tuple[int, int] | None = None, note: str = "") -> SpanAnnotation:
     """An organizer's decision on one annotation; every call leaves a SpanChange.
 
     action "accept": keep the spans, with `antecedent`/`consequent` word ranges

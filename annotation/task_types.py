@@ -2,17 +2,40 @@
 
 from django.template.loader import render_to_string
 
-from annotation import spans
-from hits.task_types import AnswerError, TaskType, register
+from annotation.services import spans_record_submission
+from core import spans
+from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context
 
 _YES = {"1", "yes", "true"}
 _NO = {"0", "no", "false"}
+REASON_LIMIT = 500  # characters of a flag's reason
+
+
+def _numbers(positions):
+    """"sentence 3" / "sentences 3, 5 and 7": items as the worker sees them numbered, never database ids."""
+    if len(positions) == 1:
+        return f"sentence {positions[0]}"
+    return "sentences " + ", ".join(map(str, positions[:-1])) + f" and {positions[-1]}"
+
+
+def _check_missing(missing, what):
+    if missing:
+        raise AnswerError(f"{_numbers(missing)} {'is' if len(missing) == 1 else 'are'} not {what} yet; "
+                          f"answer {'it' if len(missing) == 1 else 'them'} and submit again")
+
+
+def _check_foreign(raw, known, prefixes):
+    foreign = sorted(key for key in raw if key.split("-", 1)[0] in prefixes and key.split("-", 1)[-1] not in known)
+    if foreign:
+        # Only a stale or forged form sends these: the page never shows another HIT's sentences.
+        raise AnswerError(f"this form has answers for {len(foreign)} sentence{'s' if len(foreign) > 1 else ''} "
+                          f"that are not in this HIT ({', '.join(foreign[:5])}); reload the page and answer again")
 
 
 class Subtask1Labeling(TaskType):
     """Subtask 1: is each sentence counterfactual? One yes/no per sentence.
 
-    Item payload: {"text": sentence, "domain": ..., "sentence_id": ...}.
+    Item payload: core.items.SentenceItem.
     Form fields: "item-<item id>" = 1/0 (yes/no), one per item of the HIT;
     anything else the page sends (timings, answer changes) is kept as raw.
     """
@@ -26,10 +49,10 @@ class Subtask1Labeling(TaskType):
     def parse_answers(self, items, raw):
         answers = {}
         missing = []
-        for item in items:
+        for position, item in enumerate(items, 1):
             value = raw.get(f"item-{item.id}")
             if value is None or str(value).strip() == "":
-                missing.append(item.id)
+                missing.append(position)
                 continue
             value = str(value).strip().lower()
             if value in _YES:
@@ -37,29 +60,25 @@ class Subtask1Labeling(TaskType):
             elif value in _NO:
                 answers[str(item.id)] = 0
             else:
-                raise AnswerError(f"item {item.id}: answer {value!r} is not yes (1) or no (0)")
-        if missing:
-            raise AnswerError(f"items not answered: {', '.join(map(str, missing))}")
-        known = {f"item-{item.id}" for item in items}
-        foreign = sorted(k for k in raw if k.startswith("item-") and k not in known)
-        if foreign:
-            raise AnswerError(f"answers for items that are not in this HIT: {', '.join(foreign)}")
+                raise AnswerError(f"sentence {position}: the answer {value[:20]!r} is not yes (1) or no (0)")
+        _check_missing(missing, "answered")
+        _check_foreign(raw, {str(item.id) for item in items}, ("item",))
         return answers
 
     def html_question(self, hit, items):
-        return render_to_string("annotation/subtask1_mturk.html", {"hit": hit, "items": items})
+        return render_to_string("annotation/subtask1_mturk.html", question_context(hit, items=items))
 
 
-SUBTASK1 = register(Subtask1Labeling())
+SUBTASK1 = TASK_TYPES.register("subtask1", Subtask1Labeling())
 
 
 class Subtask2Spans(TaskType):
     """Subtask 2: for sentences the crowd called counterfactual, one annotator
     first double-checks, then marks the antecedent and the consequent.
 
-    Item payload: {"text": sentence, ...}, as in Subtask 1.
+    Item payload: core.items.SentenceItem, as in Subtask 1, with `source_item` set.
     Form fields per item: "cf-<id>" = 1/0 (still counterfactual?); when 1,
-    "ant-<id>" and "con-<id>" = "first:last" word numbers (see annotation.spans)
+    "ant-<id>" and "con-<id>" = "first:last" word numbers (see core.spans)
     and "nocon-<id>" = 1 when the sentence has no consequent.
     Answer per item: {"counterfactual": false} or {"counterfactual": true,
     "antecedent": [start, end], "consequent": [start, end] or [-1, -1]} in
@@ -74,48 +93,47 @@ class Subtask2Spans(TaskType):
 
     def parse_answers(self, items, raw):
         answers, missing = {}, []
-        for item in items:
+        for position, item in enumerate(items, 1):
             verdict = str(raw.get(f"cf-{item.id}", "")).strip().lower()
             if not verdict:
-                missing.append(item.id)
+                missing.append(position)
                 continue
             if verdict in _NO:
-                answers[str(item.id)] = {"counterfactual": False}
+                reason = str(raw.get(f"why-{item.id}", "")).strip()[:REASON_LIMIT]
+                answers[str(item.id)] = {"counterfactual": False, **({"reason": reason} if reason else {})}
                 continue
             if verdict not in _YES:
-                raise AnswerError(f"item {item.id}: cf-{item.id} {verdict!r} is not yes (1) or no (0)")
-            answers[str(item.id)] = self._spans(item, raw)
-        if missing:
-            raise AnswerError(f"items not answered: {', '.join(map(str, missing))}")
-        known = {str(item.id) for item in items}
-        foreign = sorted(k for k in raw if k.split("-", 1)[0] in ("cf", "ant", "con", "nocon")
-                         and k.split("-", 1)[-1] not in known)
-        if foreign:
-            raise AnswerError(f"answers for items that are not in this HIT: {', '.join(foreign)}")
+                raise AnswerError(f"sentence {position}: the check {verdict[:20]!r} is not yes (1) or no (0)")
+            answers[str(item.id)] = self._spans(position, item, raw)
+        _check_missing(missing, "checked")
+        _check_foreign(raw, {str(item.id) for item in items}, ("cf", "ant", "con", "nocon", "why"))
         return answers
 
-    def _spans(self, item, raw):
-        text = item.payload["text"]
+    def _spans(self, position, item, raw):
+        text = item.content.text
         no_consequent = str(raw.get(f"nocon-{item.id}", "")).strip().lower() in _YES
         try:
             antecedent, consequent = spans.read_fields(text, raw.get(f"ant-{item.id}"), raw.get(f"con-{item.id}"),
                                                        no_consequent)
             found = spans.offsets(text, antecedent, consequent)
         except spans.SpanError as error:
-            raise AnswerError(f"item {item.id}: {error}") from None
+            raise AnswerError(f"sentence {position}: {error}") from None
         return {"counterfactual": True, "antecedent": [found.antecedent_start, found.antecedent_end],
                 "consequent": [found.consequent_start, found.consequent_end]}
 
     def page_context(self, items):
         return {"items": span_items(items)}
 
+    def on_submitted(self, assignment):
+        spans_record_submission(assignment=assignment)
+
     def html_question(self, hit, items):
-        return render_to_string("annotation/subtask2_mturk.html", {"hit": hit, "items": span_items(items)})
+        return render_to_string("annotation/subtask2_mturk.html", question_context(hit, items=span_items(items)))
 
 
 def span_items(items):
     """Items with their words, for the span templates."""
-    return [{"item": item, "words": spans.words(item.payload["text"])} for item in items]
+    return [{"item": item, "words": spans.words(item.content.text)} for item in items]
 
 
-SUBTASK2 = register(Subtask2Spans())
+SUBTASK2 = TASK_TYPES.register("subtask2", Subtask2Spans())

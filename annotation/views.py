@@ -7,9 +7,10 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from annotation import services, spans
+from accounts.roles import ORGANIZER, role_required
+from annotation import services
 from annotation.models import SpanAnnotation
-from config.roles import ORGANIZER, role_required
+from core import spans
 from hits.models import Worker
 from hits.services import CrowdError
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from filtering import nlp  # noqa: E402
-from filtering.patterns import PROFILES, TABLE_5, CandidateFilter  # noqa: E402
+from filtering.patterns import PROFILES, CandidateFilter  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 
@@ -38,7 +38,7 @@ def semeval_rows():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--profile", default="paper", choices=sorted(PROFILES))
+    parser.add_argument("--profile", default="extended", choices=sorted(PROFILES))
     parser.add_argument("--misses", type=int, default=0, help="print this many label-1 sentences that fail")
     args = parser.parse_args()
     nlp.use_nltk_data(SHARED / "nltk_data")
@@ -74,9 +74,10 @@ def main():
     candidates = sum(per_domain.values())
     print(f"  {'all':<11} {candidates:>5} / {all_sentences:>6} = {candidates / all_sentences:.2%}")
     print("per row: news sentences firing it (share of all news sentences) | label-1 SemEval sentences firing it")
-    for row in TABLE_5:
+    for row in engine.profile.rows:
         fired = per_row[row.id]
-        print(f"  row {row.id:<3} {fired:>5} ({fired / all_sentences:.2%}) | {rows_on_positives[row.id]:>5}")
+        print(f"  row {row.id:<3} {fired:>5} ({fired / all_sentences:.2%}) | {rows_on_positives[row.id]:>5}"
+              + (f"  {row.name}" if row.name else ""))
     for token_rows, sentence in misses[: args.misses]:
         print(f"  MISS token_rows={list(token_rows)}: {sentence}")
 

@@ -2,6 +2,11 @@
 
     .venv/bin/pip install -r requirements-bench.txt
     .venv/bin/python bench/load_test.py [--users 100] [--minutes 5] [--workers 4] [--label 15,45] [--think 1,3]
+        [--sqlite] [--processes N]
+
+--sqlite runs the embedded default instead: a fresh SQLite file (WAL, busy
+timeout) behind the same gunicorn. --processes runs locust with N worker
+processes, for crowds one locust process cannot play.
 
 Annotators arrive two a second (a whole crowd clicking in the same second is
 not how people start work) and, when the time is up, finish the HIT they
@@ -44,9 +49,10 @@ from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore
 from django.conf import settings
-from annotation.services import read_semeval
-from config.roles import ANNOTATOR, group
-from hits.services import batch_create, batch_publish
+from accounts.roles import ANNOTATOR, group
+from core.items import SentenceItem
+from core.semeval import read_subtask1_rows
+from hits.services import ItemSpec, batch_create, batch_publish
 
 users, hits, password = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 hashed = make_password(password)  # hashed once: the test measures the site, not PBKDF2 at set-up
@@ -60,8 +66,8 @@ for user in User.objects.filter(username__startswith="load-"):
     session.create()
     sessions.append(session.session_key)
 json.dump(sessions, open(sys.argv[4], "w"))
-rows = read_semeval(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv")
-items = [{"key": f"load:{n}", "group": "", "payload": {"text": rows[n % len(rows)]["sentence"]}}
+rows = read_subtask1_rows(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv")
+items = [ItemSpec(key=f"load:{n}", payload=SentenceItem(text=rows[n % len(rows)][2], sentence_id=f"load:{n}"))
          for n in range(hits * 25)]
 batch = batch_create(name="load test", task_type="subtask1", items=items, items_per_hit=25)
 batch_publish(batch=batch)
@@ -128,6 +134,9 @@ def percentile(values, share):
 
 def report(record, check):
     requests = record["requests"]
+    if not requests:
+        print("no request was recorded")
+        return False
     begin, end = min(r[1] for r in requests), max(r[1] for r in requests)
     names = sorted({r[0] for r in requests}, key=lambda name: (name.startswith("login"), name))
     baseline = percentile([r[2] for r in requests if r[0].startswith("login")], 0.95)
@@ -146,8 +155,28 @@ def report(record, check):
           f"{check['not_acknowledged']}, incomplete {check['incomplete']}, doubled places "
           f"{check['doubled_places']}; claims still open at the end {check['claimed_open']}")
     errors = sum(r[3] for r in requests)
+    for failed in [r for r in requests if r[3]][:5]:
+        print(f"error: {failed[0]}: {failed[4] if len(failed) > 4 else ''}")
     return errors == 0 and not (check["lost"] or check["not_acknowledged"] or check["incomplete"]
                                 or check["doubled_places"] or check["votes_sent"] != check["votes_stored"])
+
+
+def merge_records(folder, record, processes):
+    """One record from every locust process's (each writes RECORD.<pid>). Worker processes may still be
+    writing theirs when the master returns: wait for all of them (a minute at most)."""
+    expected = processes + 1 if processes > 1 else 1
+    deadline = time.monotonic() + 60
+    while len(list(folder.glob(record.name + ".*"))) < expected and time.monotonic() < deadline:
+        time.sleep(0.5)
+    time.sleep(1)  # a file just created may still be being written
+    merged = {"submitted": {}, "requests": []}
+    for part in sorted(folder.glob(record.name + ".*")):
+        found = json.loads(part.read_text())
+        merged["submitted"].update(found["submitted"])
+        merged["requests"].extend(found["requests"])
+    target = folder / "merged.json"
+    target.write_text(json.dumps(merged))
+    return target
 
 
 def main():
@@ -162,21 +191,26 @@ def main():
     parser.add_argument("--hits", type=int, default=1500, help="HITs in the batch (25 sentences, 5 places each)")
     parser.add_argument("--think", default="1,3", help="seconds between a submit and the next HIT: MIN,MAX")
     parser.add_argument("--label", default="15,45", help="seconds spent answering one HIT: MIN,MAX (0,0: none)")
+    parser.add_argument("--sqlite", action="store_true", help="the embedded default: SQLite, not PostgreSQL")
+    parser.add_argument("--processes", type=int, default=1, help="locust worker processes")
     args = parser.parse_args()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT),
-           "DATABASE_URL": PG_URL, "DB_CONN_MAX_AGE": "60", "SECRET_KEY": secrets.token_urlsafe(40),
-           "DEBUG": "false", "LOG_LEVEL": "ERROR"}
-    env.pop("CELERY_BROKER_URL", None)
-    fresh_database(args.async_commit)
-    django(env, "manage.py", "migrate", "-v", "0")
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
+        database = f"sqlite:///{folder / 'load.sqlite3'}" if args.sqlite else PG_URL
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT),
+               "DATABASE_URL": database, "DB_CONN_MAX_AGE": "60", "SECRET_KEY": secrets.token_urlsafe(40),
+               "DEBUG": "false", "HTTPS": "false", "LOG_LEVEL": "ERROR"}
+        env.pop("CELERY_BROKER_URL", None)
+        if not args.sqlite:
+            fresh_database(args.async_commit)
+        django(env, "manage.py", "migrate", "-v", "0")
         (folder / "setup.py").write_text(SETUP)
         (folder / "check.py").write_text(CHECK)
         sessions, record = folder / "sessions.json", folder / "record.json"
         batch = django(env, str(folder / "setup.py"), str(args.users), str(args.hits), secrets.token_urlsafe(12),
                        str(sessions)).strip()
-        print(f"database ready: {args.users} annotators, batch {batch} with {args.hits} HITs of 25 sentences")
+        print(f"{'SQLite' if args.sqlite else 'PostgreSQL'} ready: {args.users} annotators, batch {batch} with "
+              f"{args.hits} HITs of 25 sentences")
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", str(args.workers),
                                    "--threads", str(args.threads), "--bind", f"127.0.0.1:{PORT}",
                                    "--log-level", "warning"], cwd=ROOT, env=env)
@@ -185,20 +219,23 @@ def main():
             print(f"locust: {args.users} annotators ({args.label} s per HIT, {args.think} s between HITs) and 1 "
                   f"baseline visitor for "
                   f"{args.minutes:g} min against gunicorn ({args.workers} workers x {args.threads} threads) "
-                  f"on PostgreSQL")
-            subprocess.run([sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"),
-                            "--headless", "--users", str(args.users + 1), "--spawn-rate", "2",
+                  f"on {'SQLite' if args.sqlite else 'PostgreSQL'}, {args.processes} locust process(es)")
+            spread = ["--processes", str(args.processes)] if args.processes > 1 else []
+            subprocess.run([sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"), *spread,
+                            "--headless", "--users", str(args.users + 1),
+                            "--spawn-rate", str(max(2, args.users // 50)),
                             "--run-time", f"{int(args.minutes * 60)}s", "--host", f"http://127.0.0.1:{PORT}",
                             "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "90"],
                            cwd=ROOT, env={**env, "LOAD_BATCH": batch, "LOAD_SESSIONS": str(sessions),
                                           "LOAD_RECORD": str(record), "LOAD_THINK": args.think,
-                                          "LOAD_LABEL": args.label},
+                                          "LOAD_LABEL": args.label, "LOAD_PROCESSES": str(args.processes)},
                            check=False, stdout=subprocess.DEVNULL)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(30)
-        check = json.loads(django(env, str(folder / "check.py"), str(record)))
-        ok = report(json.loads(record.read_text()), check)
+        merged = merge_records(folder, record, args.processes)
+        check = json.loads(django(env, str(folder / "check.py"), str(merged)))
+        ok = report(json.loads(merged.read_text()), check)
     print("\nresult:", "no errors, every acknowledged vote stored once" if ok else "FAILED (see above)")
     return 0 if ok else 1
 

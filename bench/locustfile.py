@@ -21,7 +21,9 @@ with open(os.environ["LOAD_SESSIONS"], encoding="utf-8") as _file:
     SESSIONS = json.load(_file)
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 ITEM = re.compile(r'name="item-(\d+)" value="1"')
-_sessions = iter(SESSIONS)
+# With several locust processes each takes its own share of the prepared sessions (its worker index).
+PROCESSES = int(os.environ.get("LOAD_PROCESSES", "1"))
+_sessions = None
 _submitted = {}  # assignment id -> votes sent, for submissions the server acknowledged
 _requests = []  # (name, started at, milliseconds, failed)
 
@@ -36,6 +38,10 @@ class Annotator(HttpUser):
     wait_time = between(*THINK)
 
     def on_start(self):
+        global _sessions
+        if _sessions is None:
+            index = getattr(self.environment.runner, "worker_index", 0) if PROCESSES > 1 else 0
+            _sessions = iter(SESSIONS[index::PROCESSES])
         self.client.cookies.set("sessionid", next(_sessions))
 
     @task
@@ -54,17 +60,25 @@ class Annotator(HttpUser):
                 claim.success()  # no HIT left for this annotator: a fair answer, not an error
                 self.stop()
                 return
-        page = self.client.get(location, name="HIT page")
+        with self.client.get(location, name="HIT page", catch_response=True) as page:
+            token = CSRF.search(page.text)
+            if page.status_code != 200 or not token or "cf-task" not in page.text:
+                page.failure(f"HIT page answered {page.status_code} without the task form: {page.text[:200]!r}")
+                return
         assignment = int(location.rstrip("/").rsplit("/", 1)[1])
         items = ITEM.findall(page.text)
         answers = {f"item-{item}": random.choice("01") for item in items}
-        answers.update({"csrfmiddlewaretoken": CSRF.search(page.text).group(1), "_elapsed_ms": "60000",
+        answers.update({"csrfmiddlewaretoken": token.group(1), "_elapsed_ms": "60000",
                         "_changes": "[]"})
         time.sleep(random.uniform(*LABEL))  # locust makes this a cooperative (gevent) sleep
         with self.client.post(f"/work/assignments/{assignment}/submit/", name="submit", data=answers,
                               allow_redirects=False, catch_response=True) as submit:
             if submit.status_code == 302:
                 _submitted[assignment] = len(items)
+            elif submit.status_code == 0 and self.environment.runner.state in ("stopping", "stopped", "cleanup"):
+                # Cut off by the end of the test (a worker process stopping its users), not answered by the
+                # site: nothing was acknowledged, and the check counts only acknowledged submissions.
+                submit.success()
             else:
                 submit.failure(f"submit answered {submit.status_code}: {submit.text[:200]}")
 
@@ -82,10 +96,13 @@ class Visitor(HttpUser):
 
 @events.request.add_listener
 def _time(name, response_time, exception, **kwargs):
-    _requests.append((name, time.time(), response_time, exception is not None))
+    _requests.append((name, time.time(), response_time, exception is not None, str(exception or "")[:300]))
 
 
+# Each process writes what it saw (with --processes the requests happen in the worker processes, which
+# may be stopped before `quitting` reaches them, so `test_stop` writes too).
+@events.test_stop.add_listener
 @events.quitting.add_listener
 def _write_record(environment, **kwargs):
-    with open(RECORD, "w", encoding="utf-8") as handle:
+    with open(f"{RECORD}.{os.getpid()}", "w", encoding="utf-8") as handle:
         json.dump({"submitted": _submitted, "requests": _requests}, handle)

@@ -7,6 +7,7 @@ calling process, and the in-house crowd provider.
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -58,38 +59,58 @@ def env_list(name, default):
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", False)
-# The embedded default key is only good for a laptop; production must set one.
-SECRET_KEY = env_str("SECRET_KEY") or "insecure-embedded-default-set-SECRET_KEY-in-production"
+# With no SECRET_KEY this is a laptop: DEBUG is on and a built-in key is used. A deployment sets
+# SECRET_KEY (and DEBUG is then off unless asked for); DEBUG off with the built-in key refuses to start.
+SECRET_KEY = env_str("SECRET_KEY")
+DEBUG = env_bool("DEBUG", not SECRET_KEY)
+EMBEDDED_SECRET_KEY = "insecure-embedded-default-set-SECRET_KEY-in-production"
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DEBUG is off but SECRET_KEY is not set: set SECRET_KEY to a long random string "
+                                   "(python -c 'import secrets; print(secrets.token_urlsafe(50))')")
+    SECRET_KEY = EMBEDDED_SECRET_KEY
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "accounts.admin_site.CrowdsetAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # WhiteNoise serves static files under runserver as it does under gunicorn.
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_celery_beat",
+    "axes",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "accounts",
+    "jobs",
     "filtering",
     "hits",
     "qualification",
     "annotation",
     "aggregation",
-    "datasets",
+    "releases",
+    "projects",
     "dashboard",
+    "api",
     "demo",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its own answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -105,7 +126,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "config.roles.context",
+                "accounts.roles.context",
             ],
         },
     },
@@ -118,9 +139,35 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets a reader (the dashboard) run while an ingest writes.
-    DATABASES["default"]["OPTIONS"] = {"init_command": "PRAGMA journal_mode=WAL;", "timeout": 30}
+    # Several web workers, the job threads and an ingest share one file. WAL lets readers run beside the
+    # writer; IMMEDIATE takes the write lock when a transaction starts, so two writers queue for it (up to
+    # `timeout` seconds) instead of one failing with "database is locked" halfway through.
+    DATABASES["default"]["OPTIONS"] = {"init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                                       "timeout": 30, "transaction_mode": "IMMEDIATE"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Logging in: each role lands on its own pages (`/` sends it there); ten wrong passwords for one account
+# lock it for an hour (django-axes), whatever address they come from.
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_HOURS", 1)
+AXES_LOCKOUT_PARAMETERS = ["username"]
+# django-axes also wants the address in the lockout key (axes.W006): we lock the account and not the address
+# on purpose, because a lab's annotators often share one address and one typist must not lock them all out.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+AXES_LOCKOUT_TEMPLATE = "accounts/locked.html"
+AXES_RESET_ON_SUCCESS = True
+
+# Behind HTTPS (the default whenever DEBUG is off): secure cookies, a redirect from http, HSTS.
+# HTTPS=false for a site on plain http (a local test); SECURE_PROXY_SSL_HEADER when a proxy ends TLS.
+HTTPS = env_bool("HTTPS", not DEBUG)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = HTTPS and env_bool("SECURE_HSTS_PRELOAD", True)
+if env_str("SECURE_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = (env_str("SECURE_PROXY_SSL_HEADER"), "https")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -134,10 +181,25 @@ USE_TZ = True
 
 # Where dataset exports started from the pages are written, a folder per version.
 EXPORT_ROOT = Path(env_str("EXPORT_ROOT") or BASE_DIR / "exports")
+# Where organizers' uploads (corpora, released files) are kept, a folder per project.
+UPLOAD_ROOT = Path(env_str("UPLOAD_ROOT") or BASE_DIR / "uploads")
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 2 * 1024**3)
+# Uploads go to a temporary file as they arrive, never whole into memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 0
 
+# Static files are served by the web process itself (WhiteNoise), styled with DEBUG off too. Without
+# `collectstatic` they are read from the apps' static folders; with it, from STATIC_ROOT, compressed.
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+# Until `collectstatic` has run there is no STATIC_ROOT, and the finders serve everything.
+warnings.filterwarnings("ignore", message="No directory at: .*staticfiles")
 
 # Celery. No broker configured means the embedded default: tasks run eagerly in
 # the calling process, so the whole pipeline works with no services at all.
@@ -148,6 +210,11 @@ CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or (
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not env_str("CELERY_BROKER_URL"))
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A worker killed mid-task gives the task back (every task is safe to run again: a filter chunk is done
+# once, a job is taken over only when its heartbeat stopped). With Redis, a task a dead worker held comes
+# back after the visibility timeout.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -156,7 +223,7 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 
 # The crowd provider new batches use unless the organizer picks another.
-CROWD_PROVIDER = env_choice("CROWD_PROVIDER", "inhouse", {"inhouse", "mturk"})
+CROWD_PROVIDER = env_choice("CROWD_PROVIDER", "inhouse", {"inhouse", "mturk", "prolific"})
 
 # Reference data shipped beside the project (corpora, released SemEval files).
 SHARED_DIR = Path(env_str("CROWDSET_SHARED_DIR") or BASE_DIR.parent / "shared")
@@ -181,12 +248,70 @@ MTURK_SANDBOX = env_bool("MTURK_SANDBOX", True)
 MTURK_ENDPOINT_URL = env_str("MTURK_ENDPOINT_URL")  # e.g. the emulator; default: the sandbox or production
 MTURK_QUESTION = env_choice("MTURK_QUESTION", "html", {"html", "external"})
 MTURK_EXTERNAL_URL = env_str("MTURK_EXTERNAL_URL")  # https://... of this site, for ExternalQuestion
+if MTURK_QUESTION == "external" and not (MTURK_EXTERNAL_URL.startswith("https://") and "." in MTURK_EXTERNAL_URL[8:]):
+    raise ImproperlyConfigured(f"MTURK_EXTERNAL_URL={MTURK_EXTERNAL_URL!r}: with MTURK_QUESTION=external, MTurk "
+                               f"needs this site's absolute https address, e.g. https://crowd.example.org")
+# The hosts a task page posts its answers to (`turkSubmitTo`): MTurk's own, production and sandbox.
+MTURK_SUBMIT_HOSTS = env_list("MTURK_SUBMIT_HOSTS", ["www.mturk.com", "workersandbox.mturk.com"])
 MTURK_LOCALES = env_list("MTURK_LOCALES", ["US", "GB", "CA", "AU", "NZ", "IE"])
 MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 82)
 
+# Prolific (researcher API v1). The emulator (`manage.py prolific_emulator`) stands in for it in tests and
+# the demo: PROLIFIC_API_URL=http://127.0.0.1:8766/api/v1/ and its token.
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL") or "https://api.prolific.com/api/v1/"
+PROLIFIC_TOKEN = env_str("PROLIFIC_TOKEN")
+PROLIFIC_WORKSPACE = env_str("PROLIFIC_WORKSPACE")
+PROLIFIC_PROJECT = env_str("PROLIFIC_PROJECT")
+# This site's public address: participants open studies at PROLIFIC_EXTERNAL_URL/prolific/start/.
+PROLIFIC_EXTERNAL_URL = env_str("PROLIFIC_EXTERNAL_URL")
+PROLIFIC_COMPLETE_URL = env_str("PROLIFIC_COMPLETE_URL") or "https://app.prolific.com/submissions/complete"
+PROLIFIC_CURRENCY = env_choice("PROLIFIC_CURRENCY", "GBP", {"GBP", "USD"})
+PROLIFIC_SECONDS_PER_ITEM = env_int("PROLIFIC_SECONDS_PER_ITEM", 20)  # for the estimated completion time
+PROLIFIC_MIN_APPROVAL_RATE = env_int("PROLIFIC_MIN_APPROVAL_RATE", 95)
+PROLIFIC_MIN_APPROVALS = env_int("PROLIFIC_MIN_APPROVALS", 100)
+PROLIFIC_COUNTRIES = env_list("PROLIFIC_COUNTRIES", ["United Kingdom", "United States", "Canada", "Australia",
+                                                     "Ireland", "New Zealand"])
+PROLIFIC_LANGUAGE = env_str("PROLIFIC_LANGUAGE") or "English"
+PROLIFIC_DEVICES = env_list("PROLIFIC_DEVICES", ["desktop"])
+# The webhook signing secret (POST hooks/secrets/); without it webhooks are refused and the sync alone works.
+PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
+
 CELERY_BEAT_SCHEDULE = {
     "sync-open-batches": {"task": "hits.tasks.sync_open_batches", "schedule": env_int("SYNC_EVERY_SECONDS", 60)},
+    "reconcile-batches": {"task": "hits.tasks.reconcile_open_batches",
+                          "schedule": env_int("RECONCILE_EVERY_SECONDS", 3600)},
 }
+# A sync of one batch stops after SYNC_SECONDS and the next goes on from the HITs it did not reach; a sync
+# whose process died holds the batch for at most SYNC_LEASE_SECONDS.
+SYNC_SECONDS = env_int("SYNC_SECONDS", 45)
+SYNC_LEASE_SECONDS = env_int("SYNC_LEASE_SECONDS", 300)
 CELERY_BEAT_SCHEDULE["aggregate-completed-batches"] = {
     "task": "aggregation.tasks.aggregate_completed_batches", "schedule": env_int("AGGREGATE_EVERY_SECONDS", 120),
+}
+
+# Jobs started from the pages (jobs app). With a broker they go to Celery; on
+# the embedded defaults they run in threads of the web process, so a page that
+# starts one returns at once. A running job beats a heartbeat; one silent for
+# JOB_LEASE_SECONDS is marked failed (its process died) and can be restarted.
+JOBS_RUNNER = env_choice("JOBS_RUNNER", "celery" if env_str("CELERY_BROKER_URL") else "thread", {"celery", "thread"})
+JOBS_THREADS = env_int("JOBS_THREADS", 2)
+JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 5)
+JOB_LEASE_SECONDS = env_int("JOB_LEASE_SECONDS", 60)
+JOB_QUEUE_TIMEOUT_SECONDS = env_int("JOB_QUEUE_TIMEOUT_SECONDS", 3600)
+CELERY_BEAT_SCHEDULE["reap-stale-jobs"] = {"task": "jobs.tasks.reap_stale_jobs", "schedule": 60}
+
+# The JSON API (api app): a token for lab scripts, the session for the browser; unauthenticated calls get 401.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication",
+                                       "rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "crowdset API",
+    "DESCRIPTION": "Projects, batches, HITs, assignments, aggregations and dataset versions of a crowdset site.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
 }

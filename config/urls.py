@@ -1,18 +1,24 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from dashboard.views import home
+from accounts.views import api_token, home
+from hits.prolific_views import prolific_hook, prolific_start
 from hits.views import mturk_hit_page
 
 urlpatterns = [
     path("", home, name="home"),
     path("dashboard/", include("dashboard.urls")),
-    path("datasets/", include("datasets.urls")),
+    path("projects/", include("projects.urls")),
+    path("datasets/", include("releases.urls")),
     path("admin/", admin.site.urls),
+    path("api/", include("api.urls")),
+    path("accounts/token/", api_token, name="api_token"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("work/", include("hits.urls")),
     path("review/spans/", include("annotation.urls")),
     path("review/", include("aggregation.urls")),
     path("qualification/", include("qualification.urls")),
     path("mturk/hits/<int:hit_id>/", mturk_hit_page, name="mturk_hit"),
+    path("prolific/start/", prolific_start, name="prolific_start"),
+    path("prolific/hooks/", prolific_hook, name="prolific_hook"),
 ]

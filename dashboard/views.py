@@ -1,84 +1,29 @@
-"""The organizer's dashboard, the jobs it starts, and its plots; the landing page for every role."""
+"""The organizer's dashboard, the jobs it starts, and its plots."""
 
 import io
 
 from django.contrib import messages
-from django.db.models import Count, Q
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 # Figure, not pyplot: no global state and no display backend on a server.
 from matplotlib.figure import Figure
 
-from aggregation.models import AggregationRun, SpotCheck
-from annotation.models import SpanAnnotation
-from config.roles import ANNOTATOR, ORGANIZER, RESEARCHER, has_role, role_required
-from dashboard.jobs import job_start, progress
-from dashboard.models import Job
-from datasets.models import DatasetVersion
-from filtering.models import Corpus, FilterRun
-from filtering.services import filter_run_report
-from hits.models import Assignment, Batch
-from hits.services import batch_estimate_cost
-from qualification.models import QualificationTest
-
-
-def home(request):
-    """Each role lands where its work is."""
-    if has_role(request.user, ORGANIZER):
-        return redirect("dashboard:index")
-    if has_role(request.user, ANNOTATOR):
-        return redirect("hits:work_list")
-    if has_role(request.user, RESEARCHER):
-        return redirect("datasets:versions")
-    if request.user.is_authenticated:
-        return render(request, "dashboard/no_role.html", status=403)
-    return redirect("login")
-
-
-def _share(done, total):
-    return round(100 * done / total) if total else 0
+from accounts.roles import ORGANIZER, role_required
+from aggregation.models import AggregationRun
+from dashboard import selectors
+from jobs.services import JobError, job_start
 
 
 @role_required(ORGANIZER)
 def index(request):
-    corpora = Corpus.objects.annotate(document_count=Count("documents", distinct=True)).order_by("pk")
-    runs = []
-    for run in FilterRun.objects.select_related("corpus").order_by("-pk")[:10]:
-        report = filter_run_report(run=run)
-        rate = 100 * report.candidates / report.sentences if report.sentences else 0
-        runs.append({"run": run, "report": report, "rate": rate, "share": _share(report.chunks_done, report.chunks),
-                     "rows": sorted(report.rows.items(), key=lambda row: (len(row[0]), row[0]))})
-    batches = []
-    for batch in Batch.objects.order_by("-pk")[:20]:
-        hits = batch.hits.aggregate(total=Count("pk"), published=Count("pk", filter=~Q(provider_hit_id="")))
-        states = dict(Assignment.objects.filter(hit__batch=batch).values_list("state").annotate(n=Count("pk")))
-        needed = hits["total"] * batch.assignments_per_hit
-        submitted = sum(states.get(s, 0) for s in ("submitted", "approved", "rejected"))
-        spent, estimate = batch.spent(), batch_estimate_cost(batch=batch)
-        batches.append({"batch": batch, "hits": hits, "needed": needed, "submitted": submitted,
-                        "approved": states.get("approved", 0), "published_share": _share(hits["published"],
-                                                                                        hits["total"]),
-                        "submitted_share": _share(submitted, needed),
-                        "approved_share": _share(states.get("approved", 0), needed), "spent": spent,
-                        "estimate": estimate, "over_budget": batch.budget is not None and spent > batch.budget,
-                        "budget_share": _share(spent, batch.budget) if batch.budget else None,
-                        "aggregation": batch.aggregations.order_by("-created").first()})
-    tests = QualificationTest.objects.annotate(
-        attempt_count=Count("attempts", distinct=True),
-        granted=Count("grants", filter=Q(grants__revoked__isnull=True), distinct=True)).order_by("name", "-version")
-    spans = dict(SpanAnnotation.objects.values_list("state").annotate(n=Count("pk")))
-    jobs = [(job, progress(job)) for job in Job.objects.select_related("created_by")[:15]]
-    return render(request, "dashboard/index.html", {
-        "corpora": corpora, "runs": runs, "batches": batches, "tests": tests,
-        "runs_with_plots": AggregationRun.objects.select_related("batch").order_by("-created")[:3],
-        "spot_checks": SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING).count(),
-        "spans": spans, "flagged": SpanAnnotation.objects.filter(state="unreviewed", flagged=True).count(),
-        "versions": DatasetVersion.objects.annotate(sentence_count=Count("sentences", distinct=True),
-                                                    span_count=Count("spans", distinct=True)).order_by("-created"),
-        "jobs": [(job, done_total, _share(*done_total) if done_total else None) for job, done_total in jobs],
-        "busy": any(job.state in (Job.State.QUEUED, Job.State.RUNNING) for job, _ in jobs)})
+    return render(request, "dashboard/index.html", selectors.overview())
+
+
+@role_required(ORGANIZER)
+def status(request):
+    return JsonResponse(selectors.status())
 
 
 @role_required(ORGANIZER)
@@ -90,7 +35,7 @@ def start(request):
         return redirect("dashboard:index")
     try:
         job = job_start(kind=kind, target=int(target), user=request.user)
-    except ValueError as error:
+    except JobError as error:
         messages.error(request, str(error))
     else:
         job.refresh_from_db()

@@ -1,21 +1,24 @@
 """Simulated crowds for the demo: workers with their own accuracy who answer
-through the same HTTP paths a person (in-house pages) or MTurk (the
-externalSubmit form on the emulator) would use."""
+through the same HTTP paths a person (in-house pages), MTurk (the
+externalSubmit form on the emulator) or Prolific (the study URL, then the
+completion URL on the emulator) would use."""
 
 import hashlib
 import random
 import re
 from dataclasses import dataclass
+from urllib.parse import urlparse
 
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from annotation import spans
+from accounts import roles
 from annotation.models import SpanAnnotation
-from config import roles
+from core import spans
 from hits.models import Item
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
+from hits.prolific_emulator.participant import EmulatedParticipant, ParticipantRefused
 
 _ITEM_FIELD = re.compile(r'name="item-(\d+)"')
 
@@ -73,8 +76,8 @@ def _work_through(batch, people, answer):
         for entry in list(active):
             person, client, token = entry
             response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
-            if not response.url.startswith("/work/assignments/"):
-                active.remove(entry)  # nothing left for them, or not qualified
+            if response.status_code != 302 or not response.url.startswith("/work/assignments/"):
+                active.remove(entry)  # nothing left for them (a redirect to the list), or refused (a page saying why)
                 continue
             page = client.get(response.url).content.decode()
             result = client.post(response.url + "submit/", {**answer(person, page), "csrfmiddlewaretoken": token})
@@ -99,7 +102,7 @@ def take_test_inhouse(test, workers, seed=0):
     for worker in workers:
         client, token = _logged_in(worker.name)
         page = client.get(reverse("qualification:take", args=[test.name]))
-        if page.status_code != 200 or b"test-form" not in page.content:
+        if page.status_code != 200 or b'id="cf-task"' not in page.content:
             continue  # already qualified, or waiting to retake
         attempt = re.search(r'attempts/(\d+)/submit/', page.content.decode()).group(1)
         answers = {f"item-{pk}": str(worker.answer(truth[int(pk)], rng))
@@ -152,7 +155,7 @@ def run_mturk(batch, emulator_url, workers, seed=0):
 _TRIGGERS = {"if", "had", "were", "wish", "wished", "unless", "without", "otherwise"}
 _MODALS = {"would", "could", "might", "should", "wouldn't", "couldn't", "would've", "could've"}
 _BREAKS = {",", ";", ".", "—", ":", "?", "!"}
-_SPAN_ITEM = re.compile(r'<fieldset class="cf-item sp-item" data-item="(\d+)"')
+_SPAN_ITEM = re.compile(r'<fieldset class="[^"]*\bsp-item\b[^"]*" data-item="(\d+)"')
 
 
 def reference_spans(text, released=None):
@@ -207,7 +210,7 @@ class SpanAnnotator:
 
 def span_truths(batch):
     """Whether each Subtask-2 sentence is really counterfactual: the released label where known."""
-    sources = {item.pk: item.payload.get("source_item") for item in Item.objects.filter(batch=batch)}
+    sources = {item.pk: item.content.source_item for item in Item.objects.filter(batch=batch)}
     known = dict(Item.objects.filter(pk__in=[s for s in sources.values() if s]).values_list("pk", "gold_answer"))
     return {pk: 1 if known.get(source) is None else int(known[source]) for pk, source in sources.items()}
 
@@ -216,7 +219,7 @@ def run_spans(batch, annotators, released, seed=0):
     """Span annotators log in and take turns claiming Subtask-2 HITs and submitting them over HTTP."""
     rng = random.Random(seed)
     truth = span_truths(batch)
-    texts = dict(Item.objects.filter(batch=batch).values_list("pk", "payload__text"))
+    texts = {item.pk: item.content.text for item in Item.objects.filter(batch=batch)}
 
     def answer(annotator, page):
         fields = {}
@@ -252,3 +255,63 @@ def review_spans(batch, released, auto_accept=False):
         annotation.refresh_from_db()
         if annotation.state == "unreviewed":
             raise RuntimeError(f"the review of annotation {annotation.pk} was refused: {fields}")
+
+
+def _prolific_page(url):
+    """The path and query of a study URL (this site's address in it is the emulator's placeholder)."""
+    found = urlparse(url)
+    return f"{found.path}?{found.query}"
+
+
+def take_test_prolific(test, emulator_url, workers, seed=0):
+    """Simulated participants take the screening study: Prolific sends them here, they take the hosted test
+    and go back with the pass or the fail code. Returns {name: passed}."""
+    rng = random.Random(seed)
+    truth = dict(test.items.values_list("pk", "answer"))
+    study = test.provider_state["prolific"]["study_id"]
+    results = {}
+    for worker in workers:
+        participant = EmulatedParticipant(emulator_url, _participant_id(worker))
+        try:
+            _, url = participant.start(study)
+        except ParticipantRefused:
+            continue
+        client = Client()
+        page = client.get(_prolific_page(url), follow=True).content.decode()
+        attempt = re.search(r"attempts/(\d+)/submit/", page).group(1)
+        answers = {f"item-{pk}": str(worker.answer(truth[int(pk)], rng)) for pk in _ITEM_FIELD.findall(page)}
+        result = client.post(reverse("qualification:submit", args=[test.name, attempt]), answers, follow=True)
+        back = re.search(r'href="([^"]+)" id="complete"', result.content.decode()).group(1).replace("&amp;", "&")
+        participant.complete(back)
+        results[worker.name] = "You passed" in result.content.decode()
+    return results
+
+
+def run_prolific(batch, emulator_url, workers, seed=0):
+    """Simulated participants take a place in the batch's study (one each, as Prolific allows), do the HIT
+    the site gives them and go back with the code. Returns (submitted, refused by Prolific's filters)."""
+    rng = random.Random(seed)
+    truth = truths(batch)
+    submitted = refused = 0
+    for worker in workers:
+        participant = EmulatedParticipant(emulator_url, _participant_id(worker))
+        try:
+            _, url = participant.start(batch.provider_state["study_id"])
+        except ParticipantRefused:
+            refused += 1  # not in the screening test's group (failed it), or no place left
+            continue
+        client = Client()
+        response = client.get(_prolific_page(url))
+        if response.status_code != 302:
+            continue
+        page = client.get(response.url).content.decode()
+        answers = {f"item-{pk}": str(worker.answer(truth[int(pk)], rng)) for pk in _ITEM_FIELD.findall(page)}
+        done = client.post(response.url + "submit/", answers)
+        if done.status_code == 302 and "cc=" in done.url:
+            participant.complete(done.url)
+            submitted += 1
+    return submitted, refused
+
+
+def _participant_id(worker):
+    return "P" + hashlib.sha256(worker.name.encode()).hexdigest()[:20].upper()

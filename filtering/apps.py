@@ -12,3 +12,4 @@ class FilteringConfig(AppConfig):
         from filtering import nlp
 
         nlp.use_nltk_data(settings.NLTK_DATA)
+        from filtering import jobs  # noqa: F401  (registers the filter job kind)

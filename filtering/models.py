@@ -13,6 +13,12 @@ class Corpus(models.Model):
 
     name = models.SlugField(max_length=100, unique=True)
     created = models.DateTimeField(auto_now_add=True)
+    # Kept by the ingest as it writes, so pages never count a million sentences to show the number.
+    document_count = models.PositiveIntegerField(default=0)
+    sentence_count = models.PositiveBigIntegerField(default=0)
+    # Goes up when an ingest replaces documents: a filter run covers one revision of the corpus, so a run
+    # after a replacement is a new pass over the current text and the old run keeps its own report.
+    revision = models.PositiveIntegerField(default=1)
 
     class Meta:
         verbose_name_plural = "corpora"
@@ -30,9 +36,13 @@ class Document(models.Model):
     # NFC-normalized once at ingest; Sentence offsets index this exact string.
     text = models.TextField()
     created = models.DateTimeField(auto_now_add=True)
+    # Set when a newer document with the same id replaced this one while its sentences were in use:
+    # it stays for the work that refers to it, and is out of the corpus for everything else.
+    superseded = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["corpus", "external_id"], name="document_unique_id")]
+        constraints = [models.UniqueConstraint(fields=["corpus", "external_id"], condition=models.Q(superseded=None),
+                                               name="document_unique_id")]
         indexes = [models.Index(fields=["corpus", "domain"])]
 
     def __str__(self):
@@ -48,7 +58,10 @@ class Sentence(models.Model):
     end = models.PositiveIntegerField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["document", "index"], name="sentence_unique_index")]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "index"], name="sentence_unique_index"),
+            models.CheckConstraint(condition=models.Q(start__lte=models.F("end")), name="sentence_start_before_end"),
+        ]
 
     def __str__(self):
         return self.text[:80]
@@ -77,14 +90,14 @@ class FilterRun(models.Model):
 
     @staticmethod
     def scope_key(corpus, domain):
-        return f"{corpus.name if corpus else '*'}/{domain or '*'}"
+        return f"{f'{corpus.name}@{corpus.revision}' if corpus else '*'}/{domain or '*'}"
 
     @property
     def is_complete(self):
         return not self.chunks.filter(done=False).exists()
 
     def sentences(self):
-        scope = Sentence.objects.all()
+        scope = Sentence.objects.filter(document__superseded=None)
         if self.corpus_id:
             scope = scope.filter(document__corpus_id=self.corpus_id)
         if self.domain:

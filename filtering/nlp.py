@@ -5,12 +5,37 @@ NLTK's search path (`use_nltk_data` adds ours). When they are missing the error
 says what to install and where.
 """
 
+import html
+import json
 import re
+import sys
 import unicodedata
+from array import array
 from functools import cache
+from html.parser import HTMLParser
+from types import ModuleType
 
-import nltk
 import numpy as np
+
+
+def _import_nltk() -> ModuleType:
+    """NLTK's package init imports SciPy and scikit-learn when they are installed (crowd-kit brings them)
+    for collocation tests and classifiers the filter never uses: 150 MiB and two seconds of start-up in
+    every process that splits or tags. They are hidden while NLTK loads, so its optional imports fall back
+    as they do on an install without them; afterwards they import as usual for whoever needs them."""
+    hidden = [name for name in ("scipy", "sklearn") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # the documented way to make an import fail
+    try:
+        import nltk
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
+    return nltk
+
+
+nltk = _import_nltk()
 
 PUNKT = "tokenizers/punkt_tab/english"
 TAGGER = "taggers/averaged_perceptron_tagger_eng"
@@ -64,7 +89,11 @@ def word_tokenizer():
 @cache
 def tagger():
     require(TAGGER)
-    return ExactPerceptronTagger(nltk.tag.PerceptronTagger())
+    return ExactPerceptronTagger.load(TAGGER)
+
+
+class _Row(int):
+    """A row number of the tagger's matrix, as the JSON parser hands it up (see ExactPerceptronTagger.load)."""
 
 
 class ExactPerceptronTagger:
@@ -77,21 +106,54 @@ class ExactPerceptronTagger:
     `nltk.pos_tag` over the sample corpora).
     """
 
-    def __init__(self, nltk_tagger):
-        model = nltk_tagger.model
-        # Columns in descending tag order: argmax takes the first of equal
-        # scores, which is then NLTK's (score, tag) maximum.
-        self.classes = sorted(model.classes, reverse=True)
-        column = {tag: index for index, tag in enumerate(self.classes)}
-        self.rows = {feature: index for index, feature in enumerate(model.weights, start=1)}
-        self.weights = np.zeros((len(self.rows) + 1, len(self.classes)))  # row 0: unknown feature
-        for feature, index in self.rows.items():
-            for tag, weight in model.weights[feature].items():
-                self.weights[index, column[tag]] = weight
-        self.tagdict = nltk_tagger.tagdict
-        self.normalize = nltk_tagger.normalize
-        self.start = list(nltk_tagger.START)
-        self.end = list(nltk_tagger.END)
+    START = ["-START-", "-START2-"]  # NLTK's PerceptronTagger.START and .END
+    END = ["-END-", "-END2-"]
+
+    def __init__(self, rows, weights, tagdict, classes):
+        """`rows`: feature -> row of `weights`, a matrix with a column per tag of `classes` (in descending
+        order: argmax takes the first of equal scores, which is then NLTK's (score, tag) maximum)."""
+        self.rows, self.weights, self.tagdict, self.classes = rows, weights, tagdict, classes
+        self.start, self.end = list(self.START), list(self.END)
+
+    @classmethod
+    def load(cls, resource):
+        """Read the model files NLTK's PerceptronTagger reads, straight into the matrix: each feature's
+        weights become a row as the JSON parser finishes them, so NLTK's dict-of-dicts model (60 MiB of
+        small objects, whose memory Python keeps after they are freed) is never built."""
+        name = resource.rsplit("/", 1)[-1]
+
+        def read(suffix, **options):
+            with nltk.data.find(f"{resource}/{name}.{suffix}.json").open() as handle:
+                return json.load(handle, **options)
+
+        classes = sorted(read("classes"), reverse=True)
+        column = {tag: index for index, tag in enumerate(classes)}
+        matrix = array("d", bytes(8 * len(classes)))  # row 0: unknown feature
+
+        def rows_or_row(pairs):
+            # The parser finishes each feature's object before the object that holds them all.
+            if pairs and isinstance(pairs[0][1], _Row):
+                return {feature: int(row) for feature, row in pairs}
+            values = [0.0] * len(classes)
+            for tag, weight in pairs:
+                values[column[tag]] = weight
+            matrix.extend(values)
+            return _Row(len(matrix) // len(classes) - 1)
+
+        rows = read("weights", object_pairs_hook=rows_or_row)
+        weights = np.frombuffer(matrix, dtype=np.float64).reshape(-1, len(classes))
+        return cls(rows if isinstance(rows, dict) else {}, weights, dict(read("tagdict")), classes)
+
+    @staticmethod
+    def normalize(word):
+        """NLTK's PerceptronTagger.normalize, which uses no state of the tagger."""
+        if "-" in word and word[0] != "-":
+            return "!HYPHEN"
+        if word.isdigit() and len(word) == 4:
+            return "!YEAR"
+        if word and word[0].isdigit():
+            return "!DIGITS"
+        return word.lower()
 
     def tag(self, tokens):
         row = self.rows.get
@@ -126,8 +188,59 @@ class ExactPerceptronTagger:
         return tags
 
 
+# Tags that mark a document as HTML (a stray "<" or "a < b" in plain text does not).
+_HTML_TAG = re.compile(r"</?(?:p|br|div|span|a|b|i|em|strong|ul|ol|li|h[1-6]|blockquote|figure|figcaption|img|"
+                       r"table|tr|td|th|section|article|header|footer|script|style)\b[^<>]*>", re.IGNORECASE)
+# Entities with their semicolon only: "AT&T" or "R&D" stay as they are.
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_BLOCKS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "figure", "figcaption",
+           "table", "tr", "section", "article", "header", "footer"}
+
+
+class _HtmlText(HTMLParser):
+    """The text of an HTML document: blocks as paragraphs, <br> as a line break, scripts and styles left out."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self.skipping += 1
+        elif tag == "br":
+            self.parts.append("\n")
+        elif tag in _BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self.skipping = max(0, self.skipping - 1)
+        elif tag in _BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.parts.append(data)
+
+    def text(self):
+        joined = "".join(self.parts)
+        return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", joined).strip()
+
+
 def normalize(text):
-    """The one normalization applied to ingested text: Unicode NFC."""
+    """The one clean-up applied to ingested text, whose result is what is stored (sentence offsets index it):
+    Unicode NFC; no byte-order mark in front (a BOM glued to the first word hides it from the filter:
+    "\ufeffIf only I had gone."); an HTML document reduced to its text (blocks become paragraphs); and HTML
+    entities decoded ("wouldn&#39;t have" reads as "wouldn't have")."""
+    text = unicodedata.normalize("NFC", text).lstrip("\ufeff")
+    if "<" in text and _HTML_TAG.search(text):
+        parser = _HtmlText()
+        parser.feed(text)
+        parser.close()
+        text = parser.text()
+    elif "&" in text:
+        text = _ENTITY.sub(lambda match: html.unescape(match.group(0)), text)
     return unicodedata.normalize("NFC", text)
 
 
@@ -146,12 +259,45 @@ def split_sentences(text):
     yield from _split_paragraph(splitter, text, paragraph_start, len(text))
 
 
+# NLTK bounds each regular-expression call to 5 s, and Punkt runs its expressions over a whole paragraph:
+# a megabyte-long "paragraph" (a file without blank lines) would stop the split halfway. Longer paragraphs
+# are cut into windows at a line break or a sentence end, each split on its own.
+WINDOW = 50_000
+_WINDOW_CUT = re.compile(r"\n|[.!?][\"')\]\u2019\u201d]*\s")
+
+
+def _windows(text, start, end):
+    while end - start > WINDOW:
+        cut = None
+        for match in _WINDOW_CUT.finditer(text, start + WINDOW // 2, start + WINDOW):
+            cut = match.end()
+        cut = cut or start + WINDOW  # no sentence end in 25,000 characters: cut anyway
+        yield start, cut
+        start = cut
+    yield start, end
+
+
+# A sentence end with no space after it ("the talks stop.If only ..."): two lower-case letters, the mark, and
+# a capitalised word. Punkt reads "stop.If" as one token; the split is made here, on the stored text.
+_GLUED_END = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
+
+
 def _split_paragraph(splitter, text, start, end):
-    paragraph = text[start:end]
-    if not paragraph.strip():
+    if not text[start:end].strip():
         return
-    for sentence_start, sentence_end in splitter.span_tokenize(paragraph):
-        yield start + sentence_start, start + sentence_end
+    for window_start, window_end in _windows(text, start, end):
+        window = text[window_start:window_end]
+        for sentence_start, sentence_end in splitter.span_tokenize(window):
+            begin = window_start + sentence_start
+            for match in _GLUED_END.finditer(text, begin, window_start + sentence_end):
+                yield begin, match.start()
+                begin = match.start()
+            yield begin, window_start + sentence_end
+
+
+# Typographic apostrophes and single quotes, read as the ASCII apostrophe by the tokenizer and the filter's
+# screen (the stored text keeps them).
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
 
 
 def tokenize(sentence):
@@ -160,7 +306,7 @@ def tokenize(sentence):
     Typographic apostrophes are made ASCII first: NLTK splits "hadn't" into
     "had", "n't" but leaves "hadn’t" as three odd pieces.
     """
-    return word_tokenizer().tokenize(sentence.replace("\u2019", "'"))
+    return word_tokenizer().tokenize(sentence.translate(APOSTROPHES))
 
 
 def pos_tag(tokens):

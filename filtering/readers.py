@@ -12,8 +12,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.errors import InputError
+
 # "mixed": text from several of the three without a domain per document, e.g. the released SemEval sentences.
 DOMAINS = ("finance", "politics", "healthcare", "mixed")
+# The longest document id the database keeps (Document.external_id).
+MAX_ID_LENGTH = 200
 FORMATS = ("jsonl", "csv", "txt-dir")
 DEFAULT_MAX_BYTES = 2_000_000
 _READ_CHUNK = 1 << 16
@@ -40,7 +44,7 @@ class BadRecord:
         return f"{self.file}:{self.line}: {self.message}"
 
 
-class CorpusFileError(ValueError):
+class CorpusFileError(InputError):
     """The file as a whole cannot be read (missing, empty folder, bad header)."""
 
 
@@ -59,6 +63,10 @@ def read_records(path, fmt=None, *, domain=None, text_column="text", id_column="
     if not path.exists():
         raise CorpusFileError(f"{path}: no such file or folder")
     fmt = fmt or detect_format(path)
+    if fmt in ("jsonl", "csv") and path.is_dir():
+        raise CorpusFileError(f"{path}: is a folder; a folder of .txt files is read with --format txt-dir")
+    if fmt == "txt-dir" and not path.is_dir():
+        raise CorpusFileError(f"{path}: is a file; --format txt-dir reads a folder of .txt files")
     if fmt == "jsonl":
         return _read_jsonl(path, domain, max_bytes)
     if fmt == "csv":
@@ -86,19 +94,36 @@ def _bounded_lines(handle, max_bytes):
 
 
 def _record(file, line, fields, default_domain):
-    """Validate one document's fields; return a Record or a BadRecord."""
+    """Validate one document's fields; return a Record or a BadRecord.
+
+    Everything a database could refuse is refused here, by name, so that one
+    bad document never fails the write of the good ones beside it.
+    """
     external_id = fields.get("id")
     if external_id is None or str(external_id).strip() == "":
         return BadRecord(file, line, "missing field 'id': every document needs a unique id")
     external_id = str(external_id).strip()
+    if len(external_id) > MAX_ID_LENGTH:
+        return BadRecord(file, line, f"id {external_id[:40]!r}... is {len(external_id):,} characters long; "
+                                     f"use ids of at most {MAX_ID_LENGTH}")
     text = fields.get("text")
     if not isinstance(text, str):
         return BadRecord(file, line, f"document {external_id!r}: missing field 'text' (a string)")
     if not text.strip():
         return BadRecord(file, line, f"document {external_id!r}: field 'text' is empty")
-    if "\x00" in text:
-        # PostgreSQL cannot store NUL in text; no news text has one on purpose.
-        return BadRecord(file, line, f"document {external_id!r}: field 'text' contains a NUL character; remove it")
+    for name in ("id", "text", "title", "source"):
+        value = external_id if name == "id" else fields.get(name)
+        if not isinstance(value, str):
+            continue
+        if "\x00" in value:
+            # PostgreSQL cannot store NUL in text; no news text has one on purpose.
+            return BadRecord(file, line, f"document {external_id!r}: field {name!r} contains a NUL character; "
+                                         f"remove it")
+        surrogate = next((i for i, char in enumerate(value) if "\ud800" <= char <= "\udfff"), None)
+        if surrogate is not None:
+            return BadRecord(file, line, f"document {external_id!r}: field {name!r} has an unpaired surrogate "
+                                         f"(\\u{ord(value[surrogate]):04x}) at character {surrogate}; write the "
+                                         f"character itself or a complete surrogate pair")
     domain = fields.get("domain") or default_domain
     if not domain:
         return BadRecord(file, line, f"document {external_id!r}: missing field 'domain'; add it or pass --domain")
@@ -126,6 +151,8 @@ def _read_jsonl(path, domain, max_bytes):
             if not raw.strip():
                 continue
             seen_any = True
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a byte-order mark, as some editors write one
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -147,25 +174,47 @@ def _read_jsonl(path, domain, max_bytes):
 
 def _read_csv(path, domain, text_column, id_column, max_bytes):
     file = str(path)
+    # The csv module refuses fields over 131,072 characters; a document may be as long as max_bytes.
+    csv.field_size_limit(max(csv.field_size_limit(), max_bytes + 1))
     with open(path, "rb") as handle:
         # surrogateescape keeps bad bytes visible per row instead of aborting the file.
         lines = io.TextIOWrapper(handle, encoding="utf-8", errors="surrogateescape", newline="")
-        reader = csv.reader(lines)
+        # strict: a quote left open fails at the end of the file instead of swallowing the rest silently.
+        reader = csv.reader(lines, strict=True)
         try:
             header = next(reader)
         except StopIteration:
             raise CorpusFileError(f"{file}: the file is empty") from None
+        except csv.Error as error:
+            raise CorpusFileError(f"{file}:1: the header line is not CSV ({error})") from None
         header = [name.strip().lstrip("\ufeff") for name in header]
         if text_column not in header:
             raise CorpusFileError(f"{file}:1: no column {text_column!r} (columns: {', '.join(header)}); "
                                   f"name the text column with --text-column")
         line = reader.line_num
-        for row in reader:
+        rows = iter(reader)
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                return
+            except csv.Error as error:
+                if "end of data" in str(error):
+                    yield BadRecord(file, line + 1, f"a quote opened on line {line + 1} is never closed, so the "
+                                                    f"rest of the file would be one field; close the quote")
+                else:
+                    yield BadRecord(file, line + 1, f"not CSV ({error}); check the quotes of this row")
+                return
             start_line, line = line + 1, reader.line_num
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
-                yield BadRecord(file, start_line, f"{len(row)} fields where the header has {len(header)}")
+                if line > start_line and any("\n" in cell for cell in row):
+                    yield BadRecord(file, start_line, f"a quote opened on line {start_line} is not closed until "
+                                                      f"line {line} ({len(row)} fields where the header has "
+                                                      f"{len(header)}); close the quote")
+                else:
+                    yield BadRecord(file, start_line, f"{len(row)} fields where the header has {len(header)}")
                 continue
             fields = dict(zip(header, row, strict=True))
             if any(_has_bad_bytes(value) for value in fields.values()):
@@ -197,6 +246,8 @@ def _read_txt_dir(path, domain, max_bytes):
             yield BadRecord(file, 1, f"file is larger than {max_bytes:,} bytes; split it or raise --max-bytes")
             continue
         raw = file_path.read_bytes()
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:

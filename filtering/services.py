@@ -1,14 +1,21 @@
 """Workflows of the filtering app: ingest a corpus, run the candidate filter."""
 
-from collections import Counter
-from dataclasses import dataclass, field
+from __future__ import annotations
 
-from django.db import connection, transaction
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from typing import Any
+
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F, Model
 from django.utils import timezone
 
 from filtering import nlp, patterns
+from filtering.extensions import SENTENCE_USES
 from filtering.models import Candidate, Corpus, Document, FilterChunk, FilterRun, Sentence
-from filtering.readers import BadRecord, read_records
+from filtering.readers import BadRecord, Record, read_records
 
 FLUSH_DOCUMENTS = 500
 FLUSH_SENTENCES = 20_000
@@ -22,29 +29,39 @@ class IngestReport:
     sentences: int = 0
     replaced: int = 0
     skipped_existing: int = 0
-    errors: list = field(default_factory=list)
-    by_domain: Counter = field(default_factory=Counter)
+    errors: list[BadRecord] = field(default_factory=list)
+    by_domain: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     @property
-    def skipped(self):
+    def skipped(self) -> int:
         return self.skipped_existing + len(self.errors)
 
 
-def corpus_ingest(*, path, corpus_name, fmt=None, domain=None, replace=False, text_column="text",
-                  id_column="id", max_bytes=None, progress=None):
+Pending = dict[str, tuple[Record, str, list[tuple[int, int]]]]
+
+
+def corpus_ingest(*, path: str | PathLike[str], corpus_name: str, fmt: str | None = None, domain: str | None = None,
+                  replace: bool = False, force: bool = False, text_column: str = "text", id_column: str = "id",
+                  max_bytes: int | None = None, progress: Callable[[Any], None] | None = None) -> IngestReport:
     """Stream documents from `path` into `corpus_name`, split into sentences.
 
     Documents are validated and split before anything is written; each flush
     writes whole documents with all their sentences in one transaction, so a
-    bad document never leaves a part of itself behind. A document id already
-    in the corpus is skipped, or replaced when `replace` is set.
+    bad document never leaves a part of itself behind, and if the database
+    still refuses one, the others of its flush are written one by one. The
+    corpus row is made with the first document stored, never for a file that
+    holds none.
+
+    A document id already in the corpus is skipped, or, with `replace`,
+    replaced. A document whose sentences are in use (candidates, batch items)
+    is replaced only with `force`, and then its old sentences are kept,
+    superseded, so the work that refers to them stays valid.
     """
-    corpus, _ = Corpus.objects.get_or_create(name=corpus_name)
-    report = IngestReport(corpus=corpus.name)
-    options = {"domain": domain, "text_column": text_column, "id_column": id_column}
+    report = IngestReport(corpus=corpus_name)
+    options: dict[str, Any] = {"domain": domain, "text_column": text_column, "id_column": id_column}
     if max_bytes:
         options["max_bytes"] = max_bytes
-    pending = {}
+    pending: Pending = {}
     pending_sentences = 0
     for item in read_records(path, fmt, **options):
         if progress:
@@ -61,16 +78,16 @@ def corpus_ingest(*, path, corpus_name, fmt=None, domain=None, replace=False, te
         pending[item.external_id] = (item, text, spans)
         pending_sentences += len(spans)
         if len(pending) >= FLUSH_DOCUMENTS or pending_sentences >= FLUSH_SENTENCES:
-            _flush(corpus, pending, replace, report)
+            _flush(corpus_name, pending, replace, force, report)
             pending, pending_sentences = {}, 0
     if pending:
-        _flush(corpus, pending, replace, report)
+        _flush(corpus_name, pending, replace, force, report)
     if report.documents:
         _analyze(Document, Sentence)
     return report
 
 
-def _analyze(*models):
+def _analyze(*models: type[Model]) -> None:
     """Refresh PostgreSQL's statistics after a bulk write.
 
     Autovacuum gets to it eventually; until then the planner believes the
@@ -83,16 +100,86 @@ def _analyze(*models):
         cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(model._meta.db_table) for model in models))
 
 
-@transaction.atomic
-def _flush(corpus, pending, replace, report):
-    existing = Document.objects.filter(corpus=corpus, external_id__in=list(pending))
-    if replace:
-        report.replaced += existing.count()
-        existing.delete()
-    else:
-        for external_id in existing.values_list("external_id", flat=True):
+def sentences_in_use(sentence_ids: list[int]) -> int:
+    """How many rows of any app refer to these sentences: candidates here, and what others register."""
+    used = Candidate.objects.filter(sentence_id__in=sentence_ids).count()
+    return used + sum(count(sentence_ids) for _, count in SENTENCE_USES.items())
+
+
+def _flush(corpus_name: str, pending: Pending, replace: bool, force: bool, report: IngestReport) -> None:
+    try:
+        with transaction.atomic():
+            written = _write(corpus_name, pending, replace, force)
+    except DatabaseError:
+        # A document the checks let through and the database refused: the others are not lost with it.
+        written = _Written()
+        for external_id, entry in pending.items():
+            try:
+                with transaction.atomic():
+                    written.add(_write(corpus_name, {external_id: entry}, replace, force))
+            except DatabaseError as error:
+                item = entry[0]
+                written.errors.append(BadRecord(item.file, item.line, f"document {external_id!r}: the database "
+                                                f"refused it ({str(error).strip().splitlines()[0]}); fix it and "
+                                                f"ingest again"))
+    written.report_into(report)
+
+
+@dataclass
+class _Written:
+    documents: list[tuple[str, int]] = field(default_factory=list)  # (domain, sentences) of each stored document
+    replaced: int = 0
+    skipped_existing: int = 0
+    errors: list[BadRecord] = field(default_factory=list)
+
+    def add(self, other: _Written) -> None:
+        self.documents += other.documents
+        self.replaced += other.replaced
+        self.skipped_existing += other.skipped_existing
+        self.errors += other.errors
+
+    def report_into(self, report: IngestReport) -> None:
+        report.documents += len(self.documents)
+        report.sentences += sum(count for _, count in self.documents)
+        report.replaced += self.replaced
+        report.skipped_existing += self.skipped_existing
+        report.errors += self.errors
+        for domain, count in self.documents:
+            report.by_domain[domain, "documents"] += 1
+            report.by_domain[domain, "sentences"] += count
+
+
+def _write(corpus_name: str, pending: Pending, replace: bool, force: bool) -> _Written:
+    """Write `pending` in the caller's transaction; returns what was written (reported after the commit)."""
+    written = _Written()
+    corpus, _ = Corpus.objects.get_or_create(name=corpus_name)
+    pending = dict(pending)
+    existing = {d.external_id: d for d in Document.objects.filter(corpus=corpus, external_id__in=list(pending),
+                                                                  superseded=None)}
+    removed_documents = removed_sentences = 0
+    for external_id, document in existing.items():
+        item = pending[external_id][0]
+        if not replace:
             del pending[external_id]
-            report.skipped_existing += 1
+            written.skipped_existing += 1
+            continue
+        sentence_ids = list(document.sentences.values_list("pk", flat=True))
+        used = sentences_in_use(sentence_ids)
+        if used and not force:
+            del pending[external_id]
+            written.errors.append(BadRecord(item.file, item.line, (
+                f"document {external_id!r}: its sentences are in use ({used} candidates or batch items refer to "
+                f"them), so it is not replaced; pass --force to store the new text beside the old, which stays "
+                f"for the work that uses it")))
+            continue
+        removed_documents += 1
+        removed_sentences += len(sentence_ids)
+        written.replaced += 1
+        if used:
+            document.superseded = timezone.now()
+            document.save(update_fields=["superseded"])
+        else:
+            document.delete()
     documents = Document.objects.bulk_create(
         Document(corpus=corpus, external_id=item.external_id, domain=item.domain, title=item.title,
                  source=item.source, text=text)
@@ -104,11 +191,14 @@ def _flush(corpus, pending, replace, report):
         for index, (start, end) in enumerate(spans)
     ]
     Sentence.objects.bulk_create(sentences, batch_size=SENTENCE_BATCH)
-    report.documents += len(documents)
-    report.sentences += len(sentences)
-    for document, (_, _, spans) in zip(documents, pending.values(), strict=True):
-        report.by_domain[document.domain, "documents"] += 1
-        report.by_domain[document.domain, "sentences"] += len(spans)
+    # A replaced document changes the corpus: later filter runs are a new pass over its current text.
+    Corpus.objects.filter(pk=corpus.pk).update(
+        document_count=F("document_count") + len(documents) - removed_documents,
+        sentence_count=F("sentence_count") + len(sentences) - removed_sentences,
+        revision=F("revision") + (1 if removed_documents else 0))
+    written.documents = [(document.domain, len(spans)) for document, (_, _, spans)
+                         in zip(documents, pending.values(), strict=True)]
+    return written
 
 
 # --- the candidate filter over stored sentences ---------------------------------
@@ -116,7 +206,8 @@ def _flush(corpus, pending, replace, report):
 CHUNK_SIZE = 5_000
 
 
-def filter_run_prepare(*, profile=patterns.DEFAULT_PROFILE, corpus=None, domain="", chunk_size=CHUNK_SIZE):
+def filter_run_prepare(*, profile: str = patterns.DEFAULT_PROFILE, corpus: Corpus | None = None, domain: str = "",
+                       chunk_size: int = CHUNK_SIZE) -> FilterRun:
     """Get or create the run for this profile and scope, and chunk new sentences.
 
     Chunks cover sentence ids already in the scope; sentences ingested since the
@@ -141,7 +232,7 @@ def filter_run_prepare(*, profile=patterns.DEFAULT_PROFILE, corpus=None, domain=
     return run
 
 
-def filter_chunk_process(*, chunk_id):
+def filter_chunk_process(*, chunk_id: int) -> FilterChunk:
     """Run the filter over one chunk and store its candidates and counts.
 
     Safe to run twice or in two workers at once: the chunk row is locked and a
@@ -154,7 +245,9 @@ def filter_chunk_process(*, chunk_id):
         run = chunk.run
         engine = patterns.CandidateFilter(run.profile)
         sentences = run.sentences().filter(id__gte=chunk.first_id, id__lte=chunk.last_id)
-        by_domain, rows, pos_forms = {}, Counter(), Counter()
+        by_domain: dict[str, list[int]] = {}
+        rows: Counter[str] = Counter()
+        pos_forms: Counter[str] = Counter()
         candidates = []
         for sentence_id, text, domain in sentences.values_list("id", "text", "document__domain").iterator():
             match = engine.match(text)
@@ -182,14 +275,20 @@ class FilterReport:
     chunks_done: int = 0
     sentences: int = 0
     candidates: int = 0
-    by_domain: dict = field(default_factory=dict)
-    rows: Counter = field(default_factory=Counter)
-    pos_forms: Counter = field(default_factory=Counter)
+    by_domain: dict[str, list[int]] = field(default_factory=dict)
+    rows: Counter[str] = field(default_factory=Counter)
+    pos_forms: Counter[str] = field(default_factory=Counter)
 
 
-def filter_run_report(*, run):
-    report = FilterReport()
-    for chunk in run.chunks.all():
+def filter_run_report(*, run: FilterRun) -> FilterReport:
+    return filter_run_reports(runs=[run])[run.pk]
+
+
+def filter_run_reports(*, runs: Sequence[FilterRun]) -> dict[int, FilterReport]:
+    """Each run's counts summed from its chunks, in one query for all the runs."""
+    reports = {run.pk: FilterReport() for run in runs}
+    for chunk in FilterChunk.objects.filter(run__in=reports).order_by("first_id"):
+        report = reports[chunk.run_id]
         report.chunks += 1
         if not chunk.done:
             continue
@@ -202,4 +301,4 @@ def filter_run_report(*, run):
             counts[1] += candidates
         report.rows.update(chunk.stats["rows"])
         report.pos_forms.update(chunk.stats["pos_forms"])
-    return report
+    return reports

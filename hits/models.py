@@ -4,12 +4,16 @@
 type understands (see `hits.task_types`), with an optional known answer.
 """
 
+import uuid
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q, Sum
 from django.utils import timezone
+from django.utils.functional import cached_property
+
+from core.items import Payload, payload_from_json
 
 
 class Worker(models.Model):
@@ -36,6 +40,11 @@ class Batch(models.Model):
         PUBLISHED = "published"
         COMPLETED = "completed"
         EXPIRED = "expired"
+        CANCELLED = "cancelled"
+
+    # States in which the provider may still hold work of the batch that can change: sync goes on
+    # until every HIT of the batch is final (see hits.services.batch_sync).
+    SYNCING_STATES = (State.PUBLISHING, State.PUBLISHED, State.COMPLETED, State.EXPIRED, State.CANCELLED)
 
     name = models.CharField(max_length=200)
     task_type = models.CharField(max_length=40)
@@ -57,26 +66,34 @@ class Batch(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(auto_now_add=True)
     published = models.DateTimeField(null=True, blank=True)
+    # Every HIT final at the provider (nothing can change any more): sync and reconcile leave it be.
+    final = models.BooleanField(default=False)
+    # Hidden from the lists; a batch with work is archived, never deleted.
+    archived = models.BooleanField(default=False)
+    # One sync at a time: a sync takes the lease, and a lease older than SYNC_LEASE_SECONDS is stale.
+    sync_lease = models.DateTimeField(null=True, blank=True)
+    # The last reconcile: when, and the differences it found ({"differences": [...], "repaired": [...]}).
+    reconciled = models.DateTimeField(null=True, blank=True)
+    reconcile_report = models.JSONField(default=dict, blank=True)
 
     class Meta:
         verbose_name_plural = "batches"
+        constraints = [
+            models.CheckConstraint(condition=Q(gold_rate__gte=0, gold_rate__lte=1), name="batch_gold_rate_share"),
+            models.CheckConstraint(condition=Q(reward__gte=0), name="batch_reward_not_negative"),
+            models.CheckConstraint(condition=Q(budget__isnull=True) | Q(budget__gte=0),
+                                   name="batch_budget_not_negative"),
+            models.CheckConstraint(condition=Q(items_per_hit__gte=1, assignments_per_hit__gte=1),
+                                   name="batch_hits_not_empty"),
+        ]
 
     def __str__(self):
         return f"{self.name} ({self.task_type}, {self.provider})"
 
-    @property
-    def is_complete(self):
-        return not self.hits.exclude(state=Hit.State.COMPLETED).exists()
-
     def spent(self):
-        """Money committed so far: approved work (with fees) and bonuses sent."""
-        from hits.providers import get_provider
-
-        provider = get_provider(self.provider)
-        approved = Assignment.objects.filter(hit__batch=self, state=Assignment.State.APPROVED).count()
-        bonuses = Bonus.objects.filter(assignment__hit__batch=self).aggregate(total=Sum("amount"))["total"]
-        per_assignment = provider.cost_per_assignment(self.reward, self.assignments_per_hit)
-        return approved * per_assignment + (provider.cost_of_bonus(bonuses) if bonuses else Decimal("0"))
+        """Money paid out for this batch, from the ledger: rewards, bonuses and the provider's fees."""
+        total = Payment.objects.filter(batch=self, state=Payment.State.CONFIRMED).aggregate(total=Sum("amount"))
+        return (total["total"] or Decimal("0")).quantize(Decimal("0.01"))
 
 
 class Item(models.Model):
@@ -94,6 +111,11 @@ class Item(models.Model):
     def __str__(self):
         return self.key
 
+    @cached_property
+    def content(self) -> Payload:
+        """The payload as its typed record (core.items): the only way the payload is read."""
+        return payload_from_json(self.payload, where=f"item {self.pk}")
+
 
 class Hit(models.Model):
     class State(models.TextChoices):
@@ -109,13 +131,26 @@ class Hit(models.Model):
     provider_hit_id = models.CharField(max_length=64, blank=True, db_index=True)
     published = models.DateTimeField(null=True, blank=True)
     expires = models.DateTimeField(null=True, blank=True)
+    # A random key, stored with the row: the provider's idempotency token for creating this HIT, and the
+    # mark by which a HIT made before a crash is found again (never derived from ids a reset would reuse).
+    request_key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    # Set just before the create call: a HIT with it and no provider id may exist at the provider.
+    publish_started = models.DateTimeField(null=True, blank=True)
+    synced = models.DateTimeField(null=True, blank=True)
+    # Nothing about it can change at the provider any more (and it was disposed of there).
+    final = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["batch", "index"]
         constraints = [models.UniqueConstraint(fields=["batch", "index"], name="hit_unique_index")]
 
     def __str__(self):
-        return f"HIT {self.index} of {self.batch.name}"
+        return f"HIT {self.number} of {self.batch.name}"
+
+    @property
+    def number(self):
+        """The HIT's number as people count (from 1); `index` counts from 0."""
+        return self.index + 1
 
     def ordered_items(self):
         return [hit_item.item for hit_item in self.hit_items.select_related("item").order_by("position")]
@@ -147,9 +182,14 @@ class Assignment(models.Model):
         REJECTED = "rejected"
         EXPIRED = "expired"
 
+    # A dead place is free again; a done place holds a submission.
     DEAD_STATES = (State.EXPIRED,)
+    DONE_STATES = (State.SUBMITTED, State.APPROVED, State.REJECTED)
+    # Set by a review that found the provider had decided already (not stored).
+    review_note = ""
 
-    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="assignments")
+    # PROTECT: a HIT (and so a batch) with work in it is never deleted; it is archived.
+    hit = models.ForeignKey(Hit, on_delete=models.PROTECT, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
     state = models.CharField(max_length=20, choices=State.choices, default=State.CLAIMED)
     provider_assignment_id = models.CharField(max_length=64, blank=True, db_index=True)
@@ -161,41 +201,106 @@ class Assignment(models.Model):
     raw_answers = models.JSONField(null=True, blank=True)
     answers = models.JSONField(null=True, blank=True)
     feedback = models.TextField(blank=True)
+    # Why a person must look before this work is approved (answers that could not be read, a worker whose
+    # qualification was revoked); flagged work is left out of bulk approval.
+    flag = models.TextField(blank=True)
+    # The answers so far, saved as the worker goes: a reload or another device picks up where they were.
+    draft = models.JSONField(null=True, blank=True)
+    draft_saved = models.DateTimeField(null=True, blank=True)
+    # How often the worker asked for more time (in-house only; MTurk's deadline is MTurk's).
+    extensions = models.PositiveSmallIntegerField(default=0)
+    # Given back by the worker before the time ran out (the state is then "expired"): they are not handed it again.
+    returned = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
             # A worker never holds two live assignments of one HIT.
             models.UniqueConstraint(fields=["hit", "worker"], condition=~Q(state="expired"),
                                     name="assignment_one_per_worker"),
+            # One row per assignment at the provider, however many syncs store it at once.
+            models.UniqueConstraint(fields=["provider_assignment_id"], condition=~Q(provider_assignment_id=""),
+                                    name="assignment_unique_provider_id"),
         ]
 
     def __str__(self):
         return f"{self.worker} on {self.hit}"
 
     def can_submit(self, worker, now=None):
-        """Why `worker` may not submit this assignment, or None if they may."""
+        """Why `worker` may not submit this assignment (said to the worker), or None if they may."""
         now = now or timezone.now()
         if worker.pk != self.worker_id:
-            return "this assignment belongs to another worker"
+            return "this HIT is held by another worker"
         if worker.blocked:
-            return "this worker is blocked"
+            return "your account is blocked from this work"
+        if self.state == self.State.EXPIRED:
+            return ("you returned this HIT, so it is no longer yours" if self.returned
+                    else "the time for this HIT ran out and it went back to the pool")
         if self.state != self.State.CLAIMED:
-            return f"this assignment is {self.state}, not open for submission"
+            return f"this HIT was {self.state} already"
         if self.deadline and now > self.deadline:
-            return "the time for this assignment ran out"
+            return "the time for this HIT ran out"
         return None
 
 
-class Bonus(models.Model):
-    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="bonuses")
-    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
-    amount = models.DecimalField(max_digits=8, decimal_places=2)
-    reason = models.TextField()
-    token = models.CharField(max_length=64, unique=True)
-    sent = models.DateTimeField(auto_now_add=True)
+class Payment(models.Model):
+    """The ledger: every reward, fee and bonus, written as an intent (with its own random idempotency key)
+    before the provider is asked, and confirmed when the provider has done it.
+
+    A retry reuses the row's key. A payment whose first attempt ended without a clear answer is looked up at
+    the provider before it is sent again, so it is never paid twice (see hits.services.worker_bonus).
+    """
+
+    class Kind(models.TextChoices):
+        REWARD = "reward"
+        BONUS = "bonus"
+        FEE = "fee"  # the provider's commission on a reward or a bonus
+
+    class State(models.TextChoices):
+        INTENDED = "intended"
+        CONFIRMED = "confirmed"
+        FAILED = "failed"  # the provider refused it for good; nothing was paid
+
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="payments")
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="payments")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="payments")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    amount = models.DecimalField(max_digits=10, decimal_places=2)
+    reason = models.TextField(blank=True)
+    key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.INTENDED)
+    # The provider's id for it, where it gives one (a Prolific bonus payment).
+    provider_reference = models.CharField(max_length=100, blank=True)
+    # The payment this fee is the commission of.
+    fee_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="fee")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    confirmed = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        verbose_name_plural = "bonuses"
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gte=0), name="payment_amount_not_negative"),
+            # One reward a piece of work; one bonus per assignment and reason.
+            models.UniqueConstraint(fields=["assignment"], condition=Q(kind="reward"), name="payment_one_reward"),
+            models.UniqueConstraint(fields=["assignment", "reason"], condition=Q(kind="bonus"),
+                                    name="payment_one_bonus_per_reason"),
+        ]
+        indexes = [models.Index(fields=["batch", "state"])]
 
     def __str__(self):
-        return f"{self.amount} to {self.worker}"
+        return f"{self.kind} {self.amount} to {self.worker} ({self.state})"
+
+
+class ProviderEvent(models.Model):
+    """A webhook event taken from a provider, kept so that a retried or replayed event is acted on once."""
+
+    provider = models.CharField(max_length=20)
+    event_id = models.CharField(max_length=100)
+    body = models.TextField(blank=True)
+    received = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["provider", "event_id"], name="providerevent_once")]
+
+    def __str__(self):
+        return f"{self.provider} event {self.event_id}"

@@ -1,27 +1,38 @@
 """Workflows of crowd work: create, publish, claim, submit, sync, review, pay."""
 
+from __future__ import annotations
+
 import math
 import random
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Subquery, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from hits import eligibility
-from hits.models import Assignment, Batch, Bonus, Hit, HitItem, Item, Worker
+from core.errors import InputError
+from core.items import Payload
+from hits import extensions
+from hits.models import Assignment, Batch, Hit, HitItem, Item, Payment, Worker
 from hits.providers import PROVIDERS, get_provider
-from hits.providers.base import ProviderError, money
-from hits.providers.mturk import request_token
-from hits.signals import assignment_submitted
-from hits.task_types import AnswerError, get_task_type
+from hits.providers.base import DuplicateRequest, NotReviewable, ProviderError, RemoteHit, Submission, money
+from hits.task_types import AnswerError, TaskType, get_task_type
 
 
-class CrowdError(ValueError):
-    """A request the crowd services refuse; the message says why and what to do."""
+class CrowdError(InputError):
+    """A request the crowd services refuse; the message says why and what to do, and `action`
+    (label, url) where there is a page to do it on."""
+
+    def __init__(self, message: str, *, action: tuple[str, str] | None = None, **where: Any):
+        super().__init__(message, **where)
+        self.action = action or getattr(message, "action", None)
 
 
 class BudgetExceeded(CrowdError):
@@ -30,19 +41,34 @@ class BudgetExceeded(CrowdError):
 
 # --- batches --------------------------------------------------------------------
 
-def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", items_per_hit=25,
-                 assignments_per_hit=5, gold_rate=0.0, seed=0, reward=Decimal("0.50"), budget=None,
-                 requirements=None, created_by=None, assignment_duration=3600, lifetime=7 * 24 * 3600):
+@dataclass(frozen=True)
+class ItemSpec:
+    """An item to put in a batch: who it stands for (`key`, unique per batch), what the worker is
+    shown (a typed payload), its interleaving group, and its known answer if there is one."""
+
+    key: str
+    payload: Payload
+    group: str = ""
+    gold_answer: Any = None
+
+
+def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_items: Sequence[ItemSpec] = (),
+                 provider: str = "inhouse", items_per_hit: int = 25, assignments_per_hit: int = 5,
+                 gold_rate: float = 0.0, seed: int = 0, reward: Decimal | str = Decimal("0.50"),
+                 budget: Decimal | None = None, requirements: dict[str, Any] | None = None, created_by: Any = None,
+                 assignment_duration: int = 3600, lifetime: int = 7 * 24 * 3600) -> Batch:
     """Pack items into HITs: domains interleaved, gold mixed in, all decided by `seed`.
 
-    `items` are dicts {"key", "group", "payload"} and may carry a known
-    "gold_answer" (measured against, not a check); `gold_items` are the
-    known-answer checks mixed into every HIT.
+    `items` may carry a known answer (measured against, not a check);
+    `gold_items` are the known-answer checks mixed into every HIT.
     Each HIT gets round(items_per_hit × gold_rate) gold items (no more than
     the pool holds) at seeded positions, and the other items are spread
     evenly so HIT sizes differ by at most one.
     """
-    get_task_type(task_type)
+    try:
+        get_task_type(task_type)
+    except LookupError as error:
+        raise CrowdError(str(error)) from None
     if provider not in PROVIDERS:
         raise CrowdError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
     if not 1 <= items_per_hit <= 100 or assignments_per_hit < 1:
@@ -50,13 +76,14 @@ def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", i
     items, gold_items = list(items), list(gold_items)
     if not items:
         raise CrowdError("a batch needs at least one item")
-    keys = [item["key"] for item in items + gold_items]
+    keys = [item.key for item in items + gold_items]
     if len(set(keys)) != len(keys):
         raise CrowdError("item keys must be unique within a batch")
     rng = random.Random(seed)
     gold_per_hit = min(len(gold_items), round(items_per_hit * gold_rate)) if gold_rate else 0
     ordered = interleave(items, rng)
-    hit_count = math.ceil(len(ordered) / max(1, items_per_hit - gold_per_hit))
+    hits_needed = hit_count(items=len(ordered), items_per_hit=items_per_hit, gold_items=len(gold_items),
+                            gold_rate=gold_rate)
 
     with transaction.atomic():
         batch = Batch.objects.create(
@@ -66,17 +93,17 @@ def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", i
             assignment_duration=assignment_duration, lifetime=lifetime,
         )
         stored = Item.objects.bulk_create(
-            [Item(batch=batch, key=i["key"], group=i.get("group", ""), payload=i["payload"],
-                  gold_answer=i.get("gold_answer")) for i in ordered]
-            + [Item(batch=batch, key=g["key"], group=g.get("group", ""), payload=g["payload"], is_gold=True,
-                    gold_answer=g["gold_answer"]) for g in gold_items]
+            [Item(batch=batch, key=i.key, group=i.group, payload=i.payload.to_json(), gold_answer=i.gold_answer)
+             for i in ordered]
+            + [Item(batch=batch, key=g.key, group=g.group, payload=g.payload.to_json(), is_gold=True,
+                    gold_answer=g.gold_answer) for g in gold_items]
         )
         real, gold = stored[:len(ordered)], stored[len(ordered):]
-        hits = Hit.objects.bulk_create(Hit(batch=batch, index=index) for index in range(hit_count))
-        hit_items = []
+        hits = Hit.objects.bulk_create(Hit(batch=batch, index=index) for index in range(hits_needed))
+        hit_items: list[HitItem] = []
         gold_order = _gold_cycle(gold, rng)
-        for hit, share in zip(hits, _even_split(real, hit_count), strict=True):
-            chosen = []
+        for hit, share in zip(hits, _even_split(real, hits_needed), strict=True):
+            chosen: list[Item] = []
             while len(chosen) < gold_per_hit:
                 candidate = next(gold_order)
                 if candidate not in chosen:  # a round may start with the item the last one ended on
@@ -88,23 +115,23 @@ def batch_create(*, name, task_type, items, gold_items=(), provider="inhouse", i
     return batch
 
 
-def interleave(items, rng):
+def interleave(items: Sequence[ItemSpec], rng: random.Random) -> list[ItemSpec]:
     """Round-robin over groups (sorted), each group shuffled by `rng`."""
-    groups = {}
+    groups: dict[str, list[ItemSpec]] = {}
     for item in items:
-        groups.setdefault(item.get("group", ""), []).append(item)
-    queues = []
+        groups.setdefault(item.group, []).append(item)
+    queues: list[list[ItemSpec]] = []
     for name in sorted(groups):
         members = groups[name]
         rng.shuffle(members)
         queues.append(members)
-    ordered = []
+    ordered: list[ItemSpec] = []
     for position in range(max(len(queue) for queue in queues)):
         ordered.extend(queue[position] for queue in queues if position < len(queue))
     return ordered
 
 
-def _gold_cycle(gold, rng):
+def _gold_cycle(gold: list[Item], rng: random.Random) -> Iterator[Item]:
     """Gold items in rounds: each is used once before any is used again.
 
     A worker never sees an item twice in a batch, so a gold item in two HITs
@@ -117,7 +144,7 @@ def _gold_cycle(gold, rng):
         yield from round_
 
 
-def _even_split(items, parts):
+def _even_split(items: list[Item], parts: int) -> list[list[Item]]:
     size, extra = divmod(len(items), parts)
     shares, start = [], 0
     for part in range(parts):
@@ -127,77 +154,154 @@ def _even_split(items, parts):
     return shares
 
 
-def batch_estimate_cost(*, batch):
-    provider = get_provider(batch.provider)
-    per_assignment = provider.cost_per_assignment(batch.reward, batch.assignments_per_hit)
-    return batch.hits.count() * batch.assignments_per_hit * per_assignment
+@dataclass(frozen=True)
+class CostEstimate:
+    hits: int
+    assignments: int
+    rewards: Decimal  # what the workers get
+    fees: Decimal  # what the provider charges on top
+    total: Decimal
 
 
-def batch_publish(*, batch):
-    """Publish every HIT not published yet. Safe to re-run after a crash or kill:
-    each HIT records its provider id as soon as it has one, and the provider's
-    create call is idempotent (MTurk: a UniqueRequestToken from our ids)."""
-    if batch.state in (Batch.State.COMPLETED, Batch.State.EXPIRED):
+def hit_count(*, items: int, items_per_hit: int, gold_items: int = 0, gold_rate: float = 0.0) -> int:
+    """How many HITs batch_create makes of `items` (gold checks take their places in every HIT)."""
+    gold_per_hit = min(gold_items, round(items_per_hit * gold_rate)) if gold_rate else 0
+    return math.ceil(items / max(1, items_per_hit - gold_per_hit)) if items else 0
+
+
+def cost_estimate(*, provider: str, hits: int, assignments_per_hit: int, reward: Decimal | str,
+                  masters: bool = False) -> CostEstimate:
+    """What `hits` HITs of `assignments_per_hit` places cost at `provider`, its fees apart."""
+    reward = money(reward)
+    per_assignment = get_provider(provider).cost_per_assignment(reward, assignments_per_hit, masters)
+    assignments = hits * assignments_per_hit
+    total = money(assignments * per_assignment)
+    rewards = money(assignments * reward)
+    return CostEstimate(hits=hits, assignments=assignments, rewards=rewards, fees=total - rewards, total=total)
+
+
+def batch_cost(*, batch: Batch) -> CostEstimate:
+    return cost_estimate(provider=batch.provider, hits=batch.hits.count(),
+                         assignments_per_hit=batch.assignments_per_hit, reward=batch.reward,
+                         masters=bool(batch.requirements.get("masters")))
+
+
+def batch_estimate_cost(*, batch: Batch) -> Decimal:
+    return batch_cost(batch=batch).total
+
+
+def batch_publish(*, batch: Batch) -> Batch:
+    """Publish every HIT not published yet. Safe to re-run after a crash, a kill or a provider failure:
+    what can be checked is checked before anything is published (budget, balance, each question's
+    size), each HIT records its provider id as soon as it has one, and a HIT whose create call may
+    have gone through is looked for at the provider before it is made again."""
+    if batch.state in (Batch.State.COMPLETED, Batch.State.EXPIRED, Batch.State.CANCELLED):
         raise CrowdError(f"batch {batch.pk} is {batch.state}; create a new batch instead")
     estimate = batch_estimate_cost(batch=batch)
     if batch.budget is not None and estimate > batch.budget:
         raise BudgetExceeded(f"batch {batch.pk} would cost {estimate} (with provider fees) but its budget is "
                              f"{batch.budget}; raise the budget, lower the reward or use fewer assignments")
     provider = get_provider(batch.provider)
+    unpublished = list(batch.hits.filter(provider_hit_id="").select_related("batch"))
+    problems = provider.check(batch, unpublished)
+    if problems:
+        raise CrowdError(f"batch {batch.pk} cannot be published as it is: " + "; ".join(problems))
     balance = provider.available_balance()
-    unpublished = batch.hits.filter(provider_hit_id="")
-    needed = estimate * unpublished.count() / max(1, batch.hits.count())
+    needed = estimate * len(unpublished) / max(1, batch.hits.count())
     if balance is not None and balance < needed:
         raise BudgetExceeded(f"the {provider.name} account holds {balance}, and publishing batch {batch.pk} needs "
                              f"{money(needed)}; add funds first")
     Batch.objects.filter(pk=batch.pk).update(state=Batch.State.PUBLISHING)
     provider.prepare(batch)
-    for hit in unpublished.select_related("batch"):
-        provider_id = provider.publish_hit(hit, hit.ordered_items())
+    published = batch.hits.count() - len(unpublished)
+    for hit in unpublished:
+        hit.batch = batch  # as `prepare` left it (the provider's HIT type)
+        try:
+            provider_id = (provider.find_hit(hit) if hit.publish_started else None) or _create(provider, hit)
+        except ProviderError as error:
+            raise ProviderError(f"{error} (batch {batch.pk}: {published} of {batch.hits.count()} HITs published; "
+                                f"publish again to go on)") from error
         now = timezone.now()
         Hit.objects.filter(pk=hit.pk, provider_hit_id="").update(
             provider_hit_id=provider_id, state=Hit.State.PUBLISHED, published=now,
             expires=now + timedelta(seconds=batch.lifetime))
+        published += 1
     batch.state = Batch.State.PUBLISHED
     batch.published = batch.published or timezone.now()
-    batch.save(update_fields=["state", "published"])
+    batch.final = False
+    batch.save(update_fields=["state", "published", "final"])
     return batch
 
 
-def batch_expire(*, batch):
+def _create(provider: Any, hit: Hit) -> str:
+    # Marked (and committed) before the call: if the answer is lost, the next publish looks for the HIT first.
+    Hit.objects.filter(pk=hit.pk).update(publish_started=timezone.now())
+    return provider.publish_hit(hit, hit.ordered_items())
+
+
+def batch_expire(*, batch: Batch) -> Batch:
+    """No new takers: the HITs expire at the provider. Work already taken may still be submitted,
+    so the batch keeps syncing until every HIT is final."""
+    return _close(batch, Batch.State.EXPIRED)
+
+
+def batch_cancel(*, batch: Batch) -> Batch:
+    """Retire a batch (a batch with work is never deleted): a draft simply stops; a published batch
+    expires its HITs at the provider and keeps syncing until what was taken is in and reviewed."""
+    if batch.state == Batch.State.CANCELLED:
+        return batch
+    return _close(batch, Batch.State.CANCELLED)
+
+
+def _close(batch: Batch, state: str) -> Batch:
     provider = get_provider(batch.provider)
-    for hit in batch.hits.filter(state=Hit.State.PUBLISHED):
+    for hit in batch.hits.filter(state=Hit.State.PUBLISHED).exclude(provider_hit_id=""):
         provider.expire_hit(hit)
     now = timezone.now()
     batch.hits.filter(state__in=[Hit.State.PUBLISHED, Hit.State.PENDING]).update(state=Hit.State.EXPIRED, expires=now)
     Assignment.objects.filter(hit__batch=batch, state=Assignment.State.CLAIMED).update(state=Assignment.State.EXPIRED)
-    batch.state = Batch.State.EXPIRED
+    batch.state = state
     batch.save(update_fields=["state"])
+    return batch
+
+
+def batch_archive(*, batch: Batch) -> Batch:
+    """Hide a batch from the lists. Its work, votes and payments stay, as they must."""
+    if batch.state in (Batch.State.PUBLISHING, Batch.State.PUBLISHED):
+        raise CrowdError(f"batch {batch.pk} is {batch.state}; cancel it first (its HITs expire at the provider)")
+    batch.archived = True
+    batch.save(update_fields=["archived"])
     return batch
 
 
 # --- in-house work: claim and submit ----------------------------------------------
 
-def worker_for_user(user):
+def worker_for_user(user: Any) -> Worker:
     worker, _ = Worker.objects.get_or_create(provider="inhouse", external_id=f"user-{user.pk}",
                                              defaults={"user": user})
     return worker
 
 
-def assignment_claim(*, batch, worker):
+def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
     """Give `worker` a place in the next HIT of `batch` they may take, or None.
 
-    The HIT row is locked while its places are counted, so two workers racing
-    for the last place cannot both get it; the unique constraint on (HIT,
-    worker) keeps one worker from two places in one HIT.
+    A worker who already holds an open HIT of the batch gets that one back,
+    not a second. The HIT row is locked while its places are counted, so two
+    workers racing for the last place cannot both get it; the unique
+    constraint on (HIT, worker) keeps one worker from two places in one HIT.
     """
     refusal = _refusal(batch, worker)
     if refusal:
-        raise CrowdError(refusal)
+        raise CrowdError(refusal)  # a Refusal carries what the worker can do about it
     if batch.state != Batch.State.PUBLISHED:
-        raise CrowdError(f"batch {batch.pk} is {batch.state}, not open for work")
+        raise CrowdError(f"{batch.name} is {batch.state}, not open for work")
+    assignments_expire_overdue()
+    holding = Assignment.objects.filter(hit__batch=batch, worker=worker, state=Assignment.State.CLAIMED).first()
+    if holding is not None:
+        return holding
     live = Assignment.objects.exclude(state__in=Assignment.DEAD_STATES)
     held = live.filter(hit__batch=batch, worker=worker)
+    returned = Assignment.objects.filter(hit__batch=batch, worker=worker, returned=True)
     # Only gold items are in more than one HIT (batch_create puts every other item in exactly one,
     # and mixes gold in only at a gold rate), so only they can make a HIT one the worker has partly seen.
     seen_gold = list(HitItem.objects.filter(hit__assignments__in=held, item__is_gold=True)
@@ -208,6 +312,7 @@ def assignment_claim(*, batch, worker):
     candidates = (
         batch.hits.filter(state=Hit.State.PUBLISHED)
         .exclude(Exists(held.filter(hit=OuterRef("pk"))))
+        .exclude(Exists(returned.filter(hit=OuterRef("pk"))))
         .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item_id__in=seen_gold)))
         .annotate(taken=Coalesce(Subquery(places_taken), 0))
         .filter(taken__lt=batch.assignments_per_hit)
@@ -228,7 +333,8 @@ def assignment_claim(*, batch, worker):
     return None
 
 
-def assignment_submit(*, assignment, worker, raw_answers):
+def assignment_submit(*, assignment: Assignment, worker: Worker,
+                      raw_answers: dict[str, Any]) -> tuple[Assignment, bool]:
     """Store a worker's answers once. Returns (assignment, stored_now).
 
     A replay of the same submission returns the stored assignment unchanged;
@@ -237,36 +343,86 @@ def assignment_submit(*, assignment, worker, raw_answers):
     """
     with transaction.atomic():
         assignment = Assignment.objects.select_for_update().select_related("hit__batch").get(pk=assignment.pk)
-        if assignment.state in (Assignment.State.SUBMITTED, Assignment.State.APPROVED, Assignment.State.REJECTED) \
-                and assignment.worker_id == worker.pk:
+        if assignment.state in Assignment.DONE_STATES and assignment.worker_id == worker.pk:
             return assignment, False
         refusal = assignment.can_submit(worker) or _refusal(assignment.hit.batch, worker)
         if refusal:
-            raise CrowdError(f"assignment {assignment.pk}: {refusal}")
+            raise CrowdError(refusal)
         task_type = get_task_type(assignment.hit.batch.task_type)
         try:
             answers = task_type.parse_answers(assignment.hit.ordered_items(), raw_answers)
         except AnswerError as error:
-            raise CrowdError(f"assignment {assignment.pk}: {error}") from None
+            raise CrowdError(str(error)) from None
         assignment.state = Assignment.State.SUBMITTED
         assignment.raw_answers = raw_answers
         assignment.answers = answers
         assignment.submitted = timezone.now()
-        assignment.save(update_fields=["state", "raw_answers", "answers", "submitted"])
-        assignment_submitted.send(sender=task_type.name, assignment=assignment)
+        assignment.draft = None
+        assignment.save(update_fields=["state", "raw_answers", "answers", "submitted", "draft"])
+        task_type.on_submitted(assignment)
         _complete_hit_if_done(assignment.hit)
     return assignment, True
 
 
-def _refusal(batch, worker):
+DRAFT_LIMIT = 200_000  # characters of a saved draft: far more than any HIT's answers
+
+
+def assignment_draft_save(*, assignment: Assignment, worker: Worker, fields: dict[str, Any]) -> Assignment:
+    """Keep the answers given so far, so that a reload (or another device) finds them again."""
+    refusal = assignment.can_submit(worker)
+    if refusal:
+        raise CrowdError(refusal)
+    if len(repr(fields)) > DRAFT_LIMIT:
+        raise CrowdError("these answers are too long to keep as a draft")
+    assignment.draft = {str(key): str(value) for key, value in fields.items()}
+    assignment.draft_saved = timezone.now()
+    assignment.save(update_fields=["draft", "draft_saved"])
+    return assignment
+
+
+def assignment_return(*, assignment: Assignment, worker: Worker) -> Assignment:
+    """Give a HIT back: the place is free for someone else at once, and the draft goes with it."""
+    with transaction.atomic():
+        assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if assignment.worker_id != worker.pk:
+            raise CrowdError("this HIT is held by another worker")
+        if assignment.state != Assignment.State.CLAIMED:
+            raise CrowdError(f"this HIT was {assignment.state} already; there is nothing to return")
+        assignment.state, assignment.draft, assignment.returned = Assignment.State.EXPIRED, None, True
+        assignment.save(update_fields=["state", "draft", "returned"])
+    return assignment
+
+
+MAX_EXTENSIONS = 2
+
+
+def assignment_extend(*, assignment: Assignment, worker: Worker) -> Assignment:
+    """More time for a HIT the worker is still on: up to half its time limit (at most 30 minutes) more,
+    twice at most, and only while the time has not run out."""
+    refusal = assignment.can_submit(worker)
+    if refusal:
+        raise CrowdError(refusal)
+    if assignment.hit.batch.provider != "inhouse":
+        raise CrowdError("the time limit of this HIT is set by its provider")
+    if assignment.extensions >= MAX_EXTENSIONS:
+        raise CrowdError(f"this HIT has had more time {MAX_EXTENSIONS} times already; submit what you have or "
+                         f"return it")
+    more = timedelta(seconds=min(assignment.hit.batch.assignment_duration // 2, 1800))
+    Assignment.objects.filter(pk=assignment.pk).update(deadline=F("deadline") + more,
+                                                       extensions=F("extensions") + 1)
+    assignment.refresh_from_db(fields=["deadline", "extensions"])
+    return assignment
+
+
+def _refusal(batch: Batch, worker: Worker) -> str | None:
     if worker.blocked:
-        return f"worker {worker} is blocked" + (f": {worker.blocked_reason}" if worker.blocked_reason else "")
-    return eligibility.refusal(batch, worker)
+        return "your account is blocked from this work" + (f": {worker.blocked_reason}" if worker.blocked_reason
+                                                           else "")
+    return extensions.refusal(batch, worker)
 
 
-def _complete_hit_if_done(hit):
-    done = hit.assignments.filter(state__in=[Assignment.State.SUBMITTED, Assignment.State.APPROVED,
-                                             Assignment.State.REJECTED]).count()
+def _complete_hit_if_done(hit: Hit) -> None:
+    done = hit.assignments.filter(state__in=Assignment.DONE_STATES).count()
     if done >= hit.batch.assignments_per_hit and hit.state != Hit.State.COMPLETED:
         Hit.objects.filter(pk=hit.pk).update(state=Hit.State.COMPLETED)
         batch = hit.batch
@@ -274,7 +430,7 @@ def _complete_hit_if_done(hit):
             Batch.objects.filter(pk=batch.pk).update(state=Batch.State.COMPLETED)
 
 
-def assignments_expire_overdue(*, now=None):
+def assignments_expire_overdue(*, now: datetime | None = None) -> int:
     """Free the places of claims whose time ran out; returns how many."""
     now = now or timezone.now()
     return Assignment.objects.filter(state=Assignment.State.CLAIMED, deadline__lt=now).update(
@@ -288,71 +444,191 @@ class SyncReport:
     new: int = 0
     updated: int = 0
     invalid: int = 0
+    flagged: int = 0
     expired_claims: int = 0
+    hits: int = 0
+    disposed: int = 0
+    left: int = 0  # HITs not reached before the time ran out; the next sync goes on from them
+    unmatched: int = 0  # places submitted at the provider with no work stored here
+    skipped: str = ""  # why the sync did nothing (another one holds the batch)
 
 
 _STATE = {"submitted": Assignment.State.SUBMITTED, "approved": Assignment.State.APPROVED,
           "rejected": Assignment.State.REJECTED}
 
 
-def batch_sync(*, batch):
+def batch_sync(*, batch: Batch, seconds: float | None = None) -> SyncReport:
+    """Pull what the provider holds, until every HIT of the batch is final.
+
+    One sync of a batch at a time (a lease on the batch row); HITs are taken
+    least recently synced first and the sync stops after `seconds`, so a big
+    batch spreads over several runs. A HIT is final when it is closed at the
+    provider (expired, or every place submitted), nobody holds a place in it,
+    and all its work is reviewed; it is then disposed of there and no longer
+    asked about. A submission that cannot be read is stored raw and flagged,
+    and the rest of the batch syncs.
+    """
     report = SyncReport(expired_claims=assignments_expire_overdue())
-    provider = get_provider(batch.provider)
-    if provider.pulls_submissions:
-        hits = {hit.provider_hit_id: hit for hit in batch.hits.exclude(provider_hit_id="")}
-        task_type = get_task_type(batch.task_type)
-        for submission in provider.fetch_submissions(batch):
-            _store_submission(batch, hits[submission.provider_hit_id], submission, task_type, report)
-    for hit in batch.hits.exclude(state=Hit.State.COMPLETED).select_related("batch"):
-        _complete_hit_if_done(hit)
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.SYNC_LEASE_SECONDS)
+    if not Batch.objects.filter(pk=batch.pk).filter(Q(sync_lease=None) | Q(sync_lease__lt=stale)).update(
+            sync_lease=now):
+        report.skipped = f"another sync of batch {batch.pk} is running"
+        return report
+    try:
+        provider = get_provider(batch.provider)
+        if provider.pulls_submissions:
+            _sync_remote(batch, provider, report, seconds or settings.SYNC_SECONDS)
+        if provider.lists_assignments:
+            _sync_places(batch, provider, report)
+        for hit in batch.hits.exclude(state=Hit.State.COMPLETED).select_related("batch"):
+            _complete_hit_if_done(hit)
+        _finish_if_final(batch, provider)
+    finally:
+        Batch.objects.filter(pk=batch.pk, sync_lease=now).update(sync_lease=None)
     return report
 
 
-def _store_submission(batch, hit, submission, task_type, report):
-    existing = Assignment.objects.filter(hit=hit, provider_assignment_id=submission.provider_assignment_id).first()
+def _sync_remote(batch: Batch, provider: Any, report: SyncReport, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    task_type = get_task_type(batch.task_type)
+    hits = list(batch.hits.exclude(provider_hit_id="").filter(final=False).select_related("batch")
+                .order_by(F("synced").asc(nulls_first=True), "index"))
+    for position, hit in enumerate(hits):
+        if time.monotonic() > deadline:
+            report.left = len(hits) - position
+            return
+        for submission in provider.fetch_submissions(hit):
+            submission_store(batch, hit, submission, task_type, report)
+        _complete_hit_if_done(hit)
+        remote = provider.hit_state(hit)
+        report.hits += 1
+        if remote is not None and _hit_final(hit, remote):
+            if remote.status != "disposed":
+                provider.dispose_hit(hit)
+                report.disposed += 1
+            Hit.objects.filter(pk=hit.pk).update(final=True)
+        Hit.objects.filter(pk=hit.pk).update(synced=timezone.now())
+
+
+def _sync_places(batch: Batch, provider: Any, report: SyncReport) -> None:
+    """Statuses from a provider whose work arrives on this site's pages (Prolific): a place given back or
+    timed out there is freed here, and a review made there (approved, rejected) is recorded, with the
+    reward in the ledger."""
+    local = {a.provider_assignment_id: a for a in Assignment.objects.filter(hit__batch=batch)
+             .exclude(provider_assignment_id="")}
+    for remote in provider.remote_assignments(batch):
+        assignment = local.get(remote.provider_assignment_id)
+        if assignment is None:
+            if remote.status == "submitted":
+                report.unmatched += 1  # finished at the provider with no work stored here: reconcile names it
+            continue
+        if assignment.state == Assignment.State.CLAIMED and remote.status == "expired":
+            Assignment.objects.filter(pk=assignment.pk, state=Assignment.State.CLAIMED).update(
+                state=Assignment.State.EXPIRED)
+            report.expired_claims += 1
+        elif assignment.state == Assignment.State.SUBMITTED and remote.status in ("approved", "rejected"):
+            with transaction.atomic():
+                Assignment.objects.filter(pk=assignment.pk).update(state=remote.status, reviewed=timezone.now())
+                if remote.status == Assignment.State.APPROVED:
+                    reward_record(assignment, confirmed=True)
+            report.updated += 1
+
+
+def _hit_final(hit: Hit, remote: RemoteHit) -> bool:
+    """Closed at the provider, nobody holding a place, and every submission reviewed."""
+    if remote.status == "disposed":
+        return True
+    if remote.status != "review" or remote.pending:
+        return False
+    return not hit.assignments.filter(state=Assignment.State.SUBMITTED).exists()
+
+
+def _finish_if_final(batch: Batch, provider: Any) -> None:
+    batch.refresh_from_db(fields=["state", "final"])
+    if batch.final or batch.state not in Batch.SYNCING_STATES:
+        return
+    if provider.pulls_submissions:
+        final = not batch.hits.exclude(provider_hit_id="").filter(final=False).exists()
+        final = final and batch.state != Batch.State.PUBLISHING
+    else:
+        final = batch.state != Batch.State.PUBLISHED and batch.state != Batch.State.PUBLISHING and not (
+            Assignment.objects.filter(hit__batch=batch, state=Assignment.State.CLAIMED).exists())
+    if final:
+        Batch.objects.filter(pk=batch.pk).update(final=True)
+
+
+def submission_store(batch: Batch, hit: Hit, submission: Submission, task_type: TaskType,
+                      report: SyncReport) -> None:
+    existing = Assignment.objects.filter(provider_assignment_id=submission.provider_assignment_id).first()
+    state = _STATE[submission.status]
     if existing:
-        state = _STATE[submission.status]
         if existing.state != state and existing.state == Assignment.State.SUBMITTED:
+            # Reviewed at the provider (MTurk approves by itself after its delay): the provider paid.
             existing.state = state
             existing.reviewed = timezone.now()
             existing.save(update_fields=["state", "reviewed"])
+            if state == Assignment.State.APPROVED:
+                reward_record(existing, confirmed=True)
             report.updated += 1
         return
     worker, _ = Worker.objects.get_or_create(provider=batch.provider, external_id=submission.worker_id)
     raw = {key: value for key, value in submission.raw_answers.items() if key != "assignmentId"}
-    try:
-        answers = task_type.parse_answers(hit.ordered_items(), raw)
-    except AnswerError as error:
-        answers = None
-        report.invalid += 1
-        feedback = f"not usable: {error}"
+    answers, feedback, flag = None, "", ""
+    if submission.unreadable:
+        raw = {"_unreadable": submission.unreadable}
+        flag = "the answers could not be read; look at them before approving"
+        report.flagged += 1
     else:
-        feedback = ""
+        try:
+            answers = task_type.parse_answers(hit.ordered_items(), raw)
+        except AnswerError as error:
+            report.invalid += 1
+            feedback = f"not usable: {error}"
+    refusal = _refusal(batch, worker)
+    if refusal and not flag:
+        # Work the provider let through from someone we would refuse (a revoked qualification, a block):
+        # kept, and left for a person, never approved in bulk.
+        flag = f"submitted by a worker we refuse: {refusal}"
+        report.flagged += 1
+    try:
+        with transaction.atomic():
+            assignment = Assignment.objects.create(
+                hit=hit, worker=worker, provider_assignment_id=submission.provider_assignment_id, state=state,
+                claimed=submission.submitted, submitted=submission.submitted, raw_answers=raw, answers=answers,
+                feedback=feedback, flag=flag)
+            if answers is not None and not flag:
+                task_type.on_submitted(assignment)
+            if state == Assignment.State.APPROVED:
+                reward_record(assignment, confirmed=True)
+    except IntegrityError:
+        return  # stored by a sync running beside this one
+    if answers is not None and not flag:
         report.new += 1
-    with transaction.atomic():
-        assignment = Assignment.objects.create(
-            hit=hit, worker=worker, provider_assignment_id=submission.provider_assignment_id,
-            state=_STATE[submission.status], claimed=submission.submitted, submitted=submission.submitted,
-            raw_answers=raw, answers=answers, feedback=feedback,
-        )
-        if answers is not None:
-            assignment_submitted.send(sender=task_type.name, assignment=assignment)
 
 
 # --- review and payment --------------------------------------------------------------
 
-def assignment_approve(*, assignment, feedback=""):
+def assignment_approve(*, assignment: Assignment, feedback: str = "") -> Assignment:
     return _review(assignment, Assignment.State.APPROVED, feedback)
 
 
-def assignment_reject(*, assignment, feedback):
+def assignment_reject(*, assignment: Assignment, feedback: str, category: str = "") -> Assignment:
+    """Reject submitted work with feedback the worker reads (Prolific also needs a category, and 100
+    characters of feedback: the provider says so before anything is sent)."""
     if not feedback.strip():
         raise CrowdError("a rejection needs feedback telling the worker why")
-    return _review(assignment, Assignment.State.REJECTED, feedback)
+    return _review(assignment, Assignment.State.REJECTED, feedback, category)
 
 
-def _review(assignment, state, feedback):
-    """Approve or reject submitted work at the provider, then here; doing it twice is a no-op."""
+def _review(assignment: Assignment, state: str, feedback: str, category: str = "") -> Assignment:
+    """Approve or reject submitted work at the provider, then here; doing it twice is a no-op.
+
+    Approving writes the reward (and the provider's fee) to the ledger first and confirms it once the
+    provider has approved. Work the provider approved by itself in the meantime is recorded as approved
+    (it was paid), and the caller is told so through `assignment.review_note`.
+    """
+    assignment.review_note = ""
     if assignment.state == state:
         return assignment
     if assignment.state != Assignment.State.SUBMITTED:
@@ -360,51 +636,174 @@ def _review(assignment, state, feedback):
         raise CrowdError(f"assignment {assignment.pk} is {assignment.state}; only submitted work can be {verb}")
     provider = get_provider(assignment.hit.batch.provider)
     if state == Assignment.State.APPROVED:
-        provider.approve(assignment, feedback)
-    else:
-        provider.reject(assignment, feedback)
+        reward_record(assignment, confirmed=False)
+    try:
+        if state == Assignment.State.APPROVED:
+            provider.approve(assignment, feedback)
+        else:
+            provider.reject(assignment, feedback, category)
+    except NotReviewable as error:
+        if error.status not in (Assignment.State.APPROVED, Assignment.State.REJECTED):
+            raise
+        assignment.state, assignment.reviewed = error.status, timezone.now()
+        assignment.save(update_fields=["state", "reviewed"])
+        if error.status == Assignment.State.APPROVED:
+            reward_record(assignment, confirmed=True)
+        else:
+            reward_cancel(assignment)
+        if error.status != state:
+            raise CrowdError(f"assignment {assignment.pk} was already {error.status} at {provider.name} (for "
+                             f"instance automatically, after the approval delay); it cannot be {state} now") from None
+        assignment.review_note = f"already {error.status} at {provider.name}"
+        return assignment
     assignment.state = state
     assignment.feedback = feedback
     assignment.reviewed = timezone.now()
     assignment.save(update_fields=["state", "feedback", "reviewed"])
+    if state == Assignment.State.APPROVED:
+        reward_record(assignment, confirmed=True)
     return assignment
 
 
-def worker_bonus(*, worker, assignment, amount, reason):
-    """Pay a bonus once: the same worker, assignment and reason never pay twice."""
+def reward_record(assignment: Assignment, *, confirmed: bool) -> Payment:
+    """The assignment's reward and the provider's fee on it, in the ledger (once, whoever approved it)."""
+    batch = assignment.hit.batch
+    provider = get_provider(batch.provider)
+    with transaction.atomic():
+        reward, created = Payment.objects.get_or_create(
+            assignment=assignment, kind=Payment.Kind.REWARD,
+            defaults={"batch": batch, "worker_id": assignment.worker_id, "amount": money(batch.reward),
+                      "reason": "reward"})
+        if created:
+            fee = provider.reward_fee(money(batch.reward), batch.assignments_per_hit,
+                                      bool(batch.requirements.get("masters")))
+            Payment.objects.create(assignment=assignment, kind=Payment.Kind.FEE, batch=batch,
+                                   worker_id=assignment.worker_id, amount=fee, reason=f"{provider.name} fee",
+                                   fee_of=reward)
+        if confirmed and reward.state != Payment.State.CONFIRMED:
+            payment_confirm(reward)
+    return reward
+
+
+def reward_cancel(assignment: Assignment) -> None:
+    for payment in Payment.objects.filter(assignment=assignment, state=Payment.State.INTENDED,
+                                          kind__in=[Payment.Kind.REWARD, Payment.Kind.FEE]):
+        payment.state, payment.error = Payment.State.FAILED, "the work was not approved"
+        payment.save(update_fields=["state", "error"])
+
+
+def payment_confirm(payment: Payment, reference: str = "") -> None:
+    now = timezone.now()
+    Payment.objects.filter(pk=payment.pk).update(state=Payment.State.CONFIRMED, confirmed=now, error="",
+                                                 provider_reference=reference or payment.provider_reference)
+    Payment.objects.filter(fee_of=payment).update(state=Payment.State.CONFIRMED, confirmed=now)
+    payment.state, payment.confirmed = Payment.State.CONFIRMED, now
+
+
+def worker_bonus(*, worker: Worker, assignment: Assignment, amount: Decimal | str, reason: str) -> Payment:
+    """Pay a bonus once: one bonus per assignment and reason, however often this is called.
+
+    The payment is written to the ledger with its own random key before the provider is asked, and
+    the key is the provider's idempotency token on every attempt. Whenever an earlier attempt may have
+    reached the provider (its answer was lost, or the provider says the key was used), the bonus is
+    looked up at the provider first, and sent only if it is not there: a lost answer never pays twice,
+    whether the retry comes a second or a week later.
+    """
     amount = money(amount)
     if amount <= 0:
         raise CrowdError("a bonus must be more than 0")
     if assignment.worker_id != worker.pk:
         raise CrowdError(f"assignment {assignment.pk} was not done by worker {worker}")
-    token = request_token("bonus", assignment.pk, reason)
-    existing = Bonus.objects.filter(token=token).first()
-    if existing:
-        return existing
-    get_provider(assignment.hit.batch.provider).send_bonus(worker, assignment, amount, reason, token)
-    return Bonus.objects.create(worker=worker, assignment=assignment, amount=amount, reason=reason, token=token)
+    if not reason.strip():
+        raise CrowdError("say why the bonus is paid; the worker reads it")
+    batch = assignment.hit.batch
+    provider = get_provider(batch.provider)
+    with transaction.atomic():
+        payment, created = Payment.objects.select_for_update().get_or_create(
+            assignment=assignment, kind=Payment.Kind.BONUS, reason=reason,
+            defaults={"batch": batch, "worker": worker, "amount": amount})
+        if created:
+            Payment.objects.create(assignment=assignment, kind=Payment.Kind.FEE, batch=batch, worker=worker,
+                                   amount=provider.bonus_fee(amount), reason=f"{provider.name} fee on a bonus",
+                                   fee_of=payment)
+    if payment.state == Payment.State.CONFIRMED:
+        return payment
+    if payment.amount != amount:
+        raise CrowdError(f"a bonus of {payment.amount} for {reason!r} on assignment {assignment.pk} exists "
+                         f"({payment.state}); a different amount needs another reason")
+    if payment.attempts and _bonus_found(provider, payment):
+        return payment
+    Payment.objects.filter(pk=payment.pk).update(attempts=F("attempts") + 1)
+    payment.attempts += 1
+    try:
+        reference = provider.send_bonus(payment)
+    except DuplicateRequest as error:
+        if _bonus_found(provider, payment):
+            return payment
+        Payment.objects.filter(pk=payment.pk).update(error=str(error))
+        raise ProviderError(f"{error}; {provider.name} says this bonus was requested before but lists no such "
+                            f"payment: run `manage.py hits reconcile {batch.pk}` before trying again") from error
+    except ProviderError as error:
+        Payment.objects.filter(pk=payment.pk).update(error=str(error))
+        raise
+    payment_confirm(payment, reference)
+    return payment
 
 
-def worker_pay(*, worker):
-    """What a worker has done and earned: assignments per state, rewards of approved work, bonuses."""
+def _bonus_found(provider: Any, payment: Payment) -> bool:
+    """Whether the provider paid this bonus already; if so the ledger says so too.
+
+    A provider that keeps no reason with a bonus (Prolific lists amounts only) paid this one when it
+    lists more bonuses of this amount on the assignment than the ledger has confirmed there."""
+    remote = provider.find_bonuses(payment.assignment)
+    for found in remote:
+        if found.amount == payment.amount and found.reason == payment.reason:
+            payment_confirm(payment, found.reference or payment.provider_reference)
+            return True
+    unnamed = sum(1 for found in remote if not found.reason and found.amount == payment.amount)
+    confirmed = Payment.objects.filter(assignment=payment.assignment, kind=Payment.Kind.BONUS, amount=payment.amount,
+                                       state=Payment.State.CONFIRMED).exclude(pk=payment.pk).count()
+    if unnamed > confirmed:
+        payment_confirm(payment, payment.provider_reference)
+        return True
+    return False
+
+
+def worker_pay(*, worker: Worker) -> dict[str, Any]:
+    """What a worker has done and earned: assignments per state, confirmed rewards and bonuses."""
     done = (Assignment.objects.filter(worker=worker).exclude(state=Assignment.State.CLAIMED)
-            .values("state").annotate(n=Count("pk"), reward=Sum("hit__batch__reward")))
-    by_state = {row["state"]: row for row in done}
-    approved = by_state.get(Assignment.State.APPROVED, {})
-    bonuses = Bonus.objects.filter(worker=worker).aggregate(total=Sum("amount"))["total"] or Decimal("0")
-    earned = approved.get("reward") or Decimal("0")
-    return {"states": {state: row["n"] for state, row in by_state.items()}, "rewards": money(earned),
-            "bonuses": money(bonuses), "total": money(earned + bonuses),
-            "waiting": by_state.get(Assignment.State.SUBMITTED, {}).get("n", 0)}
+            .values("state").annotate(n=Count("pk")))
+    by_state = {row["state"]: row["n"] for row in done}
+    paid = dict(Payment.objects.filter(worker=worker, state=Payment.State.CONFIRMED,
+                                       kind__in=[Payment.Kind.REWARD, Payment.Kind.BONUS])
+                .values_list("kind").annotate(total=Sum("amount")).order_by())
+    rewards, bonuses = paid.get(Payment.Kind.REWARD) or Decimal("0"), paid.get(Payment.Kind.BONUS) or Decimal("0")
+    return {"states": by_state, "rewards": money(rewards), "bonuses": money(bonuses),
+            "total": money(rewards + bonuses), "waiting": by_state.get(Assignment.State.SUBMITTED, 0)}
 
 
-def worker_block(*, worker, reason):
+def worker_block(*, worker: Worker, reason: str) -> Worker:
     if not reason.strip():
         raise CrowdError("say why the worker is blocked; the reason is kept and sent to the provider")
     get_provider(worker.provider).block(worker, reason)
     worker.blocked = True
     worker.blocked_reason = reason
     worker.save(update_fields=["blocked", "blocked_reason"])
+    return worker
+
+
+def items_using(sentence_ids: list[int]) -> int:
+    """How many batch items show these sentences (registered in filtering.extensions.SENTENCE_USES)."""
+    return Item.objects.filter(payload__sentence_pk__in=sentence_ids).count() if sentence_ids else 0
+
+
+def worker_sanction(*, worker: Worker, reason: str, block: bool = True, revoke: bool = False) -> Worker:
+    """One action for a worker whose quality fell: block them, revoke their qualifications, or both.
+    A revocation also keeps them out of this requester's HITs at the provider, for good."""
+    if block and not worker.blocked:
+        worker_block(worker=worker, reason=reason)
+    if revoke and not extensions.revoke(worker, reason):
+        raise CrowdError(f"worker {worker} holds no qualification to revoke")
     return worker
 
 

@@ -1,12 +1,24 @@
-"""Task types are plug-ins: each names its item payload, its page, and how
-submitted answers are validated and parsed. `hits` stores and moves answers
-without knowing what they mean; apps register their types at start-up.
+"""Task types are plug-ins: each names its item payload, its page, how submitted
+answers are validated and parsed, and what else a submission stores. `hits`
+stores and moves answers without knowing what they mean; apps register their
+types in TASK_TYPES from their AppConfig.ready() (see core.registry).
 """
 
-_REGISTRY = {}
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+from core.errors import InputError
+from core.registry import Registry
+
+if TYPE_CHECKING:
+    from hits.models import Assignment, Hit, Item
 
 
-class AnswerError(ValueError):
+class AnswerError(InputError):
     """A submission that does not fit the task; the message names the item or field."""
 
 
@@ -17,30 +29,30 @@ class TaskType:
     keywords = ""
     template = ""  # the annotator page that shows one HIT
 
-    def parse_answers(self, items, raw):
-        """Turn submitted form fields into {item key: answer}; raise AnswerError if they do not fit."""
+    def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any]) -> dict[str, Any]:
+        """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit."""
         raise NotImplementedError
 
-    def page_context(self, items):
+    def page_context(self, items: Sequence[Item]) -> dict[str, Any]:
         """What the task's template gets besides the assignment and HIT."""
         return {"items": items}
 
-    def html_question(self, hit, items):
+    def html_question(self, hit: Hit, items: Sequence[Item]) -> str:
         """A self-contained HTML form for the HIT, posting to MTurk's externalSubmit."""
         raise NotImplementedError
 
-
-def register(task_type):
-    _REGISTRY[task_type.name] = task_type
-    return task_type
-
-
-def get_task_type(name):
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise LookupError(f"unknown task type {name!r}; known: {', '.join(sorted(_REGISTRY)) or 'none'}") from None
+    def on_submitted(self, assignment: Assignment) -> None:
+        """Store what the task keeps beyond the parsed answers. Called once per assignment, inside the
+        transaction that stores its answers, for in-house and synced submissions alike."""
 
 
-def task_type_choices():
-    return sorted(_REGISTRY)
+def question_context(hit: Hit, **context: Any) -> dict[str, Any]:
+    """What every MTurk question page needs: the HIT and the hosts its form may post to."""
+    return {"hit": hit, "submit_hosts": " ".join(settings.MTURK_SUBMIT_HOSTS), **context}
+
+
+TASK_TYPES: Registry[TaskType] = Registry("task type")
+
+
+def get_task_type(name: str) -> TaskType:
+    return TASK_TYPES.get(name)

@@ -5,6 +5,7 @@ from django.db import OperationalError
 
 from hits import services
 from hits.models import Assignment, Batch, Worker
+from hits.reconcile import batch_reconcile
 
 # Connection losses to the database clear up by themselves; provider refusals
 # (budget, bad state) and RequestErrors do not and are not retried. Throttling
@@ -31,10 +32,29 @@ def batch_expire(batch_id):
 
 @shared_task
 def sync_open_batches():
-    """Beat: sync every published batch (a task each) and free expired claims."""
+    """Beat: sync every batch the provider may still change (a task each), and free expired claims."""
     services.assignments_expire_overdue()
-    for batch_id in Batch.objects.filter(state=Batch.State.PUBLISHED).values_list("pk", flat=True):
+    for batch_id in Batch.objects.filter(state__in=Batch.SYNCING_STATES, final=False).values_list("pk", flat=True):
         batch_sync.delay(batch_id)
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def batch_cancel(batch_id):
+    return services.batch_cancel(batch=Batch.objects.get(pk=batch_id)).state
+
+
+@shared_task
+def reconcile_open_batches():
+    """Beat: reconcile every batch that is not final yet; the differences are kept on the batch."""
+    for batch_id in (Batch.objects.exclude(state=Batch.State.DRAFT).filter(final=False)
+                     .values_list("pk", flat=True)):
+        batch_reconcile_task.delay(batch_id)
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def batch_reconcile_task(batch_id):
+    report = batch_reconcile(batch=Batch.objects.get(pk=batch_id))
+    return {"differences": len(report.differences)}
 
 
 @shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)

@@ -1,26 +1,38 @@
-"""In-house crowd work: the annotator's list of work, claiming a place in a
-HIT, the HIT page (the task type's template) and submitting it."""
+"""In-house crowd work: the annotator's list of work, claiming a place in a HIT, the HIT page (the task
+type's template), drafts, more time, giving a HIT back and submitting it (and taking the next)."""
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_POST
 
-from config.roles import ANNOTATOR, role_required
-from hits import services
+from accounts.roles import ANNOTATOR, role_required
+from hits import selectors, services
+from hits.crowd_auth import worker_required
 from hits.models import Assignment, Batch, Hit
+from hits.providers import get_provider
 from hits.task_types import get_task_type
+
+# Form fields the pages add for themselves, not answers (a draft does not keep them).
+_NOT_ANSWERS = ("csrfmiddlewaretoken", "next")
 
 
 @role_required(ANNOTATOR)
 def work_list(request):
     worker = services.worker_for_user(request.user)
-    batches = Batch.objects.filter(provider="inhouse", state=Batch.State.PUBLISHED).order_by("pk")
-    open_assignments = (Assignment.objects.filter(worker=worker, state=Assignment.State.CLAIMED)
-                        .select_related("hit__batch").order_by("claimed"))
-    return render(request, "hits/work_list.html", {"batches": batches, "open_assignments": open_assignments,
-                                                   "worker": worker, "pay": services.worker_pay(worker=worker)})
+    services.assignments_expire_overdue()
+    return render(request, "hits/work_list.html", {"worker": worker, "pay": services.worker_pay(worker=worker),
+                                                   "currency": get_provider("inhouse").currency,
+                                                   **selectors.work_for(worker)})
+
+
+def _refused(request, error, *, batch=None, status=403):
+    """A page that says what went wrong and what the worker can do next, never a bare status."""
+    return render(request, "hits/refused.html", {"message": str(error), "action": getattr(error, "action", None),
+                                                 "batch": batch}, status=status)
 
 
 @role_required(ANNOTATOR)
@@ -30,38 +42,146 @@ def work_claim(request, batch_id):
     try:
         assignment = services.assignment_claim(batch=batch, worker=services.worker_for_user(request.user))
     except services.CrowdError as error:
-        messages.error(request, str(error))
-        return redirect("hits:work_list")
+        return _refused(request, error, batch=batch)
     if assignment is None:
-        messages.info(request, f"No HIT of {batch.name} is left for you.")
+        messages.info(request, f"No HIT of {batch.name} is left for you: every place is taken or done.")
         return redirect("hits:work_list")
     return redirect("hits:assignment", assignment_id=assignment.pk)
 
 
-@role_required(ANNOTATOR)
-def assignment_page(request, assignment_id):
-    worker = services.worker_for_user(request.user)
-    assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id, worker=worker)
+def _own_assignment(request, assignment_id):
+    assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id)
+    return request.worker, assignment
+
+
+def _task_page(request, assignment, *, draft=None, error="", status=200):
     task_type = get_task_type(assignment.hit.batch.task_type)
-    return render(request, task_type.template, {"assignment": assignment, "hit": assignment.hit, "task_type": task_type,
-                                                **task_type.page_context(assignment.hit.ordered_items())})
+    batch = assignment.hit.batch
+    inhouse = batch.provider == "inhouse"
+    # A Prolific participant has one place in the study: no next HIT, and the place is given back on Prolific.
+    urls = {"draft": reverse("hits:draft", args=[assignment.pk]),
+            "submit": reverse("hits:submit", args=[assignment.pk]),
+            "extend": reverse("hits:extend", args=[assignment.pk])
+            if inhouse and assignment.extensions < services.MAX_EXTENSIONS else "",
+            "return": reverse("hits:return", args=[assignment.pk]) if inhouse else "", "next": inhouse}
+    return render(request, task_type.template, {
+        "assignment": assignment, "hit": assignment.hit, "task_type": task_type, "urls": urls, "error": error,
+        "currency": get_provider(batch.provider).currency,
+        "duration": batch.assignment_duration, "draft": draft if draft is not None else (assignment.draft or {}),
+        **task_type.page_context(assignment.hit.ordered_items())}, status=status)
 
 
-@role_required(ANNOTATOR)
+@worker_required
+def assignment_page(request, assignment_id):
+    worker = request.worker
+    # Another worker's HIT is not found, as if it did not exist: its sentences are not theirs to see.
+    assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id, worker=worker)
+    services.assignments_expire_overdue()
+    assignment.refresh_from_db()
+    if assignment.state != Assignment.State.CLAIMED:
+        return _ended(request, assignment)
+    return _task_page(request, assignment)
+
+
+def _ended(request, assignment):
+    """A HIT the worker can no longer work on: say what happened and offer the next one."""
+    batch = assignment.hit.batch
+    return render(request, "hits/ended.html", {
+        "assignment": assignment, "batch": batch, "open": batch.state == Batch.State.PUBLISHED,
+        "reason": assignment.can_submit(request.worker) or "", "inhouse": batch.provider == "inhouse",
+        "complete": completion_url(batch) if batch.provider != "inhouse"
+        and assignment.state in Assignment.DONE_STATES else ""},
+        status=410 if assignment.state == Assignment.State.EXPIRED else 200)
+
+
+def _wants_json(request):
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@worker_required
+@require_POST
+def assignment_draft(request, assignment_id):
+    """Keep the answers given so far (the page posts them as the worker goes)."""
+    worker, assignment = _own_assignment(request, assignment_id)
+    fields = {key: value for key, value in request.POST.items() if key not in _NOT_ANSWERS}
+    try:
+        assignment = services.assignment_draft_save(assignment=assignment, worker=worker, fields=fields)
+    except services.CrowdError as error:
+        return JsonResponse({"error": str(error)}, status=409)
+    return JsonResponse({"saved": assignment.draft_saved.isoformat()})
+
+
+@worker_required
+@require_POST
+def assignment_extend(request, assignment_id):
+    worker, assignment = _own_assignment(request, assignment_id)
+    try:
+        assignment = services.assignment_extend(assignment=assignment, worker=worker)
+    except services.CrowdError as error:
+        if _wants_json(request):
+            return JsonResponse({"error": str(error)}, status=409)
+        messages.error(request, str(error))
+        return redirect("hits:assignment", assignment_id=assignment.pk)
+    if _wants_json(request):
+        return JsonResponse({"deadline": assignment.deadline.isoformat(),
+                             "more": assignment.extensions < services.MAX_EXTENSIONS})
+    messages.success(request, f"You have until {timezone.localtime(assignment.deadline):%H:%M} for this HIT.")
+    return redirect("hits:assignment", assignment_id=assignment.pk)
+
+
+@worker_required
+@require_POST
+def assignment_return(request, assignment_id):
+    worker, assignment = _own_assignment(request, assignment_id)
+    try:
+        services.assignment_return(assignment=assignment, worker=worker)
+    except services.CrowdError as error:
+        return _refused(request, error, batch=assignment.hit.batch, status=409)
+    messages.info(request, f"You returned HIT {assignment.hit.number} of {assignment.hit.batch.name}; "
+                           f"someone else can take it now.")
+    return redirect("hits:work_list")
+
+
+@worker_required
 @require_POST
 def assignment_submit(request, assignment_id):
-    worker = services.worker_for_user(request.user)
-    assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id)
+    worker, assignment = _own_assignment(request, assignment_id)
     if assignment.worker_id != worker.pk:
-        return HttpResponse(f"assignment {assignment_id} belongs to another worker", status=403,
-                            content_type="text/plain")
-    raw = {key: value for key, value in request.POST.items() if key != "csrfmiddlewaretoken"}
+        return _refused(request, "This HIT is held by another worker, so these answers were not saved.")
+    raw = {key: value for key, value in request.POST.items() if key not in _NOT_ANSWERS}
     try:
         assignment, stored = services.assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)
     except services.CrowdError as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain")
-    messages.success(request, "Thank you, your answers are saved." if stored else "These answers were already saved.")
+        assignment.refresh_from_db()
+        if assignment.state != Assignment.State.CLAIMED:
+            return _ended(request, assignment)
+        # Shown on the task page itself, with every answer as it was sent: nothing is lost.
+        return _task_page(request, assignment, draft=raw, error=str(error), status=400)
+    if assignment.hit.batch.provider != "inhouse":
+        # Back to the provider with the study's completion code (Prolific): that is how the place counts there.
+        return redirect(completion_url(assignment.hit.batch))
+    messages.success(request, f"Thank you: your answers to HIT {assignment.hit.number} are saved." if stored
+                     else "These answers were saved already.")
+    if request.POST.get("next") == "1":
+        return _next(request, assignment.hit.batch, worker)
     return redirect("hits:work_list")
+
+
+def _next(request, batch, worker):
+    try:
+        following = services.assignment_claim(batch=batch, worker=worker)
+    except services.CrowdError as error:
+        messages.info(request, str(error))
+        return redirect("hits:work_list")
+    if following is None:
+        messages.info(request, f"That was the last HIT of {batch.name} for you.")
+        return redirect("hits:work_list")
+    return redirect("hits:assignment", assignment_id=following.pk)
+
+
+def completion_url(batch):
+    provider = get_provider(batch.provider)
+    return f"{provider.complete_url}?cc={batch.provider_state.get('completion_code', '')}"
 
 
 @xframe_options_exempt

@@ -8,7 +8,10 @@ class QualificationConfig(AppConfig):
     verbose_name = "Qualification"
 
     def ready(self):
-        from hits import eligibility
-        from qualification.services import eligibility_refusal
+        from hits.extensions import ELIGIBILITY, REVOKERS, STUDY_FILTERS
+        from qualification.prolific import group_filter
+        from qualification.services import eligibility_refusal, grants_revoke_count
 
-        eligibility.register(eligibility_refusal)
+        ELIGIBILITY.register("qualification", eligibility_refusal)
+        REVOKERS.register("qualification", grants_revoke_count)
+        STUDY_FILTERS.register("qualification", group_filter)

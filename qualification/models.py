@@ -17,6 +17,9 @@ class QualificationTest(models.Model):
     duration = models.PositiveIntegerField(default=45 * 60, help_text="seconds to finish an attempt")
     retake_delay = models.PositiveIntegerField(default=24 * 3600, help_text="seconds before a failed worker retries")
     mturk_qualification_type_id = models.CharField(max_length=64, blank=True)
+    # The test at providers that run it as a study of its own, e.g. {"prolific": {"study_id", "group_id",
+    # "pass_code", "fail_code"}}.
+    provider_state = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -35,10 +38,15 @@ class TestItem(models.Model):
     text = models.TextField()
     answer = models.PositiveSmallIntegerField(help_text="1 counterfactual, 0 not")
     rows = models.JSONField(default=list, blank=True, help_text="Table 5 rows the sentence matches")
+    # Shown with the worker's answer after grading, pass or fail: the test teaches as it screens.
+    why = models.TextField(blank=True, help_text="why the answer is what it is, shown after grading")
 
     class Meta:
         ordering = ["position"]
-        constraints = [models.UniqueConstraint(fields=["test", "position"], name="testitem_unique_position")]
+        constraints = [
+            models.UniqueConstraint(fields=["test", "position"], name="testitem_unique_position"),
+            models.CheckConstraint(condition=models.Q(answer__in=(0, 1)), name="testitem_answer_0_or_1"),
+        ]
 
     def __str__(self):
         return f"{self.test} #{self.position}"

@@ -48,11 +48,11 @@ def qualification_type_create(*, test, provider):
     for name, xml in (("Test", form), ("AnswerKey", key)):
         if len(xml.encode("utf-8")) > MAX_XML_BYTES:
             raise ValueError(f"{test}: the {name} XML is over {MAX_XML_BYTES:,} bytes; use shorter sentences")
-    response = provider.client.create_qualification_type(
-        Name=f"{test.title} ({test.name} v{test.version})", Description=test.instructions[:2000],
-        QualificationTypeStatus="Active", Test=form, AnswerKey=key, TestDurationInSeconds=test.duration,
-        RetryDelayInSeconds=test.retake_delay, Keywords="counterfactual, qualification")
-    test.mturk_qualification_type_id = response["QualificationType"]["QualificationTypeId"]
+    # Found by name if this account has it already (a database reset, a second site on one account).
+    test.mturk_qualification_type_id = provider.qualification_type(
+        name=f"{test.title} ({test.name} v{test.version})", description=test.instructions[:2000], Test=form,
+        AnswerKey=key, TestDurationInSeconds=test.duration, RetryDelayInSeconds=test.retake_delay,
+        Keywords="counterfactual, qualification")
     test.save(update_fields=["mturk_qualification_type_id"])
     return test.mturk_qualification_type_id
 

@@ -1,13 +1,22 @@
 """Qualification workflows: draw the test, take it, grade it, grant, revoke."""
 
+from __future__ import annotations
+
 import random
-from datetime import timedelta
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from os import PathLike
+from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 
-from annotation.services import read_semeval
+from core.semeval import read_subtask1_rows
 from filtering.patterns import TABLE_5, CandidateFilter
+from hits.extensions import Refusal
+from hits.models import Batch, Worker
+from hits.providers import get_provider
 from hits.services import CrowdError
 from qualification.grading import grade
 from qualification.models import Attempt, Grant, QualificationTest, TestItem
@@ -43,7 +52,30 @@ EXAMPLES = [
 ]
 
 
-def draw_items(rows, *, count=ITEMS, seed=0):
+# The words a sentence of each Table 5 row turns on, for explaining an item's answer in a few words.
+CUES = {"1": "if … then", "2": "if … had", "3": "would / could / should have", "4": "what if", "5": "even if",
+        "6a": "if I / he / she were", "6b": "if … were to", "7": "wish … would have", "8": "wish … were / had",
+        "9": "wish", "10": "but for … would have", "11": "if only", "12": "had / were at the start",
+        "13": "if", "14": "would have … without"}
+
+
+def explanation(answer: int, rows: Sequence[str]) -> str:
+    """Why a test item's answer is what it is, in terms of the words that make it look like one or not."""
+    cue = next((CUES[row] for row in rows if row in CUES), None)
+    if answer:
+        form = f"Its “{cue}” " if cue else "It "
+        return (f"Counterfactual. {form}describes something that did not happen (or cannot), and what would have "
+                f"followed if it had. This is its label in the released SemEval-2020 data.")
+    if cue:
+        return (f"Not counterfactual. It has the words of one (“{cue}”), but what it describes may still happen, "
+                f"is so, or is only offered or wished for: nothing in it is contrary to fact. This is its label in the "
+                f"released SemEval-2020 data.")
+    return ("Not counterfactual. Nothing in it imagines the world otherwise than it is or was. This is its label in "
+            "the released SemEval-2020 data.")
+
+
+def draw_items(rows: Iterable[tuple[str, int, str]], *, count: int = ITEMS,
+               seed: int = 0) -> list[tuple[str, int, str, list[str]]]:
     """Pick a balanced, diverse test from released rows [(sentence id, label, text)].
 
     Half of each label; every Table 5 row fired by some sentence of each label
@@ -52,7 +84,7 @@ def draw_items(rows, *, count=ITEMS, seed=0):
     """
     engine = CandidateFilter("paper")
     rng = random.Random(seed)
-    pool = {0: [], 1: []}
+    pool: dict[int, list[tuple[str, int, str, list[str]]]] = {0: [], 1: []}
     for key, label, text in rows:
         pool[int(label)].append((key, int(label), text, list(engine.match(text).token_rows)))
     chosen = []
@@ -60,7 +92,7 @@ def draw_items(rows, *, count=ITEMS, seed=0):
         members = sorted(pool[label], key=lambda row: row[0])
         rng.shuffle(members)
         wanted = count // 2 if label == 1 else count - count // 2
-        picked = []
+        picked: list[tuple[str, int, str, list[str]]] = []
         for row_id in (row.id for row in TABLE_5):  # one sentence per Table 5 row first
             match = next((m for m in members if row_id in m[3] and m not in picked), None)
             if match and len(picked) < wanted:
@@ -76,10 +108,11 @@ def draw_items(rows, *, count=ITEMS, seed=0):
 
 
 @transaction.atomic
-def qualification_test_create(*, name, path, version=None, seed=0, threshold=80, duration=45 * 60,
-                              retake_delay=24 * 3600):
+def qualification_test_create(*, name: str, path: str | PathLike[str], version: int | None = None, seed: int = 0,
+                              threshold: int = 80, duration: int = 45 * 60,
+                              retake_delay: int = 24 * 3600) -> QualificationTest:
     version = version or (QualificationTest.objects.filter(name=name).count() + 1)
-    rows = [(row["sentenceID"], int(row["gold_label"]), row["sentence"]) for row in read_semeval(path)]
+    rows = read_subtask1_rows(path)
     try:
         test = QualificationTest.objects.create(
             name=name, version=version, title="Counterfactual screening test", instructions=INSTRUCTIONS,
@@ -87,63 +120,81 @@ def qualification_test_create(*, name, path, version=None, seed=0, threshold=80,
     except IntegrityError:
         raise CrowdError(f"{name} v{version} exists; draw a new version instead") from None
     TestItem.objects.bulk_create(
-        TestItem(test=test, position=n, sentence_id=key, answer=label, text=text, rows=row_ids)
+        TestItem(test=test, position=n, sentence_id=key, answer=label, text=text, rows=row_ids,
+                 why=explanation(label, row_ids))
         for n, (key, label, text, row_ids) in enumerate(draw_items(rows, seed=seed)))
     return test
 
 
-def reserved_sentence_ids():
+def test_item_update(*, item: TestItem, text: str, answer: int, why: str | None = None) -> TestItem:
+    """An organizer's correction of one item of a drawn test (its sentence, its answer, its explanation).
+    A changed answer without a new explanation gets the generated one, never the old answer's."""
+    if not text.strip():
+        raise CrowdError(f"item {item.position + 1}: the sentence is empty")
+    if answer not in (0, 1):
+        raise CrowdError(f"item {item.position + 1}: the answer is 1 (counterfactual) or 0 (not)")
+    if why is not None and why.strip():
+        item.why = why.strip()
+    elif answer != item.answer:
+        item.why = explanation(answer, item.rows)
+    item.text, item.answer = text.strip(), answer
+    item.save(update_fields=["text", "answer", "why"])
+    return item
+
+
+def reserved_sentence_ids() -> set[str]:
     """Released sentence ids used in any screening test: they must not appear in batches."""
     return set(TestItem.objects.values_list("sentence_id", flat=True))
 
 
-def current_test(name):
+def current_test(name: str) -> QualificationTest | None:
     return QualificationTest.objects.filter(name=name).order_by("-version").first()
 
 
-def attempt_start(*, test, worker, now=None):
+def attempt_start(*, test: QualificationTest, worker: Worker, now: datetime | None = None) -> Attempt:
     """The worker's open attempt, or a new one; refused while qualified, revoked or waiting to retake."""
     now = now or timezone.now()
     grant = Grant.objects.filter(test__name=test.name, worker=worker).order_by("-test__version").first()
     if grant and grant.revoked:
-        raise CrowdError(f"worker {worker}'s qualification was revoked: {grant.revoked_reason}")
+        raise CrowdError(f"your qualification for this work was withdrawn ({grant.revoked_reason}); the test "
+                         f"cannot be taken again")
     if grant and grant.test.version >= test.version:
-        raise CrowdError(f"worker {worker} already passed {grant.test} with {grant.score}%")
+        raise CrowdError(f"you passed this test already, with {grant.score}%: the work that needs it is open to you")
     if worker.blocked:
-        raise CrowdError(f"worker {worker} is blocked")
+        raise CrowdError("your account is blocked from crowd work")
     open_attempt = Attempt.objects.filter(test=test, worker=worker, submitted=None).first()
     if open_attempt:
         if open_attempt.deadline > now:
             return open_attempt
         _close(open_attempt, {}, now)  # ran out of time: graded as it stands, unanswered is wrong
     last = Attempt.objects.filter(test=test, worker=worker).exclude(submitted=None).order_by("-submitted").first()
-    if last is not None and not last.passed:
+    if last is not None and last.submitted is not None and not last.passed:
         allowed = last.submitted + timedelta(seconds=test.retake_delay)
         if now < allowed:
-            raise CrowdError(f"worker {worker} failed {test} with {last.score}% and may retake it from "
-                             f"{allowed:%Y-%m-%d %H:%M} UTC")
+            raise CrowdError(f"you scored {last.score}% on your last try (the test needs {test.pass_threshold}%); "
+                             f"you can take it again from {allowed:%Y-%m-%d %H:%M} UTC")
     return Attempt.objects.create(test=test, worker=worker, started=now,
                                   deadline=now + timedelta(seconds=test.duration))
 
 
-def attempt_submit(*, attempt, worker, answers, now=None):
+def attempt_submit(*, attempt: Attempt, worker: Worker, answers: Mapping[str, Any],
+                   now: datetime | None = None) -> Attempt:
     """Grade an attempt once. answers: {"item-<id>": "1"/"0"}, as the page posts them."""
     now = now or timezone.now()
     with transaction.atomic():
         attempt = Attempt.objects.select_for_update().select_related("test").get(pk=attempt.pk)
         if attempt.worker_id != worker.pk:
-            raise CrowdError(f"attempt {attempt.pk} belongs to another worker")
+            raise CrowdError("this attempt is another worker's")
         if attempt.submitted:
-            raise CrowdError(f"attempt {attempt.pk} was already submitted ({attempt.score}%); one submission an "
-                             f"attempt")
+            raise CrowdError(f"you sent this attempt already ({attempt.score}%); an attempt is graded once")
         if now > attempt.deadline:
             _close(attempt, {}, now)
-            raise CrowdError(f"attempt {attempt.pk} ran out of time at {attempt.deadline:%H:%M} UTC; it counts as "
-                             f"failed")
+            raise CrowdError(f"the time for this attempt ran out at {attempt.deadline:%H:%M} UTC, so it was graded "
+                             f"without answers and counts as failed")
         return _close(attempt, answers, now)
 
 
-def _close(attempt, answers, now):
+def _close(attempt: Attempt, answers: Mapping[str, Any], now: datetime) -> Attempt:
     key = {item.pk: item.answer for item in attempt.test.items.all()}
     given = {}
     for item in key:
@@ -158,7 +209,7 @@ def _close(attempt, answers, now):
     return attempt
 
 
-def grant_record(*, test, worker, score, now=None):
+def grant_record(*, test: QualificationTest, worker: Worker, score: int, now: datetime | None = None) -> Grant:
     grant, created = Grant.objects.get_or_create(test=test, worker=worker,
                                                  defaults={"score": score, "granted": now or timezone.now()})
     if not created and score > grant.score and not grant.revoked:
@@ -167,30 +218,35 @@ def grant_record(*, test, worker, score, now=None):
     return grant
 
 
-def grants_revoke(*, worker, reason):
+def grants_revoke(*, worker: Worker, reason: str) -> list[Grant]:
     """Revoke every grant of the worker, here and, for MTurk workers, at MTurk."""
-    from hits.providers import get_provider
-
     grants = list(Grant.objects.filter(worker=worker, revoked=None).select_related("test"))
+    if grants:
+        # At the provider the worker is kept out of this requester's HITs for good (on MTurk a block
+        # qualification every HIT type requires to be absent): a retaken test does not bring them back.
+        get_provider(worker.provider).revoke(worker, reason)
     for grant in grants:
-        if worker.provider == "mturk" and grant.test.mturk_qualification_type_id:
-            provider = get_provider("mturk")
-            provider.client.disassociate_qualification_from_worker(
-                QualificationTypeId=grant.test.mturk_qualification_type_id, WorkerId=worker.external_id,
-                Reason=reason[:1024])
         grant.revoked = timezone.now()
         grant.revoked_reason = reason
         grant.save(update_fields=["revoked", "revoked_reason"])
     return grants
 
 
-def eligibility_refusal(batch, worker):
-    """Registered with hits.eligibility: a batch that names a test needs a live grant of it."""
+def grants_revoke_count(worker: Worker, reason: str) -> int:
+    """Registered in hits.extensions.REVOKERS."""
+    return len(grants_revoke(worker=worker, reason=reason))
+
+
+def eligibility_refusal(batch: Batch, worker: Worker) -> str | None:
+    """Registered in hits.extensions.ELIGIBILITY: a batch that names a test needs a live grant of it."""
     name = (batch.requirements or {}).get("qualification")
     if not name:
         return None
     minimum = int(batch.requirements.get("min_version", 1))
     grant = Grant.objects.filter(test__name=name, test__version__gte=minimum, worker=worker, revoked=None).first()
-    if grant is None:
-        return f"worker {worker} has not passed the qualification test {name!r}"
-    return None
+    if grant is not None:
+        return None
+    if Grant.objects.filter(test__name=name, worker=worker).exclude(revoked=None).exists():
+        return Refusal("your qualification for this work was withdrawn")
+    return Refusal("this work needs the screening test, which you have not passed yet",
+                   ("Take the screening test", reverse("qualification:take", args=[name])))

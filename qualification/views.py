@@ -2,16 +2,16 @@
 
 from datetime import timedelta
 
-from django.db.models import Count, Max, OuterRef, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from aggregation.models import WorkerStat
-from config.roles import ANNOTATOR, ORGANIZER, role_required
+from accounts.roles import ORGANIZER, role_required
+from hits.crowd_auth import bind_worker, bound, worker_required
 from hits.models import Worker
-from hits.services import CrowdError, worker_for_user
-from qualification import services
+from hits.prolific_views import participant_check
+from hits.services import CrowdError
+from qualification import prolific, selectors, services
 from qualification.models import Attempt, Grant
 
 
@@ -22,10 +22,10 @@ def _test(name):
     return test
 
 
-@role_required(ANNOTATOR)
+@worker_required
 def take(request, name):
     test = _test(name)
-    worker = worker_for_user(request.user)
+    worker = request.worker
     try:
         attempt = services.attempt_start(test=test, worker=worker)
     except CrowdError as error:
@@ -33,43 +33,69 @@ def take(request, name):
         last = Attempt.objects.filter(test=test, worker=worker).exclude(submitted=None).order_by("-submitted").first()
         return render(request, "qualification/status.html", {"test": test, "message": str(error), "grant": grant,
                                                              "attempt": last}, status=403 if not grant else 200)
-    return render(request, "qualification/take.html", {"test": test, "attempt": attempt,
-                                                       "items": test.items.all()})
+    return render(request, "qualification/take.html", {"test": test, "attempt": attempt, "items": test.items.all(),
+                                                       "draft": {}})
 
 
-@role_required(ANNOTATOR)
+@worker_required
 @require_POST
 def submit(request, name, attempt_id):
-    worker = worker_for_user(request.user)
+    worker = request.worker
     attempt = get_object_or_404(Attempt.objects.select_related("test"), pk=attempt_id, test__name=name)
+    items = list(attempt.test.items.all())
+    answers = {f"item-{item.pk}": request.POST[f"item-{item.pk}"] for item in items
+               if request.POST.get(f"item-{item.pk}") in ("0", "1")}
+    unanswered = len(items) - len(answers)
+    if unanswered and request.POST.get("confirmed") != "1" and attempt.worker_id == worker.pk \
+            and attempt.submitted is None:
+        # Gaps count as wrong and a failed test waits a day: the worker confirms, with every answer kept.
+        return render(request, "qualification/take.html", {"test": attempt.test, "attempt": attempt,
+                                                           "items": items, "draft": answers,
+                                                           "unanswered": unanswered})
     try:
-        attempt = services.attempt_submit(attempt=attempt, worker=worker, answers=request.POST)
+        attempt = services.attempt_submit(attempt=attempt, worker=worker, answers=answers)
     except CrowdError as error:
         status = 403 if attempt.worker_id != worker.pk else 409
-        return render(request, "qualification/status.html", {"test": attempt.test, "message": str(error),
-                                                             "attempt": None}, status=status)
+        return render(request, "qualification/status.html", {
+            "test": attempt.test, "message": str(error),
+            "attempt": attempt if attempt.worker_id == worker.pk and attempt.submitted else None}, status=status)
     return redirect("qualification:result", name=name, attempt_id=attempt.pk)
 
 
-@role_required(ANNOTATOR)
+@worker_required
 def result(request, name, attempt_id):
-    worker = worker_for_user(request.user)
+    worker = request.worker
     attempt = get_object_or_404(Attempt.objects.select_related("test"), pk=attempt_id, worker=worker)
+    if attempt.submitted is None:
+        return redirect("qualification:take", name=name)
     retake = None if attempt.passed else attempt.submitted + timedelta(seconds=attempt.test.retake_delay)
-    return render(request, "qualification/result.html", {"test": attempt.test, "attempt": attempt, "retake": retake})
+    given = attempt.answers or {}
+    rows = [{"item": item, "given": given.get(str(item.pk)), "right": given.get(str(item.pk)) == item.answer,
+             "why": item.why or services.explanation(item.answer, item.rows)} for item in attempt.test.items.all()]
+    # A participant Prolific sent goes back there with the pass or the fail code (both are paid).
+    from_prolific = worker.provider == "prolific" and bound(request)[0] == worker
+    return render(request, "qualification/result.html", {
+        "test": attempt.test, "attempt": attempt, "retake": retake, "rows": rows,
+        "wrong": sum(not row["right"] for row in rows),
+        "complete": prolific.completion_url(attempt.test, bool(attempt.passed)) if from_prolific else ""})
+
+
+def prolific_start(request, name):
+    """The screening study's external URL: checked with Prolific, then the hosted test for that participant."""
+    test = _test(name)
+    study = ((test.provider_state or {}).get("prolific") or {}).get("study_id")
+    if not study:
+        raise Http404(f"the test {name} has no Prolific screening study")
+    try:
+        pid, study_id, submission = participant_check(request.GET, expected_study=study)
+    except CrowdError as error:
+        return render(request, "hits/refused.html", {"message": str(error), "provider": "Prolific"}, status=403)
+    worker, _ = Worker.objects.get_or_create(provider="prolific", external_id=pid)
+    bind_worker(request, worker, submission=submission["id"], study=study_id)
+    return redirect("qualification:take", name=name)
 
 
 @role_required(ORGANIZER)
 def pool(request, name):
     test = _test(name)
-    latest_accuracy = WorkerStat.objects.filter(worker=OuterRef("pk")).order_by("-run__created").values(
-        "consensus_accuracy")[:1]
-    workers = (Worker.objects.filter(qualification_attempts__test__name=name)
-               .annotate(attempts=Count("qualification_attempts", distinct=True),
-                         best=Max("qualification_attempts__score"),
-                         later_accuracy=Subquery(latest_accuracy))
-               .select_related("user").order_by("-best"))
-    grants = {g.worker_id: g for g in Grant.objects.filter(test__name=name)}
-    rows = [{"worker": w, "attempts": w.attempts, "best": w.best, "grant": grants.get(w.pk),
-             "later_accuracy": w.later_accuracy} for w in workers]
-    return render(request, "qualification/pool.html", {"test": test, "rows": rows})
+    return render(request, "qualification/pool.html", {"test": test, "rows": selectors.pool_rows(test)})

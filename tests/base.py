@@ -3,8 +3,8 @@
 from django.contrib.auth.models import User
 from django.test import TestCase
 
-from config import roles
-from config.roles import ROLES
+from accounts import roles
+from accounts.roles import ROLES
 
 
 class BaseTestCase(TestCase):

@@ -14,21 +14,36 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 
 
 @pytest.fixture
-def browser_page():
+def chromium(monkeypatch):
+    """The browser itself, for tests that need more than one page or context (two devices, a phone)."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CROWDSET_REQUIRE_BROWSER"):
             pytest.fail(f"CROWDSET_REQUIRE_BROWSER is set but there is no Chromium at {CHROMIUM}")
         pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium")
     # Playwright's sync API runs an event loop in this thread; the ORM calls the test
     # makes around it are ordinary synchronous calls.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    # Set for this test only: a subprocess started later (manage.py check --deploy) must not inherit it.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page()
-        yield page
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium):
+    return chromium.new_page()
+
+
+# Screenshots the page tests take, for a person to look at (not committed; see the README).
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "bench" / "out" / "pages"
+
+
+def screenshot(page, name, full_page=True):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
 
 
 def log_in(page, live_server, username, password, next_url):

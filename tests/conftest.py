@@ -1,4 +1,8 @@
-"""Test-wide fixtures: the gate for integration tests and a real Celery worker.
+"""Test-wide fixtures: the gate for slow and integration tests, and a real Celery worker.
+
+Slow tests (marked `slow`: the whole demo, walks over whole corpora) are left
+out of `make test` so it stays quick; CROWDSET_ALL_TESTS=1 runs them too, and
+CI sets it. A `-m` expression on the command line decides by itself.
 
 Integration tests (marked `integration`) need PostgreSQL, a Redis broker and a
 separate Celery worker process. They run when DATABASE_URL points at
@@ -17,6 +21,8 @@ import pytest
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parent.parent
+# Chromium fixtures (chromium, browser_page) for every page test.
+pytest_plugins = ["tests.browser"]
 
 
 def _integration_ready():
@@ -30,6 +36,7 @@ def _integration_ready():
 
 
 def pytest_collection_modifyitems(config, items):
+    _leave_out_slow(config, items)
     missing = _integration_ready()
     if missing is None:
         return
@@ -39,6 +46,23 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "integration" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Django removes the SQLite test file; its WAL companions are ours to remove."""
+    name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if name and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        for suffix in ("-wal", "-shm"):
+            Path(f"{name}{suffix}").unlink(missing_ok=True)
+
+
+def _leave_out_slow(config, items):
+    if os.environ.get("CROWDSET_ALL_TESTS") or config.getoption("markexpr"):
+        return
+    slow = [item for item in items if "slow" in item.keywords]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if "slow" not in item.keywords]
 
 
 @pytest.fixture
@@ -53,25 +77,34 @@ def celery_worker(celery_worker_process):
         app.conf.task_always_eager = True
 
 
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
-    """A `celery worker` process against the test database and the real broker."""
+def start_worker(name, queue="celery", **env):
+    """A `celery worker` process against the test database and the real broker, consuming `queue`;
+    returns (process, hostname)."""
     from config.celery import app
 
     database = settings.DATABASES["default"]
     credentials = database["USER"] + (f":{database['PASSWORD']}" if database.get("PASSWORD") else "")
     url = f"postgresql://{credentials}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}/{database['NAME']}"
-    hostname = f"test-{os.getpid()}@crowdset"
-    env = {**os.environ, "DATABASE_URL": url, "CELERY_TASK_ALWAYS_EAGER": "false",
-           "DJANGO_SETTINGS_MODULE": "config.settings"}
-    app.control.purge()
+    hostname = f"{name}-{os.getpid()}@crowdset"
+    environment = {**os.environ, "DATABASE_URL": url, "CELERY_TASK_ALWAYS_EAGER": "false",
+                   "DJANGO_SETTINGS_MODULE": "config.settings", **env}
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency=2", "--loglevel=WARNING",
-         "--without-gossip", "--without-mingle", f"--hostname={hostname}"],
-        cwd=ROOT, env=env,
+         "--without-gossip", "--without-mingle", f"--hostname={hostname}", "-Q", queue],
+        cwd=ROOT, env=environment,
     )
+    _wait_for_worker(app, worker, hostname)
+    return worker, hostname
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A `celery worker` process against the test database and the real broker."""
+    from config.celery import app
+
+    app.control.purge()
+    worker, _ = start_worker("test")
     try:
-        _wait_for_worker(app, worker, hostname)
         yield worker
     finally:
         worker.terminate()

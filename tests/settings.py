@@ -7,3 +7,15 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Unit tests run tasks in-process even when a broker is configured; the
 # integration tests switch to the real worker through the celery_worker fixture.
 CELERY_TASK_ALWAYS_EAGER = True
+
+# Jobs go through Celery, which runs them eagerly here (and in the real worker in integration tests).
+JOBS_RUNNER = "celery"
+
+# A file, not memory: threads (live servers, job runners) then share it the way web workers share the
+# embedded default, with its busy timeout, instead of failing on shared-cache table locks.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    import os
+    import tempfile
+
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.gettempdir(), f"crowdset-test-{os.getpid()}.sqlite3")}

@@ -6,12 +6,13 @@ from django.urls import reverse
 
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
 from tests.base import BaseTestCase
+from tests.hits.helpers import spec
 
 
 class AdminTests(BaseTestCase):
     def test_it_renders_every_list_with_data(self):
         batch = batch_publish(batch=batch_create(name="b", task_type="subtask1",
-                                                 items=[{"key": "s", "payload": {"text": "S."}}]))
+                                                 items=[spec("s", "S.")]))
         worker = worker_for_user(self.annotator)
         assignment = assignment_claim(batch=batch, worker=worker)
         assignment_submit(assignment=assignment, worker=worker, raw_answers={f"item-{batch.items.get().pk}": "1"})

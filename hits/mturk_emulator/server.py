@@ -17,43 +17,18 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+from hits.emulator_faults import Faults
 from hits.mturk_emulator.state import Account, RequestError, WorkerError
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 
 
-class Faults:
-    def __init__(self, seed=0):
-        import random
-
-        self.random = random.Random(seed)
-        self.rules = {}
-        self.lock = threading.Lock()
-        self.counts = {"drop": 0, "throttle": 0, "error": 0}
-
-    def set(self, rules):
-        with self.lock:
-            self.rules = dict(rules)
-
-    def draw(self, operation):
-        """'drop', 'throttle', 'error' or None for this call."""
-        with self.lock:
-            rule = self.rules.get(operation)
-            if not rule:
-                return None
-            roll = self.random.random()
-            for kind in ("drop", "throttle", "error"):
-                share = float(rule.get(kind, 0))
-                if roll < share:
-                    self.counts[kind] += 1
-                    return kind
-                roll -= share
-            return None
-
-
 class Handler(BaseHTTPRequestHandler):
     server_version = "MTurkEmulator/1.0"
     protocol_version = "HTTP/1.1"
+    # Headers and body go out as separate writes; with Nagle on, the body waits for the client's
+    # delayed ACK of the headers: 40 ms a call.
+    disable_nagle_algorithm = True
 
     def log_message(self, format, *args):
         if self.server.verbose:
@@ -72,7 +47,8 @@ class Handler(BaseHTTPRequestHandler):
         data = json.loads(body or b"{}")
         if path == "/_worker/register":
             return self._worker(lambda account: account.register_worker(
-                data["WorkerId"], locale=data.get("Locale", "US"), approval_rate=data.get("ApprovalRate", 99))
+                data["WorkerId"], locale=data.get("Locale", "US"), approval_rate=data.get("ApprovalRate", 99),
+                approved=data.get("Approved", 5000), masters=data.get("Masters", False))
                 or {"registered": data["WorkerId"]})
         if path == "/_worker/qualification":
             return self._worker(lambda account: {"IntegerValue": account.take_qualification_test(
@@ -138,8 +114,8 @@ class MTurkEmulator:
     """Run in a thread for tests (`with MTurkEmulator() as emulator:`), or
     serve forever from `manage.py mturk_emulator`."""
 
-    def __init__(self, host="127.0.0.1", port=0, *, seed=0, balance="10000.00", verbose=False):
-        self.account = Account(seed=seed, balance=balance)
+    def __init__(self, host="127.0.0.1", port=0, *, seed=0, balance="10000.00", verbose=False, clock=None):
+        self.account = Account(seed=seed, balance=balance, **({"clock": clock} if clock else {}))
         self.faults = Faults(seed)
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
@@ -168,11 +144,33 @@ class MTurkEmulator:
     def __exit__(self, *exc):
         self.stop()
 
-    def client(self, **config):
-        """A real boto3 MTurk client pointed at this emulator."""
+    def client(self, *, backoff=True, **config):
+        """A real boto3 MTurk client pointed at this emulator.
+
+        backoff=False keeps botocore's standard retry rules (which errors, how
+        many attempts, the retry quota) but waits 0 s between attempts, so a
+        test of hundreds of dropped and throttled calls takes seconds, not a
+        minute of sleeping. It swaps the handler through botocore's event API.
+        """
         import boto3
         from botocore.config import Config
+        from botocore.retries import quota, standard
 
         retries = config.pop("retries", {"mode": "standard", "max_attempts": 10})
-        return boto3.client("mturk", region_name="us-east-1", endpoint_url=self.url, aws_access_key_id="emulator",
-                            aws_secret_access_key="emulator", config=Config(retries=retries, **config))
+        client = boto3.client("mturk", region_name="us-east-1", endpoint_url=self.url, aws_access_key_id="emulator",
+                              aws_secret_access_key="emulator", config=Config(retries=retries, **config))
+        if not backoff:
+            # botocore.retries.standard.register_retry_handler, with a zero cap on the backoff.
+            adapter = standard.RetryEventAdapter()
+            throttling = standard.ThrottlingErrorDetector(adapter)
+            retry_quota = standard.RetryQuotaChecker(quota.RetryQuota(), throttling)
+            handler = standard.RetryHandler(
+                retry_policy=standard.RetryPolicy(
+                    retry_checker=standard.StandardRetryConditions(
+                        max_attempts=client.meta.config.retries["total_max_attempts"]),
+                    retry_backoff=standard.ExponentialBackoff(max_backoff=0, throttling_detector=throttling)),
+                retry_event_adapter=adapter, retry_quota=retry_quota, service_name="mturk")
+            client.meta.events.unregister("needs-retry.mturk", unique_id="retry-config-mturk")
+            client.meta.events.register("needs-retry.mturk", handler.needs_retry, unique_id="retry-config-mturk")
+            client.meta.events.register("after-call.mturk", retry_quota.release_retry_quota)
+        return client

@@ -21,6 +21,9 @@ from xml.sax.saxutils import escape
 TOKEN_WINDOW = 24 * 3600
 LOCALE = "00000000000000000071"
 PERCENT_APPROVED = "000000000000000000L0"
+NUMBER_APPROVED = "00000000000000000040"
+MASTERS = {"2F1QJWKUDD8XADTFD2Q0G6UTO95ALH", "2ARFPLSP75KLA8M8DH1HTEQVJT3SY6"}
+CENT = Decimal("0.01")
 ANSWERS_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
 _MONEY = re.compile(r"^[0-9]+(\.)?[0-9]{0,2}$")
 
@@ -54,8 +57,10 @@ class Account:
         self.blocks = {}
         self.qualification_types = {}
         self.scores = {}
+        self.grant_times = {}
         self.test_times = {}
         self.bonuses = []
+        self.notifications = []
 
     def new_id(self, prefix="3", length=30):
         return prefix + "".join(self.random.choice(string.ascii_uppercase + string.digits) for _ in range(length - 1))
@@ -119,6 +124,26 @@ class Account:
             self.tokens[("hit", token)] = (now, hit_id)
         return {"HIT": self._hit_view(hit_id)}
 
+    def CreateAdditionalAssignmentsForHIT(self, body):
+        hit = self._hit(body)
+        _require(body, "NumberOfAdditionalAssignments")
+        extra = int(body["NumberOfAdditionalAssignments"])
+        if extra < 1:
+            raise RequestError("InvalidParameterValue", "NumberOfAdditionalAssignments must be at least 1.")
+        if hit["MaxAssignments"] < 10 <= hit["MaxAssignments"] + extra:
+            # MTurk's rule: the +20% fee for 10 or more assignments cannot be dodged by growing a smaller HIT.
+            raise RequestError("InvalidParameterValue", "A HIT created with fewer than 10 assignments cannot be "
+                                                        "extended to 10 or more.")
+        token = body.get("UniqueRequestToken")
+        now = self.clock()
+        if token:
+            seen = self.tokens.get(("extend", token))
+            if seen and now - seen[0] < TOKEN_WINDOW:
+                raise RequestError("DuplicateRequest", "This UniqueRequestToken was already used.")
+            self.tokens[("extend", token)] = (now, hit["HITId"])
+        hit["MaxAssignments"] += extra
+        return {}
+
     def GetHIT(self, body):
         return {"HIT": self._hit_view(self._hit(body)["HITId"])}
 
@@ -151,7 +176,7 @@ class Account:
             raise RequestError("InvalidAssignmentState",
                                f"Assignment {assignment['AssignmentId']} is {assignment['AssignmentStatus']}, "
                                f"not Submitted.")
-        self._pay(Decimal(self.hits[assignment["HITId"]]["Reward"]))
+        self._pay_reward(assignment)
         assignment.update(AssignmentStatus="Approved", ApprovalTime=self.clock(),
                           RequesterFeedback=body.get("RequesterFeedback", ""))
         return {}
@@ -182,22 +207,44 @@ class Account:
                 raise RequestError("DuplicateRequest",
                                    "A bonus with this UniqueRequestToken was already sent.")
             self.tokens[("bonus", token)] = (now, None)
-        self._pay(Decimal(body["BonusAmount"]))
-        self.bonuses.append({"WorkerId": body["WorkerId"], "BonusAmount": body["BonusAmount"],
+        amount = Decimal(body["BonusAmount"])
+        self._pay(amount + _fee(amount, 0.20))
+        self.bonuses.append({"WorkerId": body["WorkerId"], "BonusAmount": f"{amount:.2f}",
                              "AssignmentId": body["AssignmentId"], "Reason": body["Reason"], "GrantTime": now})
         return {}
+
+    def ListBonusPayments(self, body):
+        if bool(body.get("HITId")) == bool(body.get("AssignmentId")):
+            raise RequestError("InvalidParameterValue", "Give exactly one of HITId and AssignmentId.")
+        if body.get("HITId"):
+            hit_id = self._hit(body)["HITId"]
+            assignments = {a for a, found in self.assignments.items() if found["HITId"] == hit_id}
+        else:
+            assignments = {self._assignment(body)["AssignmentId"]}
+        found = [n for n, bonus in enumerate(self.bonuses) if bonus["AssignmentId"] in assignments]
+        return self._page(body, found, "BonusPayments", lambda n: dict(self.bonuses[n]))
+
+    def NotifyWorkers(self, body):
+        for field in ("Subject", "MessageText", "WorkerIds"):
+            _require(body, field)
+        if len(body["Subject"]) > 200 or len(body["MessageText"]) > 4096 or not 1 <= len(body["WorkerIds"]) <= 100:
+            raise RequestError("InvalidParameterValue", "Subject is at most 200 characters, MessageText at most "
+                                                        "4096, and WorkerIds holds 1 to 100 ids.")
+        failures = []
+        for worker_id in body["WorkerIds"]:
+            if worker_id not in self.workers:
+                failures.append({"NotifyWorkersFailureCode": "HardFailure", "WorkerId": worker_id,
+                                 "NotifyWorkersFailureMessage": f"Worker {worker_id} is not known to this requester."})
+            else:
+                self.notifications.append({"WorkerId": worker_id, "Subject": body["Subject"],
+                                           "MessageText": body["MessageText"], "SentTime": self.clock()})
+        return {"NotifyWorkersFailureStatuses": failures}
 
     def UpdateExpirationForHIT(self, body):
         hit = self._hit(body)
         _require(body, "ExpireAt")
-        expire_at = float(body["ExpireAt"])
-        now = self.clock()
-        if expire_at <= now:
-            hit["Expiration"] = now
-        elif expire_at < hit["Expiration"]:
-            raise RequestError("InvalidParameterValue", "ExpireAt can only extend a HIT, or be 0 to expire it.")
-        else:
-            hit["Expiration"] = expire_at
+        # Earlier or later: a time in the past (or 0) expires the HIT at once.
+        hit["Expiration"] = max(float(body["ExpireAt"]), self.clock())
         return {}
 
     def DeleteHIT(self, body):
@@ -240,10 +287,19 @@ class Account:
     def GetQualificationType(self, body):
         return {"QualificationType": self._qualification_type(body)}
 
+    def ListQualificationTypes(self, body):
+        if "MustBeRequestable" not in body:
+            _require(body, "MustBeRequestable")
+        query = (body.get("Query") or "").lower()
+        ids = [type_id for type_id, found in sorted(self.qualification_types.items())
+               if query in found["Name"].lower() or query in found.get("Description", "").lower()]
+        return self._page(body, ids, "QualificationTypes", lambda type_id: self.qualification_types[type_id])
+
     def AssociateQualificationWithWorker(self, body):
         type_id = self._qualification_type(body)["QualificationTypeId"]
         _require(body, "WorkerId")
         self.scores[type_id, body["WorkerId"]] = int(body.get("IntegerValue", 1))
+        self.grant_times[type_id, body["WorkerId"]] = self.clock()
         return {}
 
     def DisassociateQualificationFromWorker(self, body):
@@ -282,12 +338,14 @@ class Account:
         score = grade_answer_key(qualification["AnswerKey"], answers)
         self.test_times[type_id, worker_id] = now
         self.scores[type_id, worker_id] = score
+        self.grant_times[type_id, worker_id] = now
         return score
 
-    def register_worker(self, worker_id, *, locale="US", approval_rate=99):
+    def register_worker(self, worker_id, *, locale="US", approval_rate=99, approved=5000, masters=False):
         if not re.fullmatch(r"A[A-Z0-9]+", worker_id):
             raise WorkerError(400, "worker ids start with A and hold only A-Z and 0-9")
-        self.workers[worker_id] = {"locale": locale, "approval_rate": approval_rate}
+        self.workers[worker_id] = {"locale": locale, "approval_rate": approval_rate, "approved": approved,
+                                   "masters": masters}
 
     def assignable_hits(self, worker_id):
         return [self._hit_view(hit_id) for hit_id in sorted(self.hits)
@@ -346,6 +404,11 @@ class Account:
             elif type_id == PERCENT_APPROVED:
                 ok = _compare(requirement["Comparator"], worker.get("approval_rate"),
                               requirement.get("IntegerValues", []))
+            elif type_id == NUMBER_APPROVED:
+                ok = _compare(requirement["Comparator"], worker.get("approved", 0),
+                              requirement.get("IntegerValues", []))
+            elif type_id in MASTERS:
+                ok = _compare(requirement["Comparator"], 1 if worker.get("masters") else None, [])
             else:
                 ok = _compare(requirement["Comparator"], self.scores.get((type_id, worker_id)),
                               requirement.get("IntegerValues", []))
@@ -357,7 +420,7 @@ class Account:
         _require(body, "HITId")
         hit = self.hits.get(body["HITId"])
         if hit is None or hit.get("Disposed"):
-            raise RequestError("InvalidParameterValue", f"Hit {body['HITId']} does not exist.")
+            raise RequestError("HITDoesNotExist", f"Hit {body['HITId']} does not exist. (1658420093)")
         return hit
 
     def _assignment(self, body):
@@ -388,6 +451,8 @@ class Account:
         now = self.clock()
         for assignment in self.assignments.values():
             if assignment["AssignmentStatus"] == "Submitted" and now >= assignment["AutoApprovalTime"]:
+                # MTurk pays an automatic approval as any other, from the balance, fees included.
+                self.balance -= self._reward_cost(assignment)
                 assignment.update(AssignmentStatus="Approved", ApprovalTime=assignment["AutoApprovalTime"])
 
     def _counts(self, hit_id):
@@ -423,7 +488,8 @@ class Account:
         return {key: value for key, value in assignment.items()}
 
     def _score_view(self, type_id, worker_id):
-        return {"QualificationTypeId": type_id, "WorkerId": worker_id, "GrantTime": self.clock(),
+        granted = self.grant_times.get((type_id, worker_id), self.clock())
+        return {"QualificationTypeId": type_id, "WorkerId": worker_id, "GrantTime": granted,
                 "IntegerValue": self.scores[type_id, worker_id], "Status": "Granted"}
 
     def _page(self, body, ids, key, view):
@@ -446,6 +512,22 @@ class Account:
         if amount > self.balance:
             raise RequestError("InsufficientFunds", "Your account balance is too low for this operation.")
         self.balance -= amount
+
+    def _reward_cost(self, assignment):
+        """The reward and MTurk's commission on it: 20%, +20% for HITs of 10 or more assignments, +5% Masters."""
+        hit = self.hits[assignment["HITId"]]
+        reward = Decimal(hit["Reward"])
+        masters = any(r["QualificationTypeId"] in MASTERS for r in hit["QualificationRequirements"])
+        rate = 0.20 + (0.20 if hit["MaxAssignments"] >= 10 else 0) + (0.05 if masters else 0)
+        return reward + _fee(reward, rate)
+
+    def _pay_reward(self, assignment):
+        self._pay(self._reward_cost(assignment))
+
+
+def _fee(amount, rate):
+    """MTurk's commission on an amount: at least one cent, rounded half up to the cent."""
+    return max(CENT, (amount * Decimal(str(rate))).quantize(CENT, rounding="ROUND_HALF_UP"))
 
 
 def grade_answer_key(answer_key, answers):

@@ -14,10 +14,11 @@ class WorkerRefused(RuntimeError):
 
 
 class EmulatedWorker:
-    def __init__(self, base_url, worker_id, *, locale="US", approval_rate=99):
+    def __init__(self, base_url, worker_id, *, locale="US", approval_rate=99, approved=5000, masters=False):
         self.base_url = base_url.rstrip("/")
         self.worker_id = worker_id
-        self._post_json("/_worker/register", {"WorkerId": worker_id, "Locale": locale, "ApprovalRate": approval_rate})
+        self._post_json("/_worker/register", {"WorkerId": worker_id, "Locale": locale, "ApprovalRate": approval_rate,
+                                              "Approved": approved, "Masters": masters})
 
     def assignable_hits(self):
         query = urllib.parse.urlencode({"workerId": self.worker_id})

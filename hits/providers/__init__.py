@@ -18,8 +18,12 @@ def get_provider(name):
             from hits.providers.mturk import MTurkProvider
 
             _INSTANCES[name] = MTurkProvider.from_settings()
+        elif name == "prolific":
+            from hits.providers.prolific import ProlificProvider
+
+            _INSTANCES[name] = ProlificProvider.from_settings()
         else:
-            raise LookupError(f"unknown crowd provider {name!r}; use inhouse or mturk")
+            raise LookupError(f"unknown crowd provider {name!r}; use inhouse, mturk or prolific")
     return _INSTANCES[name]
 
 
@@ -31,4 +35,4 @@ def use_provider(name, provider):
     return previous
 
 
-PROVIDERS = ("inhouse", "mturk")
+PROVIDERS = ("inhouse", "mturk", "prolific")

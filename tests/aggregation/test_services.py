@@ -9,7 +9,6 @@ from aggregation.services import (
     batch_aggregate,
     spotcheck_decide,
     spotcheck_draw,
-    worker_sanction,
     workers_below,
 )
 from hits.models import Worker
@@ -25,19 +24,21 @@ from hits.services import (
     batch_publish,
     batch_sync,
     worker_for_user,
+    worker_sanction,
 )
 from tests.base import BaseTestCase
+from tests.hits.helpers import spec
 
 TRUTH = {n: int(n % 4 == 0) for n in range(50)}
 
 
 def _items():
-    return [{"key": f"s{n}", "group": ("finance", "politics")[n % 2], "payload": {"text": f"Sentence {n}."}}
+    return [spec(f"s{n}", f"Sentence {n}.", group=("finance", "politics")[n % 2])
             for n in range(50)]
 
 
 def _gold():
-    return [{"key": f"g{n}", "group": "gold", "payload": {"text": f"Gold {n}."}, "gold_answer": n % 2}
+    return [spec(f"g{n}", f"Gold {n}.", group="gold", gold_answer=n % 2)
             for n in range(6)]
 
 

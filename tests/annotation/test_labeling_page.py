@@ -3,16 +3,18 @@
 import pytest
 from django.contrib.auth.models import User
 
-from config import roles
+from accounts import roles
 from hits.models import Assignment
 from hits.services import batch_create, batch_publish
 from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
+from tests.hits.helpers import spec
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+
 def _items(count):
-    return [{"key": f"s{n}", "group": "finance", "payload": {"text": f"Sentence number {n} of the HIT."}}
+    return [spec(f"s{n}", f"Sentence number {n} of the HIT.", group="finance")
             for n in range(count)]
 
 
@@ -24,6 +26,7 @@ def test_an_annotator_labels_a_full_hit_with_the_keyboard_only(browser_page, liv
     log_in(page, live_server, "labeler", "pass-word-1", "/work/")
     page.click("text=Take a HIT")
     page.wait_for_selector("#cf-task")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
     assert page.inner_text("#cf-progress") == "0 of 25 answered"
     assert page.is_disabled("#cf-submit")
     keys = ["y" if n % 3 == 0 else "n" for n in range(25)]

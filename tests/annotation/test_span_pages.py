@@ -4,11 +4,12 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
+from accounts import roles
 from annotation.models import SpanAnnotation, SpanChange
-from config import roles
 from hits.models import Assignment
 from hits.services import batch_create, batch_publish
 from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
+from tests.hits.helpers import spec
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,8 +18,9 @@ OTHER = "Si j'étais riche 😀, 我会买房子 — café."
 HOSTILE = '<script>window.__xss = 1</script> If only <b>this</b> had worked.'
 
 
+
 def _batch(texts):
-    items = [{"key": f"s{n}", "group": "", "payload": {"text": text}} for n, text in enumerate(texts)]
+    items = [spec(f"s{n}", text) for n, text in enumerate(texts)]
     return batch_publish(batch=batch_create(name="spans", task_type="subtask2", items=items,
                                             items_per_hit=len(items), assignments_per_hit=1))
 
@@ -34,6 +36,8 @@ def drag(page, scope, first, last, start_inside=False):
 
     With start_inside the press lands in the middle of the first word: the
     selection must still snap to the whole word."""
+    # Mid-screen, clear of the sticky submit bar: coordinates are the viewport's.
+    page.locator(f"{scope} .sp-sentence").evaluate("element => element.scrollIntoView({block: 'center'})")
     a = page.locator(f'{scope} .tok[data-i="{first}"]').bounding_box()
     b = page.locator(f'{scope} .tok[data-i="{last}"]').bounding_box()
     page.mouse.move(a["x"] + (a["width"] / 2 if start_inside else 1), a["y"] + a["height"] / 2)
@@ -44,7 +48,7 @@ def drag(page, scope, first, last, start_inside=False):
 
 def _scopes(batch):
     """The page's element for each sentence (the batch shuffles them)."""
-    return {item.payload["text"]: f'.sp-item[data-item="{item.pk}"]' for item in batch.items.all()}
+    return {item.content.text: f'.sp-item[data-item="{item.pk}"]' for item in batch.items.all()}
 
 
 def test_an_annotator_marks_spans_with_the_mouse_and_flags_a_sentence(browser_page, live_server, tmp_path):  # noqa: F811
@@ -54,6 +58,7 @@ def test_an_annotator_marks_spans_with_the_mouse_and_flags_a_sentence(browser_pa
     log_in(page, live_server, "marker", "pass-word-1", "/work/")
     page.click("text=Take a HIT")
     page.wait_for_selector("#cf-task")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
     scopes = _scopes(batch)
     first, second, third = scopes[ENGLISH], scopes[OTHER], scopes[HOSTILE]
     # The page shows the hostile sentence as text; its script never ran.

@@ -1,6 +1,7 @@
 """Subtask-2 spans: words and offsets, the answers the page may send, one annotator per
 sentence, review with history, and what reaches a dataset version."""
 
+import html
 from io import StringIO
 
 from django.core.management import CommandError, call_command
@@ -8,14 +9,15 @@ from django.test import Client
 from django.urls import reverse
 
 from aggregation.maths import Rules
-from aggregation.services import batch_aggregate
-from annotation import spans
+from aggregation.services import batch_aggregate, span_batch_create
 from annotation.models import SpanAnnotation, SpanChange
-from annotation.services import span_review, subtask2_batch_create
-from datasets.services import dataset_from_aggregation
+from annotation.services import span_review
+from core import spans
 from hits.models import Assignment
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from releases.services import dataset_from_aggregation
 from tests.base import BaseTestCase
+from tests.hits.helpers import spec
 
 TEXT = "If the bill had passed, prices would have fallen."
 
@@ -48,7 +50,7 @@ class WordsTest(BaseTestCase):
 
 class SpanTaskTest(BaseTestCase):
     def setUp(self):
-        items = [{"key": f"s{n}", "payload": {"text": text}} for n, text in enumerate([TEXT, "Had I known."])]
+        items = [spec(f"s{n}", text) for n, text in enumerate([TEXT, "Had I known."])]
         self.batch = batch_publish(batch=batch_create(name="spans", task_type="subtask2", items=items,
                                                       items_per_hit=2, assignments_per_hit=1))
         self.worker = worker_for_user(self.annotator)
@@ -76,13 +78,13 @@ class SpanTaskTest(BaseTestCase):
             ({f"nocon-{self.first}": "1"}, "a consequent is marked and 'no consequent' is ticked"),
             ({f"nocon-{self.second}": ""}, "mark the consequent, or say the sentence has none"),
             ({f"cf-{self.first}": "maybe"}, "is not yes (1) or no (0)"),
-            ({"ant-999999": "0:1"}, "not in this HIT: ant-999999"),
+            ({"ant-999999": "0:1"}, "not in this HIT (ant-999999)"),
         ]
         for extra, message in cases:
             with self.subTest(extra=extra):
                 response = self.post(self.good(**extra))
                 self.assertEqual(response.status_code, 400)
-                self.assertIn(message, response.content.decode())
+                self.assertIn(message, html.unescape(response.content.decode()))
         self.assertFalse(SpanAnnotation.objects.exists())
         self.assertEqual(Assignment.objects.get(pk=self.assignment.pk).state, "claimed")
 
@@ -95,7 +97,7 @@ class SpanTaskTest(BaseTestCase):
         other.force_login(self.organizer)
         response = other.post(reverse("hits:submit", args=[self.assignment.pk]), self.good())
         self.assertEqual(response.status_code, 403)
-        self.assertIn("belongs to another worker", response.content.decode())
+        self.assertIn("held by another worker", response.content.decode())
         self.assertFalse(SpanAnnotation.objects.exists())
 
     def test_a_double_submission_stores_one_result(self):
@@ -108,7 +110,7 @@ class SpanTaskTest(BaseTestCase):
 
     def test_the_mturk_question_is_the_same_task(self):
         batch = batch_create(name="mturk spans", task_type="subtask2", provider="mturk", assignments_per_hit=1,
-                             items=[{"key": "m", "payload": {"text": "<b>Had</b> I known, I would have left."}}])
+                             items=[spec("m", "<b>Had</b> I known, I would have left.")])
         page = self.client.get(f"/mturk/hits/{batch.hits.get().pk}/").content.decode()
         self.assertIn("https://www.mturk.com/mturk/externalSubmit", page)
         self.assertIn('<span class="tok" data-i="1">b</span>', page)  # the markup is text, one word at a time
@@ -123,9 +125,9 @@ class SpanTaskTest(BaseTestCase):
 
 class ReviewTest(BaseTestCase):
     def setUp(self):
-        items = [{"key": f"s{n}", "payload": {"text": f"If it had rained {n} times, we would have stayed home."},
-                  "gold_answer": 1} for n in range(6)]
-        items += [{"key": f"n{n}", "payload": {"text": f"Markets rose {n} percent."}, "gold_answer": 0}
+        items = [spec(f"s{n}", f"If it had rained {n} times, we would have stayed home.", gold_answer=1)
+                 for n in range(6)]
+        items += [spec(f"n{n}", f"Markets rose {n} percent.", gold_answer=0)
                   for n in range(4)]
         self.subtask1 = batch_publish(batch=batch_create(name="s1", task_type="subtask1", items=items))
         voters = [worker_for_user(self._user(f"voter{n}", None)) for n in range(5)]
@@ -136,7 +138,7 @@ class ReviewTest(BaseTestCase):
         self.run = batch_aggregate(batch=self.subtask1, rules=Rules(seed=1))
 
     def annotate(self):
-        batch = batch_publish(batch=subtask2_batch_create(run=self.run, name="s2", items_per_hit=6))
+        batch = batch_publish(batch=span_batch_create(run=self.run, name="s2", items_per_hit=6))
         worker = worker_for_user(self.annotator)
         assignment = assignment_claim(batch=batch, worker=worker)
         raw = {}
@@ -153,7 +155,7 @@ class ReviewTest(BaseTestCase):
         self.assertEqual(annotations[1].antecedent, "If it had rained 1 times")
         self.assertEqual(annotations[1].consequent, "we would have stayed home")
         with self.assertRaisesMessage(CrowdError, "no positive sentence without spans"):
-            subtask2_batch_create(run=self.run, name="again")
+            span_batch_create(run=self.run, name="again")
 
     def test_the_command_makes_a_span_batch_of_the_positives(self):
         out = StringIO()

@@ -8,10 +8,10 @@ from django.test import override_settings
 
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
-from dashboard.models import Job
-from datasets.services import dataset_from_aggregation
 from hits.models import Hit
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from jobs.models import Job
+from releases.services import dataset_from_aggregation
 from tests.base import BaseTestCase
 from tests.hits.helpers import items
 
@@ -33,7 +33,8 @@ class JobTest(BaseTestCase):
         job = Job.objects.get()
         self.assertEqual((job.kind, job.state, job.created_by), ("publish", "done", self.organizer))
         self.assertContains(response, f"Job {job.pk} (publish {batch.pk}): queued")
-        self.assertContains(response, f"<td>{job.pk}</td><td>publish {batch.pk}</td><td>done</td>")
+        self.assertContains(response, f'<td>{job.pk}</td><td>publish {batch.pk}</td><td><span class="state done">'
+                                      f"done</span></td>")
         self.assertContains(response, "3 / 3")  # HITs published, read from the HIT rows
         self.assertEqual(Hit.objects.filter(batch=batch, state="published").count(), 3)
 

@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from aggregation.models import AggregationRun
-from dashboard.models import Job
 from hits.services import batch_create
+from jobs.models import Job
 from tests.hits.helpers import items
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

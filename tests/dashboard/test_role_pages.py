@@ -4,11 +4,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
 
+from accounts import roles
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
-from config import roles
-from datasets.services import dataset_from_aggregation
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from releases.services import dataset_from_aggregation
 from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
 from tests.hits.helpers import items
 
@@ -62,8 +62,8 @@ def test_each_role_sees_its_pages_and_not_the_others(browser_page, live_server, 
     page.wait_for_url(f"{live_server.url}/work/")
     assert "Dashboard" not in _nav(page) and "Datasets" not in _nav(page)
     assert "open work" in page.inner_text("body")
-    assert "0.00 earned" in page.inner_text("#pay")
-    assert page.title() == "Your work"
+    assert "0.00 USD earned" in page.inner_text("#pay")
+    assert page.title() == "Your work · crowdset"
     for path in ("/dashboard/", "/datasets/", "/review/spans/", "/review/spot-checks/"):
         assert page.goto(f"{live_server.url}{path}").status == 403
     page.goto(f"{live_server.url}/work/")

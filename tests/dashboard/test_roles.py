@@ -8,15 +8,18 @@ from tests.base import BaseTestCase
 # Pages anyone may open: logging in and out, and the MTurk task page MTurk shows to its workers.
 PUBLIC = {"login", "logout", "password_reset", "password_reset_done", "password_reset_confirm",
           "password_reset_complete", "mturk_hit", "home"}
-# Routes with their own guard (Django's admin asks for staff; password change asks for a login only).
-OWN_GUARD = {"password_change", "password_change_done"}
+# Routes with their own guard (Django's admin asks for staff; password change asks for a login only; the
+# Prolific entries ask Prolific whether the link's submission is the participant's, and webhooks must be
+# signed: tests/hits/test_prolific.py).
+OWN_GUARD = {"password_change", "password_change_done", "api_token", "prolific_start", "prolific_hook",
+             "qualification:prolific_start"}
 
 
 def _routes(resolver=None, prefix="", namespace=""):
     for pattern in (resolver or get_resolver()).url_patterns:
         if isinstance(pattern, URLResolver):
-            if str(pattern.pattern).startswith("admin/"):
-                continue
+            if str(pattern.pattern).startswith(("admin/", "api/")):
+                continue  # the admin has its own guard; the API answers 401/403 (tests/api)
             yield from _routes(pattern, prefix + str(pattern.pattern),
                                f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace)
         elif isinstance(pattern, URLPattern):
@@ -32,12 +35,17 @@ def _fill(route):
     return "/" + route
 
 
-ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:plot_workers", "dashboard:plot_agreement",
-                  "annotation:review_list", "annotation:review", "aggregation:spot_checks", "aggregation:decide",
-                  "aggregation:sanction", "qualification:pool"}
-ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "qualification:take",
+ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:status", "dashboard:plot_workers",
+                  "dashboard:plot_agreement", "annotation:review_list", "annotation:review", "aggregation:spot_checks",
+                  "aggregation:decide", "aggregation:sanction", "qualification:pool"} | {
+    f"projects:{name}" for name in ("list", "detail", "status", "job_cancel", "upload", "upload_columns", "filter",
+                                    "sample", "qualification", "test_item", "batch_new", "estimate", "batch",
+                                    "publish", "batch_action", "aggregation", "version_new", "version",
+                                    "version_plot")}
+ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "hits:draft", "hits:extend",
+                  "hits:return", "qualification:take",
                   "qualification:submit", "qualification:result"}
-RESEARCHER_ONLY = {"datasets:versions", "datasets:export", "datasets:file"}
+RESEARCHER_ONLY = {"releases:versions", "releases:export", "releases:file"}
 
 
 class RoleTest(BaseTestCase):

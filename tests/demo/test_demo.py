@@ -7,8 +7,8 @@ from django.conf import settings
 from django.core.management import call_command
 
 from annotation.models import SpanAnnotation
-from datasets.models import DatasetVersion
 from hits.models import Assignment, Batch
+from releases.models import DatasetVersion
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -19,15 +19,17 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     out = StringIO()
     call_command("demo", stdout=out)
     text = out.getvalue()
-    assert "2. filter (news profile): 434 candidates of 18308 sentences" in text
-    assert "sample: 300 of 434 candidates, balanced across domains: {'finance': 71, 'healthcare': 115, " \
+    assert "2. filter (extended profile): 443 candidates of 18308 sentences" in text
+    assert "sample: 300 of 443 candidates, balanced across domains: {'finance': 72, 'healthcare': 114, " \
            "'politics': 114}" in text
     assert "qualification pool (inhouse): 5 of 14 passed counterfactual-screening v1" in text
     assert "sim-spammer1 40% (refused)" in text
     assert "3. in-house: 70 assignments submitted over HTTP" in text
     assert "4. MTurk emulator: 70 assignments submitted" in text
+    assert "4b. Prolific emulator: 5 places submitted by simulated participants" in text
+    assert "reconcile clean" in text
     assert "blocked below 70%: sim-agg-spammer1, sim-agg-spammer2" in text
-    assert "on the released sentences: passes 1383 of 1454 counterfactuals (95.1%)" in text
+    assert "on the released sentences: passes 1427 of 1454 counterfactuals (98.1%)" in text
     assert "6. spans: 3 HITs submitted over HTTP" in text
     assert "24 sentences, each marked by one annotator (3 annotators)" in text
     assert SpanAnnotation.objects.filter(state="accepted").count() + \
@@ -36,9 +38,9 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     assert "manage.py runserver" in text
     assert set(Batch.objects.values_list("state", flat=True)) == {"completed"}
     states = {state: Assignment.objects.filter(state=state).count() for state in ("approved", "rejected")}
-    assert states["approved"] + states["rejected"] == 243
+    assert states["approved"] + states["rejected"] == 248
     assert states["rejected"] > 0  # spot checks rejected the spammers' HITs at the provider
     again = StringIO()
     call_command("demo", stdout=again)
-    assert again.getvalue().count("already done") == 5
-    assert Assignment.objects.count() == 243
+    assert again.getvalue().count("already done") == 6
+    assert Assignment.objects.count() == 248

@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 
 from filtering import nlp
-from filtering.patterns import CandidateFilter
+from filtering.patterns import PROFILES, CandidateFilter
 
 
 def _corpus_sentences():
@@ -30,6 +30,7 @@ def sentences():
     return list(_corpus_sentences())
 
 
+@pytest.mark.slow
 def test_it_tags_exactly_as_nltk(sentences):
     # Every 7th sentence of both corpora: ~4,500 sentences, all kinds of tokens.
     reference = nltk.tag.PerceptronTagger()
@@ -39,7 +40,9 @@ def test_it_tags_exactly_as_nltk(sentences):
 
 
 @pytest.mark.slow
-def test_it_decides_the_same_with_and_without_the_prefilter(sentences):
-    fast, plain = CandidateFilter("paper"), CandidateFilter("paper", prefilter=False)
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_it_decides_the_same_with_and_without_the_prefilter(sentences, profile):
+    """The screens (gate words, cheap words, adjacent runs) only ever skip sentences no row can match."""
+    fast, plain = CandidateFilter(profile), CandidateFilter(profile, prefilter=False)
     for sentence in sentences:
         assert fast.match(sentence) == plain.match(sentence), sentence

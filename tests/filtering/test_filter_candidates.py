@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.core.management import CommandError, call_command
 
+from filtering import nlp
 from filtering.models import Candidate, Corpus, FilterChunk, FilterRun, Sentence
 from filtering.services import corpus_ingest, filter_chunk_process, filter_run_prepare, filter_run_report
 from tests.base import BaseTestCase
@@ -37,7 +38,7 @@ class FilterCandidatesTests(BaseTestCase):
             "If the bank had failed, the fund would have lost everything.": ["2", "3", "13"],
             "Had the senator known, she would have voted no.": ["3", "12"],
             "What if the court strikes it down?": ["4"],
-            "Without the vaccine, thousands could not have survived.": ["3"],
+            "Without the vaccine, thousands could not have survived.": ["3", "x4"],  # x4: the extended default
         })
         report = filter_run_report(run=run)
         self.assertEqual((report.sentences, report.candidates), (9, 4))
@@ -96,7 +97,7 @@ class FilterTextTests(BaseTestCase):
                          ["“Had we known,” she said, “we’d have sold.”", "What if rates rise?"])
         for record in records:
             self.assertEqual(text[record["start"]:record["end"]], record["sentence"])
-        self.assertEqual(records[0]["rows"], ["3", "12"])
+        self.assertEqual(records[0]["rows"], ["3", "12", "x1"])  # x1: "had we known", inverted
         self.assertEqual(records[1]["pos_forms"], [])
 
     def test_it_reads_one_sentence_per_line_and_prints_all(self):
@@ -108,6 +109,15 @@ class FilterTextTests(BaseTestCase):
             self.assertEqual(text[record["start"]:record["end"]], record["sentence"])
         self.assertEqual(records[1]["rows"], ["8", "9"])
         self.assertEqual(records[1]["pos_forms"], ["4"])
+
+    def test_reading_a_paragraph_at_a_time_splits_as_the_whole_text_would(self):
+        text = ("\n\nShares rose. If only I had sold.\r\nThe end came fast.\r\n \t\r\n"
+                "Had we known, we would have left.\n\n\n  Why?\nBecause.\n" + "Prices fell. " * 50)
+        _, records = self.run_command(text, "--all")
+        expected = [(start, end) for start, end in nlp.split_sentences(text)]
+        self.assertEqual([(r["start"], r["end"]) for r in records], expected)
+        for record in records:
+            self.assertEqual(text[record["start"]:record["end"]], record["sentence"])
 
     def test_it_names_the_line_of_invalid_utf8(self):
         with self.assertRaisesRegex(CommandError, r"input.txt:2: invalid UTF-8"):

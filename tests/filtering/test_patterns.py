@@ -6,6 +6,7 @@ import pytest
 
 from filtering.patterns import (
     APPENDIX_B,
+    EXTENDED_ROWS,
     PROFILES,
     ROWS,
     TABLE_5,
@@ -142,7 +143,40 @@ def test_it_matches_each_row_on_tokens(row, sentence, expected):
 def test_it_has_cases_for_every_row():
     covered = {row for row, _, expected in ROW_CASES if expected}
     refused = {row for row, _, expected in ROW_CASES if not expected}
-    assert covered == refused == set(ROWS)
+    assert covered == refused == {row.id for row in TABLE_5}
+
+
+@pytest.mark.parametrize("row", EXTENDED_ROWS, ids=lambda row: row.id)
+def test_each_added_rule_keeps_its_examples_and_passes_over_its_look_alikes(row):
+    """Examples written for each added rule (not taken from the training file): at least two it must keep,
+    and two look-alikes it must not fire on."""
+    assert len(row.keeps) >= 2 and len(row.passes_over) >= 2
+    engine = CandidateFilter("extended")
+    for sentence in row.keeps:
+        assert row.matches(Tokens.from_sentence(sentence)), sentence
+        assert engine.match(sentence).candidate, sentence
+    for sentence in row.passes_over:
+        assert not row.matches(Tokens.from_sentence(sentence)), sentence
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("She would have sold the shares, had she known.", True),  # had + pronoun + past participle
+    ("Had he a car, he would drive it to work.", False),  # had + pronoun + noun: not x1 (row 12 may fire)
+    ("The deal fell apart unless the buyers had walked away.", True),
+    ("The deal falls apart unless the buyers walk away.", False),  # unless without a past form
+    ("The plan would work, were it not for the cost.", True),
+    ("The plan was, as it were, a gamble.", False),
+])
+def test_the_look_alikes_of_the_added_rules(sentence, expected):
+    tokens = Tokens.from_sentence(sentence)
+    assert any(ROWS[row.id].matches(tokens) for row in EXTENDED_ROWS) is expected
+
+
+def test_the_paper_and_news_profiles_are_unchanged_by_the_added_rules():
+    assert PROFILES["paper"].rows == PROFILES["news"].rows == TABLE_5
+    assert PROFILES["extended"].rows[:len(TABLE_5)] == TABLE_5
+    assert not CandidateFilter("news").match("I would sign it were I governor.").candidate
+    assert CandidateFilter("extended").match("I would sign it were I governor.").rows == ("x1",)
 
 
 def test_it_declares_the_paper_rows_and_forms_once():

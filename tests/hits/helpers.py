@@ -1,18 +1,24 @@
-"""Small builders shared by the hits tests."""
+"""Small builders shared by the tests."""
 
-from hits.services import batch_create
+from core.items import SentenceItem
+from hits.services import ItemSpec, batch_create
 
 DOMAINS = ("finance", "healthcare", "politics")
 
 
+def spec(key, text, group="", gold_answer=None, **fields):
+    """An item of one sentence, as the apps make them (its key doubles as the sentence id)."""
+    return ItemSpec(key=key, group=group, gold_answer=gold_answer,
+                    payload=SentenceItem(text=text, sentence_id=key, domain=group if group in DOMAINS else "",
+                                         **fields))
+
+
 def items(count, prefix="s"):
-    return [{"key": f"{prefix}{n}", "group": DOMAINS[n % 3], "payload": {"text": f"Sentence {n} <b>bold</b>."}}
-            for n in range(count)]
+    return [spec(f"{prefix}{n}", f"Sentence {n} <b>bold</b>.", group=DOMAINS[n % 3]) for n in range(count)]
 
 
 def gold(count):
-    return [{"key": f"g{n}", "group": "gold", "payload": {"text": f"Gold sentence {n}."}, "gold_answer": n % 2}
-            for n in range(count)]
+    return [spec(f"g{n}", f"Gold sentence {n}.", group="gold", gold_answer=n % 2) for n in range(count)]
 
 
 def make_batch(count=50, **options):

@@ -37,7 +37,7 @@ class BatchCreateTests(BaseTestCase):
         self.assertNotEqual(layout(7), layout(8))
 
     def test_it_refuses_bad_batches(self):
-        with self.assertRaisesRegex(LookupError, "unknown task type 'subtask9'"):
+        with self.assertRaisesRegex(CrowdError, "unknown task type 'subtask9'"):
             batch_create(name="b", task_type="subtask9", items=items(3))
         with self.assertRaisesRegex(CrowdError, "keys must be unique"):
             batch_create(name="b", task_type="subtask1", items=items(3) + items(1))

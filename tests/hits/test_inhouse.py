@@ -1,14 +1,18 @@
 from datetime import timedelta
+from decimal import Decimal
 
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from hits.models import Assignment, Hit
+from hits.models import Assignment, Hit, Payment
 from hits.services import (
     CrowdError,
     assignment_approve,
     assignment_claim,
+    assignment_draft_save,
+    assignment_extend,
+    assignment_return,
     assignment_submit,
     assignments_expire_overdue,
     batch_publish,
@@ -86,7 +90,10 @@ class ClaimAndSubmitTests(InHouseTestCase):
         dropped = answers.copy()
         dropped.popitem()
         response = self.client.post(reverse("hits:submit", args=[assignment.pk]), dropped)
-        self.assertContains(response, "items not answered", status_code=400)
+        # Said by the number the worker sees, with every answer given kept on the page.
+        self.assertContains(response, f"Sentence {len(answers)} is not answered yet", status_code=400)
+        self.assertContains(response, "Your answers are still here", status_code=400)
+        self.assertContains(response, f'"{next(iter(dropped))}": "1"', status_code=400)
         response = self.client.post(reverse("hits:submit", args=[assignment.pk]), {**answers, "item-999999": "1"})
         self.assertContains(response, "not in this HIT", status_code=400)
         bad = {**answers, next(iter(answers)): "maybe"}
@@ -104,14 +111,54 @@ class ClaimAndSubmitTests(InHouseTestCase):
 class RulesTests(InHouseTestCase):
     def test_it_never_gives_a_worker_two_places_in_one_hit(self):
         first = assignment_claim(batch=self.batch, worker=self.worker)
+        assignment_submit(assignment=first, worker=self.worker, raw_answers=answers_for(first.hit))
         second = assignment_claim(batch=self.batch, worker=self.worker)
         self.assertNotEqual(first.hit_id, second.hit_id)
-        self.assertIsNone(assignment_claim(batch=self.batch, worker=self.worker))  # 2 HITs, both held
+        assignment_submit(assignment=second, worker=self.worker, raw_answers=answers_for(second.hit))
+        self.assertIsNone(assignment_claim(batch=self.batch, worker=self.worker))  # 2 HITs, both done
+
+    def test_taking_a_hit_while_holding_one_reopens_the_one_held(self):
+        first = assignment_claim(batch=self.batch, worker=self.worker)
+        self.assertEqual(assignment_claim(batch=self.batch, worker=self.worker).pk, first.pk)
+        self.assertEqual(Assignment.objects.filter(worker=self.worker).count(), 1)
+
+    def test_a_returned_hit_goes_back_to_the_pool_but_not_to_the_worker_who_returned_it(self):
+        first = assignment_claim(batch=self.batch, worker=self.worker)
+        assignment_draft_save(assignment=first, worker=self.worker, fields={"item-1": "1"})
+        assignment_return(assignment=first, worker=self.worker)
+        first.refresh_from_db()
+        self.assertEqual((first.state, first.returned, first.draft), ("expired", True, None))
+        with self.assertRaisesRegex(CrowdError, "you returned this HIT"):
+            assignment_submit(assignment=first, worker=self.worker, raw_answers=answers_for(first.hit))
+        other = worker_for_user(self.organizer)
+        self.assertEqual(assignment_claim(batch=self.batch, worker=other).hit_id, first.hit_id)  # the place is free
+        self.assertNotEqual(assignment_claim(batch=self.batch, worker=self.worker).hit_id, first.hit_id)
+
+    def test_more_time_is_given_twice_at_most_and_only_in_time(self):
+        assignment = assignment_claim(batch=self.batch, worker=self.worker)
+        deadline = assignment.deadline
+        assignment_extend(assignment=assignment, worker=self.worker)
+        assignment_extend(assignment=assignment, worker=self.worker)
+        assignment.refresh_from_db()
+        self.assertEqual(assignment.deadline - deadline, timedelta(minutes=60))  # 2 x half of an hour
+        with self.assertRaisesRegex(CrowdError, "more time 2 times already"):
+            assignment_extend(assignment=assignment, worker=self.worker)
+        late = assignment_claim(batch=self.batch, worker=worker_for_user(self.organizer))
+        Assignment.objects.filter(pk=late.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        late.refresh_from_db()
+        with self.assertRaisesRegex(CrowdError, "ran out"):
+            assignment_extend(assignment=late, worker=late.worker)
 
     def test_it_fills_each_hit_to_its_assignments_and_no_more(self):
         workers = [worker_for_user(user) for user in (self.annotator, self.organizer, self.researcher, self.outsider)]
-        claimed = [assignment_claim(batch=self.batch, worker=w) for w in workers for _ in range(2)]
-        per_hit = {hit.pk: hit.live_assignments().count() for hit in self.batch.hits.all()}
+        claimed = []
+        for worker in workers:
+            for _ in range(2):
+                assignment = assignment_claim(batch=self.batch, worker=worker)
+                claimed.append(assignment)
+                if assignment is not None:
+                    assignment_submit(assignment=assignment, worker=worker, raw_answers=answers_for(assignment.hit))
+        per_hit = {hit.pk: hit.assignments.exclude(state="expired").count() for hit in self.batch.hits.all()}
         self.assertEqual(set(per_hit.values()), {2})
         self.assertEqual(sum(a is not None for a in claimed), 4)
 
@@ -119,7 +166,7 @@ class RulesTests(InHouseTestCase):
         assignment = assignment_claim(batch=self.batch, worker=self.worker)
         Assignment.objects.filter(pk=assignment.pk).update(deadline=timezone.now() - timedelta(seconds=1))
         self.assertEqual(assignments_expire_overdue(), 1)
-        with self.assertRaisesRegex(CrowdError, "is expired, not open"):
+        with self.assertRaisesRegex(CrowdError, "time for this HIT ran out"):
             assignment_submit(assignment=assignment, worker=self.worker, raw_answers=answers_for(assignment.hit))
         again = assignment_claim(batch=self.batch, worker=self.worker)
         self.assertEqual(again.hit_id, assignment.hit_id)
@@ -146,4 +193,8 @@ class RulesTests(InHouseTestCase):
         first = Assignment.objects.first()
         worker_bonus(worker=first.worker, assignment=first, amount="0.25", reason="careful work")
         worker_bonus(worker=first.worker, assignment=first, amount="0.25", reason="careful work")  # not twice
-        self.assertEqual(self.batch.spent(), 4 * self.batch.reward + first.bonuses.get().amount)
+        bonus = first.payments.get(kind="bonus")
+        self.assertEqual((bonus.amount, bonus.state), (Decimal("0.25"), "confirmed"))
+        self.assertEqual(self.batch.spent(), 4 * self.batch.reward + bonus.amount)
+        rewards = Payment.objects.filter(batch=self.batch, kind="reward", state="confirmed")
+        self.assertEqual(rewards.count(), 4)

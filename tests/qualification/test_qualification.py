@@ -3,7 +3,6 @@ from io import StringIO
 from xml.etree import ElementTree
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from django.test import TestCase
 from django.utils import timezone
@@ -19,8 +18,10 @@ from qualification.grading import grade
 from qualification.models import Grant, QualificationTest
 from qualification.services import attempt_start, attempt_submit, grants_revoke, qualification_test_create
 from tests.base import BaseTestCase
+from tests.fixtures import released_sample
+from tests.hits.helpers import spec
 
-RELEASED = settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv"
+RELEASED = released_sample()
 
 
 def test_it_grades_at_the_threshold_and_counts_unanswered_as_wrong():
@@ -78,7 +79,7 @@ class AttemptTests(QualificationTestCase, BaseTestCase):
     def test_it_accepts_one_submission_per_attempt(self):
         attempt = attempt_start(test=self.test, worker=self.worker)
         attempt_submit(attempt=attempt, worker=self.worker, answers=self.answers(40))
-        with self.assertRaisesRegex(CrowdError, "already submitted"):
+        with self.assertRaisesRegex(CrowdError, "sent this attempt already"):
             attempt_submit(attempt=attempt, worker=self.worker, answers=self.answers(0))
         self.assertEqual(Grant.objects.get(worker=self.worker).score, 100)
 
@@ -87,7 +88,7 @@ class AttemptTests(QualificationTestCase, BaseTestCase):
         attempt = attempt_start(test=self.test, worker=self.worker, now=now)
         failed = attempt_submit(attempt=attempt, worker=self.worker, answers=self.answers(20), now=now)
         self.assertEqual((failed.score, failed.passed), (50, False))
-        with self.assertRaisesRegex(CrowdError, "may retake it from"):
+        with self.assertRaisesRegex(CrowdError, "you can take it again from"):
             attempt_start(test=self.test, worker=self.worker, now=now + timedelta(minutes=59))
         again = attempt_start(test=self.test, worker=self.worker, now=now + timedelta(minutes=61))
         self.assertNotEqual(again.pk, attempt.pk)
@@ -95,26 +96,26 @@ class AttemptTests(QualificationTestCase, BaseTestCase):
     def test_it_refuses_another_workers_attempt_and_a_late_one(self):
         attempt = attempt_start(test=self.test, worker=self.worker)
         other = Worker.objects.create(provider="inhouse", external_id="other")
-        with self.assertRaisesRegex(CrowdError, "belongs to another worker"):
+        with self.assertRaisesRegex(CrowdError, "another worker's"):
             attempt_submit(attempt=attempt, worker=other, answers=self.answers(40))
-        with self.assertRaisesRegex(CrowdError, "ran out of time"):
+        with self.assertRaisesRegex(CrowdError, "ran out at"):
             attempt_submit(attempt=attempt, worker=self.worker, answers=self.answers(40),
                            now=attempt.deadline + timedelta(seconds=1))
 
     def test_an_unqualified_worker_is_refused_at_claim_and_at_submit(self):
         batch = batch_publish(batch=batch_create(
             name="q", task_type="subtask1", requirements={"qualification": "screen"},
-            items=[{"key": f"s{n}", "payload": {"text": f"S {n}."}} for n in range(5)]))
-        with self.assertRaisesRegex(CrowdError, "has not passed the qualification test 'screen'"):
+            items=[spec(f"s{n}", f"S {n}.") for n in range(5)]))
+        with self.assertRaisesRegex(CrowdError, "needs the screening test, which you have not passed yet"):
             assignment_claim(batch=batch, worker=self.worker)
         attempt = attempt_start(test=self.test, worker=self.worker)
         attempt_submit(attempt=attempt, worker=self.worker, answers=self.answers(36))
         assignment = assignment_claim(batch=batch, worker=self.worker)
         grants_revoke(worker=self.worker, reason="quality dropped")
-        with self.assertRaisesRegex(CrowdError, "has not passed"):
+        with self.assertRaisesRegex(CrowdError, "was withdrawn"):
             assignment_submit(assignment=assignment, worker=self.worker,
                               raw_answers={f"item-{i.pk}": "1" for i in assignment.hit.ordered_items()})
-        with self.assertRaisesRegex(CrowdError, "was revoked"):
+        with self.assertRaisesRegex(CrowdError, "withdrawn \\(quality dropped\\)"):
             attempt_start(test=self.test, worker=self.worker)
 
     def test_a_new_version_keeps_old_grants_unless_asked(self):
@@ -123,18 +124,19 @@ class AttemptTests(QualificationTestCase, BaseTestCase):
         qualification_test_create(name="screen", path=RELEASED, seed=2)
         batch = batch_publish(batch=batch_create(
             name="v", task_type="subtask1", requirements={"qualification": "screen"},
-            items=[{"key": "s", "payload": {"text": "S."}}]))
+            items=[spec("s", "S.")]))
         self.assertIsNotNone(assignment_claim(batch=batch, worker=self.worker))
         strict = batch_publish(batch=batch_create(
             name="v2", task_type="subtask1", requirements={"qualification": "screen", "min_version": 2},
-            items=[{"key": "s", "payload": {"text": "S."}}]))
-        with self.assertRaisesRegex(CrowdError, "has not passed"):
+            items=[spec("s", "S.")]))
+        with self.assertRaisesRegex(CrowdError, "have not passed"):
             assignment_claim(batch=strict, worker=self.worker)
 
 
 class MTurkQualificationTests(QualificationTestCase):
     def test_mturk_grades_the_test_and_the_hit_type_requires_the_score(self):
-        with MTurkEmulator(seed=5) as emulator:
+        now = [1_800_000_000.0]
+        with MTurkEmulator(seed=5, clock=lambda: now[0]) as emulator:
             provider = MTurkProvider(emulator.client())
             previous = use_provider("mturk", provider)
             self.addCleanup(use_provider, "mturk", previous)
@@ -149,7 +151,7 @@ class MTurkQualificationTests(QualificationTestCase):
             batch = batch_publish(batch=batch_create(
                 name="mt", task_type="subtask1", provider="mturk",
                 requirements={"qualification_type_id": type_id, "min_score": 80},
-                items=[{"key": f"s{n}", "payload": {"text": f"S {n}."}} for n in range(5)]))
+                items=[spec(f"s{n}", f"S {n}.") for n in range(5)]))
             hit_id = batch.hits.get().provider_hit_id
             self.assertTrue(good.accept(hit_id))
             with self.assertRaises(WorkerRefused) as refused:
@@ -162,5 +164,18 @@ class MTurkQualificationTests(QualificationTestCase):
             self.assertEqual(grant.score, 85)
             self.assertFalse(Grant.objects.filter(worker__external_id="APOOR").exists())
             grants_revoke(worker=grant.worker, reason="spot checks below 70%")
-            self.assertNotIn((type_id, "AGOOD"), emulator.account.scores)
+            self.assertIn((provider.block_type(), "AGOOD"), emulator.account.scores)
             self.assertEqual(QualificationTest.objects.get(pk=self.test.pk).mturk_qualification_type_id, type_id)
+            # A revocation sticks: after the retry delay the worker retakes the test, passes, and still
+            # cannot take this requester's HITs; the sync does not grant them again either.
+            now[0] += 2 * 3600
+            self.assertEqual(good.take_qualification_test(type_id, self.answers(40)), 100)
+            later = batch_publish(batch=batch_create(
+                name="mt2", task_type="subtask1", provider="mturk",
+                requirements={"qualification_type_id": type_id, "min_score": 80},
+                items=[spec(f"t{n}", f"T {n}.") for n in range(5)]))
+            with self.assertRaises(WorkerRefused) as refused:
+                good.accept(later.hits.get().provider_hit_id)
+            self.assertEqual(refused.exception.status, 403)
+            call_command("qualification", "sync", "--name", "screen", stdout=StringIO())
+            self.assertIsNotNone(Grant.objects.get(worker__external_id="AGOOD").revoked)

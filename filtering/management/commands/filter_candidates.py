@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from filtering.models import Corpus, Domain
-from filtering.patterns import DEFAULT_PROFILE, PROFILES, TABLE_5
+from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.services import CHUNK_SIZE, filter_run_prepare, filter_run_report
 from filtering.tasks import filter_chunk
 
@@ -18,6 +18,8 @@ class Command(BaseCommand):
         parser.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES))
         parser.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
         parser.add_argument("--no-wait", action="store_true", help="queue the chunks and return (workers only)")
+        parser.add_argument("--stall", type=int, default=600,
+                            help="give up waiting when no chunk has finished for this many seconds")
 
     def handle(self, *args, **options):
         corpus = None
@@ -39,17 +41,27 @@ class Command(BaseCommand):
             if options["no_wait"]:
                 self.stdout.write(f"queued {len(pending)} chunks; run this command again to see the result")
                 return
+            last_progress, seen = time.monotonic(), total - len(pending)
             while (done := run.chunks.filter(done=True).count()) < total:
                 bar.update(done - bar.n)
+                if done > seen:
+                    last_progress, seen = time.monotonic(), done
+                elif time.monotonic() - last_progress > options["stall"]:
+                    missing = list(run.chunks.filter(done=False).values_list("id", flat=True)[:20])
+                    raise CommandError(
+                        f"no chunk finished in {options['stall']} s; {total - done} of {total} are not done (chunks "
+                        f"{', '.join(map(str, missing))}{', ...' if total - done > 20 else ''}). Is a Celery worker "
+                        f"running? A killed worker's chunks come back to the queue; running this command again "
+                        f"queues the missing ones anew (a chunk is never done twice)")
                 time.sleep(0.5)
-        self._print_report(filter_run_report(run=run))
+        self._print_report(filter_run_report(run=run), run.profile)
 
-    def _print_report(self, report):
+    def _print_report(self, report, profile):
         rate = report.candidates / report.sentences if report.sentences else 0
         self.stdout.write(f"{report.candidates} candidates of {report.sentences} sentences ({rate:.2%})")
         for domain, (sentences, candidates) in sorted(report.by_domain.items()):
             self.stdout.write(f"  {domain:<11} {candidates:>7} / {sentences:>8} = {candidates / sentences:.2%}")
         self.stdout.write("candidates per Table 5 row: " + ", ".join(
-            f"{row.id}: {report.rows[row.id]}" for row in TABLE_5))
+            f"{row.id}: {report.rows[row.id]}" for row in PROFILES[profile].rows))
         self.stdout.write("POS forms on POS-gated candidates: " + (", ".join(
             f"{form}: {count}" for form, count in sorted(report.pos_forms.items())) or "none"))

@@ -8,10 +8,14 @@ from django.core.management.base import BaseCommand, CommandError
 from filtering import nlp
 from filtering.patterns import DEFAULT_PROFILE, PROFILES, CandidateFilter
 
+_PARAGRAPH_BREAK = re.compile(r"[ \t\r\f\v]*")
+
 
 class Command(BaseCommand):
     help = ("Run the candidate filter over a text file (no database) and print JSON lines: one per candidate, "
-            "or with --all one per sentence. start/end are character offsets: input[start:end] == sentence.")
+            "or with --all one per sentence. start/end are character offsets: input[start:end] == sentence. "
+            "The file is read a line (--sentences) or a paragraph at a time, so memory stays flat however big "
+            "it is.")
     requires_system_checks = []
 
     def add_arguments(self, parser):
@@ -21,41 +25,66 @@ class Command(BaseCommand):
         parser.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES))
 
     def handle(self, *args, **options):
-        text = self._read(options["file"])
         engine = CandidateFilter(options["profile"])
-        spans = _lines(text) if options["sentences"] else nlp.split_sentences(text)
-        out = self.stdout
-        for start, end in spans:
-            sentence = text[start:end]
+        lines = _decoded_lines(options["file"])
+        spans = _sentence_lines(lines) if options["sentences"] else _paragraph_sentences(lines)
+        write, everything = self.stdout.write, options["all"]
+        for start, sentence in spans:
             match = engine.match(sentence)
-            if match.candidate or options["all"]:
-                record = {"sentence": sentence, "start": start, "end": end,
+            if match.candidate or everything:
+                record = {"sentence": sentence, "start": start, "end": start + len(sentence),
                           "rows": list(match.rows), "pos_forms": list(match.pos_forms)}
-                if options["all"]:
+                if everything:
                     record["candidate"] = match.candidate
-                out.write(json.dumps(record, ensure_ascii=False))
-
-    def _read(self, name):
-        try:
-            raw = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
-        except OSError as error:
-            raise CommandError(f"{name}: {error.strerror}") from None
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = raw.count(b"\n", 0, error.start) + 1
-            raise CommandError(
-                f"{name}:{line}: invalid UTF-8 (byte {error.start}); re-encode the file as UTF-8"
-            ) from None
+                write(json.dumps(record, ensure_ascii=False))
 
 
-def _lines(text):
-    """(start, end) of each non-blank line, without its line break.
+def _decoded_lines(name):
+    """(character offset, line with its line break) of the input, read and decoded a line at a time."""
+    try:
+        handle = sys.stdin.buffer if name == "-" else Path(name).open("rb")  # noqa: SIM115 (the with below)
+    except OSError as error:
+        raise CommandError(f"{name}: {error.strerror}") from None
+    offset = 0
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise CommandError(f"{name}:{number}: invalid UTF-8 (byte {error.start} of the line); re-encode "
+                                   f"the file as UTF-8") from None
+            yield offset, line
+            offset += len(line)
 
-    Only \n (and \r\n) end a line: str.splitlines would also break at
-    U+2028 and friends, which are text inside a sentence here.
+
+def _sentence_lines(lines):
+    """(start, sentence) for each non-blank line, without its line break.
+
+    Only \\n (and \\r\\n) end a line: str.splitlines would also break at U+2028 and friends, which are text
+    inside a sentence here.
     """
-    for match in re.finditer(r"[^\n]+", text):
-        content = match.group().rstrip("\r")
+    for offset, line in lines:
+        content = line.rstrip("\n").rstrip("\r")
         if content.strip():
-            yield match.start(), match.start() + len(content)
+            yield offset, content
+
+
+def _paragraph_sentences(lines):
+    """(start, sentence) of every sentence, split a paragraph (blank-line separated) at a time, as
+    nlp.split_sentences splits a whole text."""
+    start, parts = 0, []
+    for offset, line in lines:
+        if not parts:
+            start = offset
+        if _PARAGRAPH_BREAK.fullmatch(line.rstrip("\n")) and parts:
+            yield from _split(start, "".join(parts))
+            parts, start = [], offset + len(line)
+            continue
+        parts.append(line)
+    if parts:
+        yield from _split(start, "".join(parts))
+
+
+def _split(start, paragraph):
+    for sentence_start, sentence_end in nlp.split_sentences(paragraph):
+        yield start + sentence_start, paragraph[sentence_start:sentence_end]

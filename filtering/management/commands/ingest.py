@@ -18,6 +18,9 @@ class Command(BaseCommand):
         parser.add_argument("--domain", choices=DOMAINS, help="domain for documents that do not name one")
         parser.add_argument("--corpus", help="corpus name (default: the file or folder name)")
         parser.add_argument("--replace", action="store_true", help="replace documents whose id is already stored")
+        parser.add_argument("--force", action="store_true",
+                            help="with --replace, also replace documents whose sentences are in use (candidates, "
+                                 "batch items); their old sentences are kept for that work")
         parser.add_argument("--text-column", default="text", help="CSV column with the document text")
         parser.add_argument("--id-column", default="id", help="CSV column with the document id")
         parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="longest document accepted")
@@ -28,7 +31,8 @@ class Command(BaseCommand):
         bar = tqdm(unit=" docs", desc=f"ingest {path.name}", disable=None, leave=False)
         try:
             report = corpus_ingest(path=path, corpus_name=corpus, fmt=options["format"], domain=options["domain"],
-                                   replace=options["replace"], text_column=options["text_column"],
+                                   replace=options["replace"], force=options["force"],
+                                   text_column=options["text_column"],
                                    id_column=options["id_column"], max_bytes=options["max_bytes"],
                                    progress=lambda item: bar.update())
         except CorpusFileError as error:

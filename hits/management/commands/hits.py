@@ -4,21 +4,30 @@ from django.db.models import Count, Q
 from hits import services
 from hits.models import Assignment, Batch, Worker
 from hits.providers.base import ProviderError
+from hits.reconcile import batch_reconcile
 
 
 class Command(BaseCommand):
-    help = "Crowd work from the command line: status, publish, sync, expire, approve, reject, bonus, block."
+    help = ("Crowd work from the command line: status, publish, sync, expire, cancel, archive, reconcile, approve, "
+            "reject, bonus, block.")
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
-        for action in ("status", "publish", "sync", "expire"):
+        for action in ("status", "publish", "sync", "expire", "cancel", "archive"):
             sub.add_parser(action).add_argument("batch", type=int)
+        reconcile = sub.add_parser("reconcile", help="compare the provider's HITs, assignments and bonuses with ours "
+                                                     "and the ledger; exit 1 on any difference")
+        reconcile.add_argument("batch", type=int, nargs="?")
+        reconcile.add_argument("--all", action="store_true", help="every batch that is not a draft")
+        reconcile.add_argument("--repair", action="store_true",
+                               help="pull what is missing here, bring states and the ledger in line, mark orphans")
         approve = sub.add_parser("approve")
         approve.add_argument("assignments", type=int, nargs="+")
         approve.add_argument("--feedback", default="")
         reject = sub.add_parser("reject")
         reject.add_argument("assignments", type=int, nargs="+")
         reject.add_argument("--feedback", required=True)
+        reject.add_argument("--category", default="", help="Prolific's rejection category, e.g. FAILED_CHECK")
         bonus = sub.add_parser("bonus")
         bonus.add_argument("assignment", type=int)
         bonus.add_argument("amount")
@@ -63,8 +72,40 @@ class Command(BaseCommand):
 
     def do_sync(self, batch, **options):
         report = services.batch_sync(batch=self._batch(batch))
-        self.stdout.write(f"synced: {report.new} new, {report.updated} updated, {report.invalid} unusable, "
-                          f"{report.expired_claims} expired claims freed")
+        if report.skipped:
+            self.stdout.write(f"nothing done: {report.skipped}")
+            return
+        self.stdout.write(f"synced {report.hits} HITs: {report.new} new, {report.updated} updated, {report.invalid} "
+                          f"unusable, {report.flagged} flagged for a person, {report.disposed} disposed of, "
+                          f"{report.expired_claims} expired claims freed"
+                          + (f"; {report.left} HITs left for the next sync" if report.left else ""))
+
+    def do_cancel(self, batch, **options):
+        self.stdout.write(f"{services.batch_cancel(batch=self._batch(batch))} cancelled; it keeps syncing until "
+                          f"what was taken is in")
+
+    def do_archive(self, batch, **options):
+        self.stdout.write(f"{services.batch_archive(batch=self._batch(batch))} archived")
+
+    def do_reconcile(self, batch, all, repair, **options):
+        if batch is None and not all:
+            raise CommandError("name a batch, or pass --all")
+        batches = [self._batch(batch)] if batch is not None else list(
+            Batch.objects.exclude(state=Batch.State.DRAFT).order_by("pk"))
+        differences = 0
+        for found in batches:
+            report = batch_reconcile(batch=found, repair=repair)
+            differences += len(report.differences)
+            status = "clean" if report.clean else f"{len(report.differences)} differences"
+            self.stdout.write(f"batch {found.pk} ({found.provider}): {status}")
+            for difference in report.differences:
+                self.stdout.write(f"  {difference['kind']}: {difference['what']}")
+            for repaired in report.repaired:
+                self.stdout.write(f"  repaired: {repaired}")
+        if differences:
+            raise CommandError(f"{differences} differences between the providers and our records"
+                               + (" (repaired where that is safe; run again to see what is left)" if repair else
+                                  "; --repair pulls what is missing and marks orphans"))
 
     def do_expire(self, batch, **options):
         self.stdout.write(f"{services.batch_expire(batch=self._batch(batch))} expired")
@@ -72,17 +113,19 @@ class Command(BaseCommand):
     def do_approve(self, assignments, feedback, **options):
         for assignment in self._assignments(assignments):
             services.assignment_approve(assignment=assignment, feedback=feedback)
+            if assignment.review_note:
+                self.stdout.write(f"assignment {assignment.pk}: {assignment.review_note}")
         self.stdout.write(f"approved {len(assignments)}")
 
-    def do_reject(self, assignments, feedback, **options):
+    def do_reject(self, assignments, feedback, category, **options):
         for assignment in self._assignments(assignments):
-            services.assignment_reject(assignment=assignment, feedback=feedback)
+            services.assignment_reject(assignment=assignment, feedback=feedback, category=category)
         self.stdout.write(f"rejected {len(assignments)}")
 
     def do_bonus(self, assignment, amount, reason, **options):
         (assignment,) = self._assignments([assignment])
         bonus = services.worker_bonus(worker=assignment.worker, assignment=assignment, amount=amount, reason=reason)
-        self.stdout.write(f"bonus {bonus.amount} to {bonus.worker}")
+        self.stdout.write(f"bonus {bonus.amount} to {bonus.worker} ({bonus.state}; payment {bonus.pk})")
 
     def do_block(self, worker, reason, **options):
         found = Worker.objects.filter(pk=worker).first()

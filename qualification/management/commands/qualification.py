@@ -1,9 +1,12 @@
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from hits.providers import get_provider
+from hits.providers.base import ProviderError
 from hits.services import CrowdError
-from qualification import mturk, services
+from qualification import mturk, prolific, services
 from qualification.models import Grant
 
 
@@ -20,6 +23,11 @@ class Command(BaseCommand):
         draw.add_argument("--seed", type=int, default=0)
         for action in ("mturk", "sync", "pool"):
             sub.add_parser(action).add_argument("--name", default="counterfactual-screening")
+        screen = sub.add_parser("prolific", help="publish the test as a Prolific screening study")
+        screen.add_argument("--name", default="counterfactual-screening")
+        screen.add_argument("--places", type=int, default=50, help="participants who may take the test")
+        screen.add_argument("--reward", type=Decimal, default=None,
+                            help="pay per participant (default: Prolific's recommended hourly rate)")
 
     def handle(self, *args, action, **options):
         try:
@@ -44,6 +52,16 @@ class Command(BaseCommand):
         type_id = mturk.qualification_type_create(test=self._test(name), provider=get_provider("mturk"))
         self.stdout.write(f"QualificationType {type_id}: require it with requirements "
                           f'{{"qualification_type_id": "{type_id}", "min_score": ...}}')
+
+    def do_prolific(self, name, places, reward, **options):
+        provider = get_provider("prolific")
+        try:
+            state = prolific.screening_study_create(test=self._test(name), provider=provider, places=places,
+                                                    reward=reward)
+        except ProviderError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"screening study {state['study_id']} is live; passers join participant group "
+                          f"{state['group_id']}, which batches requiring {name!r} on Prolific filter on")
 
     def do_sync(self, name, **options):
         synced = mturk.qualification_sync(test=self._test(name), provider=get_provider("mturk"))

@@ -1,0 +1,115 @@
+"""Item payloads: what a crowd worker is shown, as typed records.
+
+`hits.Item.payload` holds `to_json()` of one of these and is read back only
+through `payload_from_json`, so every app sees one shape per kind, checked on
+the way in. A payload names its kind; adding a kind is adding a class here
+with `@payload_kind`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from core.errors import InputError
+
+_KINDS: dict[str, type[Payload]] = {}
+P = TypeVar("P", bound="Payload")
+
+
+class Payload:
+    kind: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        for spec in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, spec.name)
+            data[spec.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    @classmethod
+    def from_json(cls: type[P], data: Any, *, where: str = "payload") -> P:
+        """Build from stored or submitted JSON; a missing or mistyped field is an InputError naming it."""
+        if not isinstance(data, dict):
+            raise InputError(f"expected an object, got {type(data).__name__}", file=where)
+        if data.get("kind", cls.kind) != cls.kind:
+            raise InputError(f"kind is {data.get('kind')!r}, expected {cls.kind!r}", file=where)
+        hints = typing.get_type_hints(cls)
+        values = {}
+        for spec in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if spec.name not in data:
+                if spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
+                    raise InputError("missing", file=where, field=spec.name)
+                continue
+            values[spec.name] = _checked(data[spec.name], hints[spec.name], where, spec.name)
+        known = {spec.name for spec in dataclasses.fields(cls)} | {"kind"}  # type: ignore[arg-type]
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InputError(f"unknown field(s) {', '.join(unknown)}", file=where)
+        return cls(**values)
+
+
+def _checked(value: Any, hint: Any, where: str, name: str) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        hint = next(arg for arg in args if arg is not type(None))
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (list, tuple):
+        if not isinstance(value, list | tuple):
+            raise InputError(f"expected a list, got {type(value).__name__}", file=where, field=name)
+        member = args[0] if args else Any
+        checked = [_checked(entry, member, where, name) for entry in value]
+        return tuple(checked) if origin is tuple else checked
+    if hint is Any:
+        return value
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
+        raise InputError(f"expected {hint.__name__}, got {type(value).__name__}", file=where, field=name)
+    return value
+
+
+def payload_kind(cls: type[P]) -> type[P]:
+    _KINDS[cls.kind] = cls
+    return cls
+
+
+def payload_from_json(data: Any, *, where: str = "payload") -> Payload:
+    if not isinstance(data, dict):
+        raise InputError(f"expected an object, got {type(data).__name__}", file=where)
+    kind = data.get("kind")
+    if kind not in _KINDS:
+        raise InputError(f"unknown payload kind {kind!r}; known: {', '.join(sorted(_KINDS))}", file=where)
+    return _KINDS[kind].from_json(data, where=where)
+
+
+@payload_kind
+@dataclass(frozen=True)
+class SentenceItem(Payload):
+    """One sentence to label or to mark spans in.
+
+    `sentence_id` is the id the exports use: the released id for sentences of
+    the released files, otherwise our sentence row's id. `sentence_pk` links
+    a sentence of an ingested corpus back to its row; `source_item` links a
+    Subtask-2 item to the Subtask-1 item whose positive outcome sent it.
+    """
+
+    kind: ClassVar[str] = "sentence"
+    text: str
+    sentence_id: str
+    domain: str = ""
+    document: str = ""
+    corpus: str = ""
+    sentence_pk: int | None = None
+    source_item: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.text.strip():
+            raise InputError("the sentence is empty", field="text")
+        if not self.sentence_id:
+            raise InputError("the sentence has no id", field="sentence_id")

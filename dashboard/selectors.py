@@ -1,0 +1,74 @@
+"""The organizer's overview, read with a fixed number of queries whatever the size of the data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, OuterRef, Q, Subquery
+
+from aggregation.models import AggregationRun, SpotCheck
+from annotation.models import SpanAnnotation
+from filtering.models import Corpus, FilterRun
+from filtering.services import filter_run_reports
+from hits.models import Batch
+from hits.selectors import batch_rows
+from jobs.models import Job
+from jobs.services import job_progress, jobs_reap_stale
+from projects.selectors import project_rows
+from qualification.models import Attempt, Grant, QualificationTest
+from releases.selectors import version_rows
+
+RUNS, BATCHES, JOBS, PLOTS = 10, 20, 15, 3
+
+
+def _share(done: int, total: int) -> int:
+    return round(100 * done / total) if total else 0
+
+
+def overview() -> dict[str, Any]:
+    jobs_reap_stale()
+    corpora = Corpus.objects.order_by("pk")
+    runs = list(FilterRun.objects.select_related("corpus").order_by("-pk")[:RUNS])
+    reports = filter_run_reports(runs=runs)
+    run_rows = []
+    for run in runs:
+        report = reports[run.pk]
+        run_rows.append({"run": run, "report": report,
+                         "rate": 100 * report.candidates / report.sentences if report.sentences else 0,
+                         "share": _share(report.chunks_done, report.chunks),
+                         "rows": sorted(report.rows.items(), key=lambda row: (len(row[0]), row[0]))})
+    batches = list(Batch.objects.order_by("-pk")[:BATCHES])
+    latest = AggregationRun.objects.filter(batch=OuterRef("pk")).order_by("-created", "-pk")
+    runs_of = dict(Batch.objects.filter(pk__in=[b.pk for b in batches])
+                   .annotate(run=Subquery(latest.values("pk")[:1])).values_list("pk", "run"))
+    aggregations = AggregationRun.objects.in_bulk([pk for pk in runs_of.values() if pk])
+    rows = batch_rows(batches)
+    for row in rows:
+        row["aggregation"] = aggregations.get(runs_of.get(row["batch"].pk))
+    attempts = Attempt.objects.filter(test=OuterRef("pk")).values("test").annotate(n=Count("pk")).values("n")
+    granted = (Grant.objects.filter(test=OuterRef("pk"), revoked__isnull=True).values("test")
+               .annotate(n=Count("pk")).values("n"))
+    tests = QualificationTest.objects.annotate(attempt_count=Subquery(attempts), granted=Subquery(granted)
+                                               ).order_by("name", "-version")
+    jobs = list(Job.objects.select_related("created_by")[:JOBS])
+    job_rows = []
+    for job in jobs:
+        done_total = job_progress(job) if job.is_live else None
+        job_rows.append((job, done_total, _share(*done_total) if done_total else None))
+    spans = dict(SpanAnnotation.objects.values_list("state").annotate(n=Count("pk")).order_by())
+    return {
+        "corpora": corpora, "runs": run_rows, "batches": rows, "tests": tests,
+        "runs_with_plots": AggregationRun.objects.select_related("batch").order_by("-created")[:PLOTS],
+        "spot_checks": SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING).count(),
+        "spans": spans,
+        "flagged": SpanAnnotation.objects.filter(Q(state="unreviewed") & Q(flagged=True)).count(),
+        "versions": version_rows(), "jobs": job_rows, "busy": any(job.is_live for job in jobs),
+        "projects": project_rows()}
+
+
+def status() -> dict[str, Any]:
+    """What the dashboard's script polls while a job runs."""
+    live = list(Job.objects.filter(state__in=Job.LIVE_STATES).values_list("pk", "state"))
+    recent = list(Job.objects.values_list("pk", "state")[:JOBS])
+    jobs = [{"id": pk, "state": state, "kind": "", "progress": None} for pk, state in live]
+    return {"busy": bool(live), "jobs": jobs, "signature": hash(repr(recent))}

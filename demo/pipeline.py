@@ -1,0 +1,476 @@
+"""The end-to-end demo as stages: news text to exported splits on the embedded
+defaults, with simulated crowds doing the work through the same HTTP paths
+people and MTurk use. Each stage finds what an earlier run made and only
+reports it, so a second run changes nothing."""
+
+import secrets
+import time
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import connection
+from django.db.models import Count
+
+from accounts import roles
+from aggregation.maths import Rules
+from aggregation.models import SpotCheck
+from aggregation.report import write_report
+from aggregation.services import batch_aggregate, span_batch_create, spotcheck_decide, spotcheck_draw, workers_below
+from annotation.models import SpanAnnotation
+from annotation.services import semeval_items, subtask1_batch_create
+from core.semeval import read_subtask1_rows, read_subtask2_gold
+from demo.crowd import (
+    SpanAnnotator,
+    crowd,
+    review_spans,
+    run_inhouse,
+    run_mturk,
+    run_prolific,
+    run_spans,
+    take_test_inhouse,
+    take_test_mturk,
+    take_test_prolific,
+)
+from filtering.models import Candidate, Corpus, Document, Sentence
+from filtering.patterns import DEFAULT_PROFILE, PROFILES
+from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
+from filtering.tasks import filter_run_queue
+from hits.models import Assignment, Batch, Worker
+from hits.mturk_emulator import MTurkEmulator
+from hits.prolific_emulator import ProlificEmulator
+from hits.providers import use_provider
+from hits.providers.mturk import MTurkProvider
+from hits.providers.prolific import ProlificProvider
+from hits.reconcile import batch_reconcile
+from hits.services import (
+    assignment_approve,
+    batch_create,
+    batch_estimate_cost,
+    batch_publish,
+    batch_sync,
+    worker_bonus,
+    worker_sanction,
+)
+from projects.models import Project, Sample
+from projects.services import project_create
+from qualification import mturk as qualification_mturk
+from qualification.models import Grant, QualificationTest
+from qualification.prolific import screening_study_create
+from qualification.services import current_test, qualification_test_create, reserved_sentence_ids
+from releases import services as dataset_services
+from releases.models import DatasetVersion
+from releases.sampling import balanced_sample
+
+TEST_NAME = "counterfactual-screening"
+DEMO_ORGANIZER = "organizer"
+DEMO_PROJECT = "semeval-demo"
+SAMPLE_SIZE = 300
+SPOT_CHECK_PASS = 0.7
+
+
+class _Indented:
+    """Writes every line three spaces in, under the demo's numbered stages."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, text):
+        self.out.write("   " + text)
+
+
+class DemoError(Exception):
+    """The demo cannot go on; the message says what to pass or fix."""
+
+
+class Pipeline:
+    """The demo's stages in order; `run()` runs them all and prints a summary."""
+
+    def __init__(self, *, stdout, stderr, corpus_file, gold_file, spans_file, no_mturk=False, no_prolific=False,
+                 auto_accept=False,
+                 out):
+        self.stdout, self.stderr = stdout, stderr
+        self.corpus_file, self.gold_file, self.spans_file = corpus_file, gold_file, spans_file
+        self.no_mturk, self.no_prolific, self.auto_accept, self.out = no_mturk, no_prolific, auto_accept, out
+        self.summary = []
+
+    def run(self):
+        corpus = self.ingest(self.corpus_file)
+        self.ingest_labeled(self.gold_file)
+        filter_run = run = self.filter(corpus, self.gold_file)
+        sample = self.sample(run)
+        self.qualification(self.gold_file)
+        self.crowd(run, sample, "inhouse", self.gold_file)
+        if not self.no_mturk:
+            self.crowd(run, sample, "mturk", self.gold_file)
+        if not self.no_prolific:
+            self.crowd(run, sample, "prolific", self.gold_file)
+        run = self.aggregate(self.gold_file)
+        released = {text: found for text, found in read_subtask2_gold(self.spans_file).values()}
+        batch = self.spans(run, released)
+        self.review(batch, released, self.auto_accept)
+        self.export(run, self.out)
+        self.baselines()
+        self.project(filter_run, sample, run)
+        self.workspace()
+        self.stdout.write("\nSummary")
+        for stage, seconds, result in self.summary:
+            self.stdout.write(f"  {stage:<28} {seconds:>6.1f}s  {result}")
+
+    def stage(self, name, seconds, result):
+        self.summary.append((name, seconds, result))
+
+    def ingest(self, path):
+        started = time.monotonic()
+        try:
+            report = corpus_ingest(path=path, corpus_name="news-sample")
+        except FileNotFoundError as error:
+            raise DemoError(f"{path}: {error.strerror}; pass --corpus-file") from None
+        self.stdout.write(f"1. ingest {path}: stored {report.documents} documents, {report.sentences} sentences "
+                          f"({report.skipped_existing} documents already stored, {len(report.errors)} errors)")
+        for error in report.errors[:10]:
+            self.stderr.write(f"   {error}")
+        per_domain = (Document.objects.filter(corpus__name=report.corpus).values("domain")
+                      .annotate(documents=Count("id", distinct=True), sentences=Count("sentences"))
+                      .order_by("domain"))
+        for row in per_domain:
+            self.stdout.write(f"   {row['domain']:<11} {row['documents']:>5} documents {row['sentences']:>7} sentences")
+        total = Sentence.objects.filter(document__corpus__name=report.corpus).count()
+        self.stage("ingest", time.monotonic() - started, f"{total} sentences in corpus {report.corpus}")
+        return report.corpus
+
+    def ingest_labeled(self, path):
+        """The released Subtask-1 sentences as a corpus of their own: the filter's recall is measured on them."""
+        started = time.monotonic()
+        report = corpus_ingest(path=path, corpus_name="semeval-train", domain="mixed", text_column="sentence",
+                               id_column="sentenceID")
+        total = Sentence.objects.filter(document__corpus__name="semeval-train").count()
+        documents = Document.objects.filter(corpus__name="semeval-train").count()
+        self.stdout.write(f"   ingest {path}: {documents} released sentences stored as {total} sentences "
+                          f"({report.skipped_existing} already stored, {len(report.errors)} errors)")
+        self.stage("ingest (SemEval)", time.monotonic() - started, f"{documents} released sentences")
+
+    def filter(self, corpus_name, gold_file):
+        started = time.monotonic()
+        run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=Corpus.objects.get(name=corpus_name))
+        filter_run_queue(run)
+        report = filter_run_report(run=run)
+        rate = report.candidates / report.sentences if report.sentences else 0
+        self.stdout.write(f"2. filter ({run.profile} profile): {report.candidates} candidates of "
+                          f"{report.sentences} sentences ({rate:.2%})")
+        for domain, (sentences, candidates) in sorted(report.by_domain.items()):
+            self.stdout.write(f"   {domain:<11} {candidates:>5} / {sentences:>6} = {candidates / sentences:.2%}")
+        self.stdout.write("   per row: " + ", ".join(f"{row.id}:{report.rows[row.id]}"
+                                               for row in PROFILES[run.profile].rows))
+        recall = self._filter_recall(gold_file)
+        self.stage("filter", time.monotonic() - started, f"{report.candidates} candidates ({rate:.2%}); keeps "
+                                                         f"{recall:.1%} of the released positives")
+        return run
+
+    def _filter_recall(self, gold_file):
+        """Share of the released counterfactual sentences the filter passes (one of their sentences, at least)."""
+        corpus = Corpus.objects.get(name="semeval-train")
+        run = filter_run_prepare(profile=DEFAULT_PROFILE, corpus=corpus)
+        filter_run_queue(run)
+        positives = {key for key, label, _ in read_subtask1_rows(gold_file) if label == 1}
+        passed = set(Candidate.objects.filter(run=run, sentence__document__external_id__in=positives)
+                     .values_list("sentence__document__external_id", flat=True))
+        recall = len(passed) / len(positives)
+        self.stdout.write(f"   on the released sentences: passes {len(passed)} of {len(positives)} "
+                          f"counterfactuals ({recall:.1%})")
+        return recall
+
+    def sample(self, run):
+        started = time.monotonic()
+        pairs = Candidate.objects.filter(run=run).values_list("pk", "sentence__document__domain")
+        chosen, report = balanced_sample(list(pairs), SAMPLE_SIZE, seed=7)
+        self.stdout.write(f"   sample: {report['chosen']} of {sum(report['available'].values())} candidates, "
+                          f"balanced across domains: {report['per_group']} (available {report['available']})")
+        self.stage("sample", time.monotonic() - started, f"{report['chosen']} candidates {report['per_group']}")
+        return chosen
+
+    def qualification(self, gold_file):
+        """The 40-item screening test: drawn once, taken by the in-house crowd over HTTP."""
+        started = time.monotonic()
+        test = current_test(TEST_NAME) or qualification_test_create(name=TEST_NAME, path=gold_file, seed=7)
+        workers = crowd(size=14, spammers=1, seed=7)
+        take_test_inhouse(test, workers, seed=7)
+        self._pool(test, "inhouse")
+        self.stage("qualification", time.monotonic() - started,
+                   f"{Grant.objects.filter(test=test, worker__provider='inhouse').count()} of {len(workers)} "
+                   f"in-house annotators passed")
+
+    def _pool(self, test, provider):
+        grants = {g.worker_id: g for g in Grant.objects.filter(test=test)}
+        workers = Worker.objects.filter(provider=provider, qualification_attempts__test=test).distinct()
+        rows = []
+        for worker in workers.select_related("user"):
+            best = worker.qualification_attempts.filter(test=test).order_by("-score").first()
+            rows.append((str(worker), best.score if best else None, worker.pk in grants))
+        rows.sort(key=lambda row: -(row[1] or 0))
+        passed = sum(1 for row in rows if row[2])
+        self.stdout.write(f"   qualification pool ({provider}): {passed} of {len(rows)} passed {test} "
+                          f"(needs {test.pass_threshold}%): " + ", ".join(
+                              f"{name.split(':', 1)[1]} {score}%{'' if ok else ' (refused)'}"
+                              for name, score, ok in rows))
+
+    def crowd(self, run, sample, provider, gold_file):
+        """A Subtask-1 batch of the candidates, done by a simulated crowd through the provider's own paths."""
+        started = time.monotonic()
+        name = f"demo subtask-1 ({provider})"
+        batch = Batch.objects.filter(name=name).first()
+        step = {"inhouse": "3.", "mturk": "4.", "prolific": "4b."}[provider]
+        if batch is None:
+            test = current_test(TEST_NAME)
+            options = {"run": run, "name": name, "provider": provider, "gold_path": gold_file, "gold_count": 60,
+                       "gold_rate": 0.1, "seed": 7, "reward": Decimal("0.60"), "budget": Decimal("200"),
+                       "candidate_ids": sample, "exclude_gold": reserved_sentence_ids()}
+            if provider == "mturk":
+                with MTurkEmulator(seed=7) as emulator:
+                    mturk_provider = MTurkProvider(emulator.client())
+                    previous = use_provider("mturk", mturk_provider)
+                    try:
+                        test.mturk_qualification_type_id = ""
+                        type_id = qualification_mturk.qualification_type_create(test=test, provider=mturk_provider)
+                        workers = crowd(size=14, spammers=1, seed=7)
+                        workers[5].locale = "FR"  # outside the English-speaking countries: refused by MTurk
+                        take_test_mturk(test, emulator.url, workers, seed=8)
+                        qualification_mturk.qualification_sync(test=test, provider=mturk_provider)
+                        self._pool(test, "mturk")
+                        batch = subtask1_batch_create(**options, requirements={
+                            "qualification_type_id": type_id, "min_score": test.pass_threshold})
+                        batch_publish(batch=batch)
+                        submitted, refused = run_mturk(batch, emulator.url, workers, seed=7)
+                        self._settle(batch)
+                    finally:
+                        use_provider("mturk", previous)
+                self.stdout.write(f"{step} MTurk emulator: {submitted} assignments submitted by simulated workers; "
+                                  f"{refused} accept attempts refused for qualification (test score, locale)")
+            elif provider == "prolific":
+                batch = self._prolific(test, options)
+            else:
+                batch = subtask1_batch_create(**options, requirements={"qualification": TEST_NAME})
+                batch_publish(batch=batch)
+                submitted = run_inhouse(batch, crowd(size=14, spammers=1, seed=7), seed=7)
+                self._settle(batch)
+                self.stdout.write(f"{step} in-house: {submitted} assignments submitted over HTTP "
+                                  f"by simulated annotators")
+        else:
+            self.stdout.write(f"{step} {name}: already done, reporting")
+        batch.refresh_from_db()
+        states = dict(Assignment.objects.filter(hit__batch=batch).values_list("state").annotate(n=Count("pk")))
+        workers = Assignment.objects.filter(hit__batch=batch).values("worker").distinct().count()
+        items = batch.items.count()
+        self.stdout.write(f"   batch {batch.pk} {batch.state}: {batch.hits.count()} HITs of {batch.items_per_hit} "
+                          f"({items} items, {batch.items.filter(is_gold=True).count()} gold), "
+                          f"{sum(states.values())} assignments {states}, {workers} workers")
+        self.stdout.write(f"   cost: estimate {batch_estimate_cost(batch=batch)}, spent {batch.spent()} "
+                          f"(reward {batch.reward} x {batch.assignments_per_hit} a HIT, with {provider} fees), "
+                          f"budget {batch.budget}")
+        self.stage(f"crowd ({provider})", time.monotonic() - started,
+                   f"{batch.hits.count()} HITs, {sum(states.values())} assignments, spent {batch.spent()}")
+
+    def _prolific(self, test, options):
+        """On the Prolific emulator: the screening study, one batch open to those who passed it (one place
+        each, as Prolific allows), review, a bonus and a reconcile."""
+        with ProlificEmulator(seed=7) as emulator:
+            provider = ProlificProvider(emulator.api_url, emulator.token, external_url="http://demo.invalid",
+                                        complete_url=f"{emulator.url}/submissions/complete", backoff=0.1)
+            previous = use_provider("prolific", provider)
+            try:
+                test.provider_state = {}
+                screening_study_create(test=test, provider=provider, places=20)
+                workers = crowd(size=14, spammers=1, seed=9, prefix="prolific-")
+                passed = take_test_prolific(test, emulator.url, workers, seed=9)
+                self.stdout.write(f"   screening study: {sum(passed.values())} of {len(passed)} participants passed "
+                                  f"and joined the participant group")
+                # One HIT of five places: a participant takes one place of a study, and more passed the
+                # screening than there are places (those who come late find the study full).
+                options = {**options, "candidate_ids": options["candidate_ids"][:25], "gold_count": 0,
+                           "gold_path": None, "gold_rate": 0.0, "items_per_hit": 25, "reward": Decimal("1.40")}
+                batch = subtask1_batch_create(**options, requirements={"qualification": TEST_NAME})
+                batch_publish(batch=batch)
+                submitted, refused = run_prolific(batch, emulator.url, workers, seed=9)
+                self._settle(batch)
+                approved = Assignment.objects.filter(hit__batch=batch, state=Assignment.State.APPROVED)
+                first = approved.select_related("worker").first()
+                if first is not None:
+                    worker_bonus(worker=first.worker, assignment=first, amount="0.25", reason="demo: careful work")
+                report = batch_reconcile(batch=batch)
+                balance = provider.available_balance()
+            finally:
+                use_provider("prolific", previous)
+        self.stdout.write(f"4b. Prolific emulator: {submitted} places submitted by simulated participants, {refused} "
+                          f"refused by the study's filters (failed the screening, or no place left); one bonus; "
+                          f"reconcile {'clean' if report.clean else report.differences}; workspace balance now "
+                          f"{balance} {provider.currency}")
+        return batch
+
+    def aggregate(self, gold_file):
+        """Simulated annotators label released training sentences; the votes are aggregated and
+        measured against the known labels, and spot checks weed out the spammers."""
+        started = time.monotonic()
+        name = "demo subtask-1 (released training sentences)"
+        batch = Batch.objects.filter(name=name).first()
+        if batch is None:
+            batch = batch_create(name=name, task_type="subtask1", items=semeval_items(path=gold_file, count=500,
+                                                                                        seed=11,
+                                                                                        exclude=reserved_sentence_ids()),
+                                 seed=11, reward=Decimal("0.60"))
+            batch_publish(batch=batch)
+            run_inhouse(batch, crowd(size=12, spammers=2, seed=11, prefix="agg-"), seed=11)
+            batch_sync(batch=batch)
+            run = batch_aggregate(batch=batch, rules=Rules(seed=11))
+            for check in spotcheck_draw(batch=batch, rate=0.2, seed=11):
+                # The simulated organizer accepts a HIT whose answers mostly agree with gold and consensus.
+                accept = (check.accuracy or 0) >= SPOT_CHECK_PASS
+                spotcheck_decide(spot_check=check, accept=accept, user=None,
+                                 feedback="" if accept else "Most answers were wrong on sentences we know.")
+            for worker, _ in workers_below(batch=batch, threshold=SPOT_CHECK_PASS):
+                worker_sanction(worker=worker, reason=f"spot-checked accuracy below {SPOT_CHECK_PASS:.0%}")
+            for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
+                assignment_approve(assignment=assignment)
+            self.stdout.write("5. aggregate: 500 released training sentences, 12 simulated annotators (2 spammers)")
+        else:
+            run = batch.aggregations.order_by("-created").first()
+            self.stdout.write(f"5. {name}: already done, reporting")
+        write_report(_Indented(self.stdout), run)
+        checks = SpotCheck.objects.filter(assignment__hit__batch=batch)
+        blocked = sorted(str(w.user.username if w.user else w) for w in
+                         {c.assignment.worker for c in checks.select_related("assignment__worker__user")} if w.blocked)
+        self.stdout.write(f"   spot checks: {checks.count()} HITs drawn, {checks.filter(decision='accepted').count()} "
+                          f"accepted, {checks.filter(decision='rejected').count()} rejected (sent to the provider); "
+                          f"blocked below {SPOT_CHECK_PASS:.0%}: {', '.join(blocked) or 'nobody'}")
+        gold = run.summary["gold"]
+        self.stage("aggregate", time.monotonic() - started,
+                   f"alpha {run.alpha:.3f} [{run.alpha_low:.3f}, {run.alpha_high:.3f}], labels {gold['accuracy']:.1%} "
+                   f"right, {len(blocked)} blocked")
+        return run
+
+    def spans(self, run, released):
+        """The aggregation's positives go to one qualified annotator each for spans (Subtask 2)."""
+        started = time.monotonic()
+        name = "demo subtask-2 (spans)"
+        batch = Batch.objects.filter(name=name).first()
+        if batch is None:
+            batch = batch_publish(batch=span_batch_create(
+                run=run, name=name, items_per_hit=10, seed=11, reward=Decimal("0.80"),
+                requirements={"qualification": TEST_NAME}))
+            # The in-house crowd of the qualification stage; those who failed the test are refused.
+            annotators = [SpanAnnotator(worker.name, worker.accuracy) for worker in crowd(size=14, spammers=1, seed=7)]
+            submitted = run_spans(batch, annotators, released, seed=11)
+            self._settle(batch)
+            self.stdout.write(f"6. spans: {submitted} HITs submitted over HTTP by simulated span annotators")
+        else:
+            self.stdout.write(f"6. {name}: already done, reporting")
+        annotations = SpanAnnotation.objects.filter(item__batch=batch).select_related("worker__user")
+        flagged = annotations.filter(flagged=True).count()
+        annotators = annotations.values("worker").distinct().count()
+        self.stdout.write(f"   {annotations.count()} sentences, each marked by one annotator ({annotators} "
+                          f"annotators); {flagged} flagged as not counterfactual. A few of them:")
+        for annotation in annotations.filter(flagged=False).order_by("pk")[:4]:
+            self.stdout.write(f"   - {self._bracketed(annotation)}")
+        self.stage("spans", time.monotonic() - started,
+                   f"{annotations.count()} sentences by {annotators} annotators, {flagged} flagged")
+        return batch
+
+    @staticmethod
+    def _bracketed(annotation):
+        """The sentence with [antecedent] and {consequent} marked."""
+        marks = {annotation.antecedent_start: "[", annotation.antecedent_end + 1: "]"}
+        if annotation.consequent_start >= 0:
+            marks.update({annotation.consequent_start: "{", annotation.consequent_end + 1: "}"})
+        text = annotation.text
+        return "".join(marks.get(i, "") + char for i, char in enumerate(text)) + marks.get(len(text), "")
+
+    def review(self, batch, released, auto_accept):
+        started = time.monotonic()
+        annotations = SpanAnnotation.objects.filter(item__batch=batch)
+        if annotations.filter(state="unreviewed").exists():
+            review_spans(batch, released, auto_accept=auto_accept)
+            how = "accepted as submitted (--auto-accept)" if auto_accept else "reviewed by the simulated organizer"
+            self.stdout.write(f"7. review: {how}, over HTTP")
+        else:
+            self.stdout.write("7. review: already done, reporting")
+        states = dict(annotations.values_list("state").annotate(n=Count("pk")))
+        adjusted = annotations.filter(changes__action="adjusted").distinct().count()
+        self.stdout.write(f"   {states.get('accepted', 0)} accepted ({adjusted} with spans moved), "
+                          f"{states.get('removed', 0)} removed as not counterfactual (also from the Subtask-1 "
+                          f"positives); every change is in the review history at /review/spans/?show=all")
+        self.stage("review", time.monotonic() - started, f"{states.get('accepted', 0)} accepted, {adjusted} adjusted, "
+                                                         f"{states.get('removed', 0)} removed")
+
+    def export(self, run, out):
+        started = time.monotonic()
+        version = DatasetVersion.objects.filter(name="demo-crowd").first() or \
+            dataset_services.dataset_from_aggregation(run=run, name="demo-crowd", seed=11)
+        written = dataset_services.dataset_export(version=version, folder=out)
+        self.stdout.write(f"8. export: dataset version {version.name}, {version.sentences.count()} sentences "
+                          f"({version.split_report['train']} train / {version.split_report['test']} test) -> {out}")
+        self.stdout.write("   " + ", ".join(written))
+        tables = (("Table 1", dataset_services.table1(version)), ("Table 2", dataset_services.table2(version)))
+        for title, table in tables:
+            self.stdout.write("   " + dataset_services.format_table(title, table).replace("\n", "\n   "))
+        self.stage("export", time.monotonic() - started, f"{version.sentences.count()} sentences, "
+                                                          f"{version.spans.count()} with spans, {len(written)} files")
+
+    def baselines(self):
+        """The paper's baselines on a 65/35 split of the released training files, scored with our scorer."""
+        started = time.monotonic()
+        version = DatasetVersion.objects.filter(name="semeval-released").first()
+        if version is None:
+            version = dataset_services.dataset_import_released(
+                name="semeval-released", subtask1_path=settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv",
+                subtask2_path=settings.SHARED_DIR / "semeval2020t5" / "subtask2_train.csv")
+        self.stdout.write("9. baselines on a 65/35 split of the released training files:")
+        if "baselines" not in version.results:
+            dataset_services.dataset_baselines(version=version)
+        else:
+            self.stdout.write("   (computed before; `manage.py dataset baselines semeval-released` recomputes)")
+        results = version.results["baselines"]
+        svm, crf = results["subtask1_svm"], results["subtask2_crf"]
+        self.stdout.write(f"   Subtask 1 SVM F1 {svm['f1']:.1%} (P {svm['precision']:.1%}, R {svm['recall']:.1%}); "
+                          f"Subtask 2 CRF F1 {crf['f1']:.1%}, EM {crf['exact_match']:.1%}")
+        self.stage("baselines", time.monotonic() - started,
+                   f"SVM F1 {svm['f1']:.1%}, CRF F1 {crf['f1']:.1%} EM {crf['exact_match']:.1%}")
+
+    def _settle(self, batch):
+        batch_sync(batch=batch)
+        for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
+            assignment_approve(assignment=assignment)
+
+    def project(self, filter_run, sample, run):
+        """Everything the demo made, as a project of the workspace, so its steps show there."""
+        project = Project.objects.filter(slug=DEMO_PROJECT).first()
+        if project is None:
+            project = project_create(name="SemEval demo", slug=DEMO_PROJECT, description=(
+                "What `make demo` made: the news sample, its candidates, the screening test, the labeling batches "
+                "(in-house, MTurk emulator, and the released sentences the aggregation used), spans and versions."))
+            _, report = balanced_sample(list(Candidate.objects.filter(run=filter_run).values_list(
+                "pk", "sentence__document__domain")), SAMPLE_SIZE, seed=7)
+            Sample.objects.create(project=project, run=filter_run, size=SAMPLE_SIZE, seed=7, candidate_ids=sample,
+                                  report=report)
+        project.corpora.add(filter_run.corpus)
+        project.filter_runs.add(filter_run)
+        project.tests.add(*QualificationTest.objects.filter(name=TEST_NAME))
+        project.batches.add(*Batch.objects.filter(name__startswith="demo ").order_by("pk"))
+        project.aggregations.add(run)
+        project.versions.add(*DatasetVersion.objects.filter(name="demo-crowd"))
+        self.stdout.write(f"10. project: the workspace shows these steps at /projects/{DEMO_PROJECT}/")
+
+    def workspace(self):
+        """An organizer account to look at the result with, made once, on a laptop only: on the embedded
+        default with DEBUG on. Its password is printed this once."""
+        if not settings.DEBUG or connection.vendor != "sqlite":
+            self.workspace_note = ("create an organizer with `.venv/bin/python manage.py createsuperuser` (the demo "
+                                   "makes no account outside the embedded default)")
+            return
+        user = User.objects.filter(username=DEMO_ORGANIZER).first()
+        if user is None:
+            password = secrets.token_urlsafe(12)
+            user = User.objects.create_user(DEMO_ORGANIZER, password=password, is_staff=True)
+            user.groups.add(roles.group(roles.ORGANIZER))
+            self.workspace_note = f"log in as `{DEMO_ORGANIZER}` with the password `{password}` (shown only this once)"
+        else:
+            self.workspace_note = (f"log in as `{DEMO_ORGANIZER}` (its password was printed by the first run; "
+                                   f"`.venv/bin/python manage.py changepassword {DEMO_ORGANIZER}` sets a new one)")

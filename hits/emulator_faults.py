@@ -1,0 +1,50 @@
+"""Fault injection shared by the provider emulators (MTurk, Prolific): per operation, a share of calls
+at random or exactly the next N calls, each dropped (the work done, the answer lost), throttled or failed."""
+
+import random
+import threading
+
+
+class Faults:
+    """Faults by operation: a share of calls at random (`set`), or exactly the next N calls (`next`)."""
+
+    def __init__(self, seed=0):
+        self.random = random.Random(seed)
+        self.rules = {}
+        self.queued = {}
+        self.lock = threading.Lock()
+        self.counts = {"drop": 0, "throttle": 0, "error": 0}
+
+    def set(self, rules):
+        """{"Operation": {"drop": 0.1, "throttle": 0.1, "error": 0.0, "next": {"drop": 1}}}."""
+        with self.lock:
+            self.rules = {}
+            for operation, rule in dict(rules).items():
+                queued = dict(rule).pop("next", None)
+                self.rules[operation] = {kind: share for kind, share in rule.items() if kind != "next"}
+                for kind, count in (queued or {}).items():
+                    self.queued.setdefault(operation, []).extend([kind] * int(count))
+
+    def next(self, operation, kind="drop", count=1):
+        """The next `count` calls of `operation` get `kind` ("drop": done, and the answer lost)."""
+        with self.lock:
+            self.queued.setdefault(operation, []).extend([kind] * count)
+
+    def draw(self, operation):
+        """'drop', 'throttle', 'error' or None for this call."""
+        with self.lock:
+            if self.queued.get(operation):
+                kind = self.queued[operation].pop(0)
+                self.counts[kind] += 1
+                return kind
+            rule = self.rules.get(operation)
+            if not rule:
+                return None
+            roll = self.random.random()
+            for kind in ("drop", "throttle", "error"):
+                share = float(rule.get(kind, 0))
+                if roll < share:
+                    self.counts[kind] += 1
+                    return kind
+                roll -= share
+            return None

@@ -1,0 +1,64 @@
+"""What other apps plug into crowd work (see core.registry), besides task types.
+
+- ELIGIBILITY: check(batch, worker) -> the reason for a refusal, or None. Run
+  when a worker claims a place and again when they submit (the qualification
+  app registers the screening-test check).
+- REVOKERS: revoke(worker, reason) -> how many grants it revoked. Run by
+  `hits.services.worker_sanction(revoke=True)` (the qualification app
+  registers its grants).
+- WORKER_ACCURACY: accuracy(worker ids) -> {worker id: latest accuracy}, for
+  pages that show how workers did later (the aggregation app registers its
+  worker statistics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from core.registry import Registry
+
+if TYPE_CHECKING:
+    from hits.models import Batch, Worker
+
+class Refusal(str):
+    """Why a worker may not take a batch's work, said to the worker, with what they can do about it."""
+
+    action: tuple[str, str] | None
+
+    def __new__(cls, message: str, action: tuple[str, str] | None = None) -> Refusal:
+        refusal = super().__new__(cls, message)
+        refusal.action = action  # (label, url), e.g. ("Take the screening test", "/qualification/x/")
+        return refusal
+
+
+ELIGIBILITY: Registry[Callable[[Batch, Worker], str | None]] = Registry("eligibility check")
+REVOKERS: Registry[Callable[[Worker, str], int]] = Registry("revoker")
+WORKER_ACCURACY: Registry[Callable[[Iterable[int]], dict[int, float | None]]] = Registry("worker accuracy source")
+# Who may take part in a batch's study at a provider that filters participants (Prolific): each source adds
+# filters in the provider's shape, e.g. the participant group of those who passed a screening test.
+STUDY_FILTERS: Registry[Callable[[Batch], list[dict]]] = Registry("study filter source")
+
+
+def refusal(batch: Batch, worker: Worker) -> str | None:
+    for _, check in ELIGIBILITY.items():
+        reason = check(batch, worker)
+        if reason:
+            return reason
+    return None
+
+
+def revoke(worker: Worker, reason: str) -> int:
+    return sum(revoker(worker, reason) for _, revoker in REVOKERS.items())
+
+
+def later_accuracy(worker_ids: Iterable[int]) -> dict[int, float | None]:
+    ids = list(worker_ids)
+    found: dict[int, float | None] = {}
+    for _, source in WORKER_ACCURACY.items():
+        found.update(source(ids))
+    return found
+
+
+def study_filters(batch: Batch) -> list[dict]:
+    return [rule for _, source in STUDY_FILTERS.items() for rule in source(batch)]

@@ -1,0 +1,138 @@
+"""Where Prolific sends participants and events.
+
+`/prolific/start/?PROLIFIC_PID=..&STUDY_ID=..&SESSION_ID=..` is every batch study's external URL: the
+three values are checked with Prolific (the submission exists, is that participant's, in that study, and
+still open) before anything is stored; the participant is then bound to this browser session and given a
+HIT through the same claim engine as in-house annotators, or the HIT they hold when they come back.
+`/prolific/hooks/` takes Prolific's webhooks: signed (HMAC-SHA256 of timestamp + body), each event id
+once; they only make the periodic sync sooner, which stays the source of truth.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import logging
+import time
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from hits import services
+from hits.crowd_auth import bind_worker
+from hits.models import Assignment, Batch, ProviderEvent, Worker
+from hits.providers import get_provider
+from hits.providers.base import ProviderError
+
+logger = logging.getLogger(__name__)
+OPEN = ("ACTIVE", "RESERVED")
+
+
+def _refused(request, message, status=403):
+    return render(request, "hits/refused.html", {"message": message, "action": None, "batch": None,
+                                                 "provider": "Prolific"}, status=status)
+
+
+def participant_check(params, *, expected_study=None):
+    """(participant id, study id, submission) when Prolific confirms the URL's three values, else raise
+    services.CrowdError saying what is wrong. Nothing is stored either way."""
+    pid, study_id, session_id = (params.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
+    if not (pid and study_id and session_id) or max(map(len, (pid, study_id, session_id))) > 64:
+        raise services.CrowdError("this link lacks what Prolific adds to it (PROLIFIC_PID, STUDY_ID, SESSION_ID); "
+                                  "open the study from Prolific again")
+    if expected_study is not None and study_id != expected_study:
+        raise services.CrowdError("this link belongs to another study; open the study from Prolific again")
+    try:
+        submission = get_provider("prolific").submission(session_id)
+    except ProviderError as error:
+        logger.error("Prolific could not be asked about submission %s: %s", session_id, error)
+        raise services.CrowdError("Prolific could not be reached to check this link; try again in a minute") from None
+    if submission is None or submission["participant_id"] != pid or submission["study_id"] != study_id:
+        logger.warning("refused a Prolific link: submission %s is not participant %s's in study %s", session_id, pid,
+                       study_id)
+        raise services.CrowdError("this link is not yours: the session it names is not your submission in this "
+                                  "study. Open the study from Prolific again")
+    return pid, study_id, submission
+
+
+def prolific_start(request):
+    batch = Batch.objects.filter(provider="prolific", provider_state__study_id=request.GET.get("STUDY_ID", "")).first()
+    if batch is None:
+        return _refused(request, "this study is not one of ours (or the link was changed); open the study from "
+                                 "Prolific again", status=404)
+    try:
+        pid, study_id, submission = participant_check(request.GET, expected_study=batch.provider_state["study_id"])
+    except services.CrowdError as error:
+        return _refused(request, str(error))
+    worker, _ = Worker.objects.get_or_create(provider="prolific", external_id=pid)
+    held = Assignment.objects.filter(provider_assignment_id=submission["id"]).first()
+    if held is not None and held.worker_id != worker.pk:
+        return _refused(request, "this submission is bound to another participant")
+    bind_worker(request, worker, submission=submission["id"], study=study_id)
+    if held is not None:
+        return redirect("hits:assignment", assignment_id=held.pk)  # coming back: the HIT they hold, or its end
+    if submission["status"] not in OPEN:
+        return _refused(request, f"Prolific has this submission {submission['status'].lower()}; there is nothing "
+                                 f"more to do here", status=409)
+    try:
+        assignment = services.assignment_claim(batch=batch, worker=worker)
+    except services.CrowdError as error:
+        return _refused(request, str(error))
+    if assignment is None:
+        return _refused(request, "every HIT of this study is taken; return the study on Prolific so that you are "
+                                 "not timed out", status=409)
+    try:
+        with transaction.atomic():
+            updated = Assignment.objects.filter(pk=assignment.pk, provider_assignment_id="").update(
+                provider_assignment_id=submission["id"])
+    except IntegrityError:
+        updated = 0  # the same link opened twice at once: the other request bound the submission
+    if not updated and assignment.provider_assignment_id != submission["id"]:
+        held = Assignment.objects.get(provider_assignment_id=submission["id"])
+        return redirect("hits:assignment", assignment_id=held.pk)
+    return redirect("hits:assignment", assignment_id=assignment.pk)
+
+
+def _signature_ok(request):
+    secret = settings.PROLIFIC_WEBHOOK_SECRET
+    timestamp = request.headers.get("X-Prolific-Request-Timestamp", "")
+    given = request.headers.get("X-Prolific-Request-Signature", "")
+    if not (secret and timestamp and given):
+        return False
+    expected = base64.b64encode(hmac.new(secret.encode(), timestamp.encode() + request.body, hashlib.sha256)
+                                .digest()).decode()
+    try:
+        fresh = abs(time.time() - float(timestamp)) < 24 * 3600  # Prolific retries for a day
+    except ValueError:
+        return False
+    return fresh and hmac.compare_digest(expected, given)
+
+
+@csrf_exempt
+@require_POST
+def prolific_hook(request):
+    if not _signature_ok(request):
+        logger.warning("refused a Prolific webhook with a missing or wrong signature from %s",
+                       request.META.get("REMOTE_ADDR"))
+        return HttpResponse("signature refused", status=403, content_type="text/plain")
+    event_id = request.headers.get("X-Event-ID", "")[:100]
+    try:
+        with transaction.atomic():
+            ProviderEvent.objects.create(provider="prolific", event_id=event_id,
+                                         body=request.body.decode("utf-8", "replace")[:10000])
+    except IntegrityError:
+        return JsonResponse({"ignored": "seen before"})  # a retry or a replay: done once already
+    try:
+        event = json.loads(request.body)
+    except ValueError:
+        return HttpResponse("the body is not JSON", status=400, content_type="text/plain")
+    study = event.get("study_id") or (event.get("resource_id") if event.get("event_type", "").startswith("study.")
+                                      else None)
+    batch = Batch.objects.filter(provider="prolific", provider_state__study_id=study).first() if study else None
+    if batch is not None:
+        services.batch_sync(batch=batch)
+    return JsonResponse({"received": event_id})

@@ -1,0 +1,391 @@
+"""Prolific (researcher API v1) behind the provider interface.
+
+A batch is one study; its places are the batch's HITs × assignments. A participant opens the study's
+external URL on this site (hits.prolific_views), is bound to their submission there, and takes a HIT
+through the same claim engine as in-house annotators; the HIT ids below are ours, not Prolific's. When
+they submit, the site sends them to Prolific's completion URL with the study's code.
+
+Transport: `Authorization: Token`, JSON, lists followed through `_links.next`. 429 and 5xx are retried
+with backoff, honouring Retry-After. A call whose answer may have been lost after the work was done is
+retried only where doing it twice is harmless (reads, transitions, creating an unpaid bonus set); a
+study is looked for by its internal name before it is made again, and paying a bonus set, which
+Prolific does again on every call, is never repeated blindly: the ledger's lookup (find_bonuses)
+decides (see hits.services.worker_bonus).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from typing import Any
+from urllib.parse import urlencode
+
+import requests
+from django.conf import settings
+
+from core.errors import CrowdsetError
+from hits.extensions import study_filters
+from hits.models import Assignment, Batch, Hit, Item, Payment, Worker
+from hits.providers.base import NotReviewable, Provider, ProviderError, RemoteBonus, money
+
+logger = logging.getLogger(__name__)
+
+FEE_RATE = Decimal("0.3333")  # Prolific's service fee on rewards and bonuses
+FLOOR = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}  # reward an hour, refused below
+RECOMMENDED = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
+STATUS = {"RESERVED": "claimed", "ACTIVE": "claimed", "AWAITING REVIEW": "submitted", "APPROVED": "approved",
+          "PARTIALLY APPROVED": "approved", "REJECTED": "rejected", "RETURNED": "expired", "TIMED-OUT": "expired",
+          "SCREENED OUT": "expired"}
+CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
+              "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
+MIN_REJECTION = 100  # characters Prolific asks of a rejection message
+BLOCK_GROUP = "crowdset: blocked"
+
+
+class LostAnswer(ProviderError):
+    """The call may have been done at Prolific; its answer did not arrive."""
+
+
+@dataclass(frozen=True)
+class RemoteAssignment:
+    provider_assignment_id: str
+    worker_id: str
+    status: str  # claimed | submitted | approved | rejected | expired
+    bonuses: tuple[Decimal, ...]
+
+
+def _fee(amount: Decimal) -> Decimal:
+    # As Prolific charges it: on the amount in minor units, to the nearest unit.
+    minor = (amount * 100 * FEE_RATE).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    return money(minor / 100)
+
+
+class ProlificProvider(Provider):
+    name = "prolific"
+    pulls_submissions = False  # the work arrives on this site's pages; Prolific holds statuses and money
+    lists_assignments = True
+
+    def __init__(self, api_url: str, token: str, *, workspace: str = "", project: str = "", external_url: str = "",
+                 complete_url: str = "https://app.prolific.com/submissions/complete", currency: str = "GBP",
+                 backoff: float = 1.0, attempts: int = 8, session: requests.Session | None = None):
+        self.api_url = api_url.rstrip("/") + "/"
+        self.token = token
+        self.workspace, self.project = workspace, project
+        self.external_url = external_url.rstrip("/")
+        self.complete_url = complete_url
+        self.currency = currency
+        self.backoff, self.attempts = backoff, attempts
+        self.session = session or requests.Session()
+
+    @classmethod
+    def from_settings(cls) -> ProlificProvider:
+        return cls(settings.PROLIFIC_API_URL, settings.PROLIFIC_TOKEN, workspace=settings.PROLIFIC_WORKSPACE,
+                   project=settings.PROLIFIC_PROJECT, external_url=settings.PROLIFIC_EXTERNAL_URL,
+                   complete_url=settings.PROLIFIC_COMPLETE_URL, currency=settings.PROLIFIC_CURRENCY)
+
+    # --- transport --------------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, body: Any = None, *, repeatable: bool = True) -> Any:
+        """One API call. `repeatable`: doing it twice is harmless, so a lost answer is asked again."""
+        if not self.token:
+            raise ProviderError("Prolific needs an API token: set PROLIFIC_TOKEN (Prolific: Settings, API tokens) "
+                                "and PROLIFIC_API_URL if it is not https://api.prolific.com/api/v1/")
+        url = path if path.startswith("http") else self.api_url + path
+        for attempt in range(self.attempts):
+            try:
+                response = self.session.request(method, url, json=body, timeout=30, headers={
+                    "Authorization": f"Token {self.token}", "Accept": "application/json"})
+            except requests.RequestException as error:
+                if not repeatable:
+                    raise LostAnswer(f"Prolific {method} {path}: the answer was lost ({type(error).__name__}); it "
+                                     f"may have been done") from error
+                self._wait(attempt, None)
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                self._wait(attempt, response.headers.get("Retry-After"))
+                continue
+            return self._read(method, path, response)
+        raise ProviderError(f"Prolific {method} {path}: no answer after {self.attempts} attempts (busy or down); "
+                            f"try again later")
+
+    def _wait(self, attempt: int, retry_after: str | None) -> None:
+        try:
+            delay = float(retry_after) if retry_after is not None else self.backoff * 2 ** attempt
+        except ValueError:
+            delay = self.backoff * 2 ** attempt
+        time.sleep(min(delay, 60))
+
+    def _read(self, method: str, path: str, response: requests.Response) -> Any:
+        try:
+            data = response.json() if response.content else {}
+        except ValueError:
+            data = {"detail": response.text[:200]}
+        if response.status_code == 401:
+            raise ProviderError("Prolific refused the API token: check PROLIFIC_TOKEN")
+        if response.status_code >= 400:
+            error = data.get("error", data) if isinstance(data, dict) else {}
+            detail = error.get("detail") or error.get("message") or error.get("title") or str(data)[:200]
+            raise ProviderError(f"Prolific {method} {path}: {response.status_code} {detail}")
+        return data
+
+    def _pages(self, path: str) -> Iterable[dict]:
+        found = self._call("GET", path)
+        while True:
+            yield from found.get("results", [])
+            following = ((found.get("_links") or {}).get("next") or {}).get("href")
+            if not following:
+                return
+            found = self._call("GET", following)
+
+    # --- money ------------------------------------------------------------------------------
+
+    def reward_fee(self, reward: Decimal, assignments_per_hit: int, masters: bool = False) -> Decimal:
+        return _fee(money(reward))
+
+    def bonus_fee(self, amount: Decimal) -> Decimal:
+        return _fee(money(amount))
+
+    def available_balance(self) -> Decimal | None:
+        if self.workspace:
+            found = self._call("GET", f"workspaces/{self.workspace}/balance/")
+        else:
+            found = self._call("GET", "users/me/")
+        return money(Decimal(found["available_balance"]) / 100)
+
+    # --- studies ----------------------------------------------------------------------------
+
+    @staticmethod
+    def minutes(batch: Batch) -> int:
+        """The estimated completion time of one place: the HIT's sentences at PROLIFIC_SECONDS_PER_ITEM."""
+        return max(1, int((Decimal(batch.items_per_hit * settings.PROLIFIC_SECONDS_PER_ITEM) / 60)
+                          .to_integral_value(ROUND_CEILING)))
+
+    def check(self, batch: Batch, hits: Sequence[Hit]) -> list[str]:
+        problems = []
+        minutes = self.minutes(batch)
+        hourly = money(batch.reward * 60 / minutes)
+        floor = FLOOR.get(self.currency, FLOOR["GBP"])
+        if hourly < floor:
+            needed = money(floor * minutes / 60 + Decimal("0.004"))
+            problems.append(
+                f"the reward {batch.reward} {self.currency} for about {minutes} minutes is {hourly} {self.currency} "
+                f"an hour, under Prolific's floor of {floor} {self.currency} (it recommends "
+                f"{RECOMMENDED[self.currency]}): raise the reward to at least {needed}")
+        if not self.external_url:
+            problems.append("set PROLIFIC_EXTERNAL_URL to this site's public address (participants open the "
+                            "study there)")
+        if not self.token:
+            problems.append("set PROLIFIC_TOKEN (Prolific: Settings, API tokens)")
+        try:
+            study_filters(batch)
+        except CrowdsetError as error:
+            problems.append(str(error))
+        return problems
+
+    def study_url(self, path: str) -> str:
+        query = urlencode({"PROLIFIC_PID": "{{%PROLIFIC_PID%}}", "STUDY_ID": "{{%STUDY_ID%}}",
+                           "SESSION_ID": "{{%SESSION_ID%}}"}, safe="{}%")
+        return f"{self.external_url}{path}?{query}"
+
+    def filters(self, batch: Batch | None) -> list[dict]:
+        """Who may take part: approval rate and count, country, language, and what extensions add
+        (a screening test's participant group); the block list always."""
+        choices = {f["filter_id"]: f.get("choices") or {} for f in self._call("GET", "filters/").get("results", [])}
+
+        def ids(filter_id: str, labels: Sequence[str]) -> list[str]:
+            wanted = {label.lower() for label in labels}
+            return [key for key, label in choices.get(filter_id, {}).items() if label.lower() in wanted]
+
+        found = [{"filter_id": "approval_rate", "selected_range": {"lower": settings.PROLIFIC_MIN_APPROVAL_RATE,
+                                                                    "upper": 100}},
+                 {"filter_id": "approval_numbers", "selected_range": {"lower": settings.PROLIFIC_MIN_APPROVALS}}]
+        if settings.PROLIFIC_COUNTRIES:
+            found.append({"filter_id": "current-country-of-residence",
+                          "selected_values": ids("current-country-of-residence", settings.PROLIFIC_COUNTRIES)})
+        if settings.PROLIFIC_LANGUAGE:
+            found.append({"filter_id": "fluent-languages",
+                          "selected_values": ids("fluent-languages", [settings.PROLIFIC_LANGUAGE])})
+        found.append({"filter_id": "participant_group_blocklist", "selected_values": [self.block_group()]})
+        return found + (study_filters(batch) if batch is not None else [])
+
+    def study_create(self, *, key: str, name: str, description: str, path: str, places: int, minutes: int,
+                     reward: Decimal, codes: list[dict], filters: list[dict], max_minutes: int) -> dict:
+        """Make a study once: looked for by its internal name (our key) before it is made, and again after
+        an answer was lost, so a retry never makes a second one."""
+        existing = self._study_named(key)
+        if existing:
+            return existing
+        body = {"name": name, "internal_name": key, "description": description,
+                "external_study_url": self.study_url(path), "prolific_id_option": "url_parameters",
+                "completion_codes": codes, "total_available_places": places, "estimated_completion_time": minutes,
+                "maximum_allowed_time": max_minutes, "reward": int(money(reward) * 100),
+                "device_compatibility": settings.PROLIFIC_DEVICES, "filters": filters,
+                "submissions_config": {"max_submissions_per_participant": 1}}
+        if self.project:
+            body["project"] = self.project
+        try:
+            return self._call("POST", "studies/", body, repeatable=False)
+        except LostAnswer:
+            existing = self._study_named(key)
+            if existing:
+                return existing
+            return self._call("POST", "studies/", body, repeatable=False)
+
+    def _study_named(self, key: str) -> dict | None:
+        return next((study for study in self._pages("studies/") if study.get("internal_name") == key), None)
+
+    def study_publish(self, study_id: str) -> str:
+        study = self._call("GET", f"studies/{study_id}/")
+        if study["status"] == "UNPUBLISHED":
+            try:
+                study = self._call("POST", f"studies/{study_id}/transition/", {"action": "PUBLISH"})
+            except ProviderError:
+                study = self._call("GET", f"studies/{study_id}/")  # published by an attempt whose answer was lost
+                if study["status"] == "UNPUBLISHED":
+                    raise
+        return study["status"]
+
+    def prepare(self, batch: Batch) -> None:
+        state = dict(batch.provider_state or {})
+        if not state.get("study_key"):
+            # Kept before anything is made: the key finds the study again after a lost answer or a crash.
+            state.update(study_key=f"crowdset-batch-{batch.pk}-{uuid.uuid4().hex[:12]}",
+                         completion_code=secrets.token_hex(4).upper())
+            Batch.objects.filter(pk=batch.pk).update(provider_state=state)
+        if not state.get("study_id"):
+            minutes = self.minutes(batch)
+            study = self.study_create(
+                key=state["study_key"], name=batch.name, path="/prolific/start/",
+                description=f"{batch.name}: read short news sentences and answer a question about each.",
+                places=batch.hits.count() * batch.assignments_per_hit, minutes=minutes, reward=batch.reward,
+                codes=[{"code": state["completion_code"], "code_type": "COMPLETED",
+                        "actions": [{"action": "MANUALLY_REVIEW"}]}],
+                filters=self.filters(batch), max_minutes=max(minutes, batch.assignment_duration // 60))
+            state["study_id"] = study["id"]
+            Batch.objects.filter(pk=batch.pk).update(provider_state=state)
+        self.study_publish(state["study_id"])
+        batch.provider_state = state
+
+    def publish_hit(self, hit: Hit, items: Sequence[Item]) -> str:
+        # Prolific knows places, not HITs: the claim engine on this site hands out the HITs.
+        return f"{hit.batch.provider_state['study_id']}:{hit.index}"
+
+    def find_hit(self, hit: Hit) -> str | None:
+        study = (hit.batch.provider_state or {}).get("study_id")
+        return f"{study}:{hit.index}" if study else None
+
+    def expire_hit(self, hit: Hit) -> None:
+        batch = hit.batch
+        state = dict(batch.provider_state or {})
+        if state.get("study_id") and not state.get("stopped"):
+            found = self._call("GET", f"studies/{state['study_id']}/")
+            if found["status"] not in ("COMPLETED", "AWAITING REVIEW", "UNPUBLISHED"):
+                self._call("POST", f"studies/{state['study_id']}/transition/", {"action": "STOP"})
+            state["stopped"] = True
+            Batch.objects.filter(pk=batch.pk).update(provider_state=state)
+            batch.provider_state = state
+
+    # --- participants -----------------------------------------------------------------------
+
+    def submission(self, submission_id: str) -> dict | None:
+        """A submission as Prolific has it, or None when Prolific has no such submission."""
+        try:
+            return self._call("GET", f"submissions/{submission_id}/")
+        except ProviderError as error:
+            if " 404 " in str(error):
+                return None
+            raise
+
+    def remote_assignments(self, batch: Batch) -> list[RemoteAssignment]:
+        study = (batch.provider_state or {}).get("study_id")
+        if not study:
+            return []
+        return [RemoteAssignment(found["id"], found["participant_id"], STATUS.get(found["status"], "claimed"),
+                                 tuple(money(Decimal(amount) / 100) for amount in found.get("bonus_payments") or ()))
+                for found in self._pages(f"studies/{study}/submissions/")]
+
+    def assignment_status(self, assignment: Assignment) -> str | None:
+        found = self.submission(assignment.provider_assignment_id)
+        return STATUS.get(found["status"]) if found else None
+
+    # --- review and money ---------------------------------------------------------------------
+
+    def approve(self, assignment: Assignment, feedback: str = "") -> None:
+        self._transition(assignment, {"action": "APPROVE"}, "approved")
+
+    def reject(self, assignment: Assignment, feedback: str, category: str = "") -> None:
+        if len(feedback.strip()) < MIN_REJECTION:
+            raise ProviderError(f"Prolific needs a rejection message of at least {MIN_REJECTION} characters (this "
+                                f"one has {len(feedback.strip())}): say what was wrong and how it was checked")
+        if category not in CATEGORIES:
+            raise ProviderError(f"Prolific needs a rejection category: one of {', '.join(CATEGORIES)}")
+        self._transition(assignment, {"action": "REJECT", "message": feedback.strip(),
+                                      "rejection_category": category}, "rejected")
+
+    def _transition(self, assignment: Assignment, body: dict, wanted: str) -> None:
+        submission = assignment.provider_assignment_id
+        try:
+            self._call("POST", f"submissions/{submission}/transition/", body)
+        except ProviderError:
+            status = self.assignment_status(assignment)
+            if status == wanted:
+                return  # done by an attempt whose answer was lost
+            if status in ("approved", "rejected"):
+                raise NotReviewable(f"Prolific has submission {submission} {status} already", status) from None
+            raise
+
+    def request_return(self, assignment: Assignment, reasons: Sequence[str]) -> None:
+        self._call("POST", f"submissions/{assignment.provider_assignment_id}/request-return/",
+                   {"request_return_reasons": list(reasons)})
+
+    def send_bonus(self, payment: Payment) -> str:
+        """Two steps: a bonus set (unpaid, so made again freely), kept in the ledger before it is paid; then
+        the payment, which is never repeated here when its answer is lost."""
+        assert payment.assignment is not None
+        batch = payment.assignment.hit.batch
+        reference = payment.provider_reference
+        if not reference:
+            found = self._call("POST", "submissions/bonus-payments/", {
+                "study_id": batch.provider_state["study_id"],
+                "csv_bonuses": f"{payment.assignment.provider_assignment_id},{money(payment.amount)}"})
+            reference = found["id"]
+            Payment.objects.filter(pk=payment.pk).update(provider_reference=reference)
+            payment.provider_reference = reference
+        try:
+            self._call("POST", f"bulk-bonus-payments/{reference}/pay/", {}, repeatable=False)
+        except LostAnswer as error:
+            raise ProviderError(f"{error}; the bonus is looked up at Prolific before it is tried again, never "
+                                f"paid blind") from error
+        return reference
+
+    def find_bonuses(self, assignment: Assignment) -> list[RemoteBonus]:
+        """Prolific lists the amounts paid on a submission, not why: each is a bonus without a reason."""
+        found = self.submission(assignment.provider_assignment_id) if assignment.provider_assignment_id else None
+        return [RemoteBonus(assignment.provider_assignment_id, found["participant_id"],
+                            money(Decimal(amount) / 100), "", None)
+                for amount in (found or {}).get("bonus_payments") or ()]
+
+    def block_group(self) -> str:
+        """The workspace's block-list group, made the first time it is needed."""
+        for group in self._pages("participant-groups/"):
+            if group["name"] == BLOCK_GROUP:
+                return group["id"]
+        body = {"name": BLOCK_GROUP, **({"workspace_id": self.workspace} if self.workspace else {})}
+        return self._call("POST", "participant-groups/", body)["id"]
+
+    def group_create(self, name: str) -> str:
+        body = {"name": name, **({"workspace_id": self.workspace} if self.workspace else {})}
+        return self._call("POST", "participant-groups/", body)["id"]
+
+    def block(self, worker: Worker, reason: str) -> None:
+        self._call("POST", f"participant-groups/{self.block_group()}/participants/",
+                   {"participant_ids": [worker.external_id]})
+
+    def revoke(self, worker: Worker, reason: str) -> None:
+        # Prolific has no qualification to take away: the block list keeps them out of every later study.
+        self.block(worker, reason)

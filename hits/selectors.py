@@ -1,0 +1,106 @@
+"""Read models of crowd work for the organizer's pages: a fixed number of queries for any number of batches."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
+
+from hits import extensions
+from hits.models import Assignment, Batch, Hit, HitItem, Payment, Worker
+from hits.providers import get_provider
+from hits.providers.base import money
+from hits.task_types import TASK_TYPES
+
+
+def _share(done: int | Decimal, total: int | Decimal | None) -> int:
+    return round(100 * done / total) if total else 0
+
+
+def batch_rows(batches: Sequence[Batch]) -> list[dict[str, Any]]:
+    """Each batch with HITs published, assignments by state, cost spent / estimated / budget. Three queries."""
+    ids = [batch.pk for batch in batches]
+    hits = {row["batch"]: row for row in Hit.objects.filter(batch__in=ids).values("batch").annotate(
+        total=Count("pk"), published=Count("pk", filter=~Q(provider_hit_id=""))).order_by()}
+    states: dict[int, dict[str, int]] = defaultdict(dict)
+    for batch_id, state, n in (Assignment.objects.filter(hit__batch__in=ids).values_list("hit__batch", "state")
+                               .annotate(n=Count("pk")).order_by()):
+        states[batch_id][state] = n
+    spent = dict(Payment.objects.filter(batch__in=ids, state=Payment.State.CONFIRMED).values_list("batch")
+                 .annotate(total=Sum("amount")).order_by())
+    rows = []
+    for batch in batches:
+        counts = hits.get(batch.pk, {"total": 0, "published": 0})
+        by_state = states[batch.pk]
+        per_assignment = get_provider(batch.provider).cost_per_assignment(batch.reward, batch.assignments_per_hit)
+        approved = by_state.get(Assignment.State.APPROVED, 0)
+        paid = spent.get(batch.pk) or Decimal("0")
+        needed = counts["total"] * batch.assignments_per_hit
+        submitted = sum(by_state.get(state, 0) for state in Assignment.DONE_STATES)
+        rows.append({
+            "batch": batch, "hits": counts, "states": by_state, "needed": needed, "submitted": submitted,
+            "approved": approved, "spent": money(paid), "estimate": money(needed * per_assignment),
+            "published_share": _share(counts["published"], counts["total"]),
+            "submitted_share": _share(submitted, needed), "approved_share": _share(approved, needed),
+            "over_budget": batch.budget is not None and paid > batch.budget,
+            "budget_share": _share(paid, batch.budget) if batch.budget else None})
+    return rows
+
+
+def work_for(worker: Worker) -> dict[str, Any]:
+    """The in-house work a worker sees: what they hold, the batches they can take a HIT of (HITs left for
+    them, HIT sizes, pay with its currency, time limit) and the batches that first need something of
+    them (a screening test). Batches with nothing left for them are not shown."""
+    held = list(Assignment.objects.filter(worker=worker, state=Assignment.State.CLAIMED, hit__batch__provider="inhouse")
+                .select_related("hit__batch").order_by("claimed"))
+    batches = list(Batch.objects.filter(provider="inhouse", state=Batch.State.PUBLISHED).order_by("pk"))
+    if worker.blocked or not batches:
+        return {"held": held, "open": [], "needs": [], "blocked": worker.blocked}
+    ids = [batch.pk for batch in batches]
+    live = Assignment.objects.exclude(state__in=Assignment.DEAD_STATES)
+    mine = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker).filter(
+        ~Q(state__in=Assignment.DEAD_STATES) | Q(returned=True))
+    taken = live.filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk")).values("n")
+    left = dict(Hit.objects.filter(batch__in=ids, state=Hit.State.PUBLISHED).exclude(Exists(mine))
+                .annotate(taken=Coalesce(Subquery(taken), 0)).filter(taken__lt=F("batch__assignments_per_hit"))
+                .values_list("batch").annotate(n=Count("pk")).order_by())
+    sizes = hit_sizes(batches)
+    holding = {assignment.hit.batch_id: assignment for assignment in held}
+    rows, needs = [], []
+    for batch in batches:
+        refusal = extensions.refusal(batch, worker)
+        size = sizes.get(batch.pk) or (batch.items_per_hit, batch.items_per_hit)
+        row = {"batch": batch, "hits_left": left.get(batch.pk, 0), "held": holding.get(batch.pk),
+               "size": size, "currency": get_provider(batch.provider).currency,
+               "minutes": round(batch.assignment_duration / 60), "refusal": refusal,
+               "description": TASK_TYPES.get(batch.task_type).description if batch.task_type in TASK_TYPES else "",
+               "action": getattr(refusal, "action", None)}
+        if refusal:
+            needs.append(row)
+        elif row["hits_left"] or row["held"]:
+            rows.append(row)
+    return {"held": held, "open": rows, "needs": needs, "blocked": False}
+
+
+def hit_sizes(batches: Sequence[Batch]) -> dict[int, tuple[int, int]]:
+    """The smallest and largest HIT of each batch, in items. HITs never change size once made, so each
+    batch is counted once per process (the work list asks on every visit); the key holds the batch's
+    creation time, so a batch id used again after a database reset is counted afresh."""
+    key = {batch.pk: (batch.pk, batch.created) for batch in batches}
+    found = {pk: _sizes[k] for pk, k in key.items() if k in _sizes}
+    missing = [pk for pk in key if pk not in found]
+    if missing:
+        counted: dict[int, list[int]] = defaultdict(list)
+        for batch_id, n in (HitItem.objects.filter(hit__batch__in=missing).values_list("hit__batch", "hit")
+                            .annotate(n=Count("pk")).values_list("hit__batch", "n").order_by()):
+            counted[batch_id].append(n)
+        for pk, sizes in counted.items():
+            found[pk] = _sizes[key[pk]] = (min(sizes), max(sizes))
+    return found
+
+
+_sizes: dict[tuple[int, Any], tuple[int, int]] = {}

@@ -1,0 +1,261 @@
+"""The organizer's forms: each validates its fields with a message on the field, before any job starts."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils.text import slugify
+
+from filtering.patterns import DEFAULT_PROFILE, PROFILES
+from filtering.readers import DOMAINS
+from hits.providers import PROVIDERS
+from hits.providers.prolific import CATEGORIES as REJECTION_CATEGORIES
+from hits.providers.prolific import MIN_REJECTION
+from hits.services import cost_estimate, hit_count
+from projects.designs import DESIGNS
+from projects.models import Project, Upload
+from releases.models import DatasetVersion
+
+PROVIDER_CHOICES = [(name, {"inhouse": "In-house annotators (this site)", "mturk": "Amazon Mechanical Turk",
+                            "prolific": "Prolific"}.get(name, name)) for name in PROVIDERS]
+SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+
+
+class ProjectForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    slug = forms.SlugField(max_length=100, required=False, help_text="its address; made from the name if empty")
+    design = forms.ChoiceField(choices=())
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["design"].choices = [(name, design.title) for name, design in DESIGNS.items()]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        slug = data.get("slug") or slugify(data.get("name", ""))[:100]
+        if not slug:
+            self.add_error("name", "give the project a name with letters or digits")
+        elif Project.objects.filter(slug=slug).exists():
+            self.add_error("slug" if data.get("slug") else "name", f"a project called {slug!r} exists")
+        data["slug"] = slug
+        return data
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(help_text="JSONL (id, domain, text per line), CSV with a header line, or a .zip of .txt "
+                                     "files; streamed to disk, however large")
+    format = forms.ChoiceField(required=False, choices=[("", "from the file name"), ("jsonl", "JSONL"),
+                                                        ("csv", "CSV"), ("txt-dir", "zip of .txt files")])
+    corpus = forms.SlugField(max_length=100, required=False, help_text="the corpus name; from the file name if empty")
+    domain = forms.ChoiceField(required=False, choices=[("", "named in the file")] + [(d, d) for d in DOMAINS],
+                               help_text="for documents that do not name their domain (every .txt file, a CSV "
+                                         "without a domain column)")
+
+
+class CsvColumnsForm(forms.Form):
+    """Which columns of an uploaded CSV hold the text and the id."""
+
+    text_column = forms.ChoiceField()
+    id_column = forms.ChoiceField(required=False)
+
+    def __init__(self, *args: Any, upload: Upload, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        columns = [(c, c) for c in upload.columns]
+        self.fields["text_column"].choices = columns
+        self.fields["id_column"].choices = [("", "none: number the rows"), *columns]
+        self.fields["text_column"].initial = next((c for c in upload.columns if c.lower() in ("text", "body",
+                                                                                             "sentence")), None)
+        self.fields["id_column"].initial = next((c for c in upload.columns if c.lower() in ("id", "sentenceid")), "")
+
+
+class FilterForm(forms.Form):
+    corpus = forms.ChoiceField()
+    profile = forms.ChoiceField(choices=[(name, name) for name in PROFILES], initial=DEFAULT_PROFILE,
+                                help_text="paper: Table 5 as printed; news: also a bare 'if' needs an Appendix B form")
+
+    def __init__(self, *args: Any, corpora: list[Any], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["corpus"].choices = [(c.pk, c.name) for c in corpora]
+
+
+class SampleForm(forms.Form):
+    run = forms.ChoiceField(label="Filter run")
+    size = forms.IntegerField(min_value=1, max_value=1_000_000, initial=300,
+                              help_text="the paper annotated 20,000 of 60,000 candidates, a third from each domain")
+    seed = forms.IntegerField(initial=0)
+
+    def __init__(self, *args: Any, runs: list[Any], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["run"].choices = [(run.pk, f"{run.pk}: {run}") for run in runs]
+
+
+class QualificationForm(forms.Form):
+    source = forms.FileField(required=False, label="Released Subtask-1 file",
+                             help_text="a CSV with sentenceID,gold_label,sentence (the released training file)")
+    upload = forms.ChoiceField(required=False, label="or one uploaded before")
+    threshold = forms.IntegerField(min_value=1, max_value=100, initial=80, help_text="percent right to pass")
+    seed = forms.IntegerField(initial=0)
+    duration = forms.IntegerField(min_value=5, max_value=24 * 60, initial=45, help_text="minutes for an attempt")
+    retake_delay = forms.IntegerField(min_value=0, max_value=24 * 30, initial=24, help_text="hours before a retake")
+
+    def __init__(self, *args: Any, uploads: list[Upload], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["upload"].choices = [("", "none")] + [(u.pk, u.name) for u in uploads]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("source") and not data.get("upload"):
+            self.add_error("source", "upload the released file, or pick one uploaded before")
+        return data
+
+
+class TestItemForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    answer = forms.TypedChoiceField(coerce=int, choices=[(1, "counterfactual"), (0, "not counterfactual")])
+    why = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, label="Explanation",
+                          help_text="Shown to every worker after grading, with their answer and the right one.")
+
+
+class BatchForm(forms.Form):
+    """A crowd batch: the numbers of the paper by default (25 sentences a HIT, five workers)."""
+
+    name = forms.CharField(max_length=200)
+    items_per_hit = forms.IntegerField(min_value=1, max_value=100, initial=25, label="Sentences a HIT")
+    assignments_per_hit = forms.IntegerField(min_value=1, max_value=100, initial=5, label="Workers a HIT")
+    reward = forms.DecimalField(min_value=Decimal("0"), max_digits=8, decimal_places=2, initial=Decimal("0.50"),
+                                label="Reward a HIT", help_text="what each worker gets for one HIT")
+    budget = forms.DecimalField(min_value=Decimal("0"), max_digits=10, decimal_places=2, required=False,
+                                help_text="publishing refuses to go over it, provider fees included")
+    provider = forms.ChoiceField(choices=PROVIDER_CHOICES, initial="inhouse")
+    qualification = forms.ChoiceField(required=False, label="Required test")
+    seed = forms.IntegerField(initial=0)
+
+    def __init__(self, *args: Any, tests: list[Any], items: int, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.items = items
+        self.fields["qualification"].choices = [("", "none")] + [(t.name, str(t)) for t in tests]
+        if tests:
+            self.fields["qualification"].initial = tests[0].name
+
+    def gold(self) -> tuple[int, float]:
+        return 0, 0.0
+
+    def estimate(self) -> Any:
+        data = self.cleaned_data
+        gold_count, gold_rate = self.gold()
+        hits = hit_count(items=self.items, items_per_hit=data["items_per_hit"], gold_items=gold_count,
+                         gold_rate=gold_rate)
+        return cost_estimate(provider=data["provider"], hits=hits, assignments_per_hit=data["assignments_per_hit"],
+                             reward=data["reward"])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        estimate = self.estimate()
+        if data.get("budget") is not None and estimate.total > data["budget"]:
+            self.add_error("budget", f"the batch would cost {estimate.total} ({estimate.rewards} in rewards and "
+                                     f"{estimate.fees} in fees for {estimate.assignments} assignments); raise the "
+                                     f"budget or lower the reward, the workers a HIT or the sample")
+        return data
+
+
+class LabelingBatchForm(BatchForm):
+    gold_upload = forms.ChoiceField(required=False, label="Known answers from",
+                                    help_text="a released Subtask-1 file uploaded with the screening test")
+    gold_count = forms.IntegerField(min_value=0, max_value=5000, initial=0, label="Known-answer items")
+    gold_rate = forms.FloatField(validators=SHARE, initial=0.0, label="Share of each HIT that is known",
+                                 help_text="0.1 puts a tenth of known-answer items in every HIT")
+
+    def __init__(self, *args: Any, uploads: list[Upload], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["gold_upload"].choices = [("", "none")] + [(u.pk, u.name) for u in uploads]
+
+    def gold(self) -> tuple[int, float]:
+        data = self.cleaned_data
+        return (data.get("gold_count") or 0, data.get("gold_rate") or 0.0) if data.get("gold_upload") else (0, 0.0)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if (data.get("gold_count") or data.get("gold_rate")) and not data.get("gold_upload"):
+            self.add_error("gold_upload", "known-answer items need a released file to come from")
+        if data.get("gold_upload") and data.get("gold_count") and not data.get("gold_rate"):
+            self.add_error("gold_rate", "say what share of each HIT is known-answer items, e.g. 0.1")
+        return data
+
+
+class PublishForm(forms.Form):
+    confirm = forms.BooleanField(label="I confirm this cost")
+    total = forms.DecimalField(widget=forms.HiddenInput)
+
+
+class ReviewForm(forms.Form):
+    assignments = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, required=True,
+                                            error_messages={"required": "tick the assignments to review"})
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    feedback = forms.CharField(required=False, max_length=1024, widget=forms.Textarea(attrs={"rows": 2}),
+                               help_text="the workers read it; a rejection needs one")
+
+    # Prolific asks a rejection for a category and a message of 100 characters or more.
+    category = forms.ChoiceField(required=False, label="Rejection category (Prolific)",
+                                 choices=[("", "—")] + [(c, c.replace("_", " ").lower()) for c in REJECTION_CATEGORIES])
+
+    def __init__(self, *args: Any, choices: list[tuple[int, str]], provider: str = "inhouse", **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.provider = provider
+        self.fields["assignments"].choices = [(str(pk), label) for pk, label in choices]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        feedback = (data.get("feedback") or "").strip()
+        if data.get("decision") == "reject" and not feedback:
+            self.add_error("feedback", "say why the work is rejected: the workers read it")
+        elif data.get("decision") == "reject" and self.provider == "prolific":
+            if len(feedback) < MIN_REJECTION:
+                self.add_error("feedback", f"Prolific needs at least {MIN_REJECTION} characters here (this has "
+                                           f"{len(feedback)}): say what was wrong and how it was checked")
+            if not data.get("category"):
+                self.add_error("category", "Prolific needs a rejection category")
+        return data
+
+
+class SpotCheckForm(forms.Form):
+    rate = forms.FloatField(validators=[MinValueValidator(0.01), MaxValueValidator(1.0)], initial=0.1,
+                            help_text="share of each worker's submitted HITs to check")
+    seed = forms.IntegerField(initial=0)
+
+
+class AggregateForm(forms.Form):
+    keep_partial_negatives = forms.FloatField(validators=SHARE, initial=1.0, label="4/5 negatives kept",
+                                              help_text="the paper kept 'some' of them; 1.0 keeps all")
+    seed = forms.IntegerField(initial=0)
+    samples = forms.IntegerField(min_value=100, max_value=10_000, initial=1000, label="Bootstrap samples")
+
+
+class SpanBatchForm(BatchForm):
+    """One annotator a sentence, as in the paper."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["items_per_hit"].initial = 10
+        self.fields["assignments_per_hit"].initial = 1
+        self.fields["assignments_per_hit"].widget = forms.HiddenInput()
+        self.fields["reward"].initial = Decimal("0.80")
+
+
+class VersionForm(forms.Form):
+    name = forms.SlugField(max_length=100)
+    test_share = forms.FloatField(validators=[MinValueValidator(0.05), MaxValueValidator(0.95)], initial=0.35)
+    seed = forms.IntegerField(initial=0)
+    stratify = forms.ChoiceField(choices=[("label", "label"), ("label,domain", "label and domain")], initial="label")
+    group_by_document = forms.BooleanField(required=False, help_text="keep each article on one side")
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if DatasetVersion.objects.filter(name=name).exists():
+            raise forms.ValidationError(f"a dataset version named {name!r} exists; versions are frozen")
+        return name

@@ -1,0 +1,148 @@
+"""A project's long steps as job kinds: each calls the service of the app that does the work and
+links what it made to the project. The target of each is the project; the options say the rest."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from aggregation.maths import Rules
+from aggregation.models import AggregationRun
+from aggregation.services import batch_aggregate, span_batch_create
+from annotation.services import subtask1_batch_create
+from filtering.models import Corpus, FilterChunk
+from filtering.services import corpus_ingest, filter_run_prepare
+from filtering.tasks import filter_chunk
+from hits.models import Batch
+from jobs.models import Job
+from jobs.registry import JOB_KINDS, JobKind
+from jobs.services import job_check_cancelled, job_record
+from projects.models import Project, Sample, Upload
+from qualification.services import qualification_test_create, reserved_sentence_ids
+from releases.services import dataset_from_aggregation
+
+SHOWN_ERRORS = 200
+CHECK_EVERY = 250  # records between two looks at the cancel flag and two progress notes
+
+
+def run_ingest(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    options = job.options
+    upload = Upload.objects.get(pk=options["upload"], project=project)
+    seen = 0
+
+    def progress(_: Any) -> None:
+        nonlocal seen
+        seen += 1
+        if seen % CHECK_EVERY == 0:
+            job_check_cancelled(job)
+            job_record(job, read=seen)
+
+    report = corpus_ingest(path=Path(upload.path), corpus_name=options["corpus"], fmt=upload.format,
+                           domain=options.get("domain") or None, text_column=options.get("text_column", "text"),
+                           id_column=options.get("id_column", "id"), progress=progress)
+    corpus = Corpus.objects.get(name=report.corpus)
+    project.corpora.add(corpus)
+    errors = [str(error) for error in report.errors]
+    message = (f"corpus {corpus.name}: {report.documents:,} documents and {report.sentences:,} sentences stored"
+               + (f", {report.skipped_existing} already there" if report.skipped_existing else "")
+               + (f"; {len(errors)} documents refused (see below)" if errors else ""))
+    return message, {"corpus": corpus.pk, "read": seen, "documents": report.documents,
+                     "sentences": report.sentences, "error_count": len(errors), "errors": errors[:SHOWN_ERRORS]}
+
+
+def ingest_progress(job: Job) -> tuple[int, int] | None:
+    total = job.options.get("records")
+    return (job.result.get("read", 0), total) if total else None
+
+
+def run_filter(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    corpus = Corpus.objects.get(pk=job.options["corpus"], projects=project)
+    run = filter_run_prepare(profile=job.options["profile"], corpus=corpus)
+    project.filter_runs.add(run)
+    job_record(job, run=run.pk)
+    pending = list(run.chunks.filter(done=False).values_list("pk", flat=True))
+    for chunk_id in pending:  # one task per chunk: with a broker, every worker takes a share
+        job_check_cancelled(job)
+        filter_chunk.delay(chunk_id)
+    return f"filter run {run.pk} ({run.profile}): {len(pending)} chunks of sentences handed out", {"run": run.pk}
+
+
+def filter_progress(job: Job) -> tuple[int, int] | None:
+    if not job.result.get("run"):
+        return None
+    chunks = FilterChunk.objects.filter(run_id=job.result["run"])
+    return chunks.filter(done=True).count(), chunks.count()
+
+
+def run_qualification(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    options = job.options
+    upload = Upload.objects.get(pk=options["upload"], project=project)
+    test = qualification_test_create(name=options["name"], path=Path(upload.path), seed=options["seed"],
+                                     threshold=options["threshold"], duration=options["duration"],
+                                     retake_delay=options["retake_delay"])
+    project.tests.add(test)
+    return f"{test}: {test.items.count()} items drawn from {upload.name}", {"test": test.pk}
+
+
+def run_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    options = job.options
+    sample = Sample.objects.select_related("run").get(pk=options["sample"], project=project)
+    gold = Upload.objects.get(pk=options["gold_upload"], project=project) if options.get("gold_upload") else None
+    requirements = {"qualification": options["qualification"]} if options.get("qualification") else {}
+    batch = subtask1_batch_create(
+        run=sample.run, candidate_ids=sample.candidate_ids, name=options["name"], provider=options["provider"],
+        items_per_hit=options["items_per_hit"], assignments_per_hit=options["assignments_per_hit"],
+        reward=Decimal(options["reward"]), budget=Decimal(options["budget"]) if options.get("budget") else None,
+        gold_path=Path(gold.path) if gold else None, gold_count=options.get("gold_count", 0),
+        gold_rate=options.get("gold_rate", 0.0), seed=options.get("seed", 0), requirements=requirements,
+        exclude_gold=reserved_sentence_ids(), created_by=job.created_by)
+    project.batches.add(batch)
+    return f"batch {batch.pk}: {batch.hits.count()} HITs of {batch.items.count()} items", {"batch": batch.pk}
+
+
+def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    options = job.options
+    batch = Batch.objects.get(pk=options["batch"], projects=project)
+    rules = Rules(keep_partial_negatives=options.get("keep_partial_negatives", 1.0), seed=options.get("seed", 0))
+    run = batch_aggregate(batch=batch, rules=rules, samples=options.get("samples", 1000))
+    project.aggregations.add(run)
+    alpha = f"{run.alpha:.3f}" if run.alpha is not None else "n/a"
+    return f"aggregation {run.pk}: {run.votes} votes, alpha {alpha}", {"run": run.pk}
+
+
+def run_span_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    options = job.options
+    run = AggregationRun.objects.get(pk=options["run"], projects=project)
+    requirements = {"qualification": options["qualification"]} if options.get("qualification") else {}
+    batch = span_batch_create(run=run, name=options["name"], items_per_hit=options["items_per_hit"],
+                              provider=options["provider"], reward=Decimal(options["reward"]),
+                              budget=Decimal(options["budget"]) if options.get("budget") else None,
+                              requirements=requirements, seed=options.get("seed", 0), created_by=job.created_by)
+    project.batches.add(batch)
+    return f"span batch {batch.pk}: {batch.items.count()} sentences in {batch.hits.count()} HITs", {"batch": batch.pk}
+
+
+def run_version(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    options = job.options
+    run = AggregationRun.objects.get(pk=options["run"], projects=project)
+    version = dataset_from_aggregation(run=run, name=options["name"], test_share=options["test_share"],
+                                       seed=options["seed"], stratify=tuple(options["stratify"]),
+                                       group="document" if options.get("group_by_document") else None)
+    project.versions.add(version)
+    report = version.split_report
+    return (f"dataset version {version.name}: {report['train']} train / {report['test']} test sentences",
+            {"version": version.pk, "name": version.name})
+
+
+def _register(name: str, label: str, run: Any, progress: Any = None, cancellable: bool = False) -> None:
+    JOB_KINDS.register(name, JobKind(name, label, "projects.Project", run, progress, cancellable))
+
+
+_register("project-ingest", "ingest an upload into", run_ingest, ingest_progress, cancellable=True)
+_register("project-filter", "run the candidate filter for", run_filter, filter_progress, cancellable=True)
+_register("project-qualification", "draw the screening test of", run_qualification)
+_register("project-batch", "create the labeling batch of", run_batch)
+_register("project-aggregate", "aggregate the votes of", run_aggregate)
+_register("project-span-batch", "create the span batch of", run_span_batch)
+_register("project-version", "build a dataset version of", run_version)

@@ -1,0 +1,82 @@
+"""Projects: one dataset effort, from its corpus to its released versions.
+
+A project groups what the apps below it made for it (corpora, filter runs, the
+screening test, batches, aggregations, dataset versions) through links kept
+here, so the apps themselves know nothing of projects. Its design (the SemEval
+pipeline, or another registered in projects.designs) names its steps.
+"""
+
+from django.conf import settings
+from django.db import models
+
+from aggregation.models import AggregationRun
+from filtering.models import Corpus, FilterRun
+from hits.models import Batch
+from qualification.models import QualificationTest
+from releases.models import DatasetVersion
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    # A name registered in projects.designs.DESIGNS.
+    design = models.CharField(max_length=40, default="semeval")
+    description = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created = models.DateTimeField(auto_now_add=True)
+    corpora = models.ManyToManyField(Corpus, blank=True, related_name="projects")
+    filter_runs = models.ManyToManyField(FilterRun, blank=True, related_name="projects")
+    tests = models.ManyToManyField(QualificationTest, blank=True, related_name="projects")
+    batches = models.ManyToManyField(Batch, blank=True, related_name="projects")
+    aggregations = models.ManyToManyField(AggregationRun, blank=True, related_name="projects")
+    versions = models.ManyToManyField(DatasetVersion, blank=True, related_name="projects")
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self):
+        return self.name
+
+
+class Upload(models.Model):
+    """A file an organizer uploaded, streamed to disk under UPLOAD_ROOT, and what it is for."""
+
+    class Kind(models.TextChoices):
+        CORPUS = "corpus", "news documents to ingest"
+        RELEASED = "released", "a released Subtask-1 file (screening test and known answers)"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="uploads")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    name = models.CharField(max_length=255, help_text="the file's name on the organizer's computer")
+    path = models.CharField(max_length=500, help_text="where it is stored, under UPLOAD_ROOT")
+    # jsonl | csv | txt-dir (a zip of .txt files, unpacked)
+    format = models.CharField(max_length=10)
+    size = models.PositiveBigIntegerField()
+    # For a CSV: its header, for the column picker.
+    columns = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self):
+        return f"{self.name} ({self.get_kind_display()})"
+
+
+class Sample(models.Model):
+    """Candidates of a filter run chosen for annotation, balanced across domains."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="samples")
+    run = models.ForeignKey(FilterRun, on_delete=models.PROTECT, related_name="samples")
+    size = models.PositiveIntegerField()
+    seed = models.IntegerField(default=0)
+    candidate_ids = models.JSONField()
+    report = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self):
+        return f"{len(self.candidate_ids)} candidates of {self.run}"

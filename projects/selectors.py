@@ -1,0 +1,118 @@
+"""Read models of the project pages, each a fixed number of queries whatever the project holds."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, OuterRef, Q, Subquery
+
+from aggregation.models import AggregationRun, SpotCheck
+from annotation.models import SpanAnnotation
+from filtering.models import Corpus, FilterRun
+from filtering.services import FilterReport, filter_run_reports
+from hits.models import Assignment, Batch
+from hits.selectors import batch_rows
+from jobs.models import Job
+from jobs.services import job_progress
+from projects.models import Project, Sample
+from qualification.models import Grant, QualificationTest, TestItem
+from releases.models import DatasetVersion
+from releases.selectors import version_rows
+
+
+@dataclass
+class ProjectContext:
+    """What a project holds, read once for its page and its steps."""
+
+    project: Project
+    corpora: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[tuple[FilterRun, FilterReport]] = field(default_factory=list)
+    sample: Sample | None = None
+    tests: list[dict[str, Any]] = field(default_factory=list)
+    batches: list[dict[str, Any]] = field(default_factory=list)
+    aggregations: list[AggregationRun] = field(default_factory=list)
+    spans: dict[int, Counter[str]] = field(default_factory=dict)  # span batch id -> annotations by state
+    spot_checks: dict[int, int] = field(default_factory=dict)  # batch id -> pending spot checks
+    versions: list[dict[str, Any]] = field(default_factory=list)
+    jobs: list[tuple[Job, tuple[int, int] | None]] = field(default_factory=list)
+
+    def live_jobs(self, kind: str) -> list[Job]:
+        return [job for job, _ in self.jobs if job.kind == kind and job.is_live]
+
+    def batches_of(self, task_type: str) -> list[dict[str, Any]]:
+        return [row for row in self.batches if row["batch"].task_type == task_type]
+
+    def completed_runs(self) -> list[FilterRun]:
+        return [run for run, report in self.runs if report.chunks and report.chunks_done == report.chunks]
+
+    def latest_aggregation(self, batch: Batch) -> AggregationRun | None:
+        return next((run for run in self.aggregations if run.batch_id == batch.pk), None)
+
+
+def project_context(project: Project, *, job_limit: int = 10) -> ProjectContext:
+    context = ProjectContext(project)
+    # The jobs first: a job that ends while the rest is read then shows as still live and the page keeps
+    # following it. Read last, a finished job could sit beside the state from before it ran, and the page
+    # would stop following with that stale state on screen.
+    jobs = list(Job.objects.filter(
+        Q(target=project.pk, kind__startswith="project-")
+        | Q(kind__in=["publish", "sync", "review"], target__in=project.batches.values("pk"))
+        | Q(kind="export", target__in=project.versions.values("pk"))).select_related("created_by")[:job_limit])
+    context.jobs = [(job, job_progress(job) if job.is_live else None) for job in jobs]
+    context.corpora = [{"corpus": c, "documents": c.document_count, "sentences": c.sentence_count}
+                       for c in project.corpora.order_by("pk")]
+    runs = list(project.filter_runs.select_related("corpus").order_by("pk"))
+    reports = filter_run_reports(runs=runs)
+    context.runs = [(run, reports[run.pk]) for run in runs]
+    context.sample = project.samples.select_related("run").first()
+    tests = list(project.tests.order_by("-version"))
+    items = dict(TestItem.objects.filter(test__in=tests).values_list("test").annotate(n=Count("pk")).order_by())
+    grants = dict(Grant.objects.filter(test__in=tests, revoked=None).values_list("test").annotate(n=Count("pk"))
+                  .order_by())
+    context.tests = [{"test": t, "items": items.get(t.pk, 0), "qualified": grants.get(t.pk, 0)} for t in tests]
+    batches = list(project.batches.order_by("pk"))
+    context.batches = batch_rows(batches)
+    context.aggregations = list(project.aggregations.order_by("-created", "-pk"))
+    span_batches = [b.pk for b in batches if b.task_type == "subtask2"]
+    spans: dict[int, Counter[str]] = defaultdict(Counter)
+    for batch_id, state, flagged, n in (SpanAnnotation.objects.filter(item__batch__in=span_batches)
+                                        .values_list("item__batch", "state", "flagged").annotate(n=Count("pk"))
+                                        .order_by()):
+        spans[batch_id][state] += n
+        if flagged and state == SpanAnnotation.State.UNREVIEWED:
+            spans[batch_id]["flagged"] += n
+    context.spans = dict(spans)
+    context.spot_checks = dict(SpotCheck.objects.filter(assignment__hit__batch__in=batches,
+                                                        decision=SpotCheck.Decision.PENDING)
+                               .values_list("assignment__hit__batch").annotate(n=Count("pk")).order_by())
+    mine = set(project.versions.values_list("pk", flat=True))
+    context.versions = version_rows(ids=mine)
+    return context
+
+
+def project_rows() -> list[dict[str, Any]]:
+    """Every project with what it holds, for the list of projects. Two queries."""
+    batches = Batch.objects.filter(projects=OuterRef("pk")).values("projects").annotate(n=Count("pk")).values("n")
+    versions = (DatasetVersion.objects.filter(projects=OuterRef("pk")).values("projects")
+                .annotate(n=Count("pk")).values("n"))
+    projects = list(Project.objects.select_related("created_by")
+                    .annotate(batch_count=Subquery(batches), version_count=Subquery(versions)))
+    return [{"project": p, "batches": p.batch_count or 0, "versions": p.version_count or 0} for p in projects]
+
+
+def batch_assignments(batch: Batch, *, state: str | None = None, limit: int = 500) -> list[Assignment]:
+    """A batch's assignments for its review page, with their workers, HITs and spot checks."""
+    assignments = Assignment.objects.filter(hit__batch=batch).select_related("worker__user", "hit")
+    if state:
+        assignments = assignments.filter(state=state)
+    return list(assignments.order_by("hit__index", "pk")[:limit])
+
+
+def corpus_choices(project: Project) -> list[Corpus]:
+    return list(project.corpora.order_by("pk"))
+
+
+def test_choices(project: Project) -> list[QualificationTest]:
+    return list(project.tests.order_by("-version"))

@@ -1,0 +1,180 @@
+"""Project workflows: create a project, keep its uploads, draw its sample, link what its jobs make."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import uuid
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+
+from core.errors import InputError
+from filtering.models import Candidate, FilterRun
+from projects.designs import DESIGNS
+from projects.models import Project, Sample, Upload
+from releases.sampling import balanced_sample
+
+CHUNK = 1 << 20
+
+
+class ProjectError(InputError):
+    """A project request that cannot be done; the message names the field and what to do."""
+
+
+def project_create(*, name: str, design: str = "semeval", slug: str = "", description: str = "",
+                   user: Any = None) -> Project:
+    if design not in DESIGNS:
+        raise ProjectError(f"unknown design {design!r}; use one of {', '.join(DESIGNS.names())}", field="design")
+    slug = slug or slugify(name)[:100]
+    if not slug:
+        raise ProjectError("give the project a name with letters or digits", field="name")
+    try:
+        with transaction.atomic():
+            return Project.objects.create(name=name, slug=slug, design=design, description=description,
+                                          created_by=user if user is not None and user.pk else None)
+    except IntegrityError:
+        raise ProjectError(f"a project called {slug!r} exists; choose another name", field="slug") from None
+
+
+# --- uploads ---------------------------------------------------------------------------
+
+def _safe_name(name: str) -> str:
+    stem = "".join(char if char.isalnum() or char in "._-" else "-" for char in Path(name).name)[:120]
+    return stem.strip(".-") or "upload"
+
+
+def default_corpus_name(project: Project, filename: str) -> str:
+    """The project's slug and the file's name: a corpus name that says where it came from."""
+    return slugify(f"{project.slug}-{Path(filename).stem}")[:100] or f"{project.slug}-corpus"
+
+
+def upload_format(name: str, chosen: str = "") -> str:
+    if chosen:
+        return chosen
+    suffix = Path(name).suffix.lower()
+    return {".csv": "csv", ".zip": "txt-dir", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}.get(
+        suffix, "jsonl")
+
+
+def upload_store(*, project: Project, source: IO[bytes], name: str, kind: str, fmt: str = "", user: Any = None,
+                 max_bytes: int | None = None) -> Upload:
+    """Copy an uploaded file under UPLOAD_ROOT in chunks (never whole in memory), unpack a zip of .txt
+    files, read a CSV's header; refuse what cannot be ingested, naming the file and what to do."""
+    max_bytes = max_bytes or settings.UPLOAD_MAX_BYTES
+    fmt = upload_format(name, fmt)
+    folder = Path(settings.UPLOAD_ROOT) / project.slug
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{uuid.uuid4().hex[:12]}-{_safe_name(name)}"
+    size = 0
+    try:
+        with open(target, "wb") as out:
+            while block := source.read(CHUNK):
+                size += len(block)
+                if size > max_bytes:
+                    raise ProjectError(f"the file is larger than {max_bytes:,} bytes; split it into smaller files",
+                                       file=name, field="file")
+                out.write(block)
+        if size == 0:
+            raise ProjectError("the file is empty", file=name, field="file")
+        columns: list[str] = []
+        if fmt == "txt-dir":
+            target = _unzip_texts(target, name, max_bytes)
+        elif fmt == "csv":
+            columns = _csv_header(target, name)
+        elif kind == Upload.Kind.RELEASED:
+            raise ProjectError("a released Subtask-1 file is a CSV with sentenceID,gold_label,sentence", file=name,
+                               field="file")
+    except BaseException:
+        _remove(target)
+        raise
+    return Upload.objects.create(project=project, kind=kind, name=name[:255], path=str(target), format=fmt,
+                                 size=size, columns=columns, created_by=user if user is not None and user.pk else None)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _csv_header(path: Path, name: str) -> list[str]:
+    with open(path, "rb") as handle:
+        text = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="strict", newline="")
+        try:
+            header = next(csv.reader(text), [])
+        except UnicodeDecodeError:
+            raise ProjectError("the header line is not UTF-8; re-encode the file as UTF-8", file=name, line=1,
+                               field="file") from None
+        except csv.Error as error:
+            raise ProjectError(f"the header line is not CSV ({error})", file=name, line=1, field="file") from None
+    columns = [column.strip() for column in header if column.strip()]
+    if not columns:
+        raise ProjectError("the first line has no column names; put a header line first", file=name, line=1,
+                           field="file")
+    return columns
+
+
+def _unzip_texts(archive: Path, name: str, max_bytes: int) -> Path:
+    """The .txt files of a zip, unpacked into a folder of their own; paths that would leave it are refused."""
+    folder = archive.with_suffix("")
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = [m for m in bundle.infolist() if not m.is_dir() and m.filename.lower().endswith(".txt")]
+            if not members:
+                raise ProjectError("the zip holds no .txt files", file=name, field="file")
+            if sum(m.file_size for m in members) > max_bytes:
+                raise ProjectError(f"the .txt files unpack to more than {max_bytes:,} bytes; split the zip",
+                                   file=name, field="file")
+            for member in members:
+                relative = PurePosixPath(member.filename)
+                if relative.is_absolute() or ".." in relative.parts:
+                    raise ProjectError(f"{member.filename!r} would unpack outside its folder", file=name,
+                                       field="file")
+                destination = folder.joinpath(*relative.parts)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                with bundle.open(member) as source, open(destination, "wb") as out:
+                    shutil.copyfileobj(source, out, CHUNK)
+    except zipfile.BadZipFile:
+        raise ProjectError("not a zip file; upload .jsonl, .csv or a .zip of .txt files", file=name,
+                           field="file") from None
+    finally:
+        archive.unlink(missing_ok=True)
+    return folder
+
+
+def upload_records(upload: Upload) -> int:
+    """How many documents the upload holds, counted without keeping them: for the ingest's progress."""
+    path = Path(upload.path)
+    if upload.format == "txt-dir":
+        return sum(1 for _ in path.rglob("*.txt"))
+    with open(path, "rb") as handle:
+        if upload.format == "csv":
+            text = io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline="")
+            try:
+                return max(0, sum(1 for _ in csv.reader(text)) - 1)
+            except csv.Error:
+                return 0
+        return sum(1 for line in handle if line.strip())
+
+
+# --- the sample -------------------------------------------------------------------------
+
+def sample_preview(*, run: FilterRun, size: int, seed: int = 0) -> tuple[list[int], dict[str, Any]]:
+    if size < 1:
+        raise ProjectError("sample at least one candidate", field="size")
+    pairs = list(Candidate.objects.filter(run=run).values_list("pk", "sentence__document__domain"))
+    if not pairs:
+        raise ProjectError(f"filter run {run.pk} has no candidates; run the filter over a corpus first", field="run")
+    return balanced_sample(pairs, size, seed=seed)
+
+
+def sample_create(*, project: Project, run: FilterRun, size: int, seed: int = 0) -> Sample:
+    chosen, report = sample_preview(run=run, size=size, seed=seed)
+    return Sample.objects.create(project=project, run=run, size=size, seed=seed, candidate_ids=chosen, report=report)

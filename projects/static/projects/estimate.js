@@ -1,0 +1,28 @@
+// The batch form's cost, estimated by the server as the numbers change (provider fees included).
+(function () {
+  const form = document.getElementById("batch-form");
+  const out = document.getElementById("estimate");
+  if (!form || !out) return;
+  const names = ["items_per_hit", "assignments_per_hit", "reward", "provider", "gold_count", "gold_rate", "gold_upload"];
+  let pending = null;
+  async function update() {
+    const params = new URLSearchParams({items: form.dataset.items});
+    for (const name of names) {
+      const field = form.elements.namedItem(name);
+      if (field) params.set(name, field.value);
+    }
+    if (!params.get("gold_upload")) { params.set("gold_count", "0"); params.set("gold_rate", "0"); }
+    try {
+      const response = await fetch(form.dataset.estimate + "?" + params);
+      const found = await response.json();
+      out.textContent = response.ok
+        ? found.hits + " HITs, " + found.assignments + " assignments: " + found.rewards + " in rewards + " +
+          found.fees + " in provider fees = " + found.total
+        : found.error;
+    } catch (error) {
+      out.textContent = "The estimate could not be fetched; it is checked again when you submit.";
+    }
+  }
+  form.addEventListener("input", () => { clearTimeout(pending); pending = setTimeout(update, 250); });
+  update();
+})();

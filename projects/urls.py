@@ -1,0 +1,26 @@
+from django.urls import path
+
+from projects import views
+
+app_name = "projects"
+urlpatterns = [
+    path("", views.project_list, name="list"),
+    path("<slug:slug>/", views.project_detail, name="detail"),
+    path("<slug:slug>/status.json", views.project_status, name="status"),
+    path("<slug:slug>/jobs/<int:job_id>/cancel/", views.job_cancel_view, name="job_cancel"),
+    path("<slug:slug>/corpus/", views.upload, name="upload"),
+    path("<slug:slug>/corpus/<int:upload_id>/columns/", views.upload_columns, name="upload_columns"),
+    path("<slug:slug>/filter/", views.filter_view, name="filter"),
+    path("<slug:slug>/sample/", views.sample, name="sample"),
+    path("<slug:slug>/qualification/", views.qualification, name="qualification"),
+    path("<slug:slug>/qualification/items/<int:item_id>/", views.test_item, name="test_item"),
+    path("<slug:slug>/batches/new/", views.batch_new, name="batch_new"),
+    path("<slug:slug>/batches/estimate.json", views.estimate, name="estimate"),
+    path("<slug:slug>/batches/<int:batch_id>/", views.batch_detail, name="batch"),
+    path("<slug:slug>/batches/<int:batch_id>/publish/", views.publish, name="publish"),
+    path("<slug:slug>/batches/<int:batch_id>/<slug:action>/", views.batch_action, name="batch_action"),
+    path("<slug:slug>/aggregations/<int:run_id>/", views.aggregation, name="aggregation"),
+    path("<slug:slug>/versions/new/", views.version_new, name="version_new"),
+    path("<slug:slug>/versions/<slug:name>/", views.version, name="version"),
+    path("<slug:slug>/versions/<slug:name>/words.png", views.version_plot, name="version_plot"),
+]

@@ -1,0 +1,497 @@
+"""The organizer's workspace: a project's steps, and a form for each of them.
+
+Every form is checked before anything starts; whatever takes longer than a
+moment runs as a job (jobs app) and the page shows its progress.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from matplotlib.figure import Figure
+
+from accounts.roles import ORGANIZER, role_required
+from aggregation.models import AggregationRun
+from aggregation.services import spotcheck_draw
+from core.errors import CrowdsetError
+from hits.models import Assignment, Batch
+from hits.providers import get_provider
+from hits.selectors import batch_rows
+from hits.services import batch_cost, cost_estimate, hit_count
+from jobs.models import Job
+from jobs.services import JobError, job_cancel, job_progress, job_start
+from projects import forms, selectors, services
+from projects.designs import DESIGNS, project_steps
+from projects.models import Project, Upload
+from qualification.models import TestItem
+from qualification.services import test_item_update
+from releases.models import DatasetVersion
+from releases.selectors import version_rows
+from releases.services import word_count_figure
+
+OUTCOME_LABELS = [("positive", "positive (5/5 yes)"), ("negative-100", "negative (5/5 no)"),
+                  ("negative-80", "negative (4/5 no)"), ("discarded", "discarded"), ("pending", "pending")]
+
+
+def _project(slug: str) -> Project:
+    return get_object_or_404(Project, slug=slug)
+
+
+def _start(request: HttpRequest, project: Project, kind: str, options: dict[str, Any] | None = None,
+           target: int | None = None) -> Job | None:
+    """Start a job and say so; a job of the same kind already under way is reported, not doubled."""
+    target = project.pk if target is None else target
+    try:
+        job = job_start(kind=kind, target=target, options=options or {}, user=request.user)
+    except (JobError, CrowdsetError) as error:
+        messages.error(request, str(error))
+        return None
+    if options is not None and job.options != options:
+        messages.warning(request, f"Job {job.pk} ({job.kind}) is still {job.state}; start this again when it ends.")
+    else:
+        messages.info(request, f"Job {job.pk} started: {job.kind.replace('project-', '')}. This page shows its "
+                               f"progress.")
+    return job
+
+
+# --- projects ---------------------------------------------------------------------------------
+
+@role_required(ORGANIZER)
+def project_list(request: HttpRequest) -> HttpResponse:
+    form = forms.ProjectForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            project = services.project_create(name=data["name"], slug=data["slug"], design=data["design"],
+                                              description=data["description"], user=request.user)
+        except CrowdsetError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("projects:detail", project.slug)
+    return render(request, "projects/list.html", {"rows": selectors.project_rows(), "form": form,
+                                                  "designs": DESIGNS.items()})
+
+
+@role_required(ORGANIZER)
+def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _project(slug)
+    context = selectors.project_context(project)
+    return render(request, "projects/detail.html", {
+        "project": project, "design": DESIGNS.get(project.design), "steps": project_steps(context),
+        "jobs": context.jobs, "busy": any(job.is_live for job, _ in context.jobs)})
+
+
+@role_required(ORGANIZER)
+def project_status(request: HttpRequest, slug: str) -> JsonResponse:
+    """What the project page's script polls while work runs: it reloads the page when this changes."""
+    project = _project(slug)
+    context = selectors.project_context(project)
+    jobs = [{"id": job.pk, "kind": job.kind, "state": job.state, "message": job.message,
+             "progress": list(progress) if progress else None} for job, progress in context.jobs]
+    steps = [(step.key, step.state, step.summary) for step in project_steps(context)]
+    return JsonResponse({"busy": any(job.is_live for job, _ in context.jobs), "jobs": jobs,
+                         "signature": hash(repr((steps, [(j["id"], j["state"]) for j in jobs])))})
+
+
+@role_required(ORGANIZER)
+@require_POST
+def job_cancel_view(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    project = _project(slug)
+    job = get_object_or_404(Job, pk=job_id)
+    try:
+        job_cancel(job=job)
+    except CrowdsetError as error:
+        messages.error(request, str(error))
+    else:
+        messages.info(request, f"Job {job.pk}: {'cancelled' if job.state == 'cancelled' else 'asked to stop'}.")
+    return redirect("projects:detail", project.slug)
+
+
+# --- corpus ---------------------------------------------------------------------------------------
+
+@role_required(ORGANIZER)
+def upload(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _project(slug)
+    form = forms.UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        uploaded = data["file"]
+        try:
+            stored = services.upload_store(project=project, source=uploaded, name=uploaded.name,
+                                           kind=Upload.Kind.CORPUS, fmt=data["format"], user=request.user)
+        except CrowdsetError as error:
+            form.add_error("file", str(error))
+        else:
+            options = {"upload": stored.pk, "domain": data["domain"],
+                       "corpus": data["corpus"] or services.default_corpus_name(project, uploaded.name)}
+            if stored.format == "csv":
+                request.session[f"upload-{stored.pk}"] = options
+                return redirect("projects:upload_columns", project.slug, stored.pk)
+            _start(request, project, "project-ingest", {**options, "records": services.upload_records(stored)})
+            return redirect("projects:upload", project.slug)
+    ingests = [(job, job_progress(job) if job.is_live else None)
+               for job in Job.objects.filter(kind="project-ingest", target=project.pk)[:10]]
+    return render(request, "projects/upload.html", {"project": project, "form": form, "ingests": ingests,
+                                                    "busy": any(job.is_live for job, _ in ingests)})
+
+
+@role_required(ORGANIZER)
+def upload_columns(request: HttpRequest, slug: str, upload_id: int) -> HttpResponse:
+    project = _project(slug)
+    stored = get_object_or_404(Upload, pk=upload_id, project=project, format="csv")
+    options = request.session.get(f"upload-{stored.pk}") or {"upload": stored.pk, "corpus": f"{project.slug}-corpus",
+                                                              "domain": ""}
+    form = forms.CsvColumnsForm(request.POST or None, upload=stored)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        if not options.get("domain") and "domain" not in stored.columns:
+            form.add_error(None, "the CSV has no domain column; go back and choose a domain for its documents")
+        else:
+            _start(request, project, "project-ingest", {**options, "text_column": data["text_column"],
+                                                         "id_column": data["id_column"],
+                                                         "records": services.upload_records(stored)})
+            return redirect("projects:upload", project.slug)
+    return render(request, "projects/columns.html", {"project": project, "upload": stored, "form": form})
+
+
+@role_required(ORGANIZER)
+def filter_view(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _project(slug)
+    corpora = selectors.corpus_choices(project)
+    if not corpora:
+        messages.warning(request, "Upload a corpus first.")
+        return redirect("projects:upload", project.slug)
+    form = forms.FilterForm(request.POST or None, corpora=corpora)
+    if request.method == "POST" and form.is_valid():
+        _start(request, project, "project-filter", {"corpus": int(form.cleaned_data["corpus"]),
+                                                     "profile": form.cleaned_data["profile"]})
+        return redirect("projects:detail", project.slug)
+    return render(request, "projects/form.html", {"project": project, "form": form, "title": "Run the filter",
+                                                  "submit": "Run the filter", "intro": (
+        "The paper's Table 5 token patterns and Appendix B POS forms pick the sentences likely to be "
+        "counterfactual. The run goes chunk by chunk; its progress shows on the project page.")})
+
+
+@role_required(ORGANIZER)
+def sample(request: HttpRequest, slug: str) -> HttpResponse:
+    """GET with size and seed previews the domain balance; POST keeps the sample."""
+    project = _project(slug)
+    runs = selectors.project_context(project).completed_runs()
+    if not runs:
+        messages.warning(request, "Run the filter to the end first.")
+        return redirect("projects:detail", project.slug)
+    data = request.POST if request.method == "POST" else (request.GET if "size" in request.GET else None)
+    form = forms.SampleForm(data, runs=runs, initial={"run": runs[-1].pk})
+    preview = None
+    if data is not None and form.is_valid():
+        run = next(run for run in runs if run.pk == int(form.cleaned_data["run"]))
+        try:
+            if request.method == "POST":
+                services.sample_create(project=project, run=run, size=form.cleaned_data["size"],
+                                       seed=form.cleaned_data["seed"])
+                messages.success(request, "Sample kept.")
+                return redirect("projects:detail", project.slug)
+            _, preview = services.sample_preview(run=run, size=form.cleaned_data["size"],
+                                                 seed=form.cleaned_data["seed"])
+        except CrowdsetError as error:
+            form.add_error("size", str(error))
+    return render(request, "projects/sample.html", {"project": project, "form": form, "preview": preview})
+
+
+# --- the screening test ----------------------------------------------------------------------------
+
+@role_required(ORGANIZER)
+def qualification(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _project(slug)
+    released = list(project.uploads.filter(kind=Upload.Kind.RELEASED))
+    form = forms.QualificationForm(request.POST or None, request.FILES or None, uploads=released)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        stored = None
+        try:
+            if data["source"]:
+                stored = services.upload_store(project=project, source=data["source"], name=data["source"].name,
+                                               kind=Upload.Kind.RELEASED, fmt="csv", user=request.user)
+            else:
+                stored = project.uploads.get(pk=data["upload"], kind=Upload.Kind.RELEASED)
+        except CrowdsetError as error:
+            form.add_error("source", str(error))
+        except Upload.DoesNotExist:
+            form.add_error("upload", "pick a file uploaded to this project")
+        if stored is not None and not form.errors:
+            missing = [c for c in ("sentenceID", "gold_label", "sentence") if c not in stored.columns]
+            if missing:
+                form.add_error("source", f"{stored.name}: missing column(s) {', '.join(missing)}; the released "
+                                         f"file has sentenceID,gold_label,sentence")
+            else:
+                _start(request, project, "project-qualification", {
+                    "upload": stored.pk, "name": f"{project.slug}-screening", "seed": data["seed"],
+                    "threshold": data["threshold"], "duration": data["duration"] * 60,
+                    "retake_delay": data["retake_delay"] * 3600})
+                return redirect("projects:qualification", project.slug)
+    busy = Job.objects.filter(kind="project-qualification", target=project.pk, state__in=Job.LIVE_STATES).exists()
+    tests = selectors.test_choices(project)  # after the job: see selectors.project_context
+    test = tests[0] if tests else None
+    return render(request, "projects/qualification.html", {
+        "project": project, "form": form, "test": test, "items": test.items.all() if test else [], "busy": busy})
+
+
+@role_required(ORGANIZER)
+def test_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    project = _project(slug)
+    item = get_object_or_404(TestItem.objects.select_related("test"), pk=item_id, test__projects=project)
+    form = forms.TestItemForm(request.POST or None, initial={"text": item.text, "answer": item.answer,
+                                                                   "why": item.why})
+    if request.method == "POST" and form.is_valid():
+        try:
+            test_item_update(item=item, text=form.cleaned_data["text"], answer=form.cleaned_data["answer"],
+                             why=form.cleaned_data["why"])
+        except CrowdsetError as error:
+            form.add_error("text", str(error))
+        else:
+            messages.success(request, f"Item {item.position + 1} saved.")
+            return redirect(reverse("projects:qualification", args=[project.slug]) + f"#item-{item.pk}")
+    return render(request, "projects/form.html", {"project": project, "form": form,
+                                                  "title": f"Item {item.position + 1} of {item.test}",
+                                                  "submit": "Save the item"})
+
+
+# --- batches -----------------------------------------------------------------------------------------
+
+@role_required(ORGANIZER)
+def batch_new(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _project(slug)
+    chosen = project.samples.first()
+    if chosen is None:
+        messages.warning(request, "Sample the candidates first.")
+        return redirect("projects:detail", project.slug)
+    released = list(project.uploads.filter(kind=Upload.Kind.RELEASED))
+    form = forms.LabelingBatchForm(request.POST or None, tests=selectors.test_choices(project),
+                                   items=len(chosen.candidate_ids), uploads=released,
+                                   initial={"name": f"{project.name}: labeling", "gold_upload":
+                                            released[0].pk if released else ""})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        _start(request, project, "project-batch", {
+            "sample": chosen.pk, "name": data["name"], "provider": data["provider"],
+            "items_per_hit": data["items_per_hit"], "assignments_per_hit": data["assignments_per_hit"],
+            "reward": str(data["reward"]), "budget": str(data["budget"]) if data["budget"] is not None else None,
+            "qualification": data["qualification"], "gold_upload": int(data["gold_upload"] or 0) or None,
+            "gold_count": data["gold_count"] if data["gold_upload"] else 0,
+            "gold_rate": data["gold_rate"] if data["gold_upload"] else 0.0, "seed": data["seed"]})
+        return redirect("projects:detail", project.slug)
+    return render(request, "projects/batch_new.html", {
+        "project": project, "form": form, "items": len(chosen.candidate_ids),
+        "estimate": form.estimate() if form.is_bound and not form.errors else None})
+
+
+@role_required(ORGANIZER)
+def estimate(request: HttpRequest, slug: str) -> JsonResponse:
+    """The batch form's live cost estimate: HITs, assignments, rewards, provider fees, total."""
+    _project(slug)
+    try:
+        items = int(request.GET.get("items", 0))
+        items_per_hit = max(1, int(request.GET.get("items_per_hit", 25)))
+        hits = hit_count(items=items, items_per_hit=items_per_hit, gold_items=int(request.GET.get("gold_count") or 0),
+                         gold_rate=float(request.GET.get("gold_rate") or 0))
+        found = cost_estimate(provider=request.GET.get("provider", "inhouse"), hits=hits,
+                              assignments_per_hit=max(1, int(request.GET.get("assignments_per_hit", 5))),
+                              reward=request.GET.get("reward") or "0")
+    except (ValueError, ArithmeticError, LookupError) as error:
+        return JsonResponse({"error": f"cannot estimate: {error}"}, status=400)
+    return JsonResponse({"hits": found.hits, "assignments": found.assignments, "rewards": str(found.rewards),
+                         "fees": str(found.fees), "total": str(found.total)})
+
+
+def _batch(project: Project, batch_id: int) -> Batch:
+    return get_object_or_404(Batch, pk=batch_id, projects=project)
+
+
+@role_required(ORGANIZER)
+def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
+    project = _project(slug)
+    # The jobs before the batch: see selectors.project_context.
+    jobs = [(job, job_progress(job) if job.is_live else None)
+            for job in Job.objects.filter(kind__in=["publish", "sync", "review"], target=batch_id)[:8]]
+    batch = _batch(project, batch_id)
+    (row,) = batch_rows([batch])
+    submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED)
+    review = forms.ReviewForm(choices=[(a.pk, str(a.pk)) for a in submitted])
+    aggregate_form = forms.AggregateForm()
+    return render(request, "projects/batch.html", {
+        "project": project, "batch": batch, "row": row, "submitted": submitted, "review": review,
+        "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
+        "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
+        "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
+        "rejection_categories": forms.REJECTION_CATEGORIES})
+
+
+@role_required(ORGANIZER)
+def publish(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
+    """Publishing spends money: the page shows the cost, the fees, the budget left and the provider's
+    balance, and publishes only when the organizer confirms that figure."""
+    project = _project(slug)
+    batch = _batch(project, batch_id)
+    found = batch_cost(batch=batch)
+    spent = batch.spent()
+    try:
+        balance = get_provider(batch.provider).available_balance()
+    except CrowdsetError as error:
+        balance, balance_error = None, str(error)
+    else:
+        balance_error = ""
+    form = forms.PublishForm(request.POST or None, initial={"total": found.total})
+    if request.method == "POST" and form.is_valid():
+        if form.cleaned_data["total"] != found.total:
+            form.add_error("confirm", f"the cost changed to {found.total} since the page was shown; confirm again")
+        elif batch.budget is not None and found.total > batch.budget:
+            form.add_error("confirm", f"the cost {found.total} is over the budget {batch.budget}; this batch cannot "
+                                      f"be published as it is")
+        elif balance is not None and balance < found.total:
+            form.add_error("confirm", f"the {batch.provider} account holds {balance}, less than {found.total}; add "
+                                      f"funds first")
+        else:
+            _start(request, project, "publish", target=batch.pk)
+            return redirect("projects:batch", project.slug, batch.pk)
+    return render(request, "projects/publish.html", {
+        "project": project, "batch": batch, "cost": found, "spent": spent, "balance": balance,
+        "balance_error": balance_error, "form": form,
+        "budget_left": batch.budget - spent if batch.budget is not None else None,
+        "over_budget": batch.budget is not None and found.total > batch.budget})
+
+
+@role_required(ORGANIZER)
+@require_POST
+def batch_action(request: HttpRequest, slug: str, batch_id: int, action: str) -> HttpResponse:
+    project = _project(slug)
+    batch = _batch(project, batch_id)
+    target = reverse("projects:batch", args=[project.slug, batch.pk])
+    if action == "sync":
+        _start(request, project, "sync", target=batch.pk)
+    elif action == "review":
+        submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED, limit=100_000)
+        form = forms.ReviewForm(request.POST, choices=[(a.pk, str(a.pk)) for a in submitted],
+                                provider=batch.provider)
+        if form.is_valid():
+            data = form.cleaned_data
+            _start(request, project, "review", {"assignments": sorted(int(pk) for pk in data["assignments"]),
+                                                 "approve": data["decision"] == "approve",
+                                                 "feedback": data["feedback"], "category": data["category"]},
+                   target=batch.pk)
+        else:
+            for field, errors in form.errors.items():
+                messages.error(request, f"{field if field != '__all__' else 'review'}: {' '.join(errors)}")
+        target += "#review"
+    elif action == "spot-checks":
+        form = forms.SpotCheckForm(request.POST)
+        if form.is_valid():
+            try:
+                drawn = spotcheck_draw(batch=batch, rate=form.cleaned_data["rate"], seed=form.cleaned_data["seed"])
+            except CrowdsetError as error:
+                messages.error(request, str(error))
+            else:
+                messages.success(request, f"{len(drawn)} HITs drawn for spot checks.")
+        else:
+            messages.error(request, "rate: " + " ".join(form.errors.get("rate", ["a share between 0.01 and 1"])))
+        target += "#spot-checks"
+    elif action == "aggregate":
+        form = forms.AggregateForm(request.POST)
+        if form.is_valid():
+            _start(request, project, "project-aggregate", {"batch": batch.pk, **form.cleaned_data})
+            return redirect("projects:detail", project.slug)
+        for field, errors in form.errors.items():
+            messages.error(request, f"{field}: {' '.join(errors)}")
+        target += "#aggregate"
+    else:
+        raise Http404(f"no batch action {action!r}")
+    return redirect(target)
+
+
+# --- aggregation and the span batch ---------------------------------------------------------------
+
+@role_required(ORGANIZER)
+def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    project = _project(slug)
+    run = get_object_or_404(AggregationRun.objects.select_related("batch"), pk=run_id, projects=project)
+    outcomes = run.summary.get("outcomes", {})
+    split = (run.outcomes.filter(yes__gt=0, no__gt=0).select_related("item").order_by("-yes", "pk")[:50])
+    votes = Counter(dict(run.outcomes.values_list("yes").annotate(n=Count("pk")).order_by()))
+    form = forms.SpanBatchForm(request.POST or None, tests=selectors.test_choices(project),
+                               items=outcomes.get("positive", 0), initial={"name": f"{project.name}: spans"})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        _start(request, project, "project-span-batch", {
+            "run": run.pk, "name": data["name"], "provider": data["provider"], "items_per_hit": data["items_per_hit"],
+            "reward": str(data["reward"]), "budget": str(data["budget"]) if data["budget"] is not None else None,
+            "qualification": data["qualification"], "seed": data["seed"]})
+        return redirect("projects:detail", project.slug)
+    return render(request, "projects/aggregation.html", {
+        "project": project, "run": run, "outcomes": outcomes, "split": split, "form": form,
+        "outcome_rows": [(label, outcomes.get(key, 0)) for key, label in OUTCOME_LABELS],
+        "votes": sorted(votes.items()), "workers": run.worker_stats.select_related("worker__user")
+        .order_by("-consensus_accuracy", "pk"), "few_votes": run.rules.get("votes_required", 5) >
+        run.batch.assignments_per_hit, "domains": sorted(run.summary.get("by_domain", {}).items())})
+
+
+# --- dataset versions ---------------------------------------------------------------------------------
+
+@role_required(ORGANIZER)
+def version_new(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _project(slug)
+    runs = list(project.aggregations.select_related("batch").order_by("-created"))
+    if not runs:
+        messages.warning(request, "Aggregate the votes first.")
+        return redirect("projects:detail", project.slug)
+    form = forms.VersionForm(request.POST or None, initial={"name": f"{project.slug}-v{project.versions.count() + 1}"})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        _start(request, project, "project-version", {
+            "run": runs[0].pk, "name": data["name"], "test_share": data["test_share"], "seed": data["seed"],
+            "stratify": data["stratify"].split(","), "group_by_document": data["group_by_document"]})
+        return redirect("projects:detail", project.slug)
+    return render(request, "projects/form.html", {
+        "project": project, "form": form, "title": "Build a dataset version", "submit": "Build the version",
+        "intro": f"Freezes the labels of aggregation {runs[0].pk} ({runs[0].batch.name}) and the accepted spans "
+                 f"into a version with a train/test split; a version never changes afterwards."})
+
+
+def _version(project: Project, name: str) -> DatasetVersion:
+    return get_object_or_404(DatasetVersion, name=name, projects=project)
+
+
+@role_required(ORGANIZER)
+def version(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    project = _project(slug)
+    found = _version(project, name)
+    (row,) = version_rows(ids=[found.pk])
+    if request.method == "POST":
+        _start(request, project, "export", target=found.pk)
+        return redirect("projects:version", project.slug, found.name)
+    card = ""
+    if row["files"] and "README.md" in row["files"]:
+        try:
+            card = (settings.EXPORT_ROOT / found.name / "README.md").read_text(encoding="utf-8")
+        except OSError:
+            card = ""
+    job = row["job"]
+    return render(request, "projects/version.html", {"project": project, "version": found, "row": row, "card": card,
+                                                     "busy": bool(job and job.is_live)})
+
+
+@role_required(ORGANIZER)
+def version_plot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    found = _version(_project(slug), name)
+    figure = Figure(figsize=(10, 3.6))
+    word_count_figure(found, figure)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
+    return HttpResponse(buffer.getvalue(), content_type="image/png")

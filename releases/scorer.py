@@ -1,0 +1,80 @@
+"""The SemEval-2020 Task 5 scorer. No Django here.
+
+Subtask 1: precision, recall and F1 of the positive class. Subtask 2: exact
+match and per-sentence token F1, computed as the released evaluation code
+does (see shared/docs/semeval-format.md): token counts of `sentence[start:end]`
+(which drops the inclusive end character), overlap of the two spans summed
+over antecedent and consequent, and a score of 0 for invalid predictions. The
+released code names precision and recall the wrong way round; here they carry
+their true names.
+"""
+
+from core.errors import InputError
+
+
+class ScoreError(InputError):
+    """Predictions that cannot be scored against the gold file; the message says which and why."""
+
+
+def score_subtask1(gold, predicted):
+    """gold, predicted: {sentence id: 0/1}. Every gold id needs a prediction."""
+    missing = sorted(set(gold) - set(predicted))
+    if missing:
+        raise ScoreError(f"no prediction for {len(missing)} sentence(s), e.g. {', '.join(missing[:5])}")
+    true_positive = sum(1 for key, label in gold.items() if label == 1 and predicted[key] == 1)
+    predicted_positive = sum(1 for key in gold if predicted[key] == 1)
+    gold_positive = sum(1 for label in gold.values() if label == 1)
+    precision = true_positive / predicted_positive if predicted_positive else 0.0
+    recall = true_positive / gold_positive if gold_positive else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "sentences": len(gold),
+            "gold_positive": gold_positive, "predicted_positive": predicted_positive}
+
+
+def _tokens(text):
+    return len(text.split())
+
+
+def is_valid(spans):
+    a_start, a_end, c_start, c_end = spans.as_tuple()
+    if a_start == -1 or a_start >= a_end:
+        return False
+    if c_start > c_end:
+        return False
+    return (c_start == -1) == (c_end == -1)
+
+
+def sentence_scores(sentence, gold, predicted):
+    """(exact match, f1, precision, recall) for one sentence."""
+    exact = gold.as_tuple() == predicted.as_tuple()
+    if not is_valid(predicted):
+        return exact, 0.0, 0.0, 0.0
+    pairs = [(gold.antecedent_start, gold.antecedent_end, predicted.antecedent_start, predicted.antecedent_end),
+             (gold.consequent_start, gold.consequent_end, predicted.consequent_start, predicted.consequent_end)]
+    gold_length = predicted_length = overlap = 0
+    for gold_start, gold_end, pred_start, pred_end in pairs:
+        if gold_start != -1:
+            gold_length += _tokens(sentence[gold_start:gold_end])
+        if pred_start != -1:
+            predicted_length += _tokens(sentence[pred_start:pred_end])
+        if gold_start != -1 and pred_start != -1:
+            overlap += _tokens(sentence[max(gold_start, pred_start):min(gold_end, pred_end)])
+    if not overlap:
+        return exact, 0.0, 0.0, 0.0
+    precision = overlap / predicted_length
+    recall = overlap / gold_length
+    return exact, 2 * precision * recall / (precision + recall), precision, recall
+
+
+def score_subtask2(gold, predicted):
+    """gold: {id: (sentence, Spans)}; predicted: {id: Spans}. A missing prediction scores 0."""
+    missing = sorted(set(gold) - set(predicted))
+    totals = [0.0, 0.0, 0.0, 0.0]
+    for key, (sentence, spans) in gold.items():
+        if key not in predicted:
+            continue
+        for index, value in enumerate(sentence_scores(sentence, spans, predicted[key])):
+            totals[index] += value
+    count = len(gold) or 1
+    return {"exact_match": totals[0] / count, "f1": totals[1] / count, "precision": totals[2] / count,
+            "recall": totals[3] / count, "sentences": len(gold), "missing_predictions": len(missing)}

@@ -1,0 +1,138 @@
+"""Every workspace form refuses bad input with a message on the field, and stores nothing."""
+
+import shutil
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
+
+from core.items import SentenceItem
+from filtering.models import Corpus, Document
+from hits.models import Batch
+from hits.services import ItemSpec, batch_create
+from jobs.models import Job
+from projects.models import Project, Sample, Upload
+from projects.services import project_create
+from tests.base import BaseTestCase
+
+
+class FormTest(BaseTestCase):
+    def setUp(self):
+        self.login(self.organizer)
+        folder = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, folder, True)
+        overrides = override_settings(UPLOAD_ROOT=folder / "uploads", EXPORT_ROOT=folder / "exports")
+        overrides.enable()
+        self.addCleanup(overrides.disable)
+        self.project = project_create(name="Forms", user=self.organizer)
+
+    def post(self, url, data):
+        with self.captureOnCommitCallbacks(execute=True):
+            return self.client.post(url, data)
+
+    def field_error(self, response, field):
+        form = response.context["form"]
+        self.assertIn(field, form.errors, form.errors)
+        return " ".join(form.errors[field])
+
+    def test_a_csv_upload_names_missing_columns_and_a_forged_column(self):
+        csv = b"headline,body\r\nA,If it had rained we would have stayed.\r\n"
+        response = self.post("/projects/forms/corpus/", {"file": SimpleUploadedFile("news.csv", csv),
+                                                         "domain": "finance"})
+        upload = Upload.objects.get()
+        self.assertRedirects(response, f"/projects/forms/corpus/{upload.pk}/columns/")
+        self.assertEqual(upload.columns, ["headline", "body"])
+        page = self.client.get(response.url)
+        self.assertContains(page, '<option value="body" selected>body</option>', html=True)
+        response = self.post(response.url, {"text_column": "text", "id_column": ""})
+        self.assertIn("Select a valid choice", self.field_error(response, "text_column"))
+        self.assertFalse(Job.objects.exists())
+        self.assertFalse(Corpus.objects.exists())
+
+    def test_empty_and_broken_uploads_are_refused_on_the_file_field(self):
+        for name, content, message in (("empty.jsonl", b"", "The submitted file is empty"),
+                                       ("bad.zip", b"not a zip", "not a zip file"),
+                                       ("no-header.csv", b"\r\n\r\n", "no column names")):
+            with self.subTest(name=name):
+                response = self.post("/projects/forms/corpus/", {"file": SimpleUploadedFile(name, content)})
+                self.assertIn(message, self.field_error(response, "file"))
+        self.assertFalse(Upload.objects.exists())
+        self.assertEqual(list(Path(tempfile.gettempdir()).glob("*/uploads/forms/*")), [])
+
+    def test_a_zip_whose_paths_leave_the_folder_is_refused(self):
+        import io
+        import zipfile
+
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w") as bundle:
+            bundle.writestr("../../escape.txt", "If I had known.")
+        response = self.post("/projects/forms/corpus/", {"file": SimpleUploadedFile("texts.zip", archive.getvalue())})
+        self.assertIn("would unpack outside its folder", self.field_error(response, "file"))
+        self.assertFalse(Upload.objects.exists())
+
+    def _sampled(self):
+        corpus = Corpus.objects.create(name="forms-corpus")
+        self.project.corpora.add(corpus)
+        from filtering.services import filter_chunk_process, filter_run_prepare
+
+        document = Document.objects.create(corpus=corpus, external_id="d", domain="finance",
+                                           text="If it had rained, we would have stayed home.")
+        document.sentences.create(index=0, text=document.text, start=0, end=len(document.text))
+        run = filter_run_prepare(profile="news", corpus=corpus)
+        for chunk in run.chunks.all():
+            filter_chunk_process(chunk_id=chunk.pk)
+        self.project.filter_runs.add(run)
+        return Sample.objects.create(project=self.project, run=run, size=1, candidate_ids=list(
+            run.candidates.values_list("pk", flat=True)))
+
+    def test_the_batch_form_refuses_a_negative_reward_a_gold_rate_of_2_and_a_budget_below_the_estimate(self):
+        self._sampled()
+        base = {"name": "b", "items_per_hit": 25, "assignments_per_hit": 5, "reward": "0.50", "provider": "inhouse",
+                "seed": 0, "gold_count": 0, "gold_rate": 0}
+        response = self.post("/projects/forms/batches/new/", {**base, "reward": "-1"})
+        self.assertIn("greater than or equal to 0", self.field_error(response, "reward"))
+        response = self.post("/projects/forms/batches/new/", {**base, "gold_rate": "2"})
+        self.assertIn("less than or equal to 1", self.field_error(response, "gold_rate"))
+        response = self.post("/projects/forms/batches/new/", {**base, "budget": "1.00"})
+        self.assertIn("would cost 2.50", self.field_error(response, "budget"))
+        self.assertFalse(Batch.objects.exists())
+        self.assertFalse(Job.objects.exists())
+
+    def test_publishing_over_the_budget_is_refused_on_the_page(self):
+        batch = batch_create(name="tight", task_type="subtask1", items=[
+            ItemSpec(key=f"s{n}", payload=SentenceItem(text=f"Sentence {n}.", sentence_id=f"s{n}")) for n in range(10)],
+            items_per_hit=5, budget=Decimal("1.00"))
+        self.project.batches.add(batch)
+        page = self.client.get(f"/projects/forms/batches/{batch.pk}/publish/")
+        self.assertContains(page, "over the budget")
+        response = self.post(f"/projects/forms/batches/{batch.pk}/publish/", {"confirm": "on", "total": "5.00"})
+        self.assertIn("over the budget 1.00", self.field_error(response, "confirm"))
+        response = self.post(f"/projects/forms/batches/{batch.pk}/publish/", {"total": "5.00"})
+        self.assertIn("required", self.field_error(response, "confirm"))
+        batch.refresh_from_db()
+        self.assertEqual((batch.state, batch.hits.exclude(provider_hit_id="").count()), ("draft", 0))
+        self.assertFalse(Job.objects.exists())
+
+    def test_a_new_project_needs_a_name_of_its_own(self):
+        response = self.post("/projects/", {"name": "Forms", "design": "semeval"})
+        self.assertIn("exists", self.field_error(response, "name"))
+        response = self.post("/projects/", {"name": "!!!", "design": "semeval"})
+        self.assertIn("letters or digits", self.field_error(response, "name"))
+        self.assertEqual(Project.objects.count(), 1)
+
+    def test_a_version_name_is_never_reused_and_shares_are_checked(self):
+        from releases.models import DatasetVersion
+
+        DatasetVersion.objects.create(name="taken")
+        from aggregation.models import AggregationRun
+
+        batch = batch_create(name="b", task_type="subtask1", items=[
+            ItemSpec(key="s", payload=SentenceItem(text="S.", sentence_id="s"))])
+        self.project.aggregations.add(AggregationRun.objects.create(batch=batch, rules={}, rules_text="", votes=0))
+        response = self.post("/projects/forms/versions/new/", {"name": "taken", "test_share": 1.5, "seed": 0,
+                                                               "stratify": "label"})
+        self.assertIn("exists", self.field_error(response, "name"))
+        self.assertIn("less than or equal to 0.95", self.field_error(response, "test_share"))
+        self.assertFalse(Job.objects.exists())

@@ -1,0 +1,31 @@
+from releases.splits import split
+
+RECORDS = [{"key": f"s{n}", "label": int(n % 5 == 0), "domain": ("a", "b", "c")[n % 3], "document": f"d{n // 4}"}
+           for n in range(400)]
+
+
+def test_it_splits_65_35_reproducibly_and_disjointly():
+    first, report = split(RECORDS, seed=1)
+    assert split(RECORDS, seed=1)[0] == first
+    assert split(RECORDS, seed=2)[0] != first
+    assert set(first) == {r["key"] for r in RECORDS}
+    assert (report["train"], report["test"]) == (260, 140)
+
+
+def test_it_stratifies_by_label_and_domain():
+    assignment, report = split(RECORDS, seed=3, stratify=("label", "domain"))
+    for label in (0, 1):
+        for domain in "abc":
+            members = [r for r in RECORDS if r["label"] == label and r["domain"] == domain]
+            tested = sum(assignment[r["key"]] == "test" for r in members)
+            assert abs(tested - len(members) * 0.35) <= 0.5
+    assert report["labels"]["test/1"] == 27  # 27, 27, 26 positives per domain, 35% of each rounds to 9
+
+
+def test_it_keeps_a_document_on_one_side_when_grouped():
+    _, loose = split(RECORDS, seed=4)
+    assert loose["documents_on_both_sides"] > 0
+    _, grouped = split(RECORDS, seed=4, group="document")
+    assert grouped["documents_on_both_sides"] == 0
+    assert 0.30 < grouped["test_share"] < 0.40
+    assert grouped["grouped_by"] == "document"

@@ -1,0 +1,140 @@
+"""The pages annotators and reviewers use, checked in Chromium by axe-core (no violation of impact serious or
+critical) on a desktop and on a 390 px phone, where nothing may scroll sideways and every control is at
+least 44 px tall. Screenshots of each go to bench/out/pages for a person to look at."""
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth.models import User
+
+from accounts import roles
+from annotation.models import SpanAnnotation
+from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from qualification.models import QualificationTest, TestItem
+from tests.browser import log_in, screenshot
+from tests.hits.helpers import spec
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+
+# Controls a finger must hit; radios and checkboxes count by their label, which is what takes the tap.
+CONTROLS = """() => [...document.querySelectorAll(
+    "button, a.button, select, textarea, summary, input:not([type=hidden]):not([type=radio]):not([type=checkbox]), " +
+    "label:has(> input[type=radio]), label:has(> input[type=checkbox]), nav a, [role=button]")]
+  .filter(element => { const box = element.getBoundingClientRect(); return box.width > 0 && box.height > 0 &&
+    getComputedStyle(element).visibility !== "hidden"; })
+  .map(element => ({what: element.outerHTML.slice(0, 90), height: element.getBoundingClientRect().height}))"""
+
+
+def _user(name, role, **extra):
+    user = User.objects.create_user(name, password="pass-word-1", **extra)
+    user.groups.add(roles.group(role))
+    return user
+
+
+@pytest.fixture
+def site():
+    """Work of every kind for one annotator: labels, spans, a batch behind a screening test, a graded test,
+    and span annotations waiting for review."""
+    annotator = _user("ann", roles.ANNOTATOR)
+    _user("boss", roles.ORGANIZER, is_staff=True)
+    worker = worker_for_user(annotator)
+    labels = batch_publish(batch=batch_create(
+        name="Finance news, round 1", task_type="subtask1", assignments_per_hit=1, items_per_hit=6,
+        items=[spec(f"l{n}", f"Had the bank not cut rates in March, sentence {n} would read otherwise.",
+                    group="finance") for n in range(12)]))
+    spans = batch_publish(batch=batch_create(
+        name="Spans, round 1", task_type="subtask2", assignments_per_hit=1, items_per_hit=3,
+        items=[spec("p0", "If the bill had passed, prices would have fallen."),
+               spec("p1", "Had the Fed moved sooner, inflation would have peaked lower."),
+               spec("p2", "If approved, it would be the first such drug.")]))
+    test = QualificationTest.objects.create(
+        name="screen", title="Counterfactual screening test", instructions="Read each sentence whole.",
+        pass_threshold=80, examples=[{"sentence": "If X had been, Y would.", "answer": 1, "why": "X was not."}])
+    for n, (text, answer) in enumerate([("Had I known, I would have sold.", 1), ("Shares rose 3%.", 0),
+                                        ("I wish it were true.", 1)]):
+        TestItem.objects.create(test=test, position=n, sentence_id=str(n), text=text, answer=answer,
+                                why="Explained.")
+    batch_publish(batch=batch_create(
+        name="Screened work", task_type="subtask1", requirements={"qualification": "screen"},
+        items=[spec("q", "A sentence.")]))
+    # Span annotations for the review page, from another worker.
+    other = worker_for_user(_user("other", roles.ANNOTATOR))
+    reviewed = batch_publish(batch=batch_create(
+        name="Reviewed spans", task_type="subtask2", assignments_per_hit=1, items_per_hit=2,
+        items=[spec("r0", "If the bill had passed, prices would have fallen."), spec("r1", "Rates rose.")]))
+    assignment = assignment_claim(batch=reviewed, worker=other)
+    first, second = (item.pk for item in assignment.hit.ordered_items())
+    assignment_submit(assignment=assignment, worker=other, raw_answers={
+        f"cf-{first}": "1", f"ant-{first}": "0:4", f"con-{first}": "6:9", f"cf-{second}": "0",
+        f"why-{second}": "A plain fact."})
+    return {"labels": labels, "spans": spans, "worker": worker,
+            "review": SpanAnnotation.objects.order_by("pk").first()}
+
+
+def _check(page, name, width):
+    """axe at this size, then (on the phone) overflow and tap targets; a screenshot either way."""
+    page.wait_for_load_state("networkidle")
+    screenshot(page, f"{name}-{width}")
+    results = Axe().run(page)
+    bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert bad == [], f"{name} at {width}: {bad}"
+    if width != "phone":
+        return
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{name} scrolls sideways by {overflow} px on a phone"
+    small = [control for control in page.evaluate(CONTROLS) if control["height"] < 44]
+    assert small == [], f"{name}: controls under 44 px tall on a phone: {small}"
+    hints = page.locator(".kbd-hint")
+    assert all(not hints.nth(n).is_visible() for n in range(hints.count())), f"{name} shows key hints on a phone"
+
+
+def _pages(chromium, live_server, site, size, width):
+    context = chromium.new_context(**size)
+    page = context.new_page()
+    log_in(page, live_server, "ann", "pass-word-1", "/work/")
+    page.wait_for_selector("#open-heading")
+    _check(page, "work-list", width)
+
+    page.click("button:has-text('Take a HIT of Finance news')")
+    page.wait_for_selector("#cf-task")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    page.locator(".task-item").first.locator("input[value='1']").check()
+    _check(page, "labeling", width)
+
+    page.goto(f"{live_server.url}/work/")
+    page.click("button:has-text('Take a HIT of Spans')")
+    page.wait_for_selector(".sp-item")
+    page.locator(".sp-item").first.locator("input[type=radio][value='1']").check()
+    page.locator(".sp-item").nth(1).locator("input[type=radio][value='0']").check()
+    _check(page, "spans", width)
+
+    page.goto(f"{live_server.url}/qualification/screen/")
+    page.wait_for_selector("#cf-task")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    _check(page, "qualification-test", width)
+    page.locator(".task-item").first.locator("input[value='1']").check()
+    page.click("#cf-submit")
+    page.click("#confirm-send")
+    page.wait_for_selector("#feedback")
+    _check(page, "qualification-result", width)
+    context.close()
+
+    context = chromium.new_context(**size)
+    page = context.new_page()
+    log_in(page, live_server, "boss", "pass-word-1", f"/review/spans/{site['review'].pk}/")
+    page.wait_for_selector("#review-form")
+    _check(page, "span-review", width)
+    page.goto(f"{live_server.url}/review/spans/?show=all")
+    _check(page, "span-review-list", width)
+    context.close()
+
+
+def test_annotator_pages_pass_axe_on_a_desktop(chromium, live_server, site):
+    _pages(chromium, live_server, site, DESKTOP, "desktop")
+
+
+def test_annotator_pages_pass_axe_and_fit_a_390_px_phone(chromium, live_server, site):
+    _pages(chromium, live_server, site, PHONE, "phone")

@@ -1,0 +1,101 @@
+"""Dependencies between the project's packages point one way.
+
+Every import of every first-party module counts, including imports inside
+functions (a lazy import is still a dependency). The root URLconf, which
+wires every app into the site, is the one module allowed to import anything.
+"""
+
+import ast
+import itertools
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Packages of the running site, bottom to top; tests and bench scripts may import anything.
+PACKAGES = ("core", "config", "accounts", "jobs", "filtering", "hits", "qualification", "annotation", "aggregation",
+            "releases", "projects", "dashboard", "api", "demo")
+EXEMPT = {ROOT / "config" / "urls.py"}
+# The core package is plain Python: no Django, so its maths and formats run anywhere.
+DJANGO_FREE = ("core",)
+
+
+def _modules():
+    for package in PACKAGES:
+        folder = ROOT / package
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*.py")):
+            if "migrations" not in path.parts and path not in EXEMPT:
+                yield package, path
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name.split(".")[0], node.lineno
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module.split(".")[0], node.lineno
+
+
+def _graph():
+    """{package: {imported package: [file:line, ...]}} over first-party packages."""
+    edges = defaultdict(lambda: defaultdict(list))
+    for package, path in _modules():
+        for imported, line in _imports(path):
+            if imported in PACKAGES and imported != package:
+                edges[package][imported].append(f"{path.relative_to(ROOT)}:{line}")
+    return edges
+
+
+def _cycle(edges):
+    """One import loop as a list of packages, or None."""
+    state = {}
+
+    def visit(node, trail):
+        state[node] = "open"
+        for following in sorted(edges.get(node, {})):
+            if state.get(following) == "open":
+                return [*trail[trail.index(following):], following]
+            if following not in state:
+                found = visit(following, [*trail, following])
+                if found:
+                    return found
+        state[node] = "done"
+        return None
+
+    for start in sorted(edges):
+        if start not in state:
+            found = visit(start, [start])
+            if found:
+                return found
+    return None
+
+
+def test_no_import_loop_among_the_packages():
+    edges = _graph()
+    cycle = _cycle(edges)
+    if cycle:
+        where = [f"{a} -> {b}: {', '.join(edges[a][b][:3])}" for a, b in itertools.pairwise(cycle)]
+        raise AssertionError("import loop " + " -> ".join(cycle) + "\n" + "\n".join(where))
+
+
+def test_the_loop_detector_names_the_files_of_a_loop():
+    edges = {"a": {"b": ["a/x.py:3"]}, "b": {"c": ["b/y.py:1"]}, "c": {"a": ["c/z.py:9"]}}
+    assert _cycle(edges) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b": ["a/x.py:3"]}, "b": {}}) is None
+
+
+def test_the_core_package_does_not_import_django():
+    found = [f"{path.relative_to(ROOT)}:{line}" for package, path in _modules() if package in DJANGO_FREE
+             for imported, line in _imports(path) if imported == "django"]
+    assert found == []
+
+
+def test_dependencies_point_down_the_layer_order():
+    """Stricter than no loop: a package imports only packages listed before it."""
+    rank = {package: index for index, package in enumerate(PACKAGES)}
+    upward = [f"{package} -> {imported} ({', '.join(places[:2])})" for package, targets in _graph().items()
+              for imported, places in targets.items() if rank[imported] > rank[package]]
+    assert upward == []
