@@ -315,3 +315,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
 }
+
+# The licence a dataset card states for data collected here (an SPDX id as the Hugging Face hub takes it);
+# a version imported from the released SemEval files states theirs (CC BY 4.0).
+DATASET_LICENSE = env_str("DATASET_LICENSE") or "cc-by-4.0"

@@ -173,9 +173,11 @@ def _csv_text(header: Sequence[str], rows: Iterable[Sequence[object]], final_lin
     return text if final_line_end else text[:-2]
 
 
-def subtask1_csv(rows: Iterable[tuple[str, int, str]]) -> str:
-    """rows: (sentence id, label, sentence) → the released Subtask-1 CSV text."""
-    return _csv_text(SUBTASK1, ([key, label, sentence] for key, label, sentence in rows), final_line_end=False)
+def subtask1_csv(rows: Iterable[tuple[str, int, str]], *, final_line_end: bool = True) -> str:
+    """rows: (sentence id, label, sentence) → the released Subtask-1 CSV text. The released files differ in
+    whether their last row ends with a line break (`ends_with_line_end` tells which a file does)."""
+    return _csv_text(SUBTASK1, ([key, label, sentence] for key, label, sentence in rows),
+                     final_line_end=final_line_end)
 
 
 def subtask2_row(key: str, sentence: str, spans: Spans) -> list[object]:
@@ -184,9 +186,20 @@ def subtask2_row(key: str, sentence: str, spans: Spans) -> list[object]:
     return [key, sentence, sentence[spans.antecedent_start:spans.antecedent_end + 1], consequent, *spans.as_tuple()]
 
 
-def subtask2_csv(rows: Iterable[tuple[str, str, Spans]]) -> str:
+def subtask2_csv(rows: Iterable[tuple[str, str, Spans]], *, final_line_end: bool = True) -> str:
     """rows: (sentence id, sentence, Spans) → the released Subtask-2 CSV text."""
-    return _csv_text(SUBTASK2, (subtask2_row(*row) for row in rows), final_line_end=True)
+    return _csv_text(SUBTASK2, (subtask2_row(*row) for row in rows), final_line_end=final_line_end)
+
+
+def ends_with_line_end(path: str | PathLike[str]) -> bool:
+    """Whether a file's last row ends with a line break: the released files do not agree, and an import
+    keeps each file's way so that its export gives the file back byte for byte."""
+    with open(path, "rb") as handle:
+        handle.seek(0, io.SEEK_END)
+        if handle.tell() == 0:
+            return False
+        handle.seek(-1, io.SEEK_END)
+        return handle.read(1) == b"\n"
 
 
 def spreadsheet_cell(value: object) -> str:

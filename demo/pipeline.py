@@ -330,7 +330,12 @@ class Pipeline:
                 worker_sanction(worker=worker, reason=f"spot-checked accuracy below {SPOT_CHECK_PASS:.0%}")
             for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
                 assignment_approve(assignment=assignment)
+            first = run
+            # The rejected HITs made the first run stale: the version is built from a run that saw every review.
+            run = batch_aggregate(batch=batch, rules=Rules(seed=11))
             self.stdout.write("5. aggregate: 500 released training sentences, 12 simulated annotators (2 spammers)")
+            self.stdout.write(f"   aggregated again after the spot checks: {first.votes} votes before, {run.votes} "
+                              f"after the rejected HITs left")
         else:
             run = batch.aggregations.order_by("-created").first()
             self.stdout.write(f"5. {name}: already done, reporting")

@@ -7,8 +7,16 @@ does (see shared/docs/semeval-format.md): token counts of `sentence[start:end]`
 over antecedent and consequent, and a score of 0 for invalid predictions. The
 released code names precision and recall the wrong way round; here they carry
 their true names.
+
+Both tasks treat a sentence of the gold file with no prediction the same way:
+it counts as predicted wrong (Subtask 1: not counterfactual; Subtask 2: no
+exact match and F1 0) and is counted in `missing_predictions`. A prediction for
+a sentence the gold file does not have is refused, naming its line.
 """
 
+from pathlib import Path
+
+from core import semeval as formats
 from core.errors import InputError
 
 
@@ -17,26 +25,29 @@ class ScoreError(InputError):
 
 
 def score_subtask1(gold, predicted):
-    """gold, predicted: {sentence id: 0/1}. Every gold id needs a prediction."""
-    missing = sorted(set(gold) - set(predicted))
-    if missing:
-        raise ScoreError(f"no prediction for {len(missing)} sentence(s), e.g. {', '.join(missing[:5])}")
-    true_positive = sum(1 for key, label in gold.items() if label == 1 and predicted[key] == 1)
-    predicted_positive = sum(1 for key in gold if predicted[key] == 1)
+    """gold, predicted: {sentence id: 0/1}. A missing prediction counts as 0 (see the module's text)."""
+    missing = sum(1 for key in gold if key not in predicted)
+    true_positive = sum(1 for key, label in gold.items() if label == 1 and predicted.get(key) == 1)
+    predicted_positive = sum(1 for key in gold if predicted.get(key) == 1)
     gold_positive = sum(1 for label in gold.values() if label == 1)
     precision = true_positive / predicted_positive if predicted_positive else 0.0
     recall = true_positive / gold_positive if gold_positive else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {"precision": precision, "recall": recall, "f1": f1, "sentences": len(gold),
-            "gold_positive": gold_positive, "predicted_positive": predicted_positive}
+            "gold_positive": gold_positive, "predicted_positive": predicted_positive, "missing_predictions": missing}
 
 
 def _tokens(text):
     return len(text.split())
 
 
-def is_valid(spans):
+def is_valid(spans, sentence):
+    """The released code's rules (antecedent start not -1 and before its end, consequent start not after
+    its end, both consequent ids -1 or neither), and offsets inside the sentence: below -1 or past the
+    last character, a Python slice would quietly wrap or clip where the released code fails the row."""
     a_start, a_end, c_start, c_end = spans.as_tuple()
+    if any(offset < -1 or offset >= len(sentence) for offset in (a_start, a_end, c_start, c_end)):
+        return False
     if a_start == -1 or a_start >= a_end:
         return False
     if c_start > c_end:
@@ -47,7 +58,7 @@ def is_valid(spans):
 def sentence_scores(sentence, gold, predicted):
     """(exact match, f1, precision, recall) for one sentence."""
     exact = gold.as_tuple() == predicted.as_tuple()
-    if not is_valid(predicted):
+    if not is_valid(predicted, sentence):
         return exact, 0.0, 0.0, 0.0
     pairs = [(gold.antecedent_start, gold.antecedent_end, predicted.antecedent_start, predicted.antecedent_end),
              (gold.consequent_start, gold.consequent_end, predicted.consequent_start, predicted.consequent_end)]
@@ -68,7 +79,7 @@ def sentence_scores(sentence, gold, predicted):
 
 def score_subtask2(gold, predicted):
     """gold: {id: (sentence, Spans)}; predicted: {id: Spans}. A missing prediction scores 0."""
-    missing = sorted(set(gold) - set(predicted))
+    missing = sum(1 for key in gold if key not in predicted)
     totals = [0.0, 0.0, 0.0, 0.0]
     for key, (sentence, spans) in gold.items():
         if key not in predicted:
@@ -77,4 +88,27 @@ def score_subtask2(gold, predicted):
             totals[index] += value
     count = len(gold) or 1
     return {"exact_match": totals[0] / count, "f1": totals[1] / count, "precision": totals[2] / count,
-            "recall": totals[3] / count, "sentences": len(gold), "missing_predictions": len(missing)}
+            "recall": totals[3] / count, "sentences": len(gold), "missing_predictions": missing}
+
+
+def score_files(task: int, gold_path: Path, pred_path: Path) -> dict[str, float | int]:
+    """Score a prediction file against a gold file of `task` (1 or 2), as `manage.py score` does."""
+    if task == 1:
+        gold1 = formats.read_subtask1(gold_path)
+        predicted1 = formats.read_subtask1(pred_path, label_column="pred_label")
+        _refuse_unknown(pred_path, predicted1, gold1)
+        return score_subtask1(gold1, predicted1)
+    gold2 = formats.read_subtask2_gold(gold_path)
+    predicted2 = formats.read_subtask2_predictions(pred_path)
+    _refuse_unknown(pred_path, predicted2, gold2)
+    return score_subtask2(gold2, predicted2)
+
+
+def _refuse_unknown(path: Path, predicted: dict, gold: dict) -> None:
+    unknown = [key for key in predicted if key not in gold]
+    if not unknown:
+        return
+    lines = {row["sentenceID"]: line for line, row in formats.read_rows(path, ("sentenceID",))}
+    more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+    raise ScoreError(f"sentence {unknown[0]} is not in the gold file{more}; predict only the gold file's sentences",
+                     file=path, line=lines[unknown[0]], field="sentenceID")

@@ -4,16 +4,19 @@ import the released files, export every format with statistics and a card."""
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from aggregation import maths
 from aggregation.models import AggregationRun
+from aggregation.services import run_staleness
 from annotation.models import SpanAnnotation
 from core import semeval as formats
 from core.errors import InputError
@@ -38,7 +41,8 @@ def _split_options(test_share: float, seed: int, stratify: Sequence[str], group:
 
 @transaction.atomic
 def dataset_from_aggregation(*, run: AggregationRun, name: str, test_share: float = 0.35, seed: int = 0,
-                             stratify: Sequence[str] = ("label",), group: str | None = None) -> DatasetVersion:
+                             stratify: Sequence[str] = ("label",), group: str | None = None,
+                             allow_stale: bool = False) -> DatasetVersion:
     """Sentences the aggregation labeled (positives, and negatives kept by the rules), split,
     with the Subtask-2 spans organizers accepted for its positives.
 
@@ -49,6 +53,10 @@ def dataset_from_aggregation(*, run: AggregationRun, name: str, test_share: floa
     """
     if DatasetVersion.objects.filter(name=name).exists():
         raise DatasetError(f"a dataset version named {name!r} exists; versions are frozen, pick a new name")
+    stale = run_staleness(run)
+    if stale and not allow_stale:
+        raise DatasetError(f"{stale} before building a version from it (or build from this run anyway with "
+                           f"--allow-stale)")
     outcomes = run.outcomes.select_related("item").filter(outcome__in=LABELS, item__is_gold=False)
     reviewed = {a.source_item_id: a for a in SpanAnnotation.objects.filter(
         source_item__in=outcomes.values("item"), state__in=[SpanAnnotation.State.ACCEPTED,
@@ -92,39 +100,79 @@ def dataset_from_aggregation(*, run: AggregationRun, name: str, test_share: floa
 
 @transaction.atomic
 def dataset_import_released(*, name: str, subtask1_path: str | PathLike[str],
-                            subtask2_path: str | PathLike[str] | None = None, test_share: float = 0.35,
-                            seed: int = 0) -> DatasetVersion:
-    """The released files as a version, split again (stratified by label); a Subtask-2
-    sentence that is also in Subtask 1 (same text) goes to the same side."""
+                            subtask2_path: str | PathLike[str] | None = None,
+                            subtask1_test_path: str | PathLike[str] | None = None,
+                            subtask2_test_path: str | PathLike[str] | None = None,
+                            test_share: float = 0.35, seed: int = 0) -> DatasetVersion:
+    """The released files as a version.
+
+    With a test file, the released sides are kept as they are: each file's sentences are that side, and
+    Tables 1 and 2 come out as the paper prints them. Without one, the files are split again (stratified by
+    label), and a Subtask-2 sentence that is also in Subtask 1 (same text) goes to the same side. Each file's
+    last-line convention is kept, so exporting the version gives every file back byte for byte.
+    """
     if DatasetVersion.objects.filter(name=name).exists():
         raise DatasetError(f"a dataset version named {name!r} exists; versions are frozen, pick a new name")
+    if subtask2_test_path and not subtask1_test_path:
+        raise DatasetError("a Subtask-2 test file needs the Subtask-1 test file too (--subtask1-test): the sides "
+                           "are kept only when both tasks have them")
+    given = {"subtask1_train": subtask1_path, "subtask1_test": subtask1_test_path,
+             "subtask2_train": subtask2_path, "subtask2_test": subtask2_test_path}
+    files: dict[str, str | PathLike[str]] = {key: path for key, path in given.items() if path is not None}
     try:
-        rows = formats.read_subtask1_rows(subtask1_path)
-        spans = formats.read_subtask2_gold(subtask2_path) if subtask2_path else {}
-    except InputError as error:
+        rows = {side: formats.read_subtask1_rows(files[f"subtask1_{side}"]) for side in Split.values
+                if f"subtask1_{side}" in files}
+        spans = {side: formats.read_subtask2_gold(files[f"subtask2_{side}"]) for side in Split.values
+                 if f"subtask2_{side}" in files}
+        line_ends = {key: formats.ends_with_line_end(path) for key, path in files.items()}
+    except (InputError, OSError) as error:
         raise DatasetError(str(error)) from None
-    records: list[dict[str, Any]] = [{"key": key, "label": label, "text": text} for key, label, text in rows]
-    assignment, report = splits.split(records, test_share=test_share, seed=seed, stratify=("label",))
-    side_of_text = {r["text"]: assignment[r["key"]] for r in records}
-    span_records = [{"key": key, "label": int(s.consequent_start != -1), "text": text}
-                    for key, (text, s) in spans.items() if text not in side_of_text]
-    span_assignment, _ = splits.split(span_records, test_share=test_share, seed=seed, stratify=("label",)) \
-        if span_records else ({}, {})
+    keep_sides = "test" in rows
+    records: list[dict[str, Any]] = [{"key": key, "label": label, "text": text, "side": side}
+                                     for side, found in rows.items() for key, label, text in found]
+    _refuse_repeats([(r["key"], files[f"subtask1_{r['side']}"]) for r in records], "Subtask-1")
+    all_spans = {key: (text, found, side) for side, by_key in spans.items() for key, (text, found) in by_key.items()}
+    _refuse_repeats([(key, files[f"subtask2_{side}"]) for side, by_key in spans.items() for key in by_key],
+                    "Subtask-2")
+    if keep_sides:
+        assignment = {r["key"]: r["side"] for r in records}
+        report = splits.report(records, assignment)
+        span_side = {key: side for key, (_, _, side) in all_spans.items()}
+    else:
+        assignment, report = splits.split(records, test_share=test_share, seed=seed, stratify=("label",))
+        side_of_text = {r["text"]: assignment[r["key"]] for r in records}
+        span_records = [{"key": key, "label": int(s.consequent_start != -1), "text": text}
+                        for key, (text, s, _) in all_spans.items() if text not in side_of_text]
+        span_assignment, _ = splits.split(span_records, test_share=test_share, seed=seed, stratify=("label",)) \
+            if span_records else ({}, {})
+        span_side = {key: side_of_text.get(text) or span_assignment[key] for key, (text, _, _) in all_spans.items()}
+    options = _split_options(test_share, seed, ("label",), None)
+    if keep_sides:
+        options = {**options, "test_share": round(report["test_share"], 4), "seed": None, "stratify": [],
+                   "sides": "as released"}
     version = DatasetVersion.objects.create(
         name=name, split_report=report,
-        config={"source": "released", "subtask1": str(Path(subtask1_path).name),
-                "subtask2": Path(subtask2_path).name if subtask2_path else None,
-                **_split_options(test_share, seed, ("label",), None)})
+        config={"source": "released", **{key: Path(path).name for key, path in files.items()},
+                "subtask1": Path(subtask1_path).name, "subtask2": Path(subtask2_path).name if subtask2_path else None,
+                "line_ends": line_ends, **options})
     DatasetSentence.objects.bulk_create(
         DatasetSentence(version=version, sentence_id=r["key"], text=r["text"], label=r["label"],
                         split=assignment[r["key"]]) for r in records)
     DatasetSpan.objects.bulk_create(
-        DatasetSpan(version=version, sentence_id=key, text=text,
-                    split=side_of_text.get(text) or span_assignment[key],
+        DatasetSpan(version=version, sentence_id=key, text=text, split=span_side[key],
                     antecedent_start=s.antecedent_start, antecedent_end=s.antecedent_end,
                     consequent_start=s.consequent_start, consequent_end=s.consequent_end)
-        for key, (text, s) in spans.items())
+        for key, (text, s, _) in all_spans.items())
     return version
+
+
+def _refuse_repeats(keys: list[tuple[str, Any]], task: str) -> None:
+    seen: dict[str, Any] = {}
+    for key, path in keys:
+        if key in seen:
+            raise DatasetError(f"{path}: sentenceID {key} is also in {seen[key]}; a {task} sentence belongs to one "
+                               f"side only")
+        seen[key] = path
 
 
 # --- statistics --------------------------------------------------------------------
@@ -137,6 +185,20 @@ def table1(version: DatasetVersion) -> dict[str, dict[str, int]]:
 def table2(version: DatasetVersion) -> dict[str, dict[str, int]]:
     """The paper's Table 2: antecedent only / antecedent and consequent per split."""
     return selectors.version_tables([version.pk])[version.pk]["table2"]
+
+
+def word_counts(version: DatasetVersion) -> dict[str, dict[str, dict[str, float]]]:
+    """Words per sentence (whitespace tokens) per task and side: the numbers behind the Appendix C plot."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for task, queryset in (("subtask1", version.sentences), ("subtask2", version.spans)):
+        found[task] = {}
+        for side in (*Split.values, "total"):
+            chosen = queryset if side == "total" else queryset.filter(split=side)
+            counts = [len(text.split()) for text in chosen.values_list("text", flat=True).iterator()]
+            found[task][side] = ({"sentences": len(counts), "mean": round(statistics.fmean(counts), 2),
+                                  "median": statistics.median(counts), "max": max(counts)} if counts else
+                                 {"sentences": 0, "mean": 0.0, "median": 0, "max": 0})
+    return found
 
 
 def format_table(title: str, table: dict[str, dict[str, int]]) -> str:
@@ -212,14 +274,20 @@ def dataset_export(*, version: DatasetVersion, folder: str | PathLike[str]) -> l
         (folder / name).write_bytes(text.encode("utf-8"))
         written.append(name)
 
-    sentences = list(version.sentences.order_by("sentence_id"))
-    spans = list(version.spans.order_by("sentence_id"))
+    # An imported version writes its rows in the order of the files they came from, each file with its own
+    # last-line convention: a version that kept the released sides gives those files back byte for byte.
+    order = "pk" if version.config.get("source") == "released" else "sentence_id"
+    line_ends = version.config.get("line_ends", {})
+    sentences = list(version.sentences.order_by(order))
+    spans = list(version.spans.order_by(order))
     for side in Split.values:
         write(f"subtask1_{side}.csv", formats.subtask1_csv(
-            (s.sentence_id, s.label, s.text) for s in sentences if s.split == side))
+            ((s.sentence_id, s.label, s.text) for s in sentences if s.split == side),
+            final_line_end=line_ends.get(f"subtask1_{side}", True)))
         if spans:
             write(f"subtask2_{side}.csv", formats.subtask2_csv(
-                (s.sentence_id, s.text, _spans(s)) for s in spans if s.split == side))
+                ((s.sentence_id, s.text, _spans(s)) for s in spans if s.split == side),
+                final_line_end=line_ends.get(f"subtask2_{side}", True)))
     records = [{"sentenceID": s.sentence_id, "gold_label": s.label, "sentence": s.text, "split": s.split,
                 "domain": s.domain, "document": s.document, "votes_yes": s.votes_yes, "votes_no": s.votes_no,
                 "agreement": _agreement(s), "outcome": s.outcome} for s in sentences]
@@ -243,6 +311,19 @@ def dataset_export(*, version: DatasetVersion, folder: str | PathLike[str]) -> l
                                                      "at": timezone.now().isoformat()}}
     version.save(update_fields=["results"])
     return written
+
+
+def _split_line(config: dict[str, Any], report: dict[str, Any]) -> str:
+    if config.get("sides") == "as released":
+        return (f"- split: the released train and test files kept as they are ({report['train']} train / "
+                f"{report['test']} test sentences)")
+    grouping = (f"grouped by {config['group']}" + (f"; {report['ungrouped']} sentences had no {config['group']} "
+                                                  f"and were split one by one" if report.get("ungrouped") else "")
+                if config.get("group") else
+                f"not grouped ({report.get('documents_on_both_sides', 0)} source documents have sentences on both "
+                f"sides)")
+    return (f"- split: {1 - config['test_share']:.0%} train / {config['test_share']:.0%} test, seed {config['seed']}, "
+            f"stratified by {', '.join(config['stratify']) or 'nothing'}, {grouping}")
 
 
 EXPORT_MARK = ".crowdset-version"
@@ -275,27 +356,118 @@ def _agreement(sentence: DatasetSentence) -> float | None:
     return max(sentence.votes_yes, sentence.votes_no) / total if total else None
 
 
+# One column type per field, whatever the data: an imported version has no votes, and Arrow would make
+# `votes_yes` a null column there and int64 elsewhere.
+SUBTASK1_FEATURES = (("sentenceID", "string"), ("gold_label", "int64"), ("sentence", "string"), ("split", "string"),
+                     ("domain", "string"), ("document", "string"), ("votes_yes", "int64"), ("votes_no", "int64"),
+                     ("agreement", "float64"), ("outcome", "string"))
+SUBTASK2_FEATURES = (("sentenceID", "string"), ("sentence", "string"), ("antecedent", "string"),
+                     ("consequent", "string"), ("antecedent_startid", "int64"), ("antecedent_endid", "int64"),
+                     ("consequent_startid", "int64"), ("consequent_endid", "int64"))
+
+
 def _parquet(records: list[dict[str, Any]], path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.Table.from_pylist(records), path)
+    schema = pa.schema([(name, pa.float64() if kind == "float64" else pa.int64() if kind == "int64" else pa.string())
+                        for name, kind in SUBTASK1_FEATURES])
+    pq.write_table(pa.Table.from_pylist(records, schema=schema), path)
+
+
+PAPER_CITATION = """@inproceedings{yang-etal-2020-semeval,
+    title = "{S}em{E}val-2020 Task 5: Counterfactual Recognition",
+    author = "Yang, Xiaoyu and Obadinma, Stephen and Zhao, Huasha and Zhang, Qiong and Matwin, Stan and Zhu, Xiaodan",
+    booktitle = "Proceedings of the Fourteenth Workshop on Semantic Evaluation",
+    year = "2020",
+    publisher = "International Committee for Computational Linguistics",
+    pages = "322--335"
+}"""
+
+
+def _size_category(count: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if count < limit:
+            return name
+    return "1M<n<10M"
+
+
+def card_metadata(version: DatasetVersion, statistics: dict[str, Any], has_spans: bool) -> dict[str, Any]:
+    """The Hugging Face dataset card's YAML: licence, sizes, creators, a default config per file format,
+    and the features of each config (the columns and their types, fixed whatever the data)."""
+    t1 = statistics["table1"]
+    released = version.config.get("source") == "released"
+
+    def info(name: str, features: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+        # Features make `load_dataset` read sentenceID as a string, as the files mean it, not as a number.
+        return {"config_name": name, "features": [{"name": n, "dtype": kind} for n, kind in features]}
+
+    def files(name: str, prefix: str, default: bool = False) -> dict[str, Any]:
+        found: dict[str, Any] = {"config_name": name, "data_files": [
+            {"split": side, "path": f"{prefix}_{side}.csv"} for side in Split.values]}
+        return {**found, "default": True} if default else found
+
+    # CSV configs only: `datasets` reads every config of a folder with one builder (CSV here), so the
+    # Parquet and JSONL files are named in the card's text instead.
+    configs = [files("subtask1", "subtask1", default=True)]
+    dataset_info = [info("subtask1", SUBTASK1_FEATURES[:3])]
+    if has_spans:
+        configs.append(files("subtask2", "subtask2"))
+        dataset_info.append(info("subtask2", SUBTASK2_FEATURES))
+    return {
+        "pretty_name": f"{version.name}: counterfactual statements (SemEval-2020 Task 5 format)",
+        "license": "cc-by-4.0" if released else settings.DATASET_LICENSE,
+        "language": ["en"], "multilinguality": ["monolingual"],
+        "task_categories": ["text-classification", "token-classification"],
+        "task_ids": ["multi-class-classification"],
+        "size_categories": [_size_category(t1["total"]["total"])],
+        "annotations_creators": ["crowdsourced"], "language_creators": ["found"],
+        "source_datasets": ["original"],
+        "configs": configs, "dataset_info": dataset_info,
+    }
+
+
+def _provenance(version: DatasetVersion) -> list[str]:
+    """Where a built version's labels came from: the batch, its crowd and pay, the rules and the agreement."""
+    run = AggregationRun.objects.filter(pk=version.config.get("aggregation_run")).select_related("batch").first()
+    if run is None:
+        return ["## Provenance", "", "The released SemEval-2020 Task 5 files, labeled by their organizers: "
+                "five crowd votes per sentence, positive at 5 of 5, negative at 5 of 5 and some at 4 of 5.", ""]
+    batch = run.batch
+
+    def alpha(found: dict[str, Any]) -> str:
+        if found.get("alpha") is None:
+            return "not measurable"
+        return f"{found['alpha']:.3f} [{found['low']:.3f}, {found['high']:.3f}] over {found['items']} sentences"
+
+    overall = {"alpha": run.alpha, "low": run.alpha_low, "high": run.alpha_high,
+               "items": sum(run.summary.get("outcomes", {}).values())}
+    lines = ["## Provenance", "",
+             f"- batch {batch.pk} ({batch.name}): {batch.hits.count()} HITs of {batch.items.count()} items on "
+             f"{batch.provider}, {batch.assignments_per_hit} workers a HIT, {batch.reward} a HIT, spent "
+             f"{batch.spent()}",
+             f"- aggregation rules used: {run.rules_text}",
+             f"- Krippendorff's alpha: {alpha(overall)}"]
+    lines += [f"  - {domain}: {alpha(found)}" for domain, found in sorted(run.summary.get("by_domain", {}).items())]
+    gold = run.summary.get("gold") or {}
+    if gold.get("items"):
+        lines.append(f"- known-answer items (not in the data): {gold['items']}, the aggregated labels right on "
+                     f"{gold['accuracy']:.1%}")
+    return [*lines, ""]
 
 
 def dataset_card(version: DatasetVersion, statistics: dict[str, Any], has_spans: bool) -> str:
+    import yaml  # PyYAML, only here: the card's front matter
+
     t1, t2 = statistics["table1"], statistics["table2"]
-    configs = ["configs:", "- config_name: subtask1", "  data_files:",
-               "  - split: train", "    path: subtask1_train.csv", "  - split: test", "    path: subtask1_test.csv"]
-    if has_spans:
-        configs += ["- config_name: subtask2", "  data_files:", "  - split: train", "    path: subtask2_train.csv",
-                    "  - split: test", "    path: subtask2_test.csv"]
     config = version.config
+    released = config.get("source") == "released"
     lines = [
-        "---", "language:", "- en", "task_categories:", "- text-classification", "- token-classification",
-        *configs, "---", "", f"# {version.name}", "",
-        "Counterfactual statements in news text, in the file formats of SemEval-2020 Task 5 "
-        "(subtask1_*.csv: sentenceID,gold_label,sentence; subtask2_*.csv: end-inclusive character offsets, "
-        "`{}` and -1/-1 when there is no consequent).", "",
+        "---", yaml.safe_dump(card_metadata(version, statistics, has_spans), sort_keys=False,
+                              allow_unicode=True).rstrip("\n"), "---", "", f"# {version.name}", "",
+        "Counterfactual statements in news text, in the file formats of SemEval-2020 Task 5: Counterfactual "
+        "Recognition (Yang et al., 2020) (subtask1_*.csv: sentenceID,gold_label,sentence; subtask2_*.csv: "
+        "end-inclusive character offsets, `{}` and -1/-1 when there is no consequent).", "",
         "## Sizes", "",
         "| split | counterfactual | non-counterfactual | total |", "| --- | --- | --- | --- |",
         *[f"| {side} | {row['counterfactual']} | {row['non_counterfactual']} | {row['total']} |"
@@ -305,20 +477,30 @@ def dataset_card(version: DatasetVersion, statistics: dict[str, Any], has_spans:
         lines += ["| split | antecedent only | antecedent and consequent | total |", "| --- | --- | --- | --- |",
                   *[f"| {side} | {row['antecedent_only']} | {row['antecedent_and_consequent']} | {row['total']} |"
                     for side, row in t2.items()], ""]
+    lines += _provenance(version)
     report = statistics["split"]
     lines += [
         "## How it was made", "",
         f"- source: {config.get('source')}" + (f", aggregation run {config['aggregation_run']} of batch "
                                                f"{config['batch']}" if config.get("aggregation_run") else ""),
         f"- labeling rules: {config.get('rules', 'as released')}",
-        f"- split: {1 - config['test_share']:.0%} train / {config['test_share']:.0%} test, seed {config['seed']}, "
-        f"stratified by {', '.join(config['stratify']) or 'nothing'}, "
-        + (f"grouped by {config['group']}" if config.get("group") else
-           f"not grouped ({report.get('documents_on_both_sides', 0)} source documents have sentences on both sides)"),
+        _split_line(config, report),
         "- agreement: `subtask1.jsonl` and `subtask1.parquet` carry per-sentence vote counts and agreement",
         "- `subtask1_spreadsheet.csv` is for spreadsheets: cells starting with = + - @ are prefixed with ' there; "
         "the SemEval CSVs keep every sentence exactly as written", "",
-        "Load with `datasets.load_dataset(\"csv\", data_files={\"train\": \"subtask1_train.csv\", "
-        "\"test\": \"subtask1_test.csv\"})`.", "",
+        "Load with `datasets.load_dataset(FOLDER)` (the default config, `subtask1`) or "
+        "`datasets.load_dataset(FOLDER, \"subtask2\")`. `subtask1.parquet` and `subtask1.jsonl` hold every "
+        "sentence with its split, domain, document, votes, agreement and outcome: "
+        "`datasets.load_dataset(\"parquet\", data_files=\"FOLDER/subtask1.parquet\")`.", "",
+        "## Known limitations", "",
+        "- Sentences come from news in three domains (finance, politics, healthcare) and were picked by a "
+        "pattern filter first, so counterfactuals without any of its patterns are under-represented.",
+        "- A sentence is positive only when every annotator said so; sentences without a clear majority are "
+        "left out, so the data is easier than the text it came from.", "",
+        "## Citation", "",
+        *(["The data is the released SemEval-2020 Task 5 data; cite the task:", "", "```bibtex", PAPER_CITATION,
+            "```"] if released else
+          ["The collection follows the SemEval-2020 Task 5 design; cite the task when you compare with it:", "",
+           "```bibtex", PAPER_CITATION, "```"]), "",
     ]
     return "\n".join(lines)

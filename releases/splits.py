@@ -40,7 +40,9 @@ def split(records, *, test_share=0.35, seed=0, stratify=(), group=None):
 def _split_groups(records, test_share, rng, stratify, group, assignment):
     groups = defaultdict(list)
     for record in records:
-        groups[record[group]].append(record)
+        # A record with no group ("" or None: a sentence with no source document) is a group of its own;
+        # lumped together, "no document" would be one giant group that lands wholly on one side.
+        groups[record[group] if _named(record.get(group)) else ("", record["key"])].append(record)
     names = sorted(groups, key=str)
     rng.shuffle(names)
     totals = Counter(tuple(r[field] for field in stratify) for r in records)
@@ -62,12 +64,18 @@ def report(records, assignment, group=None):
     labels = Counter((assignment[r["key"]], r.get("label")) for r in records)
     sides = defaultdict(set)
     for record in records:
-        if record.get("document") is not None:
+        if _named(record.get("document")):
             sides[record["document"]].add(assignment[record["key"]])
     return {
+        # Records the grouping could not group (no value in the group field): each was split on its own.
+        "ungrouped": sum(1 for r in records if not _named(r.get(group))) if group else 0,
         "train": sizes["train"], "test": sizes["test"],
         "test_share": sizes["test"] / len(records) if records else 0,
         "labels": {f"{side}/{label}": count for (side, label), count in sorted(labels.items(), key=str)},
         "grouped_by": group,
         "documents_on_both_sides": sum(1 for both in sides.values() if len(both) == 2),
     }
+
+
+def _named(value):
+    return value is not None and str(value).strip() != ""

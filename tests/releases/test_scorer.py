@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from core import semeval as formats
 from core.errors import InputError
 from core.spans import Spans
-from releases.scorer import ScoreError, score_subtask1, score_subtask2, sentence_scores
+from releases.scorer import score_subtask1, score_subtask2, sentence_scores
 
 SENTENCE = "aa bb cc dd ee ff"  # antecedent "aa bb cc" = 0..7, consequent "dd ee ff" = 9..16
 GOLD = Spans(0, 7, 9, 16)
@@ -22,8 +22,18 @@ RELEASED = settings.SHARED_DIR / "semeval2020t5"
 def test_it_scores_subtask1_on_the_positive_class():
     result = score_subtask1({"a": 1, "b": 1, "c": 0, "d": 0}, {"a": 1, "b": 0, "c": 1, "d": 0})
     assert (result["precision"], result["recall"], result["f1"]) == (0.5, 0.5, 0.5)
-    with pytest.raises(ScoreError, match="no prediction for 1"):
-        score_subtask1({"a": 1}, {})
+    assert result["missing_predictions"] == 0
+
+
+def test_a_missing_prediction_counts_as_wrong_in_both_tasks():
+    # Subtask 1: "b" missing counts as predicted 0: TP 1 (a), predicted positive 1, gold positive 2.
+    result = score_subtask1({"a": 1, "b": 1, "c": 0}, {"a": 1, "c": 0})
+    assert (result["precision"], result["recall"]) == (1.0, 0.5)
+    assert result["f1"] == pytest.approx(2 / 3)
+    assert result["missing_predictions"] == 1
+    # Subtask 2: of two sentences, one predicted exactly and one missing: EM 1/2, F1 1/2.
+    result = score_subtask2({"a": (SENTENCE, GOLD), "b": (SENTENCE, GOLD)}, {"a": GOLD})
+    assert (result["exact_match"], result["f1"], result["missing_predictions"]) == (0.5, 0.5, 1)
 
 
 @pytest.mark.parametrize(("predicted", "expected"), [
@@ -34,6 +44,11 @@ def test_it_scores_subtask1_on_the_positive_class():
     (Spans(5, 5), (False, 0.0, 0.0, 0.0)),  # start == end: invalid by the released rule
     (Spans(0, 7, 9, -1), (False, 0.0, 0.0, 0.0)),  # only one consequent id is -1
     (Spans(12, 16), (False, 0.0, 0.0, 0.0)),  # no overlap
+    (Spans(-5, 10), (False, 0.0, 0.0, 0.0)),  # below -1: the slice would wrap round (it crashed once)
+    (Spans(0, 7, -3, 16), (False, 0.0, 0.0, 0.0)),
+    (Spans(0, 40), (False, 0.0, 0.0, 0.0)),  # past the sentence's 16 characters
+    (Spans(0, 7, 9, 16), (True, 1.0, 1.0, 1.0)),  # the last character, index 15, is inside: 16 is not
+    (Spans(7, 3), (False, 0.0, 0.0, 0.0)),  # start after end
 ])
 def test_it_scores_one_sentence_as_the_released_code(predicted, expected):
     assert sentence_scores(SENTENCE, GOLD, predicted) == pytest.approx(expected)
@@ -63,7 +78,10 @@ def test_it_reproduces_the_released_files_byte_for_byte():
     released1 = (RELEASED / "subtask1_train.csv").read_bytes()
     rows = [(row["sentenceID"], row["gold_label"], row["sentence"])
             for _, row in formats.read_rows(RELEASED / "subtask1_train.csv", formats.SUBTASK1)]
-    assert formats.subtask1_csv(rows).encode() == released1
+    # The released Subtask-1 file has no line end after its last row; the Subtask-2 file has one.
+    assert not formats.ends_with_line_end(RELEASED / "subtask1_train.csv")
+    assert formats.ends_with_line_end(RELEASED / "subtask2_train.csv")
+    assert formats.subtask1_csv(rows, final_line_end=False).encode() == released1
 
 
 def test_it_neutralizes_formulas_only_in_the_spreadsheet_export():
@@ -97,8 +115,33 @@ def test_it_prints_json_from_the_command():
     result = json.loads(out.getvalue())
     assert result["precision"] == 0.5 and result["recall"] == 0.5
     (folder / "pred2.csv").write_text(",".join(formats.SUBTASK2_PRED) + "\n999,0,3,-1,-1\n")
-    with pytest.raises(CommandError, match="not in the gold file: 999"):
+    with pytest.raises(CommandError, match=r"pred2.csv:2: sentenceID: sentence 999 is not in the gold file"):
         call_command("score", "--task", "2", str(RELEASED / "subtask2_train.csv"), str(folder / "pred2.csv"))
+
+
+def test_the_command_refuses_unknown_ids_in_task_1_by_line_and_reads_a_bom(tmp_path):
+    (tmp_path / "gold.csv").write_text("sentenceID,gold_label,sentence\n1,1,a\n2,0,b\n")
+    (tmp_path / "pred.csv").write_text("sentenceID,pred_label\n1,1\n2,0\n7,1\n8,0\n")
+    with pytest.raises(CommandError, match=r"pred.csv:4: sentenceID: sentence 7 is not in the gold file \(and 1 m"):
+        call_command("score", "--task", "1", str(tmp_path / "gold.csv"), str(tmp_path / "pred.csv"))
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbfsentenceID,pred_label\r\n1,1\r\n")
+    out, err = StringIO(), StringIO()
+    call_command("score", "--task", "1", str(tmp_path / "gold.csv"), str(tmp_path / "bom.csv"), "--json",
+                 stdout=out, stderr=err)
+    result = json.loads(out.getvalue())
+    assert (result["precision"], result["recall"], result["missing_predictions"]) == (1.0, 1.0, 1)
+    assert "1 sentence(s) of the gold file have no prediction" in err.getvalue()
+
+
+def test_a_task_2_row_below_minus_one_scores_0_instead_of_crashing(tmp_path):
+    gold = RELEASED / "subtask2_train.csv"
+    first = next(iter(formats.read_subtask2_gold(gold)))
+    (tmp_path / "pred.csv").write_text(",".join(formats.SUBTASK2_PRED) + f"\n{first},-5,10,-1,-1\n")
+    out = StringIO()
+    call_command("score", "--task", "2", str(gold), str(tmp_path / "pred.csv"), "--json", stdout=out, stderr=StringIO())
+    result = json.loads(out.getvalue())
+    assert (result["f1"], result["exact_match"]) == (0.0, 0.0)
+    assert result["missing_predictions"] == result["sentences"] - 1
 
 
 @pytest.mark.parametrize(("content", "message"), [

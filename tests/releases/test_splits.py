@@ -29,3 +29,19 @@ def test_it_keeps_a_document_on_one_side_when_grouped():
     assert grouped["documents_on_both_sides"] == 0
     assert 0.30 < grouped["test_share"] < 0.40
     assert grouped["grouped_by"] == "document"
+
+
+def test_sentences_without_a_document_are_split_one_by_one_and_reported():
+    # 342 sentences with no source document: grouped, they used to form one "" group and all land in train.
+    records = [{"key": f"s{n}", "label": n % 2, "domain": "a", "document": ""} for n in range(342)]
+    assignment, report = split(records, seed=5, group="document")
+    assert set(assignment.values()) == {"train", "test"}
+    assert 0.30 < report["test_share"] < 0.40
+    assert report["ungrouped"] == 342
+    assert report["documents_on_both_sides"] == 0  # "" is not a document
+    _, loose = split(records, seed=5)
+    assert loose["documents_on_both_sides"] == 0 and loose["ungrouped"] == 0
+    # Mixed: the documented sentences stay together; only the rest are split one by one.
+    mixed = RECORDS + [{**record, "key": f"x{record['key']}"} for record in records[:50]]
+    _, report = split(mixed, seed=6, group="document")
+    assert report["ungrouped"] == 50 and report["documents_on_both_sides"] == 0

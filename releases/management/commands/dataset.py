@@ -1,3 +1,5 @@
+import json
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -24,9 +26,14 @@ class Command(BaseCommand):
             target.add_argument("--seed", type=int, default=0)
         build.add_argument("--stratify", default="label", help="comma-separated fields: label,domain")
         build.add_argument("--group-by-document", action="store_true")
+        build.add_argument("--allow-stale", action="store_true",
+                           help="build even when work was reviewed or submitted after the aggregation ran")
         imported.add_argument("--name", required=True)
         imported.add_argument("--subtask1", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv"))
         imported.add_argument("--subtask2", default=str(settings.SHARED_DIR / "semeval2020t5" / "subtask2_train.csv"))
+        imported.add_argument("--subtask1-test", help="the released Subtask-1 test file: keep the released sides "
+                                                      "instead of splitting again")
+        imported.add_argument("--subtask2-test", help="the released Subtask-2 test file (with --subtask1-test)")
         sample = sub.add_parser("sample", help="N candidates of a filter run, balanced across domains")
         sample.add_argument("run", type=int, help="filter run id")
         sample.add_argument("--size", type=int, required=True)
@@ -37,6 +44,8 @@ class Command(BaseCommand):
         export.add_argument("--out", required=True)
         for action in ("stats", "baselines"):
             sub.add_parser(action).add_argument("version")
+        sub.choices["stats"].add_argument("--json", action="store_true",
+                                          help="Tables 1 and 2 and words per sentence as one JSON object")
 
     def handle(self, *args, action, **options):
         try:
@@ -66,17 +75,21 @@ class Command(BaseCommand):
                 raise CommandError(str(error)) from None
             self.stdout.write(f"batch {created.pk}: {created.hits.count()} HITs of {created.items.count()} items")
 
-    def do_build(self, run, name, test_share, seed, stratify, group_by_document, **options):
+    def do_build(self, run, name, test_share, seed, stratify, group_by_document, allow_stale=False, **options):
         found = AggregationRun.objects.filter(pk=run).first()
         if found is None:
             raise CommandError(f"no aggregation run {run}")
         version = services.dataset_from_aggregation(
             run=found, name=name, test_share=test_share, seed=seed, group="document" if group_by_document else None,
-            stratify=tuple(field for field in stratify.split(",") if field))
+            stratify=tuple(field for field in stratify.split(",") if field), allow_stale=allow_stale)
         self.stdout.write(f"dataset {version}: {version.split_report}")
+        if version.split_report.get("ungrouped"):
+            self.stderr.write(f"warning: {version.split_report['ungrouped']} sentences have no source document; "
+                              f"each was split on its own (the dataset card says so)")
 
-    def do_import(self, name, subtask1, subtask2, test_share, seed, **options):
+    def do_import(self, name, subtask1, subtask2, subtask1_test, subtask2_test, test_share, seed, **options):
         version = services.dataset_import_released(name=name, subtask1_path=subtask1, subtask2_path=subtask2,
+                                                   subtask1_test_path=subtask1_test, subtask2_test_path=subtask2_test,
                                                    test_share=test_share, seed=seed)
         self.stdout.write(f"dataset {version}: {version.sentences.count()} sentences, {version.spans.count()} spans")
 
@@ -86,6 +99,10 @@ class Command(BaseCommand):
 
     def do_stats(self, version, **options):
         version = self._version(version)
+        if options.get("json"):
+            self.stdout.write(json.dumps({"table1": services.table1(version), "table2": services.table2(version),
+                                          "words_per_sentence": services.word_counts(version)}, indent=2))
+            return
         self.stdout.write(services.format_table("Table 1 (Subtask 1)", services.table1(version)))
         self.stdout.write(services.format_table("Table 2 (Subtask 2)", services.table2(version)))
 
