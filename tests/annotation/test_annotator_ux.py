@@ -124,6 +124,7 @@ def test_a_reload_another_device_and_back_find_every_answer(chromium, live_serve
     assert [assignment.answers[str(item.pk)] for item in items] == [1, 0, 1, 0, 1, 0, 0, 0, 0]
 
 
+@pytest.mark.slow  # a fault run of hundreds of HITs or a timer running out: CI runs it
 def test_a_claim_that_runs_out_warns_first_then_says_what_happened_and_offers_the_next(browser_page, live_server):
     batch = _labeling(assignment_duration=12)  # the warning comes with a quarter of the time left
     _annotator()

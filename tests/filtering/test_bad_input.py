@@ -7,6 +7,7 @@ import sys
 from io import StringIO
 from pathlib import Path
 
+import pytest
 from django.core.management import CommandError, call_command
 
 from filtering import services
@@ -101,6 +102,7 @@ class BadInputTests(IngestTestCase):
                 call_command("ingest", str(path), *options, "--corpus", "never", stdout=StringIO())
         self.assertFalse(Corpus.objects.exists())
 
+    @pytest.mark.slow  # a fault run of hundreds of HITs or a timer running out: CI runs it
     def test_a_megabyte_paragraph_is_split_without_a_time_out(self):
         sentence = "If the bank had cut rates, stocks would have risen. Officials said so "
         path = self.write("paragraph.txt", (sentence * 14_000).strip())  # 1 MB, no blank line

@@ -96,6 +96,7 @@ class PublishTests(MTurkTestCase):
 
 
 class FaultTests(MTurkTestCase):
+    @pytest.mark.slow  # a fault run of hundreds of HITs or a timer running out: CI runs it
     def test_it_publishes_exactly_500_hits_through_drops_and_throttling(self):
         batch = make_batch(count=500, items_per_hit=1, provider="mturk", assignments_per_hit=1)
         use_provider("mturk", MTurkProvider(self.emulator.client(backoff=False)))

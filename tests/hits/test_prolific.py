@@ -7,6 +7,7 @@ import re
 from datetime import timedelta
 from decimal import Decimal
 
+import pytest
 from django.test import Client, override_settings
 from django.utils import timezone
 
@@ -213,6 +214,7 @@ class WebhookTests(ProlificTestCase):
 
 
 class FaultTests(ProlificTestCase):
+    @pytest.mark.slow  # a fault run of hundreds of HITs or a timer running out: CI runs it
     def test_200_participants_through_dropped_answers_and_429s(self):
         batch = self.publish(count=40, items_per_hit=1, assignments_per_hit=5)  # 40 HITs, 200 places
         self.emulator.faults.set({name: {"drop": 0.1, "throttle": 0.1} for _, _, name, _ in ROUTES})
