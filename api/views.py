@@ -1,9 +1,10 @@
 """The API's views: thin, over the same selectors, services and jobs as the pages."""
 
 from pathlib import Path
+from typing import Any
 
 from django.http import FileResponse, Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -56,7 +57,24 @@ class ProjectViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(serializers.StepSerializer(steps, many=True).data)
 
 
-class BatchViewSet(viewsets.ReadOnlyModelViewSet):
+class _FiguresViewSet(viewsets.ReadOnlyModelViewSet):
+    """Read-only objects with figures worked out for a whole page at once by `_annotated` (a few grouped
+    queries), not per object by the serializer."""
+
+    def _annotated(self, objects: list[Any]) -> list[Any]:
+        raise NotImplementedError  # each view set says which figures its objects carry
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(self._annotated(list(page)), many=True).data)
+
+    def retrieve(self, request, *args, **kwargs):
+        return Response(self.get_serializer(self._annotated([self.get_object()])[0]).data)
+
+
+@extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("project", str,
+                                                                    description="a project's slug")]))
+class BatchViewSet(_FiguresViewSet):
     """Batches with their progress and cost; publish and sync start jobs."""
 
     permission_classes = [IsOrganizer]
@@ -73,14 +91,6 @@ class BatchViewSet(viewsets.ReadOnlyModelViewSet):
             batch.hits_total, batch.hits_published = row["hits"]["total"], row["hits"]["published"]
             batch.assignments, batch.spent, batch.estimate = row["states"], row["spent"], row["estimate"]
         return batches
-
-    @extend_schema(parameters=[OpenApiParameter("project", str, description="a project's slug")])
-    def list(self, request, *args, **kwargs):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(self.get_serializer(self._annotated(list(page)), many=True).data)
-
-    def retrieve(self, request, *args, **kwargs):
-        return Response(self.get_serializer(self._annotated([self.get_object()])[0]).data)
 
     @extend_schema(request=None, responses={202: serializers.JobSerializer})
     @action(detail=True, methods=["post"])
@@ -155,7 +165,7 @@ class AggregationViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = AggregationRun.objects.order_by("pk")
 
 
-class VersionViewSet(viewsets.ReadOnlyModelViewSet):
+class VersionViewSet(_FiguresViewSet):
     """Dataset versions with Tables 1 and 2 and their files; export starts a job, files download."""
 
     permission_classes = [IsResearcher]
@@ -169,13 +179,6 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
             row = rows[version.pk]
             version.table1, version.table2, version.files = row["table1"], row["table2"], row["files"]
         return versions
-
-    def list(self, request, *args, **kwargs):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(self.get_serializer(self._annotated(list(page)), many=True).data)
-
-    def retrieve(self, request, *args, **kwargs):
-        return Response(self.get_serializer(self._annotated([self.get_object()])[0]).data)
 
     @extend_schema(request=None, responses={202: serializers.JobSerializer})
     @action(detail=True, methods=["post"])
