@@ -20,6 +20,7 @@ from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerSta
 from annotation.services import subtask2_batch_create
 from hits.models import Assignment, Batch, Item, Worker
 from hits.services import CrowdError, assignment_approve, assignment_reject
+from qualification.models import Grant
 
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 
@@ -33,11 +34,22 @@ def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
 
 
 def votes_digest(batch: Batch) -> str:
-    """A fingerprint of the work whose votes an aggregation of `batch` reads: it changes when a HIT is
-    rejected (here or at the provider) or new work comes in, and not when work is only approved."""
+    """A fingerprint of the work whose votes an aggregation of `batch` reads and of the standing of the
+    people who did it: it changes when a HIT is rejected (here or at the provider), new work comes in, or
+    a worker whose votes are counted is blocked or loses a qualification; not when work is only approved.
+
+    A sanction leaves the counted votes as they were, but it is a review decision about them: the run
+    from before it was made without it, so the organizer is sent to look at that worker's HITs (reject
+    what should not count) and aggregate again."""
     counted = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
                .order_by("pk").values_list("pk", flat=True))
-    return hashlib.sha256(",".join(map(str, counted)).encode()).hexdigest()
+    voters = Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).values("worker_id")
+    blocked = Worker.objects.filter(pk__in=voters, blocked=True).order_by("pk").values_list("pk", flat=True)
+    revoked = (Grant.objects.filter(worker__in=voters).exclude(revoked=None).order_by("pk")
+               .values_list("pk", flat=True))
+    parts = [",".join(map(str, counted)), "blocked " + ",".join(map(str, blocked)),
+             "revoked " + ",".join(map(str, revoked))]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def run_staleness(run: AggregationRun) -> str:
@@ -46,34 +58,30 @@ def run_staleness(run: AggregationRun) -> str:
     stored = run.summary.get("votes_digest")
     if stored is None or stored == votes_digest(run.batch):
         return ""
-    return (f"aggregation {run.pk} is stale: work of batch {run.batch_id} was reviewed or submitted after it ran "
-            f"({run.created:%Y-%m-%d %H:%M} UTC); aggregate the batch again")
+    return (f"aggregation {run.pk} is stale: work of batch {run.batch_id} was reviewed (a HIT rejected, a worker "
+            f"blocked or their qualification revoked) or submitted after it ran ({run.created:%Y-%m-%d %H:%M} UTC); "
+            f"aggregate the batch again")
 
 
 def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, samples: int = 1000) -> AggregationRun:
     # The fingerprint first: work that lands while the votes are read makes the run stale, never silently
     # current without it.
     digest = votes_digest(batch)
-    votes4 = batch_votes(batch)
-    votes = [(item, worker, label) for item, worker, label, _ in votes4]
+    # Counted once, read by every statistic below.
+    table = maths.VoteTable(batch_votes(batch), items=Item.objects.filter(batch=batch).values_list("pk", flat=True))
     items = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
     known = set(Item.objects.filter(batch=batch, is_gold=True).values_list("pk", flat=True))
     gold = {pk: int(answer) for pk, answer in
             Item.objects.filter(batch=batch).exclude(gold_answer=None).values_list("pk", "gold_answer")
             if answer is not None}
-    outcomes = maths.item_outcomes(votes, rules, items=items)
-    overall = maths.agreement(votes, samples=samples, seed=rules.seed)
+    outcomes = table.outcomes(rules)
+    overall = table.agreement(samples=samples, seed=rules.seed)
     # Per domain over the collected sentences only: the known-answer items are reported apart ("gold").
-    by_domain = maths.agreement_by([vote for vote in votes if vote[0] not in known],
-                                   {pk: group for pk, group in items.items() if pk not in known},
+    by_domain = table.agreement_by({pk: None if pk in known else group for pk, group in items.items()},
                                    samples=samples, seed=rules.seed)
-    hit_votes: dict[int, list[tuple[int, int, int]]] = {}
-    for item, worker, label, hit in votes4:
-        hit_votes.setdefault(hit, []).append((item, worker, label))
-    # Per HIT the point value only: 200 bootstrap resamples for each of thousands of HITs were most of an
-    # aggregation's time, and a HIT's 25 items make an interval too wide to act on anyway.
-    by_hit = {hit: maths.agreement(members, samples=0) for hit, members in hit_votes.items()}
-    quality = maths.worker_quality(votes, gold)
+    # Per HIT the point value only: a HIT's 25 items make an interval too wide to act on.
+    by_hit = table.agreement_by_unit()
+    quality = table.worker_quality(gold)
     counts = Counter(outcome.outcome for outcome in outcomes)
     summary = {
         "outcomes": {name: counts.get(name, 0) for name in (maths.POSITIVE, maths.NEGATIVE_100, maths.NEGATIVE_80,
@@ -86,7 +94,7 @@ def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, sam
     }
     with transaction.atomic():
         run = AggregationRun.objects.create(
-            batch=batch, rules=asdict(rules), rules_text=rules.describe(), votes=len(maths.unique_votes(votes)),
+            batch=batch, rules=asdict(rules), rules_text=rules.describe(), votes=table.size,
             alpha=_number(overall.alpha), alpha_low=_number(overall.low), alpha_high=_number(overall.high),
             summary=summary)
         _store_outcomes(run, outcomes)

@@ -1,7 +1,7 @@
 """Aggregation through the database: a batch of --items sentences in HITs of 25, five submitted
-assignments each, aggregated by `batch_aggregate` (votes read, outcomes, alpha with its 1,000-resample
-interval overall and per domain, per-HIT alpha, worker quality, and everything stored), with the time of
-each stage.
+assignments each, aggregated by `batch_aggregate` (votes read and counted once, outcomes, alpha with
+its 1,000-resample interval overall and per domain, per-HIT alpha, worker quality, and everything
+stored), with the time of each stage.
 
     .venv/bin/python bench/aggregate_db_bench.py postgresql [--items 100000] [--workers 70]
     .venv/bin/python bench/aggregate_db_bench.py sqlite [--items 20000]
@@ -86,20 +86,15 @@ def run(batch):
     rules = maths.Rules(seed=1)
     stages = []
     timed("fingerprint of the counted work", lambda: votes_digest(batch), stages)
-    votes4 = timed("read the votes (baseline)", lambda: batch_votes(batch), stages)
-    votes = [(item, worker, label) for item, worker, label, _ in votes4]
+    votes = timed("read the votes (baseline)", lambda: batch_votes(batch), stages)
     items = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
-    outcomes = timed("outcomes (the 5/5 and 4/5 rules)", lambda: maths.item_outcomes(votes, rules, items=items),
-                     stages)
-    timed("alpha, 1,000-resample interval", lambda: maths.agreement(votes, samples=1000, seed=1), stages)
-    timed("alpha per domain, with intervals", lambda: maths.agreement_by(votes, items, samples=1000, seed=1), stages)
-    hit_votes = {}
-    for item, worker, label, hit in votes4:
-        hit_votes.setdefault(hit, []).append((item, worker, label))
-    timed("alpha per HIT (point values)",
-          lambda: {hit: maths.agreement(members, samples=0) for hit, members in hit_votes.items()}, stages)
+    table = timed("count them once (VoteTable)", lambda: maths.VoteTable(votes, items=items), stages)
+    outcomes = timed("outcomes (the 5/5 and 4/5 rules)", lambda: table.outcomes(rules), stages)
+    timed("alpha, 1,000-resample interval", lambda: table.agreement(samples=1000, seed=1), stages)
+    timed("alpha per domain, with intervals", lambda: table.agreement_by(items, samples=1000, seed=1), stages)
+    timed("alpha per HIT (point values)", table.agreement_by_unit, stages)
     gold = dict(Item.objects.filter(batch=batch, is_gold=True).values_list("pk", "gold_answer"))
-    timed("worker quality", lambda: maths.worker_quality(votes, gold), stages)
+    timed("worker quality", lambda: table.worker_quality(gold), stages)
     total = []
     run = timed("batch_aggregate, end to end (stores outcomes and worker statistics)",
                 lambda: batch_aggregate(batch=batch, rules=rules), total)

@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "qualification",
     "annotation",
     "aggregation",
+    "choices",
     "releases",
     "projects",
     "dashboard",

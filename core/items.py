@@ -113,3 +113,39 @@ class SentenceItem(Payload):
             raise InputError("the sentence is empty", field="text")
         if not self.sentence_id:
             raise InputError("the sentence has no id", field="sentence_id")
+
+
+@payload_kind
+@dataclass(frozen=True)
+class ChoiceItem(Payload):
+    """A 2-choice question (COPA's shape): a premise, what is asked about it, two alternatives.
+
+    `answer` is the intended alternative (1 or 2), measured against and never shown; `pair_id` joins an
+    original item and its mirror (Balanced COPA), which must stay on one side of a split.
+    """
+
+    kind: ClassVar[str] = "choice"
+    premise: str
+    alternative_1: str
+    alternative_2: str
+    item_id: str
+    asks_for: str = "cause"
+    answer: int | None = None
+    pair_id: str = ""
+    mirrored: bool = False
+
+    QUESTIONS: ClassVar[dict[str, str]] = {"cause": "What was the cause of this?",
+                                          "effect": "What happened as a result?"}
+
+    def __post_init__(self) -> None:
+        for name in ("premise", "alternative_1", "alternative_2", "item_id"):
+            if not getattr(self, name).strip():
+                raise InputError("is empty", field=name)
+        if self.asks_for not in self.QUESTIONS:
+            raise InputError(f"is {self.asks_for!r}; use cause or effect", field="asks_for")
+        if self.answer not in (None, 1, 2):
+            raise InputError(f"is {self.answer!r}; use 1 or 2", field="answer")
+
+    @property
+    def question(self) -> str:
+        return self.QUESTIONS[self.asks_for]

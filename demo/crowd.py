@@ -315,3 +315,36 @@ def run_prolific(batch, emulator_url, workers, seed=0):
 
 def _participant_id(worker):
     return "P" + hashlib.sha256(worker.name.encode()).hexdigest()[:20].upper()
+
+
+# --- 2-choice validation (Balanced COPA) --------------------------------------------
+
+@dataclass
+class ChoiceWorker:
+    """Picks the intended alternative with `accuracy` (a little less on mirrored items, which the paper
+    found slightly harder); a careless worker clicks at random."""
+
+    name: str
+    accuracy: float
+    careless: bool = False
+
+    def answer(self, intended, mirrored, rng):
+        if self.careless:
+            return rng.choice((1, 2))
+        right = rng.random() < (self.accuracy - 0.03 if mirrored else self.accuracy)
+        return intended if right else 3 - intended
+
+
+def choice_crowd(size=6, seed=0):
+    rng = random.Random(seed)
+    people = [ChoiceWorker(f"copa-worker{n + 1}", round(rng.uniform(0.93, 0.99), 2)) for n in range(size - 1)]
+    return [*people, ChoiceWorker("copa-careless1", 0.5, careless=True)]
+
+
+def run_choices(batch, workers, seed=0):
+    """Every simulated worker claims HITs of the 2-choice batch over HTTP and answers until none is left."""
+    rng = random.Random(seed)
+    items = {item.pk: item.content for item in Item.objects.filter(batch=batch)}
+    return _work_through(batch, workers, lambda worker, page: {
+        f"item-{pk}": str(worker.answer(items[int(pk)].answer, items[int(pk)].mirrored, rng))
+        for pk in _ITEM_FIELD.findall(page)})

@@ -6,6 +6,7 @@ reports it, so a second run changes nothing."""
 import secrets
 import time
 from decimal import Decimal
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -19,11 +20,16 @@ from aggregation.report import write_report
 from aggregation.services import batch_aggregate, span_batch_create, spotcheck_decide, spotcheck_draw, workers_below
 from annotation.models import SpanAnnotation
 from annotation.services import semeval_items, subtask1_batch_create
+from choices.report import cue_table, report_table
+from choices.services import choice_batch_create, choice_report, copa_sample
+from core import copa, cues
 from core.semeval import read_subtask1_rows, read_subtask2_gold
 from demo.crowd import (
     SpanAnnotator,
+    choice_crowd,
     crowd,
     review_spans,
+    run_choices,
     run_inhouse,
     run_mturk,
     run_prolific,
@@ -67,6 +73,7 @@ DEMO_ORGANIZER = "organizer"
 DEMO_PROJECT = "semeval-demo"
 SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
+COPA_BATCH = "B-COPA validation"
 
 
 class _Indented:
@@ -87,9 +94,9 @@ class Pipeline:
     """The demo's stages in order; `run()` runs them all and prints a summary."""
 
     def __init__(self, *, stdout, stderr, corpus_file, gold_file, spans_file, no_mturk=False, no_prolific=False,
-                 auto_accept=False,
-                 out):
+                 auto_accept=False, out, copa_file=None):
         self.stdout, self.stderr = stdout, stderr
+        self.copa_file = copa_file or settings.SHARED_DIR / "corpora" / "balanced-copa" / "balacopa-dev-all.xml"
         self.corpus_file, self.gold_file, self.spans_file = corpus_file, gold_file, spans_file
         self.no_mturk, self.no_prolific, self.auto_accept, self.out = no_mturk, no_prolific, auto_accept, out
         self.summary = []
@@ -112,6 +119,7 @@ class Pipeline:
         self.export(run, self.out)
         self.baselines()
         self.project(filter_run, sample, run)
+        self.balanced_copa(self.copa_file)
         self.workspace()
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
@@ -462,6 +470,37 @@ class Pipeline:
         project.aggregations.add(run)
         project.versions.add(*DatasetVersion.objects.filter(name="demo-crowd"))
         self.stdout.write(f"10. project: the workspace shows these steps at /projects/{DEMO_PROJECT}/")
+
+    def balanced_copa(self, path):
+        """Balanced COPA's design: 100 original and 100 mirrored items validated by 3 workers each (one of
+        them careless), the paper's accuracy and Fleiss' kappa by subset, the cue report and the export."""
+        started = time.monotonic()
+        items = copa.read_copa(path)
+        self.stdout.write(f"11. Balanced COPA: {len(items)} items in {len(copa.pairs(items))} pairs from {path}")
+        batch = Batch.objects.filter(name=COPA_BATCH).first()
+        if batch is None:
+            batch = batch_publish(batch=choice_batch_create(
+                items=copa_sample(items, per_subset=100, seed=3), name=COPA_BATCH, items_per_hit=10,
+                assignments_per_hit=3, reward=Decimal("0.10"), seed=3))
+            run_choices(batch, choice_crowd(seed=4), seed=5)
+        found = choice_report(batch, samples=1000)
+        self.stdout.write("   validation (paper: accuracy 100% original, 97% mirrored; Fleiss' kappa 0.973, 0.798):")
+        self.stdout.write("   " + report_table(found).replace("\n", "\n   "))
+        original = cues.choice_cues(copa.right_and_wrong([item for item in items if not item.mirrored]))
+        balanced = cues.choice_cues(copa.right_and_wrong(items))
+        token = original.find("a")
+        self.stdout.write(f"   superficial cues: original half imbalance {original.imbalance:.3f}, balanced file "
+                          f"{balanced.imbalance:.3f}; 'a' applies to {token.coverage:.1%} of the originals with "
+                          f"productivity {token.productivity:.1%} (paper: 21.2%, 57.5%)" if token else "")
+        self.stdout.write("   " + cue_table(original, 5).replace("\n", "\n   "))
+        out = Path(self.out).parent / "balanced-copa"
+        sides = copa.split_pairs(items, dev_share=0.1, seed=0)
+        copa.write_sides(sides, out)
+        self.stdout.write(f"   export: {len(sides['train'])} train / {len(sides['dev'])} dev items, every pair on one "
+                          f"side -> {out}")
+        self.stage("balanced COPA", time.monotonic() - started,
+                   f"accuracy {found['original']['accuracy']:.0%} original / {found['mirrored']['accuracy']:.0%} "
+                   f"mirrored, kappa {found['all']['fleiss']['value']:.3f}")
 
     def workspace(self):
         """An organizer account to look at the result with, made once, on a laptop only: on the embedded

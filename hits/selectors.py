@@ -78,6 +78,7 @@ def work_for(worker: Worker) -> dict[str, Any]:
                "size": size, "currency": get_provider(batch.provider).currency,
                "minutes": round(batch.assignment_duration / 60), "refusal": refusal,
                "description": TASK_TYPES.get(batch.task_type).description if batch.task_type in TASK_TYPES else "",
+               "noun": TASK_TYPES.get(batch.task_type).item_noun if batch.task_type in TASK_TYPES else "item",
                "action": getattr(refusal, "action", None)}
         if refusal:
             needs.append(row)

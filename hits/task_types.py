@@ -28,6 +28,7 @@ class TaskType:
     description = ""
     keywords = ""
     template = ""  # the annotator page that shows one HIT
+    item_noun = "sentence"  # what the worker is told a HIT holds ("25 sentences a HIT")
 
     def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any]) -> dict[str, Any]:
         """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit."""

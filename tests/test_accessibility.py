@@ -8,6 +8,8 @@ from django.contrib.auth.models import User
 
 from accounts import roles
 from annotation.models import SpanAnnotation
+from choices.services import choice_batch_create
+from core.items import ChoiceItem
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
 from qualification.models import QualificationTest, TestItem
 from tests.browser import log_in, screenshot
@@ -59,6 +61,11 @@ def site():
     batch_publish(batch=batch_create(
         name="Screened work", task_type="subtask1", requirements={"qualification": "screen"},
         items=[spec("q", "A sentence.")]))
+    batch_publish(batch=choice_batch_create(name="Causes and effects", items_per_hit=2, assignments_per_hit=1, items=[
+        ChoiceItem(premise="The man broke his toe.", alternative_1="He dropped a hammer on his foot.",
+                   alternative_2="He got a hole in his sock.", item_id="1", answer=1),
+        ChoiceItem(premise="The woman hummed to herself.", alternative_1="She was nervous.",
+                   alternative_2="She was in a good mood.", item_id="2", asks_for="effect", answer=2)]))
     # Span annotations for the review page, from another worker.
     other = worker_for_user(_user("other", roles.ANNOTATOR))
     reviewed = batch_publish(batch=batch_create(
@@ -110,6 +117,13 @@ def _pages(chromium, live_server, site, size, width):
     page.locator(".sp-item").first.locator("input[type=radio][value='1']").check()
     page.locator(".sp-item").nth(1).locator("input[type=radio][value='0']").check()
     _check(page, "spans", width)
+
+    page.goto(f"{live_server.url}/work/")
+    page.click("button:has-text('Take a HIT of Causes and effects')")
+    page.wait_for_selector(".choice-item")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    page.keyboard.press("2")
+    _check(page, "choice", width)
 
     page.goto(f"{live_server.url}/qualification/screen/")
     page.wait_for_selector("#cf-task")

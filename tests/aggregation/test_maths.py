@@ -2,6 +2,7 @@
 
 import math
 
+import krippendorff
 import numpy as np
 import pytest
 
@@ -92,3 +93,45 @@ def test_it_measures_aggregated_labels_against_known_answers():
     result = maths.item_outcomes(table(a="11111", b="00000", c="11111", d="11000"))
     assert maths.label_accuracy(result, {"a": 1, "b": 0, "c": 0, "d": 1}) == {"items": 3, "correct": 2,
                                                                                "accuracy": 2 / 3}
+
+
+def test_more_votes_than_required_are_judged_by_share():
+    # Six votes (an extra assignment): positive only at 6/6; 5 no of 6 (83%) is a partial negative; 4 of 6 is not.
+    assert outcomes(table(a="111111", b="100000", c="110000", d="000000")) == {
+        "a": ("positive", 6, 0), "b": ("negative-80", 1, 5), "c": ("discarded", 2, 4), "d": ("negative-100", 0, 6)}
+    assert "more votes than required are judged by share" in Rules().describe()
+
+
+def test_alpha_per_unit_equals_the_krippendorff_package_unit_by_unit():
+    rng = np.random.default_rng(11)
+    votes = [(item, worker, int(rng.random() < 0.3 + 0.4 * (item % 2)), item // 25)
+             for item in range(250) for worker in rng.choice(12, 5, replace=False)]
+    found = maths.VoteTable(votes).agreement_by_unit()
+    for unit in range(10):
+        members = [vote[:3] for vote in votes if vote[3] == unit]
+        _, counts = maths.value_counts(members)
+        expected = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
+        assert found[unit].alpha == pytest.approx(expected)
+        assert found[unit].items == 25
+
+
+def test_the_multinomial_bootstrap_matches_resampling_items_one_by_one():
+    rng = np.random.default_rng(2)
+    counts = np.array([[5, 0]] * 700 + [[0, 5]] * 150 + [[1, 4]] * 80 + [[2, 3]] * 70, dtype=float)
+    disagreement, pairable = maths._alpha_parts(counts)
+    by_index = [maths._alpha_from_parts(disagreement, pairable,
+                                        np.bincount(rng.integers(0, 1000, 1000), minlength=1000).astype(float))
+                for _ in range(2000)]
+    low, high = maths.alpha_interval(counts, samples=2000, seed=2)
+    assert low == pytest.approx(np.percentile(by_index, 2.5), abs=0.01)
+    assert high == pytest.approx(np.percentile(by_index, 97.5), abs=0.01)
+    assert low < maths.alpha(counts) < high
+
+
+def test_worker_quality_reads_any_labels_and_leaves_out_ties():
+    # Three labels; on "t" the others of w0 split 1-1 (a tie, not counted).
+    votes = [("s", "w0", 2), ("s", "w1", 2), ("s", "w2", 2), ("t", "w0", 0), ("t", "w1", 1), ("t", "w2", 2)]
+    quality = {q.worker: q for q in maths.worker_quality(votes, {"s": 2})}
+    assert (quality["w0"].votes, quality["w0"].consensus_votes, quality["w0"].consensus_agreed) == (2, 1, 1)
+    assert quality["w0"].confusion == {"2/2": 1}
+    assert (quality["w1"].gold_votes, quality["w1"].gold_correct) == (1, 1)

@@ -18,7 +18,9 @@ from hits.services import (
     assignment_submit,
     batch_create,
     batch_publish,
+    worker_sanction,
 )
+from qualification.models import Grant, QualificationTest
 from releases import services
 from releases.models import DatasetSentence, DatasetVersion
 from tests.base import BaseTestCase
@@ -207,3 +209,26 @@ class AggregatedTests(BaseTestCase):
         # Not refused as stale: with four votes an item is short of the five the rules need, and it says so.
         with self.assertRaisesRegex(services.DatasetError, "labeled no sentence"):
             services.dataset_from_aggregation(run=fresh, name="fresh")
+
+    def test_blocking_or_revoking_a_worker_whose_votes_were_counted_makes_the_run_stale(self):
+        items = [spec(f"s{n}", f"Sentence {n}.", group="finance") for n in range(10)]
+        batch = batch_publish(batch=batch_create(name="b", task_type="subtask1", items=items, assignments_per_hit=5))
+        test = QualificationTest.objects.create(name="screen", title="Screen", instructions="Read.")
+        workers = []
+        for n in range(5):
+            worker = Worker.objects.create(provider="inhouse", external_id=f"w{n}")
+            Grant.objects.create(test=test, worker=worker, score=90)
+            assignment = assignment_claim(batch=batch, worker=worker)
+            assignment_submit(assignment=assignment, worker=worker, raw_answers={
+                f"item-{item.pk}": "1" for item in assignment.hit.ordered_items()})
+            workers.append(worker)
+        outsider = Worker.objects.create(provider="inhouse", external_id="never-voted")
+        run = batch_aggregate(batch=batch, samples=0)
+        worker_sanction(worker=outsider, reason="Spam elsewhere.")  # no vote of theirs is counted here
+        self.assertEqual(run_staleness(run), "")
+        worker_sanction(worker=workers[0], reason="Failed the spot checks.")
+        self.assertIn("a worker blocked", run_staleness(run))
+        again = batch_aggregate(batch=batch, samples=0)
+        self.assertEqual(run_staleness(again), "")
+        worker_sanction(worker=workers[1], reason="Failed the spot checks.", block=False, revoke=True)
+        self.assertIn(f"aggregation {again.pk} is stale", run_staleness(again))

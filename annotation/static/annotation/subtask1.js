@@ -1,11 +1,14 @@
-// The Subtask-1 labeling page (and the screening test, which has the same shape): keys on the sentence the
-// worker is on, progress, drafts, and the answer changes kept with the submission.
+// The Subtask-1 labeling page (and the screening test and the 2-choice task, which have the same shape): keys
+// on the item the worker is on, progress, drafts, and the answer changes kept with the submission. A page
+// with other answers than yes/no names its keys in a "task-keys" JSON script ({key: value}).
 (function () {
   const task = window.crowdsetTask;
   const {form, items} = task;
   const progress = document.getElementById("cf-progress");
   const changesField = document.getElementById("cf-changes");
   const partial = form.dataset.partial === "true";  // the screening test may be sent with gaps (they count as wrong)
+  const keyScript = document.getElementById("task-keys");
+  const keys = keyScript ? JSON.parse(keyScript.textContent) : {y: "1", "1": "1", n: "0", "2": "0"};
   const started = performance.now();
   const changes = [];
   const answered = () => items.filter(item => item.querySelector("input:checked")).length;
@@ -36,8 +39,7 @@
     const go = n => { task.setCurrent(n, {focus: true, scroll: true}); event.preventDefault(); };
     if (key === "j" || key === "ArrowDown") go(task.current + 1);
     else if (key === "k" || key === "ArrowUp") go(task.current - 1);
-    else if (key === "y" || key === "1") { answer("1"); event.preventDefault(); }
-    else if (key === "n" || key === "2") { answer("0"); event.preventDefault(); }
+    else if (Object.hasOwn(keys, key)) { answer(keys[key]); event.preventDefault(); }
     else if (key === "Enter" && task.enterIsFree(event) && !task.submits[0].disabled) {
       event.preventDefault();
       form.requestSubmit(task.submits[0]);

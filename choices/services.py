@@ -1,0 +1,82 @@
+"""2-choice validation batches (Balanced COPA's human check) and what comes out of them: the majority
+answer per item with ties, accuracy against the intended answers, and Fleiss' kappa and
+Krippendorff's alpha with bootstrap intervals, overall and per subset (original vs mirrored)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from aggregation import maths
+from aggregation.services import COUNTED
+from core.items import ChoiceItem
+from hits.models import Assignment, Batch, Item
+from hits.services import CrowdError, ItemSpec, batch_create
+
+ORIGINAL, MIRRORED = "original", "mirrored"
+
+
+def copa_sample(items: Sequence[ChoiceItem], *, per_subset: int | None, seed: int = 0) -> list[ChoiceItem]:
+    """`per_subset` originals and `per_subset` mirrored items drawn (seeded) as the paper's 100 + 100;
+    None keeps them all."""
+    if per_subset is None:
+        return list(items)
+    rng = random.Random(seed)
+    chosen = []
+    for mirrored in (False, True):
+        subset = [item for item in items if item.mirrored == mirrored]
+        if per_subset > len(subset):
+            raise CrowdError(f"asked for {per_subset} {MIRRORED if mirrored else ORIGINAL} items; the file has "
+                             f"{len(subset)}")
+        chosen += rng.sample(subset, per_subset)
+    return chosen
+
+
+def choice_batch_create(*, items: Sequence[ChoiceItem], name: str, **options: Any) -> Batch:
+    """A batch of the 2-choice task; each item's subset is its group, its intended answer the known answer
+    (measured against, never shown)."""
+    return batch_create(name=name, task_type="choice", items=[
+        ItemSpec(key=item.item_id, payload=item, group=MIRRORED if item.mirrored else ORIGINAL,
+                 gold_answer=item.answer) for item in items], **options)
+
+
+def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The paper's numbers for a validation batch, overall and per subset.
+
+    Per subset: items with votes, votes, Fleiss' kappa (items with 2 or more votes) and Krippendorff's
+    alpha with bootstrap intervals, the majority's accuracy against the intended answers (a tie is
+    counted as not correct, and the ties are reported).
+    """
+    if batch.task_type != "choice":
+        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not a 2-choice one")
+    rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+            .values_list("answers", "worker_id"))
+    votes = [(int(item), worker, int(label)) for answers, worker in rows for item, label in (answers or {}).items()]
+    subsets = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
+    intended = dict(Item.objects.filter(batch=batch).values_list("pk", "gold_answer"))
+    report: dict[str, Any] = {"batch": batch.pk, "workers": len({worker for _, worker, _ in votes})}
+    for name, members in (("all", votes), *((subset, [vote for vote in votes if subsets[vote[0]] == subset])
+                                             for subset in (ORIGINAL, MIRRORED))):
+        report[name] = _subset_report(members, intended, samples=samples, seed=seed)
+    return report
+
+
+def _subset_report(votes: list[tuple[int, int, int]], intended: dict[int, Any], *, samples: int,
+                   seed: int) -> dict[str, Any]:
+    table = maths.VoteTable(votes)
+    decided = maths.majority(votes)
+    correct = sum(found.label is not None and found.label == intended.get(found.item) for found in decided)
+    rated = table.counts[table.counts.sum(axis=1) >= 2]
+    kappa = maths.fleiss_kappa(rated) if len(rated) else float("nan")
+    low, high = maths.fleiss_interval(rated, samples=samples, seed=seed) if len(rated) else (float("nan"),) * 2
+    alpha = table.agreement(samples=samples, seed=seed)
+    return {"items": len(decided), "votes": table.size, "correct": correct,
+            "accuracy": correct / len(decided) if decided else None,
+            "ties": sum(found.label is None for found in decided),
+            "fleiss": {"value": _number(kappa), "low": _number(low), "high": _number(high), "items": len(rated)},
+            "alpha": {"value": _number(alpha.alpha), "low": _number(alpha.low), "high": _number(alpha.high)}}
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or value != value else float(value)

@@ -1,0 +1,162 @@
+"""Balanced COPA: the shipped file read into pairs, the pair-keeping export, the cue report, the 2-choice
+task's answers, and a validation batch worked over HTTP by simulated workers with its report."""
+
+import json
+from io import StringIO
+
+import numpy as np
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
+
+from choices.services import choice_batch_create, choice_report, copa_sample
+from choices.task_types import CHOICE
+from core import copa, cues
+from core.items import ChoiceItem
+from demo.crowd import ChoiceWorker, run_choices
+from hits.models import Assignment, Item
+from hits.services import batch_publish
+from hits.task_types import AnswerError
+from tests.base import BaseTestCase
+
+SHIPPED = settings.SHARED_DIR / "corpora" / "balanced-copa" / "balacopa-dev-all.xml"
+ITEM = """<item id="{id}" asks-for="cause" most-plausible-alternative="{answer}">
+<p>{premise}</p><a1>First.</a1><a2>Second.</a2></item>"""
+
+
+def xml(tmp_path, *items, name="copa.xml"):
+    path = tmp_path / name
+    path.write_text('<?xml version="1.0"?>\n<copa-corpus version="1.0">\n' + "\n".join(items) + "\n</copa-corpus>\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_the_shipped_file_holds_500_pairs():
+    items = copa.read_copa(SHIPPED)
+    grouped = copa.pairs(items)
+    assert len(items) == 1000 and len(grouped) == 500
+    assert all([member.mirrored for member in members] == [False, True] for members in grouped.values())
+    original, mirror = grouped["1"]
+    assert (original.item_id, mirror.item_id) == ("1", "1001")
+    # A mirror swaps which alternative is right: the same two sentences, the other one intended.
+    right = {copa.right_and_wrong([member])[0] for member in (original, mirror)}
+    assert {pair[0] for pair in right} == {pair[1] for pair in right}
+
+
+def test_the_export_keeps_every_pair_on_one_side(tmp_path):
+    out = StringIO()
+    call_command("copa", "export", str(SHIPPED), "--out", str(tmp_path), "--seed", "4", stdout=out)
+    sides = {side: [json.loads(line) for line in (tmp_path / f"{side}.jsonl").read_text().splitlines()]
+             for side in ("train", "dev")}
+    assert (len(sides["train"]), len(sides["dev"])) == (900, 100)
+    pairs = {side: {row["pair_id"] for row in rows} for side, rows in sides.items()}
+    assert pairs["train"].isdisjoint(pairs["dev"]) and len(pairs["dev"]) == 50
+    row = sides["dev"][0]
+    assert list(row) == ["id", "premise", "a1", "a2", "asks_for", "label", "pair_id", "mirrored"]
+    assert isinstance(row["label"], int) and row["label"] in (1, 2) and isinstance(row["mirrored"], bool)
+    assert (tmp_path / "dev.csv").read_text().splitlines()[0] == "id,premise,a1,a2,asks_for,label,pair_id,mirrored"
+    assert "dev: 100 items in 50 pairs" in out.getvalue()
+
+
+def test_the_cue_report_finds_the_papers_a_and_the_balance_removes_it():
+    items = copa.read_copa(SHIPPED)
+    original = cues.choice_cues(copa.right_and_wrong([item for item in items if not item.mirrored]))
+    balanced = cues.choice_cues(copa.right_and_wrong(items))
+    a = original.find("a")
+    # The paper: "a" in 21.2% of instances, 57.5% of them in the right alternative.
+    assert (a.applicable, a.productive, round(a.coverage, 3), round(a.productivity, 3)) == (106, 61, 0.212, 0.575)
+    assert balanced.find("a").productivity == 0.5
+    assert original.imbalance > 0.2 and balanced.imbalance == 0.0
+    found = json.loads(_call("copa", "cues", str(SHIPPED), "--original-only", "--json", "--top", "3"))
+    assert found["instances"] == 500 and len(found["strongest"]) == 3
+
+
+def test_cues_by_hand():
+    report = cues.choice_cues([("a dog barked", "the cat"), ("a bird", "a cat"), ("the dog", "a cow")])
+    dog = report.find("dog")
+    assert (dog.applicable, dog.productive, dog.coverage, dog.productivity) == (2, 2, 2 / 3, 1.0)
+    assert report.find("a").applicable == 2 and report.find("a").productive == 1  # not in instance 2: in both
+    labelled = cues.label_cues([("if only", 1), ("if not", 0), ("only this", 1), ("that", 0)])
+    assert labelled.baseline == 0.5 and labelled.find("only").productivity == 1.0
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (ITEM.format(id=1, answer=1, premise="P.") + "<item", r"copa.xml:\d+: not valid XML"),
+    ('<item id="1" asks-for="cause" most-plausible-alternative="1"><p>P.</p><a1>A.</a1></item>',
+     r"copa.xml:3: a2: item 1: <a2> is missing or empty"),
+    (ITEM.format(id=1, answer=1, premise="P.") + "\n" + ITEM.format(id=1, answer=2, premise="Q."),
+     r"copa.xml:5: id: id 1 repeats line 3"),
+    (ITEM.format(id=1001, answer=1, premise="P."), r"copa.xml:3: item 1001 mirrors item 1 .* does not have"),
+    (ITEM.format(id=1, answer=3, premise="P."), r"copa.xml:3: answer: item 1: is 3; use 1 or 2"),
+    (ITEM.format(id="x", answer=1, premise="P."), r"copa.xml:3: id: 'x' is not a whole number"),
+    ("", r"copa.xml: no <item> elements"),
+])
+def test_bad_copa_files_are_refused_by_line(tmp_path, content, message):
+    with pytest.raises(copa.CopaFileError, match=message):
+        copa.read_copa(xml(tmp_path, content))
+
+
+def test_a_bad_file_is_a_command_error(tmp_path):
+    with pytest.raises(CommandError, match=r"copa\.xml:3: answer"):
+        _call("copa", "cues", str(xml(tmp_path, ITEM.format(id=1, answer=0, premise="P."))))
+
+
+def _call(*arguments):
+    out = StringIO()
+    call_command(*arguments, stdout=out)
+    return out.getvalue()
+
+
+class ChoiceTaskTests(BaseTestCase):
+    def batch(self, per_subset=20, **options):
+        items = copa_sample(copa.read_copa(SHIPPED), per_subset=per_subset, seed=1)
+        options.setdefault("items_per_hit", 10)
+        options.setdefault("assignments_per_hit", 3)
+        return batch_publish(batch=choice_batch_create(items=items, name="copa", **options))
+
+    def test_answers_are_one_or_two_for_every_question_of_the_hit(self):
+        hit = self.batch().hits.first()
+        items = hit.ordered_items()
+        answers = {f"item-{item.pk}": "2" for item in items}
+        self.assertEqual(set(CHOICE.parse_answers(items, answers).values()), {2})
+        with self.assertRaisesRegex(AnswerError, "questions 1, 2 are not answered"):
+            CHOICE.parse_answers(items, {key: "1" for key in list(answers)[2:]})
+        with self.assertRaisesRegex(AnswerError, "question 1: the answer '3'"):
+            CHOICE.parse_answers(items, {**answers, f"item-{items[0].pk}": "3"})
+        with self.assertRaisesRegex(AnswerError, "not in this HIT"):
+            CHOICE.parse_answers(items, {**answers, "item-999999": "1"})
+
+    def test_the_page_shows_premise_question_and_alternatives_escaped(self):
+        item = ChoiceItem(premise="<script>alert(1)</script> rained.", alternative_1="A.", alternative_2="B.",
+                          item_id="9", asks_for="effect", answer=1)
+        batch = batch_publish(batch=choice_batch_create(items=[item], name="x", items_per_hit=1))
+        html = CHOICE.html_question(batch.hits.get(), batch.hits.get().ordered_items())
+        self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt; rained.", html)
+        self.assertNotIn("<script>alert(1)", html)
+        self.assertIn("What happened as a result?", html)
+
+    def test_a_simulated_crowd_validates_over_http_and_the_report_has_the_papers_numbers(self):
+        batch = self.batch(per_subset=20)
+        workers = [ChoiceWorker(f"w{n}", 1.0) for n in range(3)] + [ChoiceWorker("careless", 0.5, careless=True)]
+        submitted = run_choices(batch, workers, seed=2)
+        self.assertEqual(submitted, 4 * 3)  # 4 HITs of 10, 3 workers each
+        found = choice_report(batch, samples=200)
+        self.assertEqual((found["all"]["items"], found["original"]["items"], found["mirrored"]["items"]), (40, 20, 20))
+        self.assertEqual(found["all"]["votes"], 120)
+        # The same votes through statsmodels: items × labels counts.
+        counts = {}
+        for assignment in Assignment.objects.filter(hit__batch=batch):
+            for item, label in assignment.answers.items():
+                counts.setdefault(item, [0, 0])[label - 1] += 1
+        expected = statsmodels_fleiss(np.array(list(counts.values())), method="fleiss")
+        self.assertAlmostEqual(found["all"]["fleiss"]["value"], expected, places=9)
+        kappa = found["all"]["fleiss"]
+        self.assertLess(kappa["low"], kappa["value"])
+        self.assertLess(kappa["value"], kappa["high"])
+        # Careful workers always right: a majority of 3 can only be wrong with the careless one and a tie is
+        # impossible with 3 votes on 2 labels, so every majority is the intended answer.
+        self.assertEqual(found["all"]["accuracy"], 1.0)
+        self.assertEqual(found["all"]["ties"], 0)
+        intended = dict(Item.objects.filter(batch=batch).values_list("pk", "gold_answer"))
+        self.assertEqual(len(intended), 40)
