@@ -23,6 +23,9 @@ from hits.services import CrowdError, assignment_approve, assignment_reject
 from qualification.models import Grant
 
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
+# The task types whose answers are yes/no votes the agreement rules aggregate. Spans are reviewed, not voted
+# on; the other designs have their own reports (choices, facts).
+AGGREGATED = ("subtask1",)
 
 
 def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
@@ -64,6 +67,9 @@ def run_staleness(run: AggregationRun) -> str:
 
 
 def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, samples: int = 1000) -> AggregationRun:
+    if batch.task_type not in AGGREGATED:
+        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; aggregation applies the yes/no agreement "
+                         f"rules to {', '.join(AGGREGATED)} batches only")
     # The fingerprint first: work that lands while the votes are read makes the run stale, never silently
     # current without it.
     digest = votes_digest(batch)

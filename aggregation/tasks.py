@@ -2,7 +2,7 @@ from celery import shared_task
 from django.db import OperationalError
 from django.db.models import Max, OuterRef, Subquery
 
-from aggregation.services import batch_aggregate
+from aggregation.services import AGGREGATED, batch_aggregate
 from hits.models import Assignment, Batch
 
 
@@ -14,11 +14,11 @@ def aggregate_batch(batch_id):
 
 @shared_task
 def aggregate_completed_batches():
-    """Beat: aggregate every completed batch whose newest submission is newer than its last aggregation."""
+    """Beat: aggregate every completed batch of yes/no votes whose newest submission is newer than its last aggregation."""
     newest_submission = Assignment.objects.filter(hit__batch=OuterRef("pk")).values("hit__batch").annotate(
         last=Max("submitted")).values("last")
     newest_run = Batch.objects.filter(pk=OuterRef("pk")).annotate(last=Max("aggregations__created")).values("last")
-    batches = Batch.objects.filter(state=Batch.State.COMPLETED).annotate(
+    batches = Batch.objects.filter(state=Batch.State.COMPLETED, task_type__in=AGGREGATED).annotate(
         submitted_at=Subquery(newest_submission), aggregated_at=Subquery(newest_run))
     for batch in batches:
         if batch.aggregated_at is None or (batch.submitted_at and batch.submitted_at > batch.aggregated_at):

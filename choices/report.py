@@ -24,4 +24,8 @@ def report_table(found):
                      f"{'-' if row['accuracy'] is None else format(row['accuracy'], '.1%'):>9} {row['ties']:>5} "
                      f"{number(kappa['value']):>8} [{number(kappa['low'])}, {number(kappa['high'])}]".ljust(60)
                      + f" {number(row['alpha']['value']):>7}")
+    workers = found.get("by_worker") or []
+    if workers:
+        lines.append("workers against the intended answers, lowest first: " + ", ".join(
+            f"{row['worker']} {row['accuracy']:.0%} of {row['votes']}" for row in workers))
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from typing import Any
 from aggregation import maths
 from aggregation.services import COUNTED
 from core.items import ChoiceItem
-from hits.models import Assignment, Batch, Item
+from hits.models import Assignment, Batch, Item, Worker
 from hits.services import CrowdError, ItemSpec, batch_create
 
 ORIGINAL, MIRRORED = "original", "mirrored"
@@ -59,6 +59,15 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[s
     for name, members in (("all", votes), *((subset, [vote for vote in votes if subsets[vote[0]] == subset])
                                              for subset in (ORIGINAL, MIRRORED))):
         report[name] = _subset_report(members, intended, samples=samples, seed=seed)
+    # Each worker against the intended answers: a careless worker stands out at about 50%.
+    names = dict(Worker.objects.filter(pk__in={worker for _, worker, _ in votes}).values_list("pk", "external_id"))
+    tally: dict[int, list[int]] = {}
+    for item, worker, label in votes:
+        counts = tally.setdefault(worker, [0, 0])
+        counts[0] += 1
+        counts[1] += label == intended.get(item)
+    report["by_worker"] = sorted(({"worker": names.get(worker, str(worker)), "votes": total, "accuracy": right / total}
+                                  for worker, (total, right) in tally.items()), key=lambda row: row["accuracy"])
     return report
 
 

@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "annotation",
     "aggregation",
     "choices",
+    "facts",
     "releases",
     "projects",
     "dashboard",

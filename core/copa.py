@@ -14,10 +14,10 @@ import random
 from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
-from xml.parsers import expat
 
 from core.errors import InputError
 from core.items import ChoiceItem
+from core.xmlrecords import XmlRecord, read_records
 
 MIRROR_OFFSET = 1000
 FIELDS = ("id", "premise", "a1", "a2", "asks_for", "label", "pair_id", "mirrored")
@@ -31,58 +31,22 @@ def read_copa(path: str | PathLike[str]) -> list[ChoiceItem]:
     """The items of a COPA XML file in file order. Refused by line: XML that does not parse, an item
     without its id, asks-for, most-plausible-alternative, p, a1 or a2, a repeated id, and a mirror whose
     original the file does not have."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise CopaFileError("no such file", file=path) from None
-    except IsADirectoryError:
-        raise CopaFileError("is a folder; give the XML file itself", file=path) from None
-    parser = expat.ParserCreate()
-    found: list[tuple[int, dict[str, str]]] = []
-    current: dict[str, str] | None = None
-    field: list[str] = []  # the element whose text is being read, if any
-
-    def start(tag: str, attributes: dict[str, str]) -> None:
-        nonlocal current
-        if tag == "item":
-            current = {"_line": str(parser.CurrentLineNumber), **{f"@{k}": v for k, v in attributes.items()}}
-        elif tag in ("p", "a1", "a2") and current is not None:
-            field[:] = [tag]
-            current[tag] = ""
-
-    def end(tag: str) -> None:
-        nonlocal current
-        if tag == "item" and current is not None:
-            found.append((int(current.pop("_line")), current))
-            current = None
-        field[:] = []
-
-    def text(data: str) -> None:
-        if field and current is not None:
-            current[field[0]] += data
-
-    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, text
-    try:
-        parser.Parse(data, True)
-    except expat.ExpatError as error:
-        raise CopaFileError(f"not valid XML: {expat.errors.messages[error.code]}; fix it and import again",
-                            file=path, line=error.lineno) from None
-    if not found:
-        raise CopaFileError("no <item> elements; a COPA file has <copa-corpus><item id=...>", file=path)
+    found = read_records(path, "item", ("p", "a1", "a2"), CopaFileError)
     items: list[ChoiceItem] = []
     lines: dict[int, int] = {}
-    for line, raw in found:
-        number = _whole(raw.get("@id"), path, line, "id")
+    for raw in found:
+        line = raw.line
+        number = _whole(raw.attributes.get("id"), path, line, "id")
         if number in lines:
             raise CopaFileError(f"id {number} repeats line {lines[number]}", file=path, line=line, field="id")
         lines[number] = line
-        answer = _whole(raw.get("@most-plausible-alternative"), path, line, "most-plausible-alternative")
+        answer = _whole(raw.attributes.get("most-plausible-alternative"), path, line, "most-plausible-alternative")
         mirrored = number > MIRROR_OFFSET
         try:
             items.append(ChoiceItem(
                 premise=_text(raw, "p", path, line), alternative_1=_text(raw, "a1", path, line),
                 alternative_2=_text(raw, "a2", path, line), item_id=str(number),
-                asks_for=raw.get("@asks-for", ""), answer=answer,
+                asks_for=raw.attributes.get("asks-for", ""), answer=answer,
                 pair_id=str(number - MIRROR_OFFSET if mirrored else number), mirrored=mirrored))
         except InputError as error:
             raise CopaFileError(f"item {number}: {error.message}", file=path, line=line, field=error.field) from None
@@ -101,8 +65,8 @@ def _whole(value: str | None, path: object, line: int, field: str) -> int:
                             field=field) from None
 
 
-def _text(raw: dict[str, str], tag: str, path: object, line: int) -> str:
-    value = " ".join(raw.get(tag, "").split())
+def _text(raw: XmlRecord, tag: str, path: object, line: int) -> str:
+    value = raw.text(tag)
     if not value:
         raise CopaFileError(f"<{tag}> is missing or empty", file=path, line=line, field=tag)
     return value

@@ -6,6 +6,7 @@ completion URL on the emulator) would use."""
 import hashlib
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -337,7 +338,7 @@ class ChoiceWorker:
 
 def choice_crowd(size=6, seed=0):
     rng = random.Random(seed)
-    people = [ChoiceWorker(f"copa-worker{n + 1}", round(rng.uniform(0.93, 0.99), 2)) for n in range(size - 1)]
+    people = [ChoiceWorker(f"copa-worker{n + 1}", round(rng.uniform(0.96, 1.0), 2)) for n in range(size - 1)]
     return [*people, ChoiceWorker("copa-careless1", 0.5, careless=True)]
 
 
@@ -348,3 +349,86 @@ def run_choices(batch, workers, seed=0):
     return _work_through(batch, workers, lambda worker, page: {
         f"item-{pk}": str(worker.answer(items[int(pk)].answer, items[int(pk)].mirrored, rng))
         for pk in _ITEM_FIELD.findall(page)})
+
+
+# --- facts and counter-facts (Cheap Facts) -----------------------------------------------
+
+_FACT_FIELD = re.compile(r'name="fact-(\d+)-(\d+)"')
+_OPPOSITES = {"rose": "fell", "fell": "rose", "won": "lost", "lost": "won", "increased": "decreased",
+              "decreased": "increased", "more": "fewer", "high": "low", "low": "high", "before": "after",
+              "after": "before", "first": "last", "last": "first", "new": "old", "old": "new", "up": "down",
+              "down": "up", "strong": "weak", "large": "small", "agreed": "refused", "killed": "spared"}
+
+
+def _after_entity(payload, count=7):
+    """A few words of the paragraph that follow the entity: what the paragraph says about it."""
+    rest = payload.text[payload.entity_end:].split()
+    return " ".join(word.strip(".,;:\"'()") for word in rest[:count]).strip() or "appears in the news"
+
+
+def _topic(payload):
+    """The paragraph's longest word outside the entity, standing in for what it is about."""
+    found = [word.strip(".,;:\"'()") for word in payload.text.split() if word not in payload.entity.split()]
+    return max(found, key=len) if found else "the news"
+
+
+@dataclass
+class Writer:
+    """A simulated writer of facts and counter-facts. "careful" writes two or three statements of its own;
+    "careless" first writes bare words, "copier" first pastes a sentence of the paragraph; both write a
+    statement of their own once the page refuses the first try."""
+
+    name: str
+    style: str = "careful"
+
+    def write(self, payload, rng, first_try=True):
+        if first_try and self.style == "careless":
+            return [payload.entity.split()[0]]
+        if first_try and self.style == "copier":
+            start = payload.text.rfind(".", 0, payload.entity_start) + 1
+            end = payload.text.find(".", payload.entity_end)
+            return [payload.text[start:end if end > 0 else len(payload.text)].strip()]
+        about, topic = _after_entity(payload), _topic(payload)
+        if payload.instruction == "facts":
+            lines = [f"According to this report, {payload.entity} {about}.",
+                     f"{payload.entity} is part of a story about {topic.lower()}.",
+                     f"Readers learn something about {payload.entity} here."]
+        else:
+            swapped = " ".join(_OPPOSITES.get(word, word) for word in about.split())
+            lines = [f"{payload.entity} {swapped} ten years earlier, as it turned out.",
+                     f"{payload.entity} had nothing to do with {topic.lower()} at all.",
+                     f"Everyone agreed that {payload.entity} was unknown in those days."]
+        count = 1 if self.style != "careful" else rng.choice((2, 3))
+        return lines[:count]
+
+
+def run_writers(batch, writers, seed=0):
+    """Every simulated writer claims HITs of the writing batch over HTTP and submits until none is left.
+    A refused submission (the server's rules) is written again once; returns (HITs submitted, refusals by
+    rule)."""
+    rng = random.Random(seed)
+    items = {item.pk: item.content for item in Item.objects.filter(batch=batch)}
+    refusals = Counter()
+    active = [(writer, *_logged_in(writer.name)) for writer in writers]
+    submitted = 0
+    while active:
+        for entry in list(active):
+            writer, client, token = entry
+            response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
+            if response.status_code != 302 or not response.url.startswith("/work/assignments/"):
+                active.remove(entry)
+                continue
+            page = client.get(response.url).content.decode()
+            shown = sorted({int(pk) for pk, _ in _FACT_FIELD.findall(page)})
+            for first_try in (True, False):
+                fields = {f"fact-{pk}-{line}": text for pk in shown
+                          for line, text in enumerate(writer.write(items[pk], rng, first_try), 1)}
+                result = client.post(response.url + "submit/", {**fields, "csrfmiddlewaretoken": token})
+                if result.status_code == 302:
+                    submitted += 1
+                    break
+                refused = re.search(r"line \d+: (\w+):", result.content.decode())
+                refusals[refused.group(1) if refused else "other"] += 1
+                if not first_try:
+                    raise RuntimeError(f"{writer.name}: submit refused twice: {result.content.decode()[:300]}")
+    return submitted, refusals

@@ -26,6 +26,7 @@ from core import copa, cues
 from core.semeval import read_subtask1_rows, read_subtask2_gold
 from demo.crowd import (
     SpanAnnotator,
+    Writer,
     choice_crowd,
     crowd,
     review_spans,
@@ -34,10 +35,15 @@ from demo.crowd import (
     run_mturk,
     run_prolific,
     run_spans,
+    run_writers,
     take_test_inhouse,
     take_test_mturk,
     take_test_prolific,
 )
+from facts.report import tables_text
+from facts.rte import read_rte
+from facts.services import draw_items, export_pairs, fact_batch_create
+from facts.services import tables as fact_tables
 from filtering.models import Candidate, Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
@@ -74,6 +80,7 @@ DEMO_PROJECT = "semeval-demo"
 SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
 COPA_BATCH = "B-COPA validation"
+FACTS_BATCH = "Cheap Facts writing"
 
 
 class _Indented:
@@ -97,6 +104,7 @@ class Pipeline:
                  auto_accept=False, out, copa_file=None):
         self.stdout, self.stderr = stdout, stderr
         self.copa_file = copa_file or settings.SHARED_DIR / "corpora" / "balanced-copa" / "balacopa-dev-all.xml"
+        self.rte_file = settings.SHARED_DIR / "corpora" / "rte" / "rte1_dev.xml"
         self.corpus_file, self.gold_file, self.spans_file = corpus_file, gold_file, spans_file
         self.no_mturk, self.no_prolific, self.auto_accept, self.out = no_mturk, no_prolific, auto_accept, out
         self.summary = []
@@ -120,6 +128,7 @@ class Pipeline:
         self.baselines()
         self.project(filter_run, sample, run)
         self.balanced_copa(self.copa_file)
+        self.cheap_facts(self.rte_file)
         self.workspace()
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
@@ -501,6 +510,35 @@ class Pipeline:
         self.stage("balanced COPA", time.monotonic() - started,
                    f"accuracy {found['original']['accuracy']:.0%} original / {found['mirrored']['accuracy']:.0%} "
                    f"mirrored, kappa {found['all']['fleiss']['value']:.3f}")
+
+    def cheap_facts(self, path):
+        """The Cheap Facts design: 10 RTE paragraphs for facts and 10 for counter-facts, an entity each shared by
+        text and hypothesis, 5 paragraphs a HIT, 3 writers a paragraph (one careless, one who pastes the text);
+        the server refuses what breaks the rules, and the paper's Tables 1 and 2 are computed on the rest."""
+        started = time.monotonic()
+        batch = Batch.objects.filter(name=FACTS_BATCH).first()
+        refusals = None
+        if batch is None:
+            items = draw_items(read_rte(path), texts=20, instruction="both", seed=2)
+            batch = batch_publish(batch=fact_batch_create(items=items, name=FACTS_BATCH, items_per_hit=5,
+                                                          assignments_per_hit=3, reward=Decimal("0.05"), seed=2))
+            writers = [Writer(f"facts-writer{n + 1}") for n in range(3)]
+            writers += [Writer("facts-careless1", "careless"), Writer("facts-copier1", "copier")]
+            _, refusals = run_writers(batch, writers, seed=6)
+        self.stdout.write(f"12. Cheap Facts: {batch.items.count()} RTE paragraphs from {path}, each with an entity its "
+                          f"text and hypothesis share, {batch.hits.count()} HITs of 5, 3 writers a paragraph")
+        if refusals is not None:
+            self.stdout.write("   refused on the server, then written again: " + (", ".join(
+                f"{count} for {rule}" for rule, count in sorted(refusals.items())) or "none"))
+        found = fact_tables(batch)
+        self.stdout.write("   (paper, Table 2: facts 9.8 words, BoW 0.68, head 68%; counter-facts 12.3, 0.75, 59%)")
+        self.stdout.write("   " + tables_text(found).replace("\n", "\n   "))
+        out = Path(self.out).parent / "cheap-facts"
+        export_pairs(batch, out)
+        facts = found["table1"].get("facts", {}).get("statements", 0)
+        counter = found["table1"].get("counterfacts", {}).get("statements", 0)
+        self.stdout.write(f"   export: {facts + counter} T-H pairs (entailment and contradiction) -> {out}")
+        self.stage("cheap facts", time.monotonic() - started, f"{facts} facts, {counter} counter-facts")
 
     def workspace(self):
         """An organizer account to look at the result with, made once, on a laptop only: on the embedded

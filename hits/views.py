@@ -39,6 +39,10 @@ def _refused(request, error, *, batch=None, status=403):
 @require_POST
 def work_claim(request, batch_id):
     batch = get_object_or_404(Batch, pk=batch_id, provider="inhouse")
+    if batch.state in (Batch.State.COMPLETED, Batch.State.EXPIRED):
+        # Finished work is not a refusal: a worker who was on the list page a moment ago goes back to it.
+        messages.info(request, f"{batch.name} is {batch.state}: no HIT of it is left.")
+        return redirect("hits:work_list")
     try:
         assignment = services.assignment_claim(batch=batch, worker=services.worker_for_user(request.user))
     except services.CrowdError as error:

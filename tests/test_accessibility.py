@@ -9,7 +9,9 @@ from django.contrib.auth.models import User
 from accounts import roles
 from annotation.models import SpanAnnotation
 from choices.services import choice_batch_create
-from core.items import ChoiceItem
+from core.items import ChoiceItem, FactItem
+from core.textrules import FACT_RULES
+from facts.services import fact_batch_create
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
 from qualification.models import QualificationTest, TestItem
 from tests.browser import log_in, screenshot
@@ -66,6 +68,9 @@ def site():
                    alternative_2="He got a hole in his sock.", item_id="1", answer=1),
         ChoiceItem(premise="The woman hummed to herself.", alternative_1="She was nervous.",
                    alternative_2="She was in a good mood.", item_id="2", asks_for="effect", answer=2)]))
+    text = "Oracle had fought to keep the forms from being released, the court heard."
+    batch_publish(batch=fact_batch_create(name="Facts about companies", items_per_hit=1, assignments_per_hit=1, items=[
+        FactItem(text=text, entity="Oracle", entity_start=0, item_id="o1", rules=FACT_RULES.to_json())]))
     # Span annotations for the review page, from another worker.
     other = worker_for_user(_user("other", roles.ANNOTATOR))
     reviewed = batch_publish(batch=batch_create(
@@ -124,6 +129,12 @@ def _pages(chromium, live_server, site, size, width):
     page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
     page.keyboard.press("2")
     _check(page, "choice", width)
+
+    page.goto(f"{live_server.url}/work/")
+    page.click("button:has-text('Take a HIT of Facts about companies')")
+    page.wait_for_selector(".fact-item")
+    page.locator(".fact-input").first.fill("Oracle had fought to keep the forms")  # a refused line, its note shown
+    _check(page, "facts", width)
 
     page.goto(f"{live_server.url}/qualification/screen/")
     page.wait_for_selector("#cf-task")

@@ -175,7 +175,19 @@ class BeatTests(BaseTestCase):
         assignment = assignment_claim(batch=batch, worker=worker)
         assignment_submit(assignment=assignment, worker=worker,
                           raw_answers={f"item-{item.pk}": "0" for item in assignment.hit.ordered_items()})
+        spans = batch_publish(batch=batch_create(name="spans", task_type="subtask2", items=_items()[:1],
+                                                 assignments_per_hit=1))
+        held = assignment_claim(batch=spans, worker=worker)
+        item = held.hit.ordered_items()[0]
+        assignment_submit(assignment=held, worker=worker, raw_answers={f"cf-{item.pk}": "0",
+                                                                        f"why-{item.pk}": "Not one."})
         aggregate_completed_batches()
         self.assertEqual(AggregationRun.objects.filter(batch=batch).count(), 1)
         aggregate_completed_batches()
         self.assertEqual(AggregationRun.objects.filter(batch=batch).count(), 1)
+        # A completed span batch is not voted on: beat leaves it alone, and asking says why.
+        spans.refresh_from_db()
+        self.assertEqual(spans.state, "completed")
+        self.assertFalse(AggregationRun.objects.filter(batch=spans).exists())
+        with self.assertRaisesRegex(CrowdError, f"batch {spans.pk} is a subtask2 batch"):
+            batch_aggregate(batch=spans)

@@ -5,7 +5,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from hits.models import Assignment, Hit, Payment
+from hits.models import Assignment, Batch, Hit, Payment
 from hits.services import (
     CrowdError,
     assignment_approve,
@@ -198,3 +198,13 @@ class RulesTests(InHouseTestCase):
         self.assertEqual(self.batch.spent(), 4 * self.batch.reward + bonus.amount)
         rewards = Payment.objects.filter(batch=self.batch, kind="reward", state="confirmed")
         self.assertEqual(rewards.count(), 4)
+
+
+class FinishedBatchTests(InHouseTestCase):
+    def test_claiming_from_a_finished_batch_goes_back_to_the_list_with_a_note(self):
+        self.login(self.annotator)
+        Batch.objects.filter(pk=self.batch.pk).update(state=Batch.State.COMPLETED)
+        response = self.client.post(reverse("hits:claim", args=[self.batch.pk]), follow=True)
+        self.assertRedirects(response, reverse("hits:work_list"))
+        self.assertContains(response, f"{self.batch.name} is completed: no HIT of it is left.")
+        self.assertFalse(Assignment.objects.exists())

@@ -1,0 +1,105 @@
+"""RTE challenge files (RTE-1 to RTE-3 XML) read into text/hypothesis pairs, and the named entities a
+pair's text and hypothesis share, found as the NLTK tagger's proper-noun sequences (no NER model ships
+offline; the paper used the Stanford recognizer)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from os import PathLike
+
+from core.errors import InputError
+from core.items import FactItem
+from core.textrules import COUNTERFACT_RULES, FACT_RULES
+from core.xmlrecords import read_records
+from filtering import nlp
+
+# RTE-1 says value="TRUE/FALSE", RTE-2 and RTE-3 entailment="YES/NO"; both are two-way.
+_LABELS = {"TRUE": "entailment", "YES": "entailment", "FALSE": "not-entailment", "NO": "not-entailment"}
+_PROPER = ("NNP", "NNPS")
+
+
+class RteFileError(InputError):
+    """An RTE XML file that cannot be read; the message names the file, line and pair."""
+
+
+@dataclass(frozen=True)
+class RtePair:
+    pair_id: str
+    text: str
+    hypothesis: str
+    label: str  # entailment or not-entailment
+    task: str
+    source: str
+
+
+def read_rte(path: str | PathLike[str]) -> list[RtePair]:
+    """The pairs of an RTE file in order; a pair without id, t, h or a known judgement is refused by line."""
+    name = str(path).replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".xml")
+    pairs, seen = [], {}
+    for record in read_records(path, "pair", ("t", "h"), RteFileError):
+        pair_id = record.attributes.get("id", "").strip()
+        if not pair_id:
+            raise RteFileError("is missing", file=path, line=record.line, field="id")
+        if pair_id in seen:
+            raise RteFileError(f"pair {pair_id} repeats line {seen[pair_id]}", file=path, line=record.line, field="id")
+        seen[pair_id] = record.line
+        judgement = (record.attributes.get("value") or record.attributes.get("entailment") or "").upper()
+        if judgement not in _LABELS:
+            raise RteFileError(f"pair {pair_id}: judgement {judgement!r} is not TRUE/FALSE or YES/NO", file=path,
+                               line=record.line, field="entailment")
+        for tag in ("t", "h"):
+            if not record.text(tag):
+                raise RteFileError(f"pair {pair_id}: <{tag}> is missing or empty", file=path, line=record.line,
+                                   field=tag)
+        pairs.append(RtePair(pair_id, record.text("t"), record.text("h"), _LABELS[judgement],
+                             record.attributes.get("task", ""), name))
+    return pairs
+
+
+def proper_nouns(text: str) -> list[str]:
+    """Runs of proper-noun tokens (NNP, NNPS), as they are written in the text."""
+    tokens = nlp.word_tokenizer().tokenize(text)
+    found, run = [], []
+    for token, tag in zip(tokens, nlp.tagger().tag(tokens), strict=True):
+        if tag in _PROPER and any(character.isalpha() for character in token):
+            run.append(token)
+            continue
+        if run:
+            found.append(" ".join(run))
+        run = []
+    if run:
+        found.append(" ".join(run))
+    return found
+
+
+def whole_word(entity: str, text: str) -> int:
+    """Where `entity` first stands in `text` as whole words ("Iraq" not inside "Iraqi"); -1 if nowhere."""
+    found = re.search(r"(?<!\w)" + re.escape(entity) + r"(?!\w)", text)
+    return found.start() if found else -1
+
+
+def shared_entities(pair: RtePair) -> list[str]:
+    """Proper-noun sequences of the hypothesis that also stand in the text as whole words, longest first."""
+    found = []
+    for entity in proper_nouns(pair.hypothesis):
+        if whole_word(entity, pair.text) >= 0 and entity not in found:
+            found.append(entity)
+    return sorted(found, key=lambda entity: (-len(entity), pair.hypothesis.index(entity)))
+
+
+def fact_items(pairs: list[RtePair], *, instruction: str, slots: int = 3) -> list[FactItem]:
+    """One item per pair that shares an entity, the longest shared entity highlighted at its first place in
+    the text, with the instruction's rules (counter-facts may not say "not" or "never")."""
+    rules = (COUNTERFACT_RULES if instruction == "counterfacts" else FACT_RULES).to_json()
+    items = []
+    for pair in pairs:
+        entities = shared_entities(pair)
+        if not entities:
+            continue
+        entity = entities[0]
+        items.append(FactItem(text=pair.text, entity=entity, entity_start=whole_word(entity, pair.text),
+                              item_id=f"{pair.source}-{pair.pair_id}-{instruction}", instruction=instruction,
+                              slots=slots, rules=rules, hypothesis=pair.hypothesis, label=pair.label,
+                              source=f"{pair.source}:{pair.pair_id}"))
+    return items
