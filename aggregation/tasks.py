@@ -14,7 +14,8 @@ def aggregate_batch(batch_id):
 
 @shared_task
 def aggregate_completed_batches():
-    """Beat: aggregate every completed batch of yes/no votes whose newest submission is newer than its last aggregation."""
+    """Beat: aggregate every completed batch of yes/no votes whose newest submission is newer than its last
+    aggregation."""
     newest_submission = Assignment.objects.filter(hit__batch=OuterRef("pk")).values("hit__batch").annotate(
         last=Max("submitted")).values("last")
     newest_run = Batch.objects.filter(pk=OuterRef("pk")).annotate(last=Max("aggregations__created")).values("last")

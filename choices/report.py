@@ -1,15 +1,6 @@
 """The 2-choice report and the cue report as text tables, for the command and the demo."""
 
 
-def cue_table(report, top=10):
-    lines = [f"{report.instances} instances; imbalance (mean |productivity - {report.baseline:.3f}| over all "
-             f"applications) {report.imbalance:.3f}",
-             f"{'token':<14} {'applicable':>10} {'coverage':>9} {'productivity':>12}"]
-    lines += [f"{cue.token:<14} {cue.applicable:>10} {cue.coverage:>9.1%} {cue.productivity:>12.1%}"
-              for cue in report.strongest(top)]
-    return "\n".join(lines)
-
-
 def report_table(found):
     def number(value):
         return "-" if value is None else f"{value:.3f}"
@@ -24,6 +15,12 @@ def report_table(found):
                      f"{'-' if row['accuracy'] is None else format(row['accuracy'], '.1%'):>9} {row['ties']:>5} "
                      f"{number(kappa['value']):>8} [{number(kappa['low'])}, {number(kappa['high'])}]".ljust(60)
                      + f" {number(row['alpha']['value']):>7}")
+    trusted = found.get("trusted")
+    if trusted and trusted["left_out"]:
+        kappa = trusted["fleiss"]
+        lines.append(f"without {', '.join(trusted['left_out'])} (under {trusted['threshold']:.0%} against the intended "
+                     f"answers): accuracy {trusted['accuracy']:.1%}, Fleiss' kappa {number(kappa['value'])} "
+                     f"[{number(kappa['low'])}, {number(kappa['high'])}] over {kappa['items']} items")
     workers = found.get("by_worker") or []
     if workers:
         lines.append("workers against the intended answers, lowest first: " + ", ".join(

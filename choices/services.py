@@ -41,12 +41,14 @@ def choice_batch_create(*, items: Sequence[ChoiceItem], name: str, **options: An
                  gold_answer=item.answer) for item in items], **options)
 
 
-def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: float = 0.8) -> dict[str, Any]:
     """The paper's numbers for a validation batch, overall and per subset.
 
     Per subset: items with votes, votes, Fleiss' kappa (items with 2 or more votes) and Krippendorff's
     alpha with bootstrap intervals, the majority's accuracy against the intended answers (a tie is
-    counted as not correct, and the ties are reported).
+    counted as not correct, and the ties are reported). Per worker: accuracy against the intended answers;
+    "trusted" repeats the overall numbers without the workers below `trusted` (a careless worker's random
+    clicks pull kappa down for every item they touched), naming who was left out.
     """
     if batch.task_type != "choice":
         raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not a 2-choice one")
@@ -60,7 +62,8 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[s
                                              for subset in (ORIGINAL, MIRRORED))):
         report[name] = _subset_report(members, intended, samples=samples, seed=seed)
     # Each worker against the intended answers: a careless worker stands out at about 50%.
-    names = dict(Worker.objects.filter(pk__in={worker for _, worker, _ in votes}).values_list("pk", "external_id"))
+    names = {worker.pk: worker.user.username if worker.user_id else worker.external_id
+             for worker in Worker.objects.filter(pk__in={worker for _, worker, _ in votes}).select_related("user")}
     tally: dict[int, list[int]] = {}
     for item, worker, label in votes:
         counts = tally.setdefault(worker, [0, 0])
@@ -68,6 +71,11 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[s
         counts[1] += label == intended.get(item)
     report["by_worker"] = sorted(({"worker": names.get(worker, str(worker)), "votes": total, "accuracy": right / total}
                                   for worker, (total, right) in tally.items()), key=lambda row: row["accuracy"])
+    careless = {worker for worker, (total, right) in tally.items() if right / total < trusted}
+    kept = [vote for vote in votes if vote[1] not in careless]
+    left_out = sorted(names.get(worker, str(worker)) for worker in careless)
+    report["trusted"] = {"threshold": trusted, "left_out": left_out,
+                         **_subset_report(kept, intended, samples=samples, seed=seed)}
     return report
 
 

@@ -48,6 +48,15 @@ class CueReport:
     def find(self, token: str) -> Cue | None:
         return next((cue for cue in self.cues if cue.token == token), None)
 
+    def table(self, top: int = 10, minimum: int = 5) -> str:
+        """The strongest cues (tokens applying to at least `minimum` instances) as a text table."""
+        lines = [f"{self.instances} instances; imbalance (mean |productivity - {self.baseline:.3f}| over all "
+                 f"applications) {self.imbalance:.3f}",
+                 f"{'token':<14} {'applicable':>10} {'coverage':>9} {'productivity':>12}"]
+        lines += [f"{cue.token:<14} {cue.applicable:>10} {cue.coverage:>9.1%} {cue.productivity:>12.1%}"
+                  for cue in self.strongest(top, minimum)]
+        return "\n".join(lines)
+
 
 def _report(applicable: Counter[str], productive: Counter[str], instances: int, baseline: float) -> CueReport:
     cues = [Cue(token, count, productive[token], count / instances, productive[token] / count)

@@ -328,11 +328,12 @@ class ChoiceWorker:
     name: str
     accuracy: float
     careless: bool = False
+    mirrored_penalty: float = 0.03
 
     def answer(self, intended, mirrored, rng):
         if self.careless:
             return rng.choice((1, 2))
-        right = rng.random() < (self.accuracy - 0.03 if mirrored else self.accuracy)
+        right = rng.random() < (self.accuracy - self.mirrored_penalty if mirrored else self.accuracy)
         return intended if right else 3 - intended
 
 

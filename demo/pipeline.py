@@ -20,7 +20,7 @@ from aggregation.report import write_report
 from aggregation.services import batch_aggregate, span_batch_create, spotcheck_decide, spotcheck_draw, workers_below
 from annotation.models import SpanAnnotation
 from annotation.services import semeval_items, subtask1_batch_create
-from choices.report import cue_table, report_table
+from choices.report import report_table
 from choices.services import choice_batch_create, choice_report, copa_sample
 from core import copa, cues
 from core.semeval import read_subtask1_rows, read_subtask2_gold
@@ -61,7 +61,10 @@ from hits.services import (
     batch_estimate_cost,
     batch_publish,
     batch_sync,
+    cost_estimate,
+    describe_batch,
     worker_bonus,
+    worker_filters,
     worker_sanction,
 )
 from projects.models import Project, Sample
@@ -80,6 +83,8 @@ DEMO_PROJECT = "semeval-demo"
 SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
 COPA_BATCH = "B-COPA validation"
+# The paper's workers: Masters with at least 10,000 approved HITs and a 99% approval rate.
+COPA_FILTERS = {"masters": True, "min_approved_hits": 10_000, "min_approval_rate": 99}
 FACTS_BATCH = "Cheap Facts writing"
 
 
@@ -490,8 +495,14 @@ class Pipeline:
         if batch is None:
             batch = batch_publish(batch=choice_batch_create(
                 items=copa_sample(items, per_subset=100, seed=3), name=COPA_BATCH, items_per_hit=10,
-                assignments_per_hit=3, reward=Decimal("0.10"), seed=3))
+                assignments_per_hit=3, reward=Decimal("0.10"), seed=3, requirements=COPA_FILTERS))
             run_choices(batch, choice_crowd(seed=4), seed=5)
+        mturk = cost_estimate(provider="mturk", hits=batch.hits.count(), assignments_per_hit=3,
+                              reward=batch.reward, masters=True)
+        self.stdout.write("   " + describe_batch(batch).replace("\n", "\n   "))
+        self.stdout.write(f"   on MTurk the same batch would cost {mturk.total} ({mturk.fees} in fees with Masters); "
+                          "who may work there: " + "; ".join(worker_filters(provider="mturk",
+                                                                             requirements=COPA_FILTERS)))
         found = choice_report(batch, samples=1000)
         self.stdout.write("   validation (paper: accuracy 100% original, 97% mirrored; Fleiss' kappa 0.973, 0.798):")
         self.stdout.write("   " + report_table(found).replace("\n", "\n   "))
@@ -501,7 +512,7 @@ class Pipeline:
         self.stdout.write(f"   superficial cues: original half imbalance {original.imbalance:.3f}, balanced file "
                           f"{balanced.imbalance:.3f}; 'a' applies to {token.coverage:.1%} of the originals with "
                           f"productivity {token.productivity:.1%} (paper: 21.2%, 57.5%)" if token else "")
-        self.stdout.write("   " + cue_table(original, 5).replace("\n", "\n   "))
+        self.stdout.write("   " + original.table(5).replace("\n", "\n   "))
         out = Path(self.out).parent / "balanced-copa"
         sides = copa.split_pairs(items, dev_share=0.1, seed=0)
         copa.write_sides(sides, out)

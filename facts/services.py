@@ -47,7 +47,7 @@ def statements(batch: Batch) -> list[dict[str, Any]]:
     """Every statement of submitted or approved work as a T-H pair, in submission order."""
     if batch.task_type != "facts":
         raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not a facts one")
-    items = {item.pk: item.content for item in Item.objects.filter(batch=batch)}
+    items = {item.pk: _fact(item) for item in Item.objects.filter(batch=batch)}
     rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
             .order_by("submitted", "pk").values_list("pk", "answers", "worker__external_id"))
     pairs = []
@@ -66,7 +66,7 @@ def tables(batch: Batch) -> dict[str, Any]:
     bag-of-words overlap with the text, where the entity sits) per instruction, with the source's own
     hypotheses of the same texts as the paper's comparison rows."""
     pairs = statements(batch)
-    items = [item.content for item in Item.objects.filter(batch=batch)]
+    items = [_fact(item) for item in Item.objects.filter(batch=batch)]
     table1, table2 = {}, {}
     for instruction, label in LABELS.items():
         shown = [item for item in items if item.instruction == instruction]
@@ -84,6 +84,13 @@ def tables(batch: Batch) -> dict[str, Any]:
         table2[f"source {original} hypotheses"] = _shape([(item.hypothesis, item.text, item.entity)
                                                          for item in shown if item.label == original])
     return {"batch": batch.pk, "table1": table1, "table2": table2}
+
+
+def _fact(item: Item) -> FactItem:
+    payload = item.content
+    if not isinstance(payload, FactItem):
+        raise CrowdError(f"item {item.pk} is a {payload.kind} item, not a paragraph to write about")
+    return payload
 
 
 def _shape(rows: list[tuple[str, str, str]]) -> dict[str, Any]:

@@ -76,6 +76,7 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
     items, gold_items = list(items), list(gold_items)
     if not items:
         raise CrowdError("a batch needs at least one item")
+    requirements = check_requirements(requirements or {})
     keys = [item.key for item in items + gold_items]
     if len(set(keys)) != len(keys):
         raise CrowdError("item keys must be unique within a batch")
@@ -184,6 +185,37 @@ def batch_cost(*, batch: Batch) -> CostEstimate:
     return cost_estimate(provider=batch.provider, hits=batch.hits.count(),
                          assignments_per_hit=batch.assignments_per_hit, reward=batch.reward,
                          masters=bool(batch.requirements.get("masters")))
+
+
+def worker_filters(*, provider: str, requirements: dict[str, Any]) -> list[str]:
+    """Who may take a batch's work at `provider`, in words (the batch page and the cost estimate show it)."""
+    return get_provider(provider).describe_filters(requirements or {})
+
+
+def describe_batch(batch: Batch) -> str:
+    """Cost and who may work, in two lines for a command's output."""
+    cost = batch_cost(batch=batch)
+    return (f"cost: {cost.assignments} assignments, {cost.rewards} in rewards + {cost.fees} in {batch.provider} fees "
+            f"= {cost.total}\nwho may work: "
+            + "; ".join(worker_filters(provider=batch.provider, requirements=batch.requirements)))
+
+
+def check_requirements(requirements: dict[str, Any]) -> dict[str, Any]:
+    """The worker filters of a batch, checked: a minimum approval rate (0-100), a minimum number of approved
+    HITs (MTurk's NumberHITsApproved, Prolific's approved submissions) and Masters (MTurk)."""
+    checked = dict(requirements)
+    for name, low, high in (("min_approval_rate", 0, 100), ("min_approved_hits", 0, 10_000_000)):
+        if checked.get(name) in (None, ""):
+            checked.pop(name, None)
+            continue
+        value = checked[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise CrowdError(f"requirement {name} is {value!r}; use a whole number from {low} to {high:,}")
+    if "masters" in checked and not isinstance(checked["masters"], bool):
+        raise CrowdError(f"requirement masters is {checked['masters']!r}; use true or false")
+    if not checked.get("masters", True):
+        checked.pop("masters")
+    return checked
 
 
 def batch_estimate_cost(*, batch: Batch) -> Decimal:

@@ -14,7 +14,7 @@ from filtering.readers import DOMAINS
 from hits.providers import PROVIDERS
 from hits.providers.prolific import CATEGORIES as REJECTION_CATEGORIES
 from hits.providers.prolific import MIN_REJECTION
-from hits.services import cost_estimate, hit_count
+from hits.services import cost_estimate, hit_count, worker_filters
 from projects.designs import DESIGNS
 from projects.models import Project, Upload
 from releases.models import DatasetVersion
@@ -132,6 +132,15 @@ class BatchForm(forms.Form):
                                 help_text="publishing refuses to go over it, provider fees included")
     provider = forms.ChoiceField(choices=PROVIDER_CHOICES, initial="inhouse")
     qualification = forms.ChoiceField(required=False, label="Required test")
+    min_approval_rate = forms.IntegerField(min_value=0, max_value=100, required=False, label="Minimum approval rate",
+                                           help_text="percent of a worker's past work approved (MTurk, Prolific); "
+                                                     "empty: the site's default")
+    min_approved_hits = forms.IntegerField(min_value=0, max_value=10_000_000, required=False,
+                                           label="Minimum approved HITs",
+                                           help_text="MTurk's approved HITs, Prolific's approved submissions "
+                                                     "(B-COPA asked for 10,000)")
+    masters = forms.BooleanField(required=False, label="Masters only",
+                                 help_text="MTurk's Masters qualification; MTurk charges 5% more for it")
     seed = forms.IntegerField(initial=0)
 
     def __init__(self, *args: Any, tests: list[Any], items: int, **kwargs: Any):
@@ -150,7 +159,21 @@ class BatchForm(forms.Form):
         hits = hit_count(items=self.items, items_per_hit=data["items_per_hit"], gold_items=gold_count,
                          gold_rate=gold_rate)
         return cost_estimate(provider=data["provider"], hits=hits, assignments_per_hit=data["assignments_per_hit"],
-                             reward=data["reward"])
+                             reward=data["reward"], masters=bool(data.get("masters")))
+
+    def requirements(self) -> dict[str, Any]:
+        """The batch's worker filters from the form (the job stores them on the batch)."""
+        data = self.cleaned_data
+        found = {name: data[name] for name in ("min_approval_rate", "min_approved_hits")
+                 if data.get(name) is not None}
+        if data.get("masters"):
+            found["masters"] = True
+        if data.get("qualification"):
+            found["qualification"] = data["qualification"]
+        return found
+
+    def filters(self) -> list[str]:
+        return worker_filters(provider=self.cleaned_data["provider"], requirements=self.requirements())
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -85,11 +85,19 @@ def run_qualification(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     return f"{test}: {test.items.count()} items drawn from {upload.name}", {"test": test.pk}
 
 
+def _requirements(options: dict[str, Any]) -> dict[str, Any]:
+    """The worker filters a batch form asked for (jobs started before filters existed name only a test)."""
+    found = dict(options.get("requirements") or {})
+    if options.get("qualification"):
+        found["qualification"] = options["qualification"]
+    return found
+
+
 def run_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     options = job.options
     sample = Sample.objects.select_related("run").get(pk=options["sample"], project=project)
     gold = Upload.objects.get(pk=options["gold_upload"], project=project) if options.get("gold_upload") else None
-    requirements = {"qualification": options["qualification"]} if options.get("qualification") else {}
+    requirements = _requirements(options)
     batch = subtask1_batch_create(
         run=sample.run, candidate_ids=sample.candidate_ids, name=options["name"], provider=options["provider"],
         items_per_hit=options["items_per_hit"], assignments_per_hit=options["assignments_per_hit"],
@@ -114,7 +122,7 @@ def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
 def run_span_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     options = job.options
     run = AggregationRun.objects.get(pk=options["run"], projects=project)
-    requirements = {"qualification": options["qualification"]} if options.get("qualification") else {}
+    requirements = _requirements(options)
     batch = span_batch_create(run=run, name=options["name"], items_per_hit=options["items_per_hit"],
                               provider=options["provider"], reward=Decimal(options["reward"]),
                               budget=Decimal(options["budget"]) if options.get("budget") else None,

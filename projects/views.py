@@ -26,7 +26,7 @@ from core.errors import CrowdsetError
 from hits.models import Assignment, Batch
 from hits.providers import get_provider
 from hits.selectors import batch_rows
-from hits.services import batch_cost, cost_estimate, hit_count
+from hits.services import CrowdError, batch_cost, check_requirements, cost_estimate, hit_count, worker_filters
 from jobs.models import Job
 from jobs.services import JobError, job_cancel, job_progress, job_start
 from projects import forms, selectors, services
@@ -285,31 +285,41 @@ def batch_new(request: HttpRequest, slug: str) -> HttpResponse:
             "sample": chosen.pk, "name": data["name"], "provider": data["provider"],
             "items_per_hit": data["items_per_hit"], "assignments_per_hit": data["assignments_per_hit"],
             "reward": str(data["reward"]), "budget": str(data["budget"]) if data["budget"] is not None else None,
-            "qualification": data["qualification"], "gold_upload": int(data["gold_upload"] or 0) or None,
+            "qualification": data["qualification"], "requirements": form.requirements(),
+            "gold_upload": int(data["gold_upload"] or 0) or None,
             "gold_count": data["gold_count"] if data["gold_upload"] else 0,
             "gold_rate": data["gold_rate"] if data["gold_upload"] else 0.0, "seed": data["seed"]})
         return redirect("projects:detail", project.slug)
+    ready = form.is_bound and not form.errors
     return render(request, "projects/batch_new.html", {
         "project": project, "form": form, "items": len(chosen.candidate_ids),
-        "estimate": form.estimate() if form.is_bound and not form.errors else None})
+        "estimate": form.estimate() if ready else None, "filters": form.filters() if ready else None})
 
 
 @role_required(ORGANIZER)
 def estimate(request: HttpRequest, slug: str) -> JsonResponse:
-    """The batch form's live cost estimate: HITs, assignments, rewards, provider fees, total."""
+    """The batch form's live cost estimate: HITs, assignments, rewards, provider fees, total, and who may work."""
     _project(slug)
     try:
         items = int(request.GET.get("items", 0))
         items_per_hit = max(1, int(request.GET.get("items_per_hit", 25)))
         hits = hit_count(items=items, items_per_hit=items_per_hit, gold_items=int(request.GET.get("gold_count") or 0),
                          gold_rate=float(request.GET.get("gold_rate") or 0))
-        found = cost_estimate(provider=request.GET.get("provider", "inhouse"), hits=hits,
+        provider = request.GET.get("provider", "inhouse")
+        masters = request.GET.get("masters") in ("on", "true", "1")
+        found = cost_estimate(provider=provider, hits=hits,
                               assignments_per_hit=max(1, int(request.GET.get("assignments_per_hit", 5))),
-                              reward=request.GET.get("reward") or "0")
-    except (ValueError, ArithmeticError, LookupError) as error:
+                              reward=request.GET.get("reward") or "0", masters=masters)
+        requirements = check_requirements({
+            **{name: int(request.GET[name]) for name in ("min_approval_rate", "min_approved_hits")
+               if request.GET.get(name)}, "masters": masters})
+        if request.GET.get("qualification"):
+            requirements["qualification"] = request.GET["qualification"]
+        filters = worker_filters(provider=provider, requirements=requirements)
+    except (ValueError, ArithmeticError, LookupError, CrowdError) as error:
         return JsonResponse({"error": f"cannot estimate: {error}"}, status=400)
     return JsonResponse({"hits": found.hits, "assignments": found.assignments, "rewards": str(found.rewards),
-                         "fees": str(found.fees), "total": str(found.total)})
+                         "fees": str(found.fees), "total": str(found.total), "filters": filters})
 
 
 def _batch(project: Project, batch_id: int) -> Batch:
@@ -332,6 +342,7 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
         "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
+        "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
         "rejection_categories": forms.REJECTION_CATEGORIES})
 
 
@@ -432,7 +443,7 @@ def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
         _start(request, project, "project-span-batch", {
             "run": run.pk, "name": data["name"], "provider": data["provider"], "items_per_hit": data["items_per_hit"],
             "reward": str(data["reward"]), "budget": str(data["budget"]) if data["budget"] is not None else None,
-            "qualification": data["qualification"], "seed": data["seed"]})
+            "qualification": data["qualification"], "requirements": form.requirements(), "seed": data["seed"]})
         return redirect("projects:detail", project.slug)
     return render(request, "projects/aggregation.html", {
         "project": project, "run": run, "outcomes": outcomes, "split": split, "form": form,

@@ -108,6 +108,18 @@ class Provider:
         """Money available to spend, or None when the provider has no account balance."""
         return None
 
+    # --- who may work ------------------------------------------------------------------
+
+    def describe_filters(self, requirements: dict[str, Any]) -> list[str]:
+        """Who may take the batch's work, in words for the organizer (batch page, cost estimate). The site's
+        own annotators have no approval record elsewhere: the crowd filters apply at MTurk and Prolific."""
+        found = ["annotators with an account on this site"]
+        ignored = [name for name in ("min_approval_rate", "min_approved_hits", "masters") if requirements.get(name)]
+        if ignored:
+            found.append(f"{', '.join(name.replace('_', ' ') for name in ignored)}: MTurk and Prolific only, "
+                         f"not applied here")
+        return found
+
     # --- publishing --------------------------------------------------------------------
 
     def check(self, batch: Batch, hits: Sequence[Hit]) -> list[str]:

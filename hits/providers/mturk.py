@@ -124,6 +124,17 @@ class MTurkProvider(Provider):
 
     # --- publishing --------------------------------------------------------------------------
 
+    def describe_filters(self, requirements: dict[str, Any]) -> list[str]:
+        found = [f"workers in {', '.join(requirements.get('locales', settings.MTURK_LOCALES))}",
+                 f"approval rate over {int(requirements.get('min_approval_rate', settings.MTURK_MIN_APPROVAL_RATE))}%"]
+        if requirements.get("min_approved_hits"):
+            found.append(f"at least {int(requirements['min_approved_hits']):,} approved HITs")
+        if requirements.get("masters"):
+            found.append("Masters only (MTurk adds 5% to its fee)")
+        if requirements.get("qualification"):
+            found.append(f"passed the {requirements['qualification']} test")
+        return found
+
     def qualification_requirements(self, batch: Batch) -> list[dict[str, Any]]:
         requirements = batch.requirements
         found = [

@@ -192,6 +192,19 @@ class ProlificProvider(Provider):
                            "SESSION_ID": "{{%SESSION_ID%}}"}, safe="{}%")
         return f"{self.external_url}{path}?{query}"
 
+    def describe_filters(self, requirements: dict[str, Any]) -> list[str]:
+        rate, approvals = _approval_floor(requirements)
+        found = [f"approval rate at least {rate}%", f"at least {approvals:,} approved submissions"]
+        if settings.PROLIFIC_COUNTRIES:
+            found.append(f"living in {', '.join(settings.PROLIFIC_COUNTRIES)}")
+        if settings.PROLIFIC_LANGUAGE:
+            found.append(f"fluent in {settings.PROLIFIC_LANGUAGE}")
+        if requirements.get("masters"):
+            found.append("Masters: an MTurk qualification, not applied on Prolific")
+        if requirements.get("qualification"):
+            found.append(f"passed the {requirements['qualification']} screening study")
+        return found
+
     def filters(self, batch: Batch | None) -> list[dict]:
         """Who may take part: approval rate and count, country, language, and what extensions add
         (a screening test's participant group); the block list always."""
@@ -201,9 +214,9 @@ class ProlificProvider(Provider):
             wanted = {label.lower() for label in labels}
             return [key for key, label in choices.get(filter_id, {}).items() if label.lower() in wanted]
 
-        found = [{"filter_id": "approval_rate", "selected_range": {"lower": settings.PROLIFIC_MIN_APPROVAL_RATE,
-                                                                    "upper": 100}},
-                 {"filter_id": "approval_numbers", "selected_range": {"lower": settings.PROLIFIC_MIN_APPROVALS}}]
+        rate, approvals = _approval_floor((batch.requirements or {}) if batch is not None else {})
+        found = [{"filter_id": "approval_rate", "selected_range": {"lower": rate, "upper": 100}},
+                 {"filter_id": "approval_numbers", "selected_range": {"lower": approvals}}]
         if settings.PROLIFIC_COUNTRIES:
             found.append({"filter_id": "current-country-of-residence",
                           "selected_values": ids("current-country-of-residence", settings.PROLIFIC_COUNTRIES)})
@@ -389,3 +402,9 @@ class ProlificProvider(Provider):
     def revoke(self, worker: Worker, reason: str) -> None:
         # Prolific has no qualification to take away: the block list keeps them out of every later study.
         self.block(worker, reason)
+
+
+def _approval_floor(requirements: dict[str, Any]) -> tuple[int, int]:
+    """(approval rate, approved submissions) a participant needs: the batch's own, else the settings'."""
+    return (int(requirements.get("min_approval_rate") or settings.PROLIFIC_MIN_APPROVAL_RATE),
+            int(requirements.get("min_approved_hits") or settings.PROLIFIC_MIN_APPROVALS))

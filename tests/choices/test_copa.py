@@ -138,7 +138,8 @@ class ChoiceTaskTests(BaseTestCase):
 
     def test_a_simulated_crowd_validates_over_http_and_the_report_has_the_papers_numbers(self):
         batch = self.batch(per_subset=20)
-        workers = [ChoiceWorker(f"w{n}", 1.0) for n in range(3)] + [ChoiceWorker("careless", 0.5, careless=True)]
+        workers = [ChoiceWorker(f"w{n}", 1.0, mirrored_penalty=0) for n in range(3)]
+        workers.append(ChoiceWorker("careless", 0.5, careless=True))
         submitted = run_choices(batch, workers, seed=2)
         self.assertEqual(submitted, 4 * 3)  # 4 HITs of 10, 3 workers each
         found = choice_report(batch, samples=200)
@@ -160,3 +161,10 @@ class ChoiceTaskTests(BaseTestCase):
         self.assertEqual(found["all"]["ties"], 0)
         intended = dict(Item.objects.filter(batch=batch).values_list("pk", "gold_answer"))
         self.assertEqual(len(intended), 40)
+        by_worker = {row["worker"]: row for row in found["by_worker"]}
+        self.assertEqual({name: row["accuracy"] for name, row in by_worker.items() if name != "sim-careless"},
+                         {"sim-w0": 1.0, "sim-w1": 1.0, "sim-w2": 1.0})
+        # Without the careless worker every item has 2 or 3 votes that all agree: kappa is 1.
+        self.assertEqual(found["trusted"]["left_out"], ["sim-careless"])
+        self.assertEqual(found["trusted"]["fleiss"]["value"], 1.0)
+        self.assertEqual(found["trusted"]["votes"], 120 - by_worker["sim-careless"]["votes"])

@@ -173,6 +173,19 @@ class WorkTests(MTurkTestCase):
             honest.accept(second.hits.get().provider_hit_id)
         self.assertEqual(refused.exception.status, 403)
 
+    def test_approved_hits_and_masters_filters_reach_mturk(self):
+        batch = self.publish(count=25, requirements={"min_approved_hits": 10000, "masters": True,
+                                                     "min_approval_rate": 98})
+        hit = batch.hits.get()
+        for worker_id, options in (("AFEW", {"approved": 500, "masters": True}), ("ANOTMASTER", {"approved": 20000}),
+                                   ("ALOW", {"approved": 20000, "masters": True, "approval_rate": 97})):
+            with self.assertRaises(WorkerRefused) as refused:
+                self.worker(worker_id, **options).accept(hit.provider_hit_id)
+            self.assertEqual(refused.exception.status, 403, worker_id)
+        self.work(self.worker("AMASTER", approved=20000, masters=True, approval_rate=99), hit)
+        batch_sync(batch=batch)
+        self.assertEqual(Assignment.objects.get().worker.external_id, "AMASTER")
+
     def test_it_sends_reviews_bonuses_and_expiry_to_mturk(self):
         batch = self.publish(count=25, assignments_per_hit=3)
         hit = batch.hits.get()

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from hits.models import Assignment, Payment, ProviderEvent, Worker
 from hits.prolific_emulator import ProlificEmulator, sign
-from hits.prolific_emulator.participant import EmulatedParticipant
+from hits.prolific_emulator.participant import EmulatedParticipant, ParticipantRefused
 from hits.prolific_emulator.server import ROUTES
 from hits.providers import use_provider
 from hits.providers.base import ProviderError
@@ -291,3 +291,18 @@ class ScreeningTests(ProlificTestCase):
         batch_publish(batch=other)
         with self.assertRaisesRegex(Exception, "blocked participant group"):
             good.start(other.provider_state["study_id"])
+
+
+class FilterTests(ProlificTestCase):
+    def test_a_batch_asking_for_more_approvals_keeps_out_a_participant_with_fewer(self):
+        batch = batch_publish(batch=make_batch(count=2, items_per_hit=2, provider="prolific", assignments_per_hit=2,
+                                               requirements={"min_approval_rate": 99, "min_approved_hits": 1000}))
+        study = self.emulator.workspace.studies[batch.provider_state["study_id"]]
+        ranges = {rule["filter_id"]: rule.get("selected_range") for rule in study["filters"]}
+        self.assertEqual((ranges["approval_rate"]["lower"], ranges["approval_numbers"]["lower"]), (99, 1000))
+        with self.assertRaisesRegex(ParticipantRefused, "500 approvals, fewer than 1000"):
+            self.arrive(batch, "PFEW", approvals=500)
+        with self.assertRaisesRegex(ParticipantRefused, "approval rate 98"):
+            self.arrive(batch, "PRATE", approvals=5000, approval_rate=98)
+        _, _, _, response = self.arrive(batch, "PMANY", approvals=5000)
+        self.assertEqual(response.status_code, 302)

@@ -136,3 +136,31 @@ class FormTest(BaseTestCase):
         self.assertIn("exists", self.field_error(response, "name"))
         self.assertIn("less than or equal to 0.95", self.field_error(response, "test_share"))
         self.assertFalse(Job.objects.exists())
+
+    def test_worker_filters_reach_the_batch_the_estimate_and_the_batch_page(self):
+        self._sampled()
+        base = {"name": "filtered", "items_per_hit": 25, "assignments_per_hit": 5, "reward": "0.50",
+                "provider": "mturk", "seed": 0, "gold_count": 0, "gold_rate": 0}
+        response = self.post("/projects/forms/batches/new/", {**base, "min_approval_rate": "101"})
+        self.assertIn("less than or equal to 100", self.field_error(response, "min_approval_rate"))
+        self.post("/projects/forms/batches/new/", {**base, "min_approval_rate": "99", "min_approved_hits": "10000",
+                                                   "masters": "on"})
+        batch = Batch.objects.get(name="filtered")
+        self.assertEqual(batch.requirements, {"min_approval_rate": 99, "min_approved_hits": 10000, "masters": True})
+        page = self.client.get(f"/projects/forms/batches/{batch.pk}/")
+        self.assertContains(page, "approval rate over 99%; at least 10,000 approved HITs; Masters only")
+        found = self.client.get("/projects/forms/batches/estimate.json", {
+            "items": 1, "items_per_hit": 25, "assignments_per_hit": 3, "reward": "0.10", "provider": "mturk",
+            "min_approved_hits": "10000", "masters": "on"}).json()
+        plain = self.client.get("/projects/forms/batches/estimate.json", {
+            "items": 1, "items_per_hit": 25, "assignments_per_hit": 3, "reward": "0.10", "provider": "mturk"}).json()
+        self.assertIn("at least 10,000 approved HITs", found["filters"])
+        # Masters costs 5% more in MTurk's fee: 3 x (0.10 + 0.025, rounded to the cent: 0.03) against 3 x (0.10 + 0.02).
+        self.assertEqual((found["total"], plain["total"]), ("0.39", "0.36"))
+        prolific = self.client.get("/projects/forms/batches/estimate.json", {
+            "items": 1, "provider": "prolific", "min_approved_hits": "500", "masters": "on"}).json()
+        self.assertIn("at least 500 approved submissions", prolific["filters"])
+        self.assertIn("Masters: an MTurk qualification, not applied on Prolific", prolific["filters"])
+        bad = self.client.get("/projects/forms/batches/estimate.json", {"items": 1, "min_approval_rate": "150"})
+        self.assertEqual(bad.status_code, 400)
+        self.assertIn("min_approval_rate is 150", bad.json()["error"])

@@ -4,11 +4,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from choices.report import cue_table, report_table
+from choices.report import report_table
 from choices.services import choice_batch_create, choice_report, copa_sample
 from core import copa, cues
 from core.errors import CrowdsetError
+from hits.cli import add_filter_arguments, filter_requirements
 from hits.models import Batch
+from hits.services import describe_batch
 
 
 class Command(BaseCommand):
@@ -27,6 +29,7 @@ class Command(BaseCommand):
         batch.add_argument("--reward", default="0.10", help="per HIT (the paper's $0.10)")
         batch.add_argument("--provider", default="inhouse")
         batch.add_argument("--seed", type=int, default=0)
+        add_filter_arguments(batch)
         report = commands.add_parser("report", help="accuracy and agreement of a validation batch")
         report.add_argument("batch", type=int)
         report.add_argument("--samples", type=int, default=1000)
@@ -58,11 +61,13 @@ class Command(BaseCommand):
         chosen = copa_sample(items, per_subset=options["per_subset"] or None, seed=options["seed"])
         batch = choice_batch_create(items=chosen, name=options["name"], items_per_hit=options["items_per_hit"],
                                     assignments_per_hit=options["assignments"], reward=reward,
-                                    provider=options["provider"], seed=options["seed"])
+                                    provider=options["provider"], seed=options["seed"],
+                                    requirements=filter_requirements(options))
         mirrored = sum(item.mirrored for item in chosen)
         self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(chosen) - mirrored} original and {mirrored} mirrored "
                           f"items in {batch.hits.count()} HITs, {batch.assignments_per_hit} workers each, "
-                          f"{batch.reward} per HIT; publish it from its page or `manage.py publish {batch.pk}`")
+                          f"{batch.reward} per HIT")
+        self.stdout.write(describe_batch(batch))
 
     def report(self, options):
         batch = Batch.objects.filter(pk=options["batch"]).first()
@@ -93,4 +98,4 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps({"instances": report.instances, "imbalance": report.imbalance,
                                           "strongest": [cue.as_dict() for cue in report.strongest(options["top"])]}))
             return
-        self.stdout.write(cue_table(report, options["top"]))
+        self.stdout.write(report.table(options["top"]))

@@ -7,7 +7,9 @@ from core.errors import CrowdsetError
 from facts.report import tables_text
 from facts.rte import read_rte
 from facts.services import draw_items, export_pairs, fact_batch_create, tables
+from hits.cli import add_filter_arguments, filter_requirements
 from hits.models import Batch
+from hits.services import describe_batch
 
 
 class Command(BaseCommand):
@@ -28,6 +30,7 @@ class Command(BaseCommand):
         batch.add_argument("--reward", default="0.05", help="per HIT (about a cent a statement in the paper)")
         batch.add_argument("--provider", default="inhouse")
         batch.add_argument("--seed", type=int, default=0)
+        add_filter_arguments(batch)
         report = commands.add_parser("report", help="Tables 1 and 2 of a writing batch")
         report.add_argument("batch", type=int)
         report.add_argument("--json", action="store_true")
@@ -50,9 +53,11 @@ class Command(BaseCommand):
                            seed=options["seed"])
         batch = fact_batch_create(items=items, name=options["name"], items_per_hit=options["per_hit"],
                                   assignments_per_hit=options["assignments"], reward=reward,
-                                  provider=options["provider"], seed=options["seed"])
+                                  provider=options["provider"], seed=options["seed"],
+                                    requirements=filter_requirements(options))
         self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(items)} paragraphs in {batch.hits.count()} HITs, "
                           f"{batch.assignments_per_hit} workers each, {batch.reward} per HIT")
+        self.stdout.write(describe_batch(batch))
 
     def report(self, options):
         found = tables(self._batch(options))

@@ -2,8 +2,10 @@
 (function () {
   const form = document.getElementById("batch-form");
   const out = document.getElementById("estimate");
+  const who = document.getElementById("filters");
   if (!form || !out) return;
-  const names = ["items_per_hit", "assignments_per_hit", "reward", "provider", "gold_count", "gold_rate", "gold_upload"];
+  const names = ["items_per_hit", "assignments_per_hit", "reward", "provider", "gold_count", "gold_rate", "gold_upload",
+                 "min_approval_rate", "min_approved_hits", "qualification"];
   let pending = null;
   async function update() {
     const params = new URLSearchParams({items: form.dataset.items});
@@ -12,6 +14,8 @@
       if (field) params.set(name, field.value);
     }
     if (!params.get("gold_upload")) { params.set("gold_count", "0"); params.set("gold_rate", "0"); }
+    const masters = form.elements.namedItem("masters");
+    if (masters && masters.checked) params.set("masters", "on");
     try {
       const response = await fetch(form.dataset.estimate + "?" + params);
       const found = await response.json();
@@ -19,6 +23,7 @@
         ? found.hits + " HITs, " + found.assignments + " assignments: " + found.rewards + " in rewards + " +
           found.fees + " in provider fees = " + found.total
         : found.error;
+      if (who) who.textContent = response.ok && found.filters ? "Who may work: " + found.filters.join("; ") + "." : "";
     } catch (error) {
       out.textContent = "The estimate could not be fetched; it is checked again when you submit.";
     }

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from aggregation.models import AggregationRun
 from annotation.services import subtask1_batch_create
+from core.cues import label_cues
 from filtering.models import Candidate, FilterRun
 from hits.services import CrowdError
 from releases import services
@@ -42,6 +43,12 @@ class Command(BaseCommand):
         export = sub.add_parser("export")
         export.add_argument("version")
         export.add_argument("--out", required=True)
+        cues = sub.add_parser("cues", help="tokens that give the label away (the superficial-cue report)")
+        cues.add_argument("version")
+        cues.add_argument("--side", choices=("train", "test", "all"), default="train")
+        cues.add_argument("--top", type=int, default=15)
+        cues.add_argument("--minimum", type=int, default=20, help="leave out tokens in fewer sentences")
+        cues.add_argument("--json", action="store_true")
         for action in ("stats", "baselines"):
             sub.add_parser(action).add_argument("version")
         sub.choices["stats"].add_argument("--json", action="store_true",
@@ -105,6 +112,20 @@ class Command(BaseCommand):
             return
         self.stdout.write(services.format_table("Table 1 (Subtask 1)", services.table1(version)))
         self.stdout.write(services.format_table("Table 2 (Subtask 2)", services.table2(version)))
+
+    def do_cues(self, version, side, top, minimum, **options):
+        sentences = self._version(version).sentences.all()
+        if side != "all":
+            sentences = sentences.filter(split=side)
+        report = label_cues(sentences.values_list("text", "label"))
+        if options.get("json"):
+            self.stdout.write(json.dumps({"instances": report.instances, "baseline": report.baseline,
+                                          "imbalance": report.imbalance,
+                                          "strongest": [cue.as_dict() for cue in report.strongest(top, minimum)]}))
+            return
+        self.stdout.write(f"{side} side: productivity is the share of sentences with the token that are "
+                          f"counterfactual, against {report.baseline:.1%} overall")
+        self.stdout.write(report.table(top, minimum))
 
     def do_baselines(self, version, **options):
         results = services.dataset_baselines(version=self._version(version))

@@ -1,0 +1,19 @@
+"""Command-line pieces every batch-making command shares: the worker filters as options."""
+
+from typing import Any
+
+
+def add_filter_arguments(parser: Any) -> None:
+    parser.add_argument("--min-approval-rate", type=int, help="percent of a worker's past work approved "
+                                                              "(MTurk, Prolific); default: the site's setting")
+    parser.add_argument("--min-approved-hits", type=int, help="MTurk's approved HITs, Prolific's approved "
+                                                              "submissions (B-COPA asked for 10,000)")
+    parser.add_argument("--masters", action="store_true", help="MTurk Masters only (MTurk charges 5%% more)")
+
+
+def filter_requirements(options: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {name: options[name] for name in ("min_approval_rate", "min_approved_hits")
+                             if options.get(name) is not None}
+    if options.get("masters"):
+        found["masters"] = True
+    return found
