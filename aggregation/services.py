@@ -26,6 +26,8 @@ COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 # The task types whose answers are yes/no votes the agreement rules aggregate. Spans are reviewed, not voted
 # on; the other designs have their own reports (choices, facts).
 AGGREGATED = ("subtask1",)
+# The task types whose answers are single labels a spot check can compare with known answers.
+SPOT_CHECKED = ("subtask1", "choice")
 
 
 def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
@@ -144,6 +146,9 @@ def _agreement(result: maths.Agreement) -> dict[str, Any]:
 
 def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0) -> list[SpotCheck]:
     """Draw round(rate × n) (at least one) of each worker's submitted HITs not drawn before."""
+    if batch.task_type not in SPOT_CHECKED:
+        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; spot checks compare answers with known "
+                         f"answers and the consensus, which {', '.join(SPOT_CHECKED)} batches have")
     if not 0 < rate <= 1:
         raise CrowdError("the spot-check rate is a share between 0 and 1, e.g. 0.1")
     consensus = _consensus(batch)

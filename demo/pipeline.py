@@ -518,6 +518,7 @@ class Pipeline:
         copa.write_sides(sides, out)
         self.stdout.write(f"   export: {len(sides['train'])} train / {len(sides['dev'])} dev items, every pair on one "
                           f"side -> {out}")
+        self._design_project("balanced-copa", "Balanced COPA demo", batch, 11)
         self.stage("balanced COPA", time.monotonic() - started,
                    f"accuracy {found['original']['accuracy']:.0%} original / {found['mirrored']['accuracy']:.0%} "
                    f"mirrored, kappa {found['all']['fleiss']['value']:.3f}")
@@ -549,7 +550,16 @@ class Pipeline:
         facts = found["table1"].get("facts", {}).get("statements", 0)
         counter = found["table1"].get("counterfacts", {}).get("statements", 0)
         self.stdout.write(f"   export: {facts + counter} T-H pairs (entailment and contradiction) -> {out}")
+        self._design_project("cheap-facts", "Cheap Facts demo", batch, 12)
         self.stage("cheap facts", time.monotonic() - started, f"{facts} facts, {counter} counter-facts")
+
+    def _design_project(self, design, name, batch, number):
+        """The design's batch as a project of the workspace, whose steps follow it."""
+        slug = f"{design}-demo"
+        project = Project.objects.filter(slug=slug).first() or project_create(
+            name=name, design=design, slug=slug, description=f"What stage {number} of `make demo` made.")
+        project.batches.add(batch)
+        self.stdout.write(f"   project: its steps, the batch's filters and cost are at /projects/{slug}/")
 
     def workspace(self):
         """An organizer account to look at the result with, made once, on a laptop only: on the embedded

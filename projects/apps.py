@@ -8,4 +8,5 @@ class ProjectsConfig(AppConfig):
     verbose_name = "Projects"
 
     def ready(self):
-        from projects import jobs, semeval  # noqa: F401  (register the project job kinds and the SemEval design)
+        # Register the project job kinds and the designs (SemEval, Balanced COPA, Cheap Facts).
+        from projects import crowd_designs, jobs, semeval  # noqa: F401

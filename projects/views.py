@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
-from aggregation.services import spotcheck_draw
+from aggregation.services import SPOT_CHECKED, spotcheck_draw
 from core.errors import CrowdsetError
 from hits.models import Assignment, Batch
 from hits.providers import get_provider
@@ -343,6 +343,7 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
         "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
         "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
+        "spot_checked": batch.task_type in SPOT_CHECKED,
         "rejection_categories": forms.REJECTION_CATEGORIES})
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from aggregation.services import spotcheck_draw
 from core.items import FactItem
 from core.textrules import COUNTERFACT_RULES, FACT_RULES, TextRules, check, mentions, overlap, position
 from demo.crowd import Writer, run_writers
@@ -18,7 +19,7 @@ from facts.rte import RteFileError, fact_items, read_rte, shared_entities
 from facts.services import draw_items, export_pairs, fact_batch_create, tables
 from facts.task_types import FACTS
 from hits.models import Assignment, Worker
-from hits.services import assignment_claim, assignment_submit, batch_publish
+from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
 from hits.task_types import AnswerError
 from tests.base import BaseTestCase
 
@@ -140,6 +141,11 @@ class WritingTests(BaseTestCase):
                          found["table1"]["counterfacts"]["statements"])
         self.assertEqual({pair["label"] for pair in pairs}, {"entailment", "contradiction"})
         self.assertEqual(set(pairs[0]), {"id", "text", "hypothesis", "label", "entity", "source", "worker"})
+
+    def test_spot_checks_are_not_drawn_from_written_statements(self):
+        batch = batch_publish(batch=fact_batch_create(items=[_item("a")], name="f", items_per_hit=1))
+        with self.assertRaisesRegex(CrowdError, f"batch {batch.pk} is a facts batch; spot checks compare"):
+            spotcheck_draw(batch=batch)
 
     def test_the_csv_export_neutralizes_formulas_and_the_jsonl_keeps_them(self):
         batch = batch_publish(batch=fact_batch_create(items=[_item("a")], name="f", items_per_hit=1,

@@ -1,0 +1,85 @@
+"""The two other crowd designs as project designs: Balanced COPA's 2-choice validation and Cheap Facts'
+facts / counter-facts. Their batches are made by commands (`manage.py copa batch`, `manage.py facts batch`)
+and linked to the project; the steps follow the batch, the work, the paper's numbers and the export."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.urls import reverse
+
+from choices.services import choice_report
+from facts.services import tables
+from hits.models import Batch
+from projects.designs import DESIGNS, Design, Step
+from projects.selectors import ProjectContext
+
+
+def _batch_steps(context: ProjectContext, task_type: str, command: str,
+                 numbers: Callable[[Batch], str], export: str) -> list[Step]:
+    project = context.project
+    rows = context.batches_of(task_type)
+    made = Step("batch", "Batch", summary=f"made with `{command}`, then linked to this project "
+                                          f"(a form for it here is not built yet)")
+    work = Step("work", "Crowd work")
+    report = Step("report", "The paper's numbers")
+    out = Step("export", "Export", summary=f"`{export}`")
+    if not rows:
+        made.state = "ready"
+        return [made, work, report, out]
+    row = rows[-1]
+    batch = row["batch"]
+    page = reverse("projects:batch", args=[project.slug, batch.pk])
+    made.state, made.links = "done", [(f"Batch {batch.pk}", page)]
+    made.summary = f"{batch.name}: {row['hits']['total']} HITs, {batch.assignments_per_hit} workers a HIT"
+    work.summary = (f"{row['submitted']}/{row['needed']} assignments submitted, {row['approved']} approved; spent "
+                    f"{row['spent']} of {row['estimate']}")
+    work.links = [("Filters, cost and review", page)]
+    if batch.state == Batch.State.DRAFT:
+        work.state, work.action = "ready", ("Publish (confirm the cost)",
+                                            reverse("projects:publish", args=[project.slug, batch.pk]))
+        return [made, work, report, out]
+    if batch.state in (Batch.State.PUBLISHING, Batch.State.PUBLISHED):
+        work.state, work.action = "working", ("Watch and review the work", page)
+    else:
+        work.state = "done"
+    if row["submitted"]:
+        report.state, report.summary = "done", numbers(batch)
+        out.state = "ready" if work.state == "done" else "blocked"
+    return [made, work, report, out]
+
+
+def _copa_numbers(batch: Batch) -> str:
+    found = choice_report(batch, samples=0)
+
+    def part(name: str) -> str:
+        row = found[name]
+        kappa = row["fleiss"]["value"]
+        accuracy = "-" if row["accuracy"] is None else f"{row['accuracy']:.0%}"
+        return f"{name} accuracy {accuracy}, kappa {'-' if kappa is None else format(kappa, '.3f')}"
+
+    return "; ".join(part(name) for name in ("original", "mirrored", "all")) + f" (`manage.py copa report {batch.pk}`)"
+
+
+def _facts_numbers(batch: Batch) -> str:
+    found: dict[str, Any] = tables(batch)
+    parts = [f"{row['statements']} {name} on {row['texts_answered']} paragraphs, "
+             f"{found['table2'][name]['length']:.1f} words, BoW {found['table2'][name]['bow']:.2f}"
+             for name, row in found["table1"].items()]
+    return "; ".join(parts) + f" (`manage.py facts report {batch.pk}`)"
+
+
+DESIGNS.register("balanced-copa", Design(
+    name="balanced-copa", title="2-choice validation (Balanced COPA)",
+    description="Original and mirrored COPA items, three workers each: majority accuracy against the intended "
+                "answers and Fleiss' kappa by subset, the superficial-cue report, pair-keeping train/dev files.",
+    steps=lambda context: _batch_steps(context, "choice", "manage.py copa batch COPA.xml --name NAME",
+                                       _copa_numbers, "manage.py copa export COPA.xml --out DIR")))
+
+DESIGNS.register("cheap-facts", Design(
+    name="cheap-facts", title="Facts and counter-facts (Cheap Facts)",
+    description="RTE paragraphs with a highlighted entity; workers write facts or contradicting statements under "
+                "live quality rules; RTE-style T-H pairs with the paper's Tables 1 and 2.",
+    steps=lambda context: _batch_steps(context, "facts", "manage.py facts batch RTE.xml --name NAME",
+                                       _facts_numbers, "manage.py facts export BATCH --out DIR")))

@@ -1,0 +1,53 @@
+"""The Balanced COPA and Cheap Facts designs in the workspace: steps that follow the batch to the paper's
+numbers, and a batch page with the filters and the cost."""
+
+from django.conf import settings
+
+from choices.services import choice_batch_create, copa_sample
+from core import copa
+from demo.crowd import ChoiceWorker, Writer, run_choices, run_writers
+from facts.rte import read_rte
+from facts.services import draw_items, fact_batch_create
+from hits.services import batch_publish
+from projects.services import project_create
+from tests.base import BaseTestCase
+
+SHARED = settings.SHARED_DIR / "corpora"
+
+
+class CrowdDesignTests(BaseTestCase):
+    def setUp(self):
+        self.login(self.organizer)
+
+    def test_a_copa_project_follows_its_batch_to_accuracy_and_kappa(self):
+        project = project_create(name="B-COPA", design="balanced-copa", user=self.organizer)
+        page = self.client.get(f"/projects/{project.slug}/")
+        self.assertContains(page, "manage.py copa batch COPA.xml")
+        items = copa_sample(copa.read_copa(SHARED / "balanced-copa" / "balacopa-dev-all.xml"), per_subset=10, seed=1)
+        batch = batch_publish(batch=choice_batch_create(items=items, name="validation", items_per_hit=10,
+                                                        assignments_per_hit=3, reward="0.10",
+                                                        requirements={"masters": True, "min_approved_hits": 10000}))
+        project.batches.add(batch)
+        run_choices(batch, [ChoiceWorker(f"w{n}", 1.0, mirrored_penalty=0) for n in range(3)], seed=1)
+        page = self.client.get(f"/projects/{project.slug}/")
+        self.assertContains(page, "original accuracy 100%, kappa 1.000; mirrored accuracy 100%, kappa 1.000")
+        self.assertContains(page, "6/6 assignments submitted")
+        detail = self.client.get(f"/projects/{project.slug}/batches/{batch.pk}/")
+        self.assertContains(detail, "Who may work: annotators with an account on this site; min approved hits, "
+                                    "masters: MTurk and Prolific only, not applied here.")
+        self.assertContains(detail, "spent 0.00 of 0.60")
+        self.assertContains(detail, "id=\"spot-checks\"")
+        self.assertNotContains(detail, "Aggregate the votes")
+
+    def test_a_facts_project_shows_the_statements_and_no_spot_checks(self):
+        project = project_create(name="Facts", design="cheap-facts", user=self.organizer)
+        items = draw_items(read_rte(SHARED / "rte" / "rte1_dev.xml"), texts=5, instruction="facts", seed=1)
+        batch = batch_publish(batch=fact_batch_create(items=items, name="writing", items_per_hit=5,
+                                                      assignments_per_hit=2))
+        project.batches.add(batch)
+        run_writers(batch, [Writer("a"), Writer("b", "copier")], seed=1)
+        page = self.client.get(f"/projects/{project.slug}/")
+        self.assertContains(page, "facts on 5 paragraphs")
+        detail = self.client.get(f"/projects/{project.slug}/batches/{batch.pk}/")
+        self.assertContains(detail, "Who may work: annotators with an account on this site.")
+        self.assertNotContains(detail, "id=\"spot-checks\"")
