@@ -62,7 +62,7 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: 
                                              for subset in (ORIGINAL, MIRRORED))):
         report[name] = _subset_report(members, intended, samples=samples, seed=seed)
     # Each worker against the intended answers: a careless worker stands out at about 50%.
-    names = {worker.pk: worker.user.username if worker.user_id else worker.external_id
+    names = {worker.pk: worker.user.username if worker.user is not None else worker.external_id
              for worker in Worker.objects.filter(pk__in={worker for _, worker, _ in votes}).select_related("user")}
     tally: dict[int, list[int]] = {}
     for item, worker, label in votes:
