@@ -6,6 +6,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from choices.services import choice_batch_create
+from core.items import ChoiceItem, FactItem
+from core.textrules import FACT_RULES
+from facts.services import fact_batch_create
 from hits.models import Assignment, Hit
 from hits.mturk_emulator import MTurkEmulator
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
@@ -236,3 +240,45 @@ class ExternalQuestionTests(MTurkTestCase):
         self.assertNotIn("X-Frame-Options", page.headers)
         inhouse = make_batch(count=5)
         self.assertEqual(self.client.get(f"/mturk/hits/{inhouse.hits.get().pk}/").status_code, 404)
+
+
+class OtherDesignsOnMTurkTests(MTurkTestCase):
+    """The 2-choice and the facts task go out as HTML questions and come back through sync, parsed by their
+    task types: a statement that breaks a rule is kept as sent with the reason, and counts as no answer."""
+
+    def test_a_choice_batch_goes_out_and_its_answers_come_back(self):
+        items = [ChoiceItem(premise=f"The man {n} broke his toe.", alternative_1="He dropped a hammer.",
+                            alternative_2="He got a hole in his sock.", item_id=str(n + 1), answer=1)
+                 for n in range(3)]
+        batch = batch_publish(batch=choice_batch_create(items=items, name="copa", provider="mturk", items_per_hit=3,
+                                                        assignments_per_hit=1,
+                                                        requirements={"masters": True, "min_approved_hits": 10}))
+        hit = batch.hits.get()
+        question = self.emulator.account.hits[hit.provider_hit_id]["Question"]
+        self.assertIn("What was the cause of this?", question)
+        self.assertIn("He got a hole in his sock.", question)
+        worker = self.worker("ACHOOSER", masters=True, approved=100)
+        assignment_id = worker.accept(hit.provider_hit_id)
+        worker.submit(assignment_id, {f"item-{item.id}": "2" for item in hit.ordered_items()})
+        batch_sync(batch=batch)
+        self.assertEqual(set(Assignment.objects.get().answers.values()), {2})
+
+    def test_a_facts_batch_goes_out_and_a_copied_statement_is_not_counted_at_sync(self):
+        text = "Oracle had fought to keep the forms from being released."
+        item = FactItem(text=text, entity="Oracle", entity_start=0, item_id="o1", rules=FACT_RULES.to_json())
+        batch = batch_publish(batch=fact_batch_create(items=[item], name="facts", provider="mturk", items_per_hit=1,
+                                                      assignments_per_hit=2))
+        hit = batch.hits.get()
+        question = self.emulator.account.hits[hit.provider_hit_id]["Question"]
+        self.assertIn('<mark class="fact-entity">Oracle</mark>', question)
+        self.assertIn("fact-input", question)
+        field = f"fact-{hit.ordered_items()[0].id}-1"
+        good, copier = self.worker("AWRITER"), self.worker("ACOPIER")
+        good.submit(good.accept(hit.provider_hit_id), {field: "Oracle wanted the papers kept secret"})
+        copier.submit(copier.accept(hit.provider_hit_id), {field: "Oracle had fought to keep the forms"})
+        batch_sync(batch=batch)
+        stored = {a.worker.external_id: a for a in Assignment.objects.select_related("worker")}
+        self.assertEqual(list(stored["AWRITER"].answers.values()), [["Oracle wanted the papers kept secret"]])
+        # Kept as sent, with no answers to count and the reason for the reviewer (MTurk's form has no server check).
+        self.assertIsNone(stored["ACOPIER"].answers)
+        self.assertIn("line 1: copy: 100% of its words are in the paragraph", stored["ACOPIER"].feedback)
