@@ -15,6 +15,7 @@ import numpy as np
 
 POSITIVE, NEGATIVE_100, NEGATIVE_80, DISCARDED, PENDING = (
     "positive", "negative-100", "negative-80", "discarded", "pending")
+NEGATIVE = "negative"  # a truth-inference method's label 0 (the rules' negatives say how many agreed)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Outcome:
     no: int
     outcome: str
     partial: bool = False  # reached the partial-negative agreement (kept as negative-80, or sampled out)
+    label: int | None = None  # a truth-inference method's label (the rules' is read from `outcome`)
+    confidence: float | None = None
 
 
 def unique_votes(votes):

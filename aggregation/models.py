@@ -10,6 +10,8 @@ class AggregationRun(models.Model):
 
     batch = models.ForeignKey(Batch, on_delete=models.PROTECT, related_name="aggregations")
     created = models.DateTimeField(auto_now_add=True)
+    # "paper" (the agreement rules in `rules`) or a truth-inference method of aggregation.methods.
+    method = models.CharField(max_length=20, default="paper")
     rules = models.JSONField()
     rules_text = models.TextField()
     votes = models.PositiveIntegerField()
@@ -34,12 +36,17 @@ class ItemOutcome(models.Model):
         NEGATIVE_80 = maths.NEGATIVE_80
         DISCARDED = maths.DISCARDED
         PENDING = maths.PENDING
+        NEGATIVE = maths.NEGATIVE
 
     run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes")
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="outcomes")
     yes = models.PositiveSmallIntegerField()
     no = models.PositiveSmallIntegerField()
     outcome = models.CharField(max_length=20, choices=Outcome.choices, db_index=True)
+    # The item's label under the run's method (None while pending or discarded) and the method's
+    # confidence in it: the agreeing share of the votes for the rules, the posterior for the models.
+    label = models.SmallIntegerField(null=True)
+    confidence = models.FloatField(null=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "item"], name="itemoutcome_unique_item")]
@@ -57,6 +64,8 @@ class WorkerStat(models.Model):
     gold_accuracy = models.FloatField(null=True)
     gold_votes = models.PositiveIntegerField()
     confusion = models.JSONField(default=dict)
+    # The method's estimate of the worker's reliability in [0, 1] (None for the paper's rules).
+    skill = models.FloatField(null=True)
 
     class Meta:
         ordering = ["-consensus_accuracy"]

@@ -18,9 +18,33 @@ def write_report(out, run, workers=None):
     if gold["items"]:
         out.write(f"  aggregated labels vs known answers: {gold['correct']} of {gold['items']} "
                   f"({gold['accuracy']:.1%})")
-    out.write(f"  {'worker':<24} {'votes':>6} {'vs consensus':>13} {'vs gold':>9}  confusion (worker/majority)")
+    skills = run.method != "paper"
+    out.write(f"  {'worker':<24} {'votes':>6} {'vs consensus':>13} {'vs gold':>9}"
+              + (f" {'skill':>6}" if skills else "") + "  confusion (worker/majority)")
     for stat in (workers or run.worker_stats.select_related("worker__user").order_by("-consensus_accuracy", "pk")):
         consensus = f"{stat.consensus_accuracy:.1%}" if stat.consensus_accuracy is not None else "-"
         gold_accuracy = f"{stat.gold_accuracy:.1%}" if stat.gold_accuracy is not None else "-"
         confusion = " ".join(f"{key}:{value}" for key, value in sorted(stat.confusion.items()))
-        out.write(f"  {stat.worker!s:<24} {stat.votes:>6} {consensus:>13} {gold_accuracy:>9}  {confusion}")
+        skill = (f" {stat.skill:>6.2f}" if stat.skill is not None else f" {'-':>6}") if skills else ""
+        out.write(f"  {stat.worker!s:<24} {stat.votes:>6} {consensus:>13} {gold_accuracy:>9}{skill}  {confusion}")
+
+
+def write_comparison(out, found):
+    """`runs_compare` as text: what changed, and whose votes weigh less."""
+    before, after = found["before"], found["after"]
+    out.write(f"aggregation {before['run']} ({before['method']}) -> {after['run']} ({after['method']}): "
+              f"{found['changed']} of {found['items']} items change label")
+    for change, count in found["by_change"].items():
+        out.write(f"  {count:>6}  {change}")
+    for row in found["changes"][:20]:
+        votes = ", ".join(f"{vote['worker']} ({_weight(vote['weight_before'])} -> {_weight(vote['weight_after'])})"
+                          for vote in row["votes_for_the_losing_label"][:4])
+        out.write(f"  item {row['key']}: {row['before']} -> {row['after']}"
+                  + (f"; the losing label's votes: {votes}" if votes else ""))
+    out.write("  lowest weights after: " + ", ".join(
+        f"{row['worker']} {_weight(row['weight_before'])} -> {_weight(row['weight_after'])}"
+        for row in found["workers"][:5]))
+
+
+def _weight(value):
+    return "-" if value is None else f"{value:.2f}"

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.db.models import Field, OuterRef, Subquery
 from django.utils import timezone
 
-from aggregation import maths
+from aggregation import maths, methods
 from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerStat
 from annotation.services import subtask2_batch_create
 from hits.models import Assignment, Batch, Item, Worker
@@ -68,7 +68,11 @@ def run_staleness(run: AggregationRun) -> str:
             f"aggregate the batch again")
 
 
-def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, samples: int = 1000) -> AggregationRun:
+def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, samples: int = 1000,
+                    method: str = "paper") -> AggregationRun:
+    """Aggregate the counted votes of `batch` and store the run: outcomes by the agreement rules
+    (`method="paper"`) or by a truth-inference method of aggregation.methods, with alpha overall, per
+    domain and per HIT, and worker statistics (with each worker's skill under a method)."""
     if batch.task_type not in AGGREGATED:
         raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; aggregation applies the yes/no agreement "
                          f"rules to {', '.join(AGGREGATED)} batches only")
@@ -76,13 +80,22 @@ def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, sam
     # current without it.
     digest = votes_digest(batch)
     # Counted once, read by every statistic below.
-    table = maths.VoteTable(batch_votes(batch), items=Item.objects.filter(batch=batch).values_list("pk", flat=True))
+    votes = batch_votes(batch)
+    table = maths.VoteTable(votes, items=Item.objects.filter(batch=batch).values_list("pk", flat=True))
     items = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
     known = set(Item.objects.filter(batch=batch, is_gold=True).values_list("pk", flat=True))
     gold = {pk: int(answer) for pk, answer in
             Item.objects.filter(batch=batch).exclude(gold_answer=None).values_list("pk", "gold_answer")
             if answer is not None}
-    outcomes = table.outcomes(rules)
+    if method == "paper":
+        outcomes, inference = table.outcomes(rules), None
+    else:
+        try:
+            inference = methods.infer([(item, worker, label) for item, worker, label, _ in votes], method, gold=gold,
+                                      seed=rules.seed)
+        except methods.MethodError as error:
+            raise CrowdError(f"batch {batch.pk}: {error}") from None
+        outcomes = _method_outcomes(table, inference)
     overall = table.agreement(samples=samples, seed=rules.seed)
     # Per domain over the collected sentences only: the known-answer items are reported apart ("gold").
     by_domain = table.agreement_by({pk: None if pk in known else group for pk, group in items.items()},
@@ -92,26 +105,42 @@ def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, sam
     quality = table.worker_quality(gold)
     counts = Counter(outcome.outcome for outcome in outcomes)
     summary = {
-        "outcomes": {name: counts.get(name, 0) for name in (maths.POSITIVE, maths.NEGATIVE_100, maths.NEGATIVE_80,
-                                                            maths.DISCARDED, maths.PENDING)},
+        "outcomes": {name: counts.get(name, 0) for name in (
+            (maths.POSITIVE, maths.NEGATIVE_100, maths.NEGATIVE_80, maths.DISCARDED, maths.PENDING)
+            if method == "paper" else (maths.POSITIVE, maths.NEGATIVE, maths.PENDING))},
         "partial_negatives": {"found": sum(o.partial for o in outcomes), "kept": counts.get(maths.NEGATIVE_80, 0)},
         "by_domain": {str(group): _agreement(a) for group, a in by_domain.items()},
         "by_hit": {str(hit): _agreement(a) for hit, a in by_hit.items()},
         "gold": maths.label_accuracy(outcomes, gold),
         "votes_digest": digest,
+        "method": method,
     }
     with transaction.atomic():
         run = AggregationRun.objects.create(
-            batch=batch, rules=asdict(rules), rules_text=rules.describe(), votes=table.size,
+            batch=batch, method=method, rules=asdict(rules), votes=table.size,
+            rules_text=rules.describe() if method == "paper" else methods.describe(method),
             alpha=_number(overall.alpha), alpha_low=_number(overall.low), alpha_high=_number(overall.high),
             summary=summary)
         _store_outcomes(run, outcomes)
         WorkerStat.objects.bulk_create([
             WorkerStat(run=run, worker_id=q.worker, votes=q.votes, consensus_accuracy=q.consensus_accuracy,
                        consensus_votes=q.consensus_votes, gold_accuracy=q.gold_accuracy, gold_votes=q.gold_votes,
-                       confusion=dict(q.confusion))
+                       confusion=dict(q.confusion), skill=inference.skills.get(q.worker) if inference else None)
             for q in quality])
     return run
+
+
+def _method_outcomes(table: maths.VoteTable, inference: methods.Inference) -> list[maths.Outcome]:
+    """A method's labels as outcomes: positive or negative for every item with a vote, pending without."""
+    yes, no = table.column(1), table.column(0)
+    found = []
+    for index in sorted(range(len(table.items)), key=lambda n: str(table.items[n])):
+        item = table.items[index]
+        label = inference.labels.get(item)
+        outcome = maths.PENDING if label is None else maths.POSITIVE if label == 1 else maths.NEGATIVE
+        found.append(maths.Outcome(item, int(yes[index]), int(no[index]), outcome, label=label,
+                                   confidence=inference.confidence.get(item)))
+    return found
 
 
 def _store_outcomes(run: AggregationRun, outcomes: list[maths.Outcome]) -> None:
@@ -119,10 +148,10 @@ def _store_outcomes(run: AggregationRun, outcomes: list[maths.Outcome]) -> None:
     compiling the instances of `bulk_create` was a third of the aggregation's time."""
     meta = ItemOutcome._meta
     quote = connection.ops.quote_name
-    columns = [quote(field.column or name) for name in ("run", "item", "yes", "no", "outcome")
-               if isinstance(field := meta.get_field(name), Field)]
+    names = ("run", "item", "yes", "no", "outcome", "label", "confidence")
+    columns = [quote(field.column or name) for name in names if isinstance(field := meta.get_field(name), Field)]
     sql = f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})"
-    rows: list[Any] = [(run.pk, o.item, o.yes, o.no, o.outcome) for o in outcomes]
+    rows: list[Any] = [(run.pk, o.item, o.yes, o.no, o.outcome, *_label(o)) for o in outcomes]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # COPY: even pipelined, 100,000 INSERTs took PostgreSQL 6 s; COPY takes a fraction of one.
@@ -133,6 +162,18 @@ def _store_outcomes(run: AggregationRun, outcomes: list[maths.Outcome]) -> None:
             cursor.executemany(sql, rows)
 
 
+def _label(outcome: maths.Outcome) -> tuple[int | None, float | None]:
+    """(label, confidence) of an outcome: a method's own, or the rules' label with the agreeing share."""
+    if outcome.label is not None:
+        return int(outcome.label), outcome.confidence
+    total = outcome.yes + outcome.no
+    if outcome.outcome == maths.POSITIVE:
+        return 1, outcome.yes / total if total else None
+    if outcome.outcome in (maths.NEGATIVE_100, maths.NEGATIVE_80):
+        return 0, outcome.no / total if total else None
+    return None, None
+
+
 def _number(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
@@ -140,6 +181,56 @@ def _number(value: float | None) -> float | None:
 def _agreement(result: maths.Agreement) -> dict[str, Any]:
     return {"items": result.items, "alpha": _number(result.alpha), "low": _number(result.low),
             "high": _number(result.high)}
+
+
+# --- comparing runs ---------------------------------------------------------------
+
+def runs_compare(*, before: AggregationRun, after: AggregationRun, limit: int = 100) -> dict[str, Any]:
+    """What changes from one run of a batch to another: the items whose label changes (counts by change,
+    and up to `limit` items), and why: the votes on each for the label that lost, with each voter's weight
+    in both runs (a method's skill, or agreement with the others for the rules), lowest weight first."""
+    if before.batch_id != after.batch_id:
+        raise CrowdError(f"aggregations {before.pk} and {after.pk} are of different batches "
+                         f"({before.batch_id}, {after.batch_id}); compare runs of one batch")
+    fields = ("item_id", "outcome", "label", "confidence", "item__key")
+    old = {row[0]: row for row in before.outcomes.values_list(*fields)}
+    new = {row[0]: row for row in after.outcomes.values_list(*fields)}
+    weights = [_weights(run) for run in (before, after)]
+    names = dict(Worker.objects.filter(stats__run__in=[before, after]).values_list("pk", "external_id"))
+    changed = sorted(item for item in old.keys() & new.keys() if old[item][2] != new[item][2])
+    votes: dict[int, list[tuple[int, int]]] = {}
+    wanted = set(changed[:limit])
+    for item, worker, label, _ in batch_votes(before.batch):
+        if item in wanted:
+            votes.setdefault(item, []).append((worker, label))
+    counts = Counter(f"{_named(old[item])} -> {_named(new[item])}" for item in changed)
+    rows = []
+    for item in changed[:limit]:
+        lost = old[item][2] if new[item][2] is None else 1 - new[item][2] if new[item][2] in (0, 1) else None
+        against = [{"worker": names.get(worker, str(worker)), "label": label,
+                    "weight_before": weights[0].get(worker), "weight_after": weights[1].get(worker)}
+                   for worker, label in votes.get(item, []) if lost is None or label == lost]
+        against.sort(key=lambda vote: (vote["weight_after"] if vote["weight_after"] is not None else 1.0))
+        rows.append({"item": item, "key": old[item][4], "before": _named(old[item]), "after": _named(new[item]),
+                     "confidence_after": new[item][3], "votes_for_the_losing_label": against})
+    workers = sorted(({"worker": names.get(worker, str(worker)), "weight_before": weights[0].get(worker),
+                       "weight_after": weights[1].get(worker)} for worker in weights[0].keys() | weights[1].keys()),
+                     key=lambda row: (row["weight_after"] if row["weight_after"] is not None else 1.0))
+    return {"before": {"run": before.pk, "method": before.method, "rules": before.rules_text},
+            "after": {"run": after.pk, "method": after.method, "rules": after.rules_text},
+            "items": len(new), "changed": len(changed), "by_change": dict(counts.most_common()), "changes": rows,
+            "workers": workers}
+
+
+def _weights(run: AggregationRun) -> dict[int, float | None]:
+    """How much each worker's vote counts in `run`: the method's skill, else agreement with the others."""
+    return {worker: skill if skill is not None else consensus for worker, skill, consensus in
+            run.worker_stats.values_list("worker_id", "skill", "consensus_accuracy")}
+
+
+def _named(row: tuple[Any, ...]) -> str:
+    outcome, label = row[1], row[2]
+    return outcome if label is None else f"{outcome} ({label})"
 
 
 # --- spot checks ----------------------------------------------------------------
@@ -174,7 +265,7 @@ def _consensus(batch: Batch) -> dict[int, int]:
     run = batch.aggregations.order_by("-created").first()
     if run is None:
         return {}
-    labels = {maths.POSITIVE: 1, maths.NEGATIVE_100: 0, maths.NEGATIVE_80: 0}
+    labels = {maths.POSITIVE: 1, maths.NEGATIVE_100: 0, maths.NEGATIVE_80: 0, maths.NEGATIVE: 0}
     return {item: labels[outcome] for item, outcome in run.outcomes.values_list("item_id", "outcome")
             if outcome in labels}
 

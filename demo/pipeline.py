@@ -5,6 +5,7 @@ reports it, so a second run changes nothing."""
 
 import secrets
 import time
+from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
@@ -57,6 +58,7 @@ from hits.providers.prolific import ProlificProvider
 from hits.reconcile import batch_reconcile
 from hits.services import (
     assignment_approve,
+    assignment_reject,
     batch_create,
     batch_estimate_cost,
     batch_publish,
@@ -506,6 +508,22 @@ class Pipeline:
         found = choice_report(batch, samples=1000)
         self.stdout.write("   validation (paper: accuracy 100% original, 97% mirrored; Fleiss' kappa 0.973, 0.798):")
         self.stdout.write("   " + report_table(found).replace("\n", "\n   "))
+        # The organizer's review: the careless worker's HITs rejected with the reason, the rest approved.
+        careless = set(found["trusted"]["left_out"])
+        reviewed = Counter()
+        for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED).select_related(
+                "worker__user"):
+            name = assignment.worker.user.username if assignment.worker.user else assignment.worker.external_id
+            if name in careless:
+                assignment_reject(assignment=assignment, feedback="Most of your answers disagree with the intended "
+                                                                  "ones; they look like random clicks.")
+                reviewed["rejected"] += 1
+            else:
+                assignment_approve(assignment=assignment)
+                reviewed["approved"] += 1
+        if reviewed:
+            self.stdout.write(f"   review: {reviewed['approved']} HITs approved, {reviewed['rejected']} rejected "
+                              f"({', '.join(sorted(careless)) or 'nobody'} under 80% against the intended answers)")
         original = cues.choice_cues(copa.right_and_wrong([item for item in items if not item.mirrored]))
         balanced = cues.choice_cues(copa.right_and_wrong(items))
         token = original.find("a")
@@ -545,6 +563,8 @@ class Pipeline:
         found = fact_tables(batch)
         self.stdout.write("   (paper, Table 2: facts 9.8 words, BoW 0.68, head 68%; counter-facts 12.3, 0.75, 59%)")
         self.stdout.write("   " + tables_text(found).replace("\n", "\n   "))
+        for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
+            assignment_approve(assignment=assignment)  # what broke a rule never got in: the rest is paid
         out = Path(self.out).parent / "cheap-facts"
         export_pairs(batch, out)
         facts = found["table1"].get("facts", {}).get("statements", 0)

@@ -27,7 +27,7 @@ SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 class ProjectForm(forms.Form):
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=100, required=False, help_text="its address; made from the name if empty")
-    design = forms.ChoiceField(choices=())
+    design = forms.ChoiceField(choices=(), initial="semeval")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -253,6 +253,13 @@ class SpotCheckForm(forms.Form):
 
 
 class AggregateForm(forms.Form):
+    method = forms.ChoiceField(choices=[("paper", "the paper's rules (5/5 positive; 5/5 and 4/5 negative)"),
+                                        ("majority", "majority vote"),
+                                        ("gold-majority", "majority weighted by accuracy on known answers"),
+                                        ("dawid-skene", "Dawid-Skene, known answers clamped"),
+                                        ("mace", "MACE")],
+                               initial="paper", help_text="the models label every voted sentence and weigh each "
+                                                          "worker by skill (crowd-kit)")
     keep_partial_negatives = forms.FloatField(validators=SHARE, initial=1.0, label="4/5 negatives kept",
                                               help_text="the paper kept 'some' of them; 1.0 keeps all")
     seed = forms.IntegerField(initial=0)

@@ -113,7 +113,8 @@ def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     options = job.options
     batch = Batch.objects.get(pk=options["batch"], projects=project)
     rules = Rules(keep_partial_negatives=options.get("keep_partial_negatives", 1.0), seed=options.get("seed", 0))
-    run = batch_aggregate(batch=batch, rules=rules, samples=options.get("samples", 1000))
+    run = batch_aggregate(batch=batch, rules=rules, samples=options.get("samples", 1000),
+                          method=options.get("method", "paper"))
     project.aggregations.add(run)
     alpha = f"{run.alpha:.3f}" if run.alpha is not None else "n/a"
     return f"aggregation {run.pk}: {run.votes} votes, alpha {alpha}", {"run": run.pk}

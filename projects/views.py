@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
-from aggregation.services import SPOT_CHECKED, spotcheck_draw
+from aggregation.services import SPOT_CHECKED, runs_compare, spotcheck_draw
 from core.errors import CrowdsetError
 from hits.models import Assignment, Batch
 from hits.providers import get_provider
@@ -40,6 +40,7 @@ from releases.services import word_count_figure
 
 OUTCOME_LABELS = [("positive", "positive (5/5 yes)"), ("negative-100", "negative (5/5 no)"),
                   ("negative-80", "negative (4/5 no)"), ("discarded", "discarded"), ("pending", "pending")]
+METHOD_LABELS = [("positive", "positive"), ("negative", "negative"), ("pending", "pending (no vote)")]
 
 
 def _project(slug: str) -> Project:
@@ -437,6 +438,11 @@ def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     outcomes = run.summary.get("outcomes", {})
     split = (run.outcomes.filter(yes__gt=0, no__gt=0).select_related("item").order_by("-yes", "pk")[:50])
     votes = Counter(dict(run.outcomes.values_list("yes").annotate(n=Count("pk")).order_by()))
+    # The other runs of the batch, and what changes against the one asked for (?compare=RUN).
+    others = list(run.batch.aggregations.exclude(pk=run.pk).order_by("-created")[:20])
+    wanted = request.GET.get("compare", "")
+    against = next((other for other in others if str(other.pk) == wanted), None)
+    comparison = runs_compare(before=against, after=run, limit=30) if against else None
     form = forms.SpanBatchForm(request.POST or None, tests=selectors.test_choices(project),
                                items=outcomes.get("positive", 0), initial={"name": f"{project.name}: spans"})
     if request.method == "POST" and form.is_valid():
@@ -448,7 +454,9 @@ def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
         return redirect("projects:detail", project.slug)
     return render(request, "projects/aggregation.html", {
         "project": project, "run": run, "outcomes": outcomes, "split": split, "form": form,
-        "outcome_rows": [(label, outcomes.get(key, 0)) for key, label in OUTCOME_LABELS],
+        "outcome_rows": [(label, outcomes.get(key, 0))
+                         for key, label in (OUTCOME_LABELS if run.method == "paper" else METHOD_LABELS)],
+        "others": others, "comparison": comparison,
         "votes": sorted(votes.items()), "workers": run.worker_stats.select_related("worker__user")
         .order_by("-consensus_accuracy", "pk"), "few_votes": run.rules.get("votes_required", 5) >
         run.batch.assignments_per_hit, "domains": sorted(run.summary.get("by_domain", {}).items())})

@@ -28,7 +28,7 @@ from core.spans import Spans
 from releases import baselines, selectors, splits
 from releases.models import DatasetSentence, DatasetSpan, DatasetVersion, Split
 
-LABELS = {maths.POSITIVE: 1, maths.NEGATIVE_100: 0, maths.NEGATIVE_80: 0}
+LABELS = {maths.POSITIVE: 1, maths.NEGATIVE_100: 0, maths.NEGATIVE_80: 0, maths.NEGATIVE: 0}
 
 
 class DatasetError(InputError):

@@ -44,11 +44,22 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
         SpanAnnotation.objects.filter(state="removed").count() == 19
     assert "Table 2" in text and version.spans.count() > 0
     assert "manage.py runserver" in text
+    assert "11. Balanced COPA: 1000 items in 500 pairs" in text
+    assert "'a' applies to 21.2% of the originals with productivity 57.5%" in text
+    assert "export: 900 train / 100 dev items, every pair on one side" in text
+    assert "12. Cheap Facts: 20 RTE paragraphs" in text
+    assert "refused on the server, then written again:" in text and "for copy" in text
+    assert "/projects/balanced-copa-demo/" in text and "/projects/cheap-facts-demo/" in text
     assert set(Batch.objects.values_list("state", flat=True)) == {"completed"}
-    states = {state: Assignment.objects.filter(state=state).count() for state in ("approved", "rejected")}
+    semeval = Assignment.objects.filter(hit__batch__task_type__in=("subtask1", "subtask2"))
+    states = {state: semeval.filter(state=state).count() for state in ("approved", "rejected")}
     assert states["approved"] + states["rejected"] == 247
     assert states["rejected"] > 0  # spot checks rejected the spammers' HITs at the provider
     again = StringIO()
     call_command("demo", stdout=again)
     assert again.getvalue().count("already done") == 6
-    assert Assignment.objects.count() == 247
+    assert semeval.count() == 247
+    # The other designs: 20 HITs of 3 for B-COPA and 4 HITs of 3 for Cheap Facts, reviewed, not made again.
+    assert Assignment.objects.filter(hit__batch__task_type="choice", state__in=("approved", "rejected")).count() == 60
+    assert Assignment.objects.filter(hit__batch__task_type="facts", state="approved").count() == 12
+    assert Assignment.objects.count() == 247 + 72

@@ -1,23 +1,56 @@
+import json
+
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregation.maths import Rules
-from aggregation.report import write_report
-from aggregation.services import batch_aggregate
+from aggregation.methods import METHODS
+from aggregation.models import AggregationRun
+from aggregation.report import write_comparison, write_report
+from aggregation.services import batch_aggregate, runs_compare
+from core.errors import CrowdsetError
 from hits.models import Batch
 
 
 class Command(BaseCommand):
-    help = "Aggregate a batch's votes (the 5/5 and 4/5 rules), measure agreement and worker quality, store them."
+    help = ("Aggregate a batch's votes (the paper's 5/5 and 4/5 rules, or a truth-inference method), measure "
+            "agreement and worker quality, store them; or compare two runs of a batch (--compare RUN RUN).")
 
     def add_arguments(self, parser):
-        parser.add_argument("batch", type=int)
+        parser.add_argument("batch", type=int, nargs="?")
+        parser.add_argument("--method", choices=("paper", *METHODS), default="paper",
+                            help="paper: the agreement rules; the others label every item with crowd-kit's models")
         parser.add_argument("--votes-required", type=int, default=5)
         parser.add_argument("--keep-partial-negatives", type=float, default=1.0,
                             help="share of 4/5 negatives to keep, drawn with --seed (1.0 keeps all)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--samples", type=int, default=1000, help="bootstrap samples for alpha's interval")
+        parser.add_argument("--compare", type=int, nargs=2, metavar="RUN",
+                            help="the items whose label changes between two runs of a batch, and why")
+        parser.add_argument("--json", action="store_true", help="with --compare: one JSON object")
 
     def handle(self, *args, **options):
+        try:
+            if options["compare"]:
+                self.compare(*options["compare"], as_json=options["json"])
+            else:
+                self.aggregate(options)
+        except CrowdsetError as error:
+            raise CommandError(str(error)) from None
+
+    def compare(self, first, second, *, as_json):
+        runs = {run.pk: run for run in AggregationRun.objects.filter(pk__in=[first, second])}
+        missing = [str(pk) for pk in (first, second) if pk not in runs]
+        if missing:
+            raise CommandError(f"no aggregation run {', '.join(missing)}")
+        found = runs_compare(before=runs[first], after=runs[second])
+        if as_json:
+            self.stdout.write(json.dumps(found))
+        else:
+            write_comparison(self.stdout, found)
+
+    def aggregate(self, options):
+        if options["batch"] is None:
+            raise CommandError("give the batch to aggregate, or --compare RUN RUN")
         batch = Batch.objects.filter(pk=options["batch"]).first()
         if batch is None:
             raise CommandError(f"no batch {options['batch']}")
@@ -25,5 +58,5 @@ class Command(BaseCommand):
             raise CommandError("--keep-partial-negatives is a share between 0 and 1")
         rules = Rules(votes_required=options["votes_required"], seed=options["seed"],
                       keep_partial_negatives=options["keep_partial_negatives"])
-        run = batch_aggregate(batch=batch, rules=rules, samples=options["samples"])
+        run = batch_aggregate(batch=batch, rules=rules, samples=options["samples"], method=options["method"])
         write_report(self.stdout, run)
