@@ -83,6 +83,40 @@ def label_distribution(votes):
     return distribution
 
 
+def rule_outcome(yes, no, rules=PAPER_RULES):
+    """The outcome of one item with `yes` and `no` votes under the rules (before any partial-negative
+    sampling): what `item_outcomes` gives it."""
+    total = yes + no
+    if total < rules.votes_required:
+        return PENDING
+    if yes >= rules.positive_agreement * total:
+        return POSITIVE
+    if no >= rules.negative_agreement * total:
+        return NEGATIVE_100
+    if no >= rules.partial_negative_agreement * total:
+        return NEGATIVE_80
+    return DISCARDED
+
+
+def settled(yes, no, rules=PAPER_RULES, classes=None):
+    """The outcome an item will have whatever its remaining votes say, or None while they can still change it.
+
+    Every way the missing `votes_required - yes - no` votes could fall is tried; when all give the same
+    outcome, more votes are money spent on nothing. Under the paper's rules one "no" rules out a positive
+    and two "yes" rule out a negative, so an item with both is settled as discarded; a positive needs all
+    five votes. `classes` maps outcomes to what the dataset needs told apart (e.g. positive against the
+    rest, for a span batch of the positives): then only those must be settled. (Adaptive redundancy:
+    `bench/adaptive_bench.py`.)"""
+    def named(outcome):
+        return classes.get(outcome, outcome) if classes else outcome
+
+    missing = rules.votes_required - yes - no
+    if missing <= 0:
+        return named(rule_outcome(yes, no, rules))
+    found = {named(rule_outcome(yes + extra, no + missing - extra, rules)) for extra in range(missing + 1)}
+    return found.pop() if len(found) == 1 else None
+
+
 def item_outcomes(votes, rules=PAPER_RULES, items=()):
     """Apply the agreement rules to every item; returns [Outcome] sorted by item.
 

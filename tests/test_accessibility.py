@@ -69,8 +69,9 @@ def site():
         ChoiceItem(premise="The woman hummed to herself.", alternative_1="She was nervous.",
                    alternative_2="She was in a good mood.", item_id="2", asks_for="effect", answer=2)]))
     text = "Oracle had fought to keep the forms from being released, the court heard."
-    batch_publish(batch=fact_batch_create(name="Facts about companies", items_per_hit=1, assignments_per_hit=1, items=[
-        FactItem(text=text, entity="Oracle", entity_start=0, item_id="o1", rules=FACT_RULES.to_json())]))
+    facts = batch_publish(batch=fact_batch_create(name="Facts about companies", items_per_hit=1, assignments_per_hit=2,
+                                                  items=[FactItem(text=text, entity="Oracle", entity_start=0,
+                                                                  item_id="o1", rules=FACT_RULES.to_json())]))
     # Span annotations for the review page, from another worker.
     other = worker_for_user(_user("other", roles.ANNOTATOR))
     reviewed = batch_publish(batch=batch_create(
@@ -81,7 +82,11 @@ def site():
     assignment_submit(assignment=assignment, worker=other, raw_answers={
         f"cf-{first}": "1", f"ant-{first}": "0:4", f"con-{first}": "6:9", f"cf-{second}": "0",
         f"why-{second}": "A plain fact."})
-    return {"labels": labels, "spans": spans, "worker": worker,
+    written = assignment_claim(batch=facts, worker=other)
+    assignment_submit(assignment=written, worker=other, raw_answers={
+        f"fact-{written.hit.ordered_items()[0].pk}-1": "Oracle wanted the papers kept secret",
+        "_evidence": '{"lines": {}, "blurs": 2}', "_elapsed_ms": "41000"})
+    return {"labels": labels, "spans": spans, "worker": worker, "facts": facts,
             "review": SpanAnnotation.objects.order_by("pk").first()}
 
 
@@ -154,6 +159,9 @@ def _pages(chromium, live_server, site, size, width):
     _check(page, "span-review", width)
     page.goto(f"{live_server.url}/review/spans/?show=all")
     _check(page, "span-review-list", width)
+    page.goto(f"{live_server.url}/review/writing/{site['facts'].pk}/")
+    page.wait_for_selector(".evidence-card")
+    _check(page, "writing-evidence", width)
     context.close()
 
 

@@ -135,3 +135,26 @@ def test_worker_quality_reads_any_labels_and_leaves_out_ties():
     assert (quality["w0"].votes, quality["w0"].consensus_votes, quality["w0"].consensus_agreed) == (2, 1, 1)
     assert quality["w0"].confusion == {"2/2": 1}
     assert (quality["w1"].gold_votes, quality["w1"].gold_correct) == (1, 1)
+
+
+def test_the_early_stop_decision_table_under_the_papers_rules():
+    # settled[yes][no]: the outcome no further vote can change, "" while the remaining votes still matter.
+    table = [[maths.settled(yes, no) or "" for no in range(6 - yes)] for yes in range(6)]
+    assert table == [
+        ["", "", "", "", "", "negative-100"],
+        ["", "", "", "", "negative-80"],
+        ["", "discarded", "discarded", "discarded"],  # two yes and a no: neither positive nor negative
+        ["", "discarded", "discarded"],
+        ["", "discarded"],
+        ["positive"],  # a positive needs all five
+    ]
+    # When only positives matter (the span batch), one "no" settles it: it can never be 5/5 yes.
+    positives = {name: "rest" for name in ("negative-100", "negative-80", "discarded")}
+    assert maths.settled(0, 1, classes=positives) == "rest"
+    assert maths.settled(4, 0, classes=positives) is None
+    # Settled means every completion agrees: checked against all of them for every state.
+    for yes in range(6):
+        for no in range(6 - yes):
+            found = maths.settled(yes, no)
+            completions = {maths.rule_outcome(yes + k, no + 5 - yes - no - k) for k in range(6 - yes - no)}
+            assert (found is not None) == (len(completions) == 1)
