@@ -48,9 +48,9 @@ def collect(votes, classes=None):
     """(votes bought, outcome) per item, buying one vote at a time until the item is settled."""
     found = []
     for item in votes:
-        yes = no = 0
-        for bought, vote in enumerate(item, 1):
-            yes, no = yes + vote, no + (1 - vote)
+        yes = no = bought = 0
+        for vote in item:
+            yes, no, bought = yes + vote, no + (1 - vote), bought + 1
             if maths.settled(yes, no, classes=classes) is not None:
                 break
         found.append((bought, maths.settled(yes, no, classes=classes)))
