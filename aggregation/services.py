@@ -235,8 +235,12 @@ def _named(row: tuple[Any, ...]) -> str:
 
 # --- spot checks ----------------------------------------------------------------
 
-def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0) -> list[SpotCheck]:
-    """Draw round(rate × n) (at least one) of each worker's submitted HITs not drawn before."""
+def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0, by_skill: bool = False) -> list[SpotCheck]:
+    """Draw round(rate × n) (at least one) of each worker's submitted HITs not drawn before.
+
+    With `by_skill`, a worker's rate grows as their weight in the batch's latest aggregation falls (the
+    method's skill, or agreement with the others under the rules): rate × (2 − weight), at most all of
+    their HITs, so a worker the model trusts least is looked at up to twice as often."""
     if batch.task_type not in SPOT_CHECKED:
         raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; spot checks compare answers with known "
                          f"answers and the consensus, which {', '.join(SPOT_CHECKED)} batches have")
@@ -250,10 +254,14 @@ def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0) -> list[Sp
     by_worker: dict[int, list[Assignment]] = {}
     for assignment in undrawn:
         by_worker.setdefault(assignment.worker_id, []).append(assignment)
+    latest = batch.aggregations.order_by("-created").first()
+    weights = _weights(latest) if by_skill and latest is not None else {}
     drawn = []
     for worker in sorted(by_worker):
         assignments = by_worker[worker]
-        for assignment in rng.sample(assignments, max(1, round(rate * len(assignments)))):
+        weight = weights.get(worker)
+        share = min(1.0, rate * (2 - weight)) if weight is not None else rate
+        for assignment in rng.sample(assignments, max(1, round(share * len(assignments)))):
             drawn.append(SpotCheck(assignment=assignment,
                                    consensus_accuracy=_share(assignment.answers, consensus),
                                    gold_accuracy=_share(assignment.answers, gold),

@@ -249,6 +249,9 @@ class ReviewForm(forms.Form):
 class SpotCheckForm(forms.Form):
     rate = forms.FloatField(validators=[MinValueValidator(0.01), MaxValueValidator(1.0)], initial=0.1,
                             help_text="share of each worker's submitted HITs to check")
+    by_skill = forms.BooleanField(required=False, label="More from the least trusted workers",
+                                  help_text="up to twice the share for a worker with a low skill (or low agreement) "
+                                            "in the latest aggregation")
     seed = forms.IntegerField(initial=0)
 
 

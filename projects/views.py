@@ -408,7 +408,8 @@ def batch_action(request: HttpRequest, slug: str, batch_id: int, action: str) ->
         form = forms.SpotCheckForm(request.POST)
         if form.is_valid():
             try:
-                drawn = spotcheck_draw(batch=batch, rate=form.cleaned_data["rate"], seed=form.cleaned_data["seed"])
+                drawn = spotcheck_draw(batch=batch, rate=form.cleaned_data["rate"], seed=form.cleaned_data["seed"],
+                                       by_skill=form.cleaned_data["by_skill"])
             except CrowdsetError as error:
                 messages.error(request, str(error))
             else:

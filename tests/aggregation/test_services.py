@@ -1,4 +1,5 @@
 import random
+from collections import Counter
 from io import StringIO
 
 from django.core.management import call_command
@@ -102,6 +103,17 @@ class AggregateTests(BaseTestCase):
         self.assertTrue(Worker.objects.get(external_id="sim5").blocked)
         with self.assertRaisesRegex(CrowdError, "holds no qualification to revoke"):
             worker_sanction(worker=self.workers[0], reason="x", block=False, revoke=True)
+
+    def test_drawing_by_skill_looks_more_at_the_workers_the_model_trusts_least(self):
+        run = batch_aggregate(batch=self.batch, samples=0, method="dawid-skene")
+        skills = dict(run.worker_stats.values_list("worker_id", "skill"))
+        submitted = Counter(self.batch.hits.values_list("assignments__worker_id", flat=True))
+        drawn = Counter(check.assignment.worker_id for check in spotcheck_draw(batch=self.batch, rate=0.3, seed=2,
+                                                                                by_skill=True))
+        for worker, count in drawn.items():
+            self.assertEqual(count, max(1, round(min(1.0, 0.3 * (2 - skills[worker])) * submitted[worker])))
+        lowest, highest = min(skills, key=skills.get), max(skills, key=skills.get)
+        self.assertGreater(drawn[lowest] / submitted[lowest], drawn[highest] / submitted[highest])
 
     def test_it_lets_an_organizer_decide_spot_checks_on_the_page(self):
         batch_aggregate(batch=self.batch, samples=100)
