@@ -189,7 +189,11 @@ def alpha_interval(counts, *, samples=1000, confidence=0.95, seed=0):
     n = totals.sum(axis=1)
     expected = (n ** 2 - (totals ** 2).sum(axis=1)) / (n - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        estimates = np.where(expected > 0, 1 - observed / expected, np.nan)
+        return _percentiles(np.where(expected > 0, 1 - observed / expected, np.nan), confidence)
+
+
+def _percentiles(estimates, confidence):
+    """The central `confidence` interval of bootstrap estimates (the undefined ones left out)."""
     estimates = estimates[~np.isnan(estimates)]
     if not len(estimates):
         return float("nan"), float("nan")
@@ -250,13 +254,7 @@ def fleiss_interval(counts, *, samples=1000, confidence=0.95, seed=0):
     totals = weights @ kinds
     expected = ((totals / totals.sum(axis=1, keepdims=True)) ** 2).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        estimates = np.where(expected < 1, (mean_agreement - expected) / (1 - expected), np.nan)
-    estimates = estimates[~np.isnan(estimates)]
-    if not len(estimates):
-        return float("nan"), float("nan")
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(estimates, [tail, 100 - tail])
-    return float(low), float(high)
+        return _percentiles(np.where(expected < 1, (mean_agreement - expected) / (1 - expected), np.nan), confidence)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,9 @@
 """Command-line pieces every batch-making command shares: the worker filters as options."""
 
+from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from django.core.management.base import CommandError
 
 
 def add_filter_arguments(parser: Any) -> None:
@@ -17,3 +20,11 @@ def filter_requirements(options: dict[str, Any]) -> dict[str, Any]:
     if options.get("masters"):
         found["masters"] = True
     return found
+
+
+def parse_reward(value: str) -> Decimal:
+    """--reward as money, or a CommandError that says what an amount looks like."""
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise CommandError(f"--reward {value!r} is not an amount, e.g. 0.10") from None

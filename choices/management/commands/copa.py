@@ -1,5 +1,4 @@
 import json
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -8,7 +7,7 @@ from choices.report import report_table
 from choices.services import choice_batch_create, choice_report, copa_sample
 from core import copa, cues
 from core.errors import CrowdsetError
-from hits.cli import add_filter_arguments, filter_requirements
+from hits.cli import add_filter_arguments, filter_requirements, parse_reward
 from hits.models import Batch
 from hits.services import describe_batch
 
@@ -54,10 +53,7 @@ class Command(BaseCommand):
 
     def batch(self, options):
         items = copa.read_copa(options["file"])
-        try:
-            reward = Decimal(options["reward"])
-        except InvalidOperation:
-            raise CommandError(f"--reward {options['reward']!r} is not an amount, e.g. 0.10") from None
+        reward = parse_reward(options["reward"])
         chosen = copa_sample(items, per_subset=options["per_subset"] or None, seed=options["seed"])
         batch = choice_batch_create(items=chosen, name=options["name"], items_per_hit=options["items_per_hit"],
                                     assignments_per_hit=options["assignments"], reward=reward,

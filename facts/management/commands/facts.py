@@ -1,5 +1,4 @@
 import json
-from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,7 +6,7 @@ from core.errors import CrowdsetError
 from facts.report import tables_text
 from facts.rte import read_rte
 from facts.services import draw_items, export_pairs, fact_batch_create, tables
-from hits.cli import add_filter_arguments, filter_requirements
+from hits.cli import add_filter_arguments, filter_requirements, parse_reward
 from hits.models import Batch
 from hits.services import describe_batch
 
@@ -45,10 +44,7 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
 
     def batch(self, options):
-        try:
-            reward = Decimal(options["reward"])
-        except InvalidOperation:
-            raise CommandError(f"--reward {options['reward']!r} is not an amount, e.g. 0.05") from None
+        reward = parse_reward(options["reward"])
         items = draw_items(read_rte(options["file"]), texts=options["texts"], instruction=options["instruction"],
                            seed=options["seed"])
         batch = fact_batch_create(items=items, name=options["name"], items_per_hit=options["per_hit"],
