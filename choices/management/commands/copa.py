@@ -61,7 +61,7 @@ class Command(BaseCommand):
                                     requirements=filter_requirements(options))
         mirrored = sum(item.mirrored for item in chosen)
         self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(chosen) - mirrored} original and {mirrored} mirrored "
-                          f"items in {batch.hits.count()} HITs, {batch.assignments_per_hit} workers each, "
+                          f"items in {_hits(batch)}, {batch.assignments_per_hit} workers each, "
                           f"{batch.reward} per HIT")
         self.stdout.write(describe_batch(batch))
 
@@ -95,3 +95,8 @@ class Command(BaseCommand):
                                           "strongest": [cue.as_dict() for cue in report.strongest(options["top"])]}))
             return
         self.stdout.write(report.table(options["top"]))
+
+
+def _hits(batch):
+    count = batch.hits.count()
+    return f"{count} HIT{'s' if count != 1 else ''}"

@@ -51,7 +51,7 @@ class Command(BaseCommand):
                                   assignments_per_hit=options["assignments"], reward=reward,
                                   provider=options["provider"], seed=options["seed"],
                                     requirements=filter_requirements(options))
-        self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(items)} paragraphs in {batch.hits.count()} HITs, "
+        self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(items)} paragraphs in {_hits(batch)}, "
                           f"{batch.assignments_per_hit} workers each, {batch.reward} per HIT")
         self.stdout.write(describe_batch(batch))
 
@@ -68,3 +68,8 @@ class Command(BaseCommand):
         if batch is None:
             raise CommandError(f"no batch {options['batch']}")
         return batch
+
+
+def _hits(batch):
+    count = batch.hits.count()
+    return f"{count} HIT{'s' if count != 1 else ''}"
