@@ -261,12 +261,16 @@ class AggregateForm(forms.Form):
                                         ("gold-majority", "majority weighted by accuracy on known answers"),
                                         ("dawid-skene", "Dawid-Skene, known answers clamped"),
                                         ("mace", "MACE")],
-                               initial="paper", help_text="the models label every voted sentence and weigh each "
-                                                          "worker by skill (crowd-kit)")
+                               initial="paper", required=False,
+                               help_text="the models label every voted sentence and weigh each worker by skill "
+                                         "(crowd-kit)")
     keep_partial_negatives = forms.FloatField(validators=SHARE, initial=1.0, label="4/5 negatives kept",
                                               help_text="the paper kept 'some' of them; 1.0 keeps all")
     seed = forms.IntegerField(initial=0)
     samples = forms.IntegerField(min_value=100, max_value=10_000, initial=1000, label="Bootstrap samples")
+
+    def clean_method(self) -> str:
+        return self.cleaned_data.get("method") or "paper"  # a form from before methods existed: the rules
 
 
 class SpanBatchForm(BatchForm):
