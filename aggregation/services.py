@@ -91,8 +91,11 @@ def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, sam
         outcomes, inference = table.outcomes(rules), None
     else:
         try:
-            inference = methods.infer([(item, worker, label) for item, worker, label, _ in votes], method, gold=gold,
-                                      seed=rules.seed)
+            # Only the known-answer checks are clamped: a sentence that merely carries an answer to be measured
+            # against (the released label) must be inferred, or the method's accuracy would be its own input.
+            checks = {pk: answer for pk, answer in gold.items() if pk in known}
+            inference = methods.infer([(item, worker, label) for item, worker, label, _ in votes], method,
+                                      gold=checks, seed=rules.seed)
         except methods.MethodError as error:
             raise CrowdError(f"batch {batch.pk}: {error}") from None
         outcomes = _method_outcomes(table, inference)

@@ -106,6 +106,20 @@ class MethodTests(BaseTestCase):
         self.assertContains(page, f"<strong>{changed}</strong> of {ITEMS + 4} items change label")
         self.assertContains(page, "spammer (")
 
+    def test_a_sentence_that_only_carries_an_answer_is_inferred_not_clamped(self):
+        items = [spec(f"s{n}", f"Sentence {n}.", group="finance", gold_answer=1) for n in range(4)]
+        batch = batch_publish(batch=batch_create(name="c", task_type="subtask1", items=items, items_per_hit=4,
+                                                 assignments_per_hit=3))
+        for name in ("a", "b", "c"):
+            worker = Worker.objects.create(provider="inhouse", external_id=name)
+            assignment = assignment_claim(batch=batch, worker=worker)
+            assignment_submit(assignment=assignment, worker=worker, raw_answers={
+                f"item-{item.pk}": "0" for item in assignment.hit.ordered_items()})
+        run = batch_aggregate(batch=batch, method="majority", samples=0)
+        # Everyone said no to sentences whose released answer is yes: the run says no, and measures itself wrong.
+        self.assertEqual(set(run.outcomes.values_list("label", flat=True)), {0})
+        self.assertEqual(run.summary["gold"]["correct"], 0)
+
     def test_known_answers_keep_their_label_under_every_method(self):
         batch = self.make(gold_wrong=True)
         known = dict(batch.items.filter(is_gold=True).values_list("pk", "gold_answer"))
