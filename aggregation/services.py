@@ -81,12 +81,12 @@ def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, sam
     digest = votes_digest(batch)
     # Counted once, read by every statistic below.
     votes = batch_votes(batch)
-    table = maths.VoteTable(votes, items=Item.objects.filter(batch=batch).values_list("pk", flat=True))
-    items = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
-    known = set(Item.objects.filter(batch=batch, is_gold=True).values_list("pk", flat=True))
-    gold = {pk: int(answer) for pk, answer in
-            Item.objects.filter(batch=batch).exclude(gold_answer=None).values_list("pk", "gold_answer")
-            if answer is not None}
+    # The batch's items read once: their domain, whether they are known-answer checks, their known answer.
+    rows = list(Item.objects.filter(batch=batch).values_list("pk", "group", "is_gold", "gold_answer"))
+    items = {pk: group for pk, group, _, _ in rows}
+    known = {pk for pk, _, is_gold, _ in rows if is_gold}
+    gold = {pk: int(answer) for pk, _, _, answer in rows if answer is not None}
+    table = maths.VoteTable(votes, items=items)
     if method == "paper":
         outcomes, inference = table.outcomes(rules), None
     else:
