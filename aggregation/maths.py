@@ -268,7 +268,10 @@ class Majority:
 
 def majority(votes):
     """Each item's most-voted label, [Majority] in item order; a tie names the tied labels and no winner."""
-    table = VoteTable(votes)
+    return VoteTable(votes).majority()
+
+
+def _majority(table):
     found = []
     for index in sorted(range(len(table.items)), key=lambda n: str(table.items[n])):
         row = table.counts[index]
@@ -431,6 +434,10 @@ class VoteTable:
         nan = float("nan")
         return {self.units[unit]: Agreement(int(items[unit]), float(values[unit]) if enough[unit] else nan, nan, nan)
                 for unit in range(units)}
+
+    def majority(self):
+        """As `majority` documents, from these counts."""
+        return _majority(self)
 
     def worker_quality(self, gold=None):
         """As `worker_quality` documents: each vote against the strict majority of the item's other votes."""

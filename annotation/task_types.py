@@ -4,7 +4,7 @@ from django.template.loader import render_to_string
 
 from annotation.services import spans_record_submission
 from core import spans
-from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context
+from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 _YES = {"1", "yes", "true"}
 _NO = {"0", "no", "false"}
@@ -22,14 +22,6 @@ def _check_missing(missing, what):
     if missing:
         raise AnswerError(f"{_numbers(missing)} {'is' if len(missing) == 1 else 'are'} not {what} yet; "
                           f"answer {'it' if len(missing) == 1 else 'them'} and submit again")
-
-
-def _check_foreign(raw, known, prefixes):
-    foreign = sorted(key for key in raw if key.split("-", 1)[0] in prefixes and key.split("-", 1)[-1] not in known)
-    if foreign:
-        # Only a stale or forged form sends these: the page never shows another HIT's sentences.
-        raise AnswerError(f"this form has answers for {len(foreign)} sentence{'s' if len(foreign) > 1 else ''} "
-                          f"that are not in this HIT ({', '.join(foreign[:5])}); reload the page and answer again")
 
 
 class Subtask1Labeling(TaskType):
@@ -62,7 +54,7 @@ class Subtask1Labeling(TaskType):
             else:
                 raise AnswerError(f"sentence {position}: the answer {value[:20]!r} is not yes (1) or no (0)")
         _check_missing(missing, "answered")
-        _check_foreign(raw, {str(item.id) for item in items}, ("item",))
+        refuse_foreign_fields(raw, items, ("item",), "sentence")
         return answers
 
     def html_question(self, hit, items):
@@ -106,7 +98,7 @@ class Subtask2Spans(TaskType):
                 raise AnswerError(f"sentence {position}: the check {verdict[:20]!r} is not yes (1) or no (0)")
             answers[str(item.id)] = self._spans(position, item, raw)
         _check_missing(missing, "checked")
-        _check_foreign(raw, {str(item.id) for item in items}, ("cf", "ant", "con", "nocon", "why"))
+        refuse_foreign_fields(raw, items, ("cf", "ant", "con", "nocon", "why"), "sentence")
         return answers
 
     def _spans(self, position, item, raw):

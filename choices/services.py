@@ -82,7 +82,7 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: 
 def _subset_report(votes: list[tuple[int, int, int]], intended: dict[int, Any], *, samples: int,
                    seed: int) -> dict[str, Any]:
     table = maths.VoteTable(votes)
-    decided = maths.majority(votes)
+    decided = table.majority()
     correct = sum(found.label is not None and found.label == intended.get(found.item) for found in decided)
     rated = table.counts[table.counts.sum(axis=1) >= 2]
     kappa = maths.fleiss_kappa(rated) if len(rated) else float("nan")

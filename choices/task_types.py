@@ -2,7 +2,7 @@
 
 from django.template.loader import render_to_string
 
-from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context
+from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 CHOICES = {"1": 1, "2": 2, "a": 1, "b": 2}
 KEYS = {"1": "1", "a": "1", "2": "2", "b": "2"}  # the page's keys: key -> the radio value it picks
@@ -39,12 +39,7 @@ class ChoiceValidation(TaskType):
         if missing:
             raise AnswerError(f"{_questions(missing)} {'is' if len(missing) == 1 else 'are'} not answered yet; "
                               f"pick an alternative and submit again")
-        known = {str(item.id) for item in items}
-        foreign = sorted(key for key in raw if key.startswith("item-") and key[5:] not in known)
-        if foreign:
-            # Only a stale or forged form sends these: the page never shows another HIT's questions.
-            raise AnswerError(f"this form has answers for questions that are not in this HIT "
-                              f"({', '.join(foreign[:5])}); reload the page and answer again")
+        refuse_foreign_fields(raw, items, ("item",), "question")
         return answers
 
     def page_context(self, items):

@@ -61,11 +61,11 @@ def statements(batch: Batch) -> list[dict[str, Any]]:
     return pairs
 
 
-def tables(batch: Batch) -> dict[str, Any]:
+def tables(batch: Batch, pairs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Table 1 (entities and statements, total and per text) and Table 2 (average length in words, average
     bag-of-words overlap with the text, where the entity sits) per instruction, with the source's own
     hypotheses of the same texts as the paper's comparison rows."""
-    pairs = statements(batch)
+    pairs = statements(batch) if pairs is None else pairs
     items = [_fact(item) for item in Item.objects.filter(batch=batch)]
     table1, table2 = {}, {}
     for instruction, label in LABELS.items():
@@ -114,5 +114,5 @@ def export_pairs(batch: Batch, folder: str | PathLike[str]) -> list[str]:
     # as a formula gets a leading apostrophe; the JSONL keeps every statement as written.
     (out / "pairs.csv").write_text(spreadsheet_csv(PAIR_FIELDS, ([pair[name] for name in PAIR_FIELDS]
                                                                  for pair in pairs)), encoding="utf-8")
-    (out / "tables.json").write_text(json.dumps(tables(batch), indent=2) + "\n", encoding="utf-8")
+    (out / "tables.json").write_text(json.dumps(tables(batch, pairs), indent=2) + "\n", encoding="utf-8")
     return ["pairs.jsonl", "pairs.csv", "tables.json"]

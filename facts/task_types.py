@@ -7,7 +7,7 @@ import json
 from django.template.loader import render_to_string
 
 from core.textrules import TextRules, check
-from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context
+from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 INSTRUCTIONS = {
     "facts": ("Write several facts about the highlighted words according to the paragraph. You may add common "
@@ -40,7 +40,6 @@ class FactWriting(TaskType):
 
     def parse_answers(self, items, raw):
         answers, missing, problems = {}, [], []
-        known = {str(item.id) for item in items}
         for position, item in enumerate(items, 1):
             payload = item.content
             rules = TextRules.from_json(payload.rules)
@@ -62,11 +61,7 @@ class FactWriting(TaskType):
         if missing:
             raise AnswerError(f"text{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} "
                               f"{'has' if len(missing) == 1 else 'have'} no statement yet; write at least one")
-        foreign = sorted(key for key in raw if key.startswith("fact-") and key.split("-")[1] not in known)
-        if foreign:
-            # Only a stale or forged form sends these: the page never shows another HIT's paragraphs.
-            raise AnswerError(f"this form has answers for paragraphs that are not in this HIT "
-                              f"({', '.join(foreign[:5])}); reload the page and answer again")
+        refuse_foreign_fields(raw, items, ("fact",), "paragraph")
         return answers
 
     def page_context(self, items):

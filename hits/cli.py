@@ -28,3 +28,9 @@ def parse_reward(value: str) -> Decimal:
         return Decimal(value)
     except InvalidOperation:
         raise CommandError(f"--reward {value!r} is not an amount, e.g. 0.10") from None
+
+
+def hits_text(batch: Any) -> str:
+    """"1 HIT" / "20 HITs" of a batch, for a command's output."""
+    count = batch.hits.count()
+    return f"{count} HIT{'s' if count != 1 else ''}"

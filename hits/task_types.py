@@ -47,6 +47,17 @@ class TaskType:
         transaction that stores its answers, for in-house and synced submissions alike."""
 
 
+def refuse_foreign_fields(raw: Mapping[str, Any], items: Sequence[Item], prefixes: Sequence[str], noun: str) -> None:
+    """Refuse a form that answers items not in the HIT: fields "<prefix>-<item id>[-...]" whose item id is
+    not one of `items`. Only a stale or forged form sends these: a page never shows another HIT's items."""
+    known = {str(item.id) for item in items}
+    foreign = sorted(key for key in raw if key.split("-")[0] in prefixes and key.count("-") >= 1
+                     and key.split("-")[1] not in known)
+    if foreign:
+        raise AnswerError(f"this form has answers for {len(foreign)} {noun}{'s' if len(foreign) > 1 else ''} "
+                          f"that are not in this HIT ({', '.join(foreign[:5])}); reload the page and answer again")
+
+
 def question_context(hit: Hit, **context: Any) -> dict[str, Any]:
     """What every MTurk question page needs: the HIT and the hosts its form may post to."""
     return {"hit": hit, "submit_hosts": " ".join(settings.MTURK_SUBMIT_HOSTS), **context}

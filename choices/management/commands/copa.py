@@ -7,7 +7,7 @@ from choices.report import report_table
 from choices.services import choice_batch_create, choice_report, copa_sample
 from core import copa, cues
 from core.errors import CrowdsetError
-from hits.cli import add_filter_arguments, filter_requirements, parse_reward
+from hits.cli import add_filter_arguments, filter_requirements, hits_text, parse_reward
 from hits.models import Batch
 from hits.services import describe_batch
 
@@ -61,7 +61,7 @@ class Command(BaseCommand):
                                     requirements=filter_requirements(options))
         mirrored = sum(item.mirrored for item in chosen)
         self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(chosen) - mirrored} original and {mirrored} mirrored "
-                          f"items in {_hits(batch)}, {batch.assignments_per_hit} workers each, "
+                          f"items in {hits_text(batch)}, {batch.assignments_per_hit} workers each, "
                           f"{batch.reward} per HIT")
         self.stdout.write(describe_batch(batch))
 
@@ -95,8 +95,3 @@ class Command(BaseCommand):
                                           "strongest": [cue.as_dict() for cue in report.strongest(options["top"])]}))
             return
         self.stdout.write(report.table(options["top"]))
-
-
-def _hits(batch):
-    count = batch.hits.count()
-    return f"{count} HIT{'s' if count != 1 else ''}"

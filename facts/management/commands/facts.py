@@ -6,7 +6,7 @@ from core.errors import CrowdsetError
 from facts.report import tables_text
 from facts.rte import read_rte
 from facts.services import draw_items, export_pairs, fact_batch_create, tables
-from hits.cli import add_filter_arguments, filter_requirements, parse_reward
+from hits.cli import add_filter_arguments, filter_requirements, hits_text, parse_reward
 from hits.models import Batch
 from hits.services import describe_batch
 
@@ -51,7 +51,7 @@ class Command(BaseCommand):
                                   assignments_per_hit=options["assignments"], reward=reward,
                                   provider=options["provider"], seed=options["seed"],
                                     requirements=filter_requirements(options))
-        self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(items)} paragraphs in {_hits(batch)}, "
+        self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(items)} paragraphs in {hits_text(batch)}, "
                           f"{batch.assignments_per_hit} workers each, {batch.reward} per HIT")
         self.stdout.write(describe_batch(batch))
 
@@ -68,8 +68,3 @@ class Command(BaseCommand):
         if batch is None:
             raise CommandError(f"no batch {options['batch']}")
         return batch
-
-
-def _hits(batch):
-    count = batch.hits.count()
-    return f"{count} HIT{'s' if count != 1 else ''}"
