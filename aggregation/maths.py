@@ -192,6 +192,52 @@ def alpha_interval(counts, *, samples=1000, confidence=0.95, seed=0):
         return _percentiles(np.where(expected > 0, 1 - observed / expected, np.nan), confidence)
 
 
+def ordinal_alpha(counts):
+    """Krippendorff's alpha for ordinal ratings from an items × values matrix of counts, the columns in
+    the scale's order (1, 2, 3 ...). Only items rated by two or more count."""
+    parts = _ordinal_parts(counts)
+    return float("nan") if parts is None else _ordinal_from_parts(parts.sum(axis=0))
+
+
+def ordinal_alpha_interval(counts, *, samples=1000, confidence=0.95, seed=0):
+    """Bootstrap confidence interval of ordinal alpha, resampling the rated items."""
+    parts = _ordinal_parts(counts)
+    if parts is None or len(parts) < 2 or samples < 1:
+        return float("nan"), float("nan")
+    weights = np.random.default_rng(seed).multinomial(len(parts), np.full(len(parts), 1 / len(parts)),
+                                                      size=samples).astype(float)
+    coincidences = np.tensordot(weights, parts, axes=1)
+    return _percentiles(np.array([_ordinal_from_parts(each) for each in coincidences]), confidence)
+
+
+def _ordinal_parts(counts):
+    """Each pairable item's coincidence matrix: o_ck = n_uc (n_uk - [c = k]) / (m_u - 1)."""
+    counts = np.asarray(counts, dtype=float)
+    counts = counts[_pairable(counts)]
+    if not len(counts):
+        return None
+    m = counts.sum(axis=1)
+    pairs = counts[:, :, None] * counts[:, None, :] - np.einsum("uc,ck->uck", counts, np.eye(counts.shape[1]))
+    return pairs / (m - 1)[:, None, None]
+
+
+def _ordinal_from_parts(coincidences):
+    """alpha = 1 - (n - 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck, with the ordinal metric
+    δ_ck = Σ_{g=c..k} n_g - (n_c + n_k) / 2 over the value totals n_c."""
+    totals = coincidences.sum(axis=1)
+    n = totals.sum()
+    cumulative = np.concatenate([[0.0], np.cumsum(totals)])
+    low, high = np.minimum.outer(np.arange(len(totals)), np.arange(len(totals))), \
+        np.maximum.outer(np.arange(len(totals)), np.arange(len(totals)))
+    between = cumulative[high + 1] - cumulative[low]
+    delta = (between - (totals[:, None] + totals[None, :]) / 2) ** 2
+    np.fill_diagonal(delta, 0.0)
+    expected = (np.outer(totals, totals) * delta).sum()
+    if n < 2 or expected == 0:
+        return float("nan")
+    return float(1 - (n - 1) * (coincidences * delta).sum() / expected)
+
+
 def _percentiles(estimates, confidence):
     """The central `confidence` interval of bootstrap estimates (the undefined ones left out)."""
     estimates = estimates[~np.isnan(estimates)]

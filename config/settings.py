@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "aggregation",
     "choices",
     "facts",
+    "chains",
     "releases",
     "projects",
     "dashboard",

@@ -188,3 +188,74 @@ class FactItem(Payload):
     @property
     def entity_end(self) -> int:
         return self.entity_start + len(self.entity)
+
+
+@payload_kind
+@dataclass(frozen=True)
+class StoryItem(Payload):
+    """A five-sentence story for the counterfactual rewriting design (core.stories). Without a
+    `counterfactual` it is shown to a writer, who writes one for s2; with one, to a checker who first judges
+    it and then edits the ending. `round` counts the times the counterfactual was sent back and rewritten;
+    `rules` bound the counterfactual's words and `bound` the edit (core.stories.EditBound as JSON)."""
+
+    kind: ClassVar[str] = "story"
+    story_id: str
+    premise: str
+    initial: str
+    ending: tuple[str, ...]
+    counterfactual: str = ""
+    round: int = 0
+    rules: dict = dataclasses.field(default_factory=dict)
+    bound: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("story_id", "premise", "initial"):
+            if not getattr(self, name).strip():
+                raise InputError("is empty", field=name)
+        if len(self.ending) != 3 or not all(sentence.strip() for sentence in self.ending):
+            raise InputError(f"needs three sentences, has {len(self.ending)}", field="ending")
+        if self.round < 0:
+            raise InputError(f"is {self.round}; rounds count from 0", field="round")
+
+
+@payload_kind
+@dataclass(frozen=True)
+class RatingItem(Payload):
+    """An output to rate on a Likert scale (human evaluation): the context it answers, the output, which
+    system made it, and the questions, each rated 1..`scale`."""
+
+    kind: ClassVar[str] = "rating"
+    item_id: str
+    context: str
+    output: str
+    questions: tuple[str, ...]
+    scale: int = 3
+    system: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.output.strip():
+            raise InputError("is empty", field="output")
+        if not self.questions or not all(question.strip() for question in self.questions):
+            raise InputError("needs at least one question", field="questions")
+        if self.scale not in (3, 5, 7):
+            raise InputError(f"is {self.scale}; use a 3-, 5- or 7-point scale", field="scale")
+
+
+@payload_kind
+@dataclass(frozen=True)
+class PairItem(Payload):
+    """Two outputs for the same context, to compare (A better, B better, equally good, equally bad)."""
+
+    kind: ClassVar[str] = "pair"
+    item_id: str
+    context: str
+    output_a: str
+    output_b: str
+    question: str
+    system_a: str = ""
+    system_b: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("output_a", "output_b", "question"):
+            if not getattr(self, name).strip():
+                raise InputError("is empty", field=name)

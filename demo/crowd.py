@@ -445,3 +445,130 @@ def _write_through(batch, active, items, rng, refusals):
                 if not first_try:
                     raise RuntimeError(f"{writer.name}: submit refused twice: {result.content.decode()[:300]}")
     return submitted, refusals
+
+
+# --- the chains design: simulated story writers, checkers and editors ----------------------------------
+
+_UNRELATED = ("The price of copper rose sharply in Chile that spring.", "A famous painter opened a gallery in Rome.",
+              "The city council voted on a new parking rule.", "Scientists found a new kind of frog in Peru.",
+              "The old lighthouse on the island was painted red.")
+_STORY_FIELD = re.compile(r'name="(cf|check)-(\d+)')
+
+
+@dataclass
+class StoryWorker:
+    """A simulated worker of the write -> check -> edit workflow, who knows each story's reference
+    counterfactual and edited ending (demo/data/stories.jsonl). "careful" writes and edits as asked and checks
+    honestly; "breaker" writes counterfactuals unrelated to the story (breaking condition 1), and rewrites
+    a failed one into another unrelated sentence; "rewriter" first replaces the whole ending with another
+    story's, which the server refuses, then edits it."""
+
+    name: str
+    style: str = "careful"
+
+    def counterfactual(self, payload, known, rng):
+        return rng.choice(_UNRELATED) if self.style == "breaker" else known[payload.story_id]["counterfactual"]
+
+    def check_fields(self, pk, payload, known, rng, first_try):
+        reference = known[payload.story_id]
+        fine = payload.counterfactual == reference["counterfactual"]
+        fields = {f"check-{pk}-related": "yes" if fine else "no", f"check-{pk}-premise": "yes",
+                  f"check-{pk}-ending": "yes"}
+        if not fine:
+            return {**fields, f"rewrite-{pk}": self.counterfactual(payload, known, rng)}
+        ending = reference["edited_ending"]
+        if first_try and self.style == "rewriter":
+            others = [entry for story, entry in sorted(known.items()) if story != payload.story_id]
+            ending = rng.choice(others)["edited_ending"]
+        return {**fields, **{f"end-{pk}-{n}": sentence for n, sentence in enumerate(ending, 1)}}
+
+
+def run_story_workers(workflow, workers, known, seed=0):
+    """The simulated workers take turns over the workflow's stages over HTTP (the write stage first, then
+    the check-and-edit stage, which grows as they go) until no stage has work any of them may take. A
+    refused submission is answered again once. Returns ({stage: HITs submitted}, refusals by reason)."""
+    rng = random.Random(seed)
+    stages = list(workflow.stages.select_related("batch").order_by("order"))
+    active = [(worker, *_logged_in(worker.name)) for worker in workers]
+    submitted, refusals = Counter(), Counter()
+    requests = logging.getLogger("django.request")
+    level = requests.level
+    requests.setLevel(logging.ERROR)  # the refusals are counted; Django's line for each 400 is left out
+    try:
+        progress = True
+        while progress:
+            progress = False
+            for worker, client, token in active:
+                for stage in stages:
+                    response = client.post(reverse("hits:claim", args=[stage.batch_id]), HTTP_X_CSRFTOKEN=token)
+                    if response.status_code != 302 or not response.url.startswith("/work/assignments/"):
+                        continue
+                    page = client.get(response.url).content.decode()
+                    shown = sorted({int(pk) for _, pk in _STORY_FIELD.findall(page)})
+                    for first_try in (True, False):
+                        fields = {}
+                        for pk in shown:
+                            payload = Item.objects.get(pk=pk).content
+                            if stage.key == "write":
+                                fields |= {f"cf-{pk}": worker.counterfactual(payload, known, rng),
+                                           f"cond-{pk}-related": "on", f"cond-{pk}-premise": "on",
+                                           f"cond-{pk}-ending": "on"}
+                            else:
+                                fields |= worker.check_fields(pk, payload, known, rng, first_try)
+                        result = client.post(response.url + "submit/", {**fields, "csrfmiddlewaretoken": token})
+                        if result.status_code == 302:
+                            submitted[stage.key] += 1
+                            progress = True
+                            break
+                        refused = re.search(r"this ending is (\w+)", result.content.decode())
+                        refusals[f"ending {refused.group(1)}" if refused else "other"] += 1
+                        if not first_try:
+                            raise RuntimeError(f"{worker.name}: refused twice: {result.content.decode()[:300]}")
+                    break  # one HIT a turn: the others get theirs
+    finally:
+        requests.setLevel(level)
+    return dict(submitted), refusals
+
+
+_RATE_FIELD = re.compile(r'name="rate-(\d+)-(\d+)"')
+_PAIR_FIELD = re.compile(r'name="pair-(\d+)"')
+
+
+@dataclass
+class Rater:
+    """A simulated judge of endings. Each ending has a quality of its own (seeded by its item), which every
+    rater sees: on "fits the new sentence" an edited ending is a 2 or a 3 and the original (unchanged) ending a
+    1 or a 2; on "kept as much as it could" the original is a 3 and an edit a 2 or a 3. With chance `noise` a
+    rater gives a random point instead. In a comparison the edited ending wins, with the same noise."""
+
+    name: str
+    noise: float = 0.25
+
+    def rating(self, item, question, rng):
+        payload = item.content
+        if rng.random() < self.noise:
+            return rng.randint(1, payload.scale)
+        quality = random.Random(f"{item.pk}-{question}")
+        top = payload.scale
+        if question == 1:
+            return quality.choice((top, top - 1)) if payload.system == "human" else quality.choice((1, 2))
+        return top if payload.system == "original" else quality.choice((top, top - 1))
+
+    def compare(self, payload, rng):
+        if rng.random() < self.noise:
+            return rng.choice(("a", "b", "both_good", "both_bad"))
+        return "a" if payload.system_a == "human" else "b"
+
+
+def run_raters(batch, raters, seed=0):
+    """The raters take the Likert or pairwise batch's HITs over HTTP until none is left; returns HITs submitted."""
+    rng = random.Random(seed)
+
+    def answer(rater, page):
+        if batch.task_type == "likert":
+            return {f"rate-{pk}-{question}": str(rater.rating(Item.objects.get(pk=pk), int(question), rng))
+                    for pk, question in _RATE_FIELD.findall(page)}
+        return {f"pair-{pk}": rater.compare(Item.objects.get(pk=pk).content, rng)
+                for pk in dict.fromkeys(_PAIR_FIELD.findall(page))}
+
+    return _work_through(batch, raters, answer)

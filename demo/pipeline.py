@@ -3,6 +3,7 @@ defaults, with simulated crowds doing the work through the same HTTP paths
 people and MTurk use. Each stage finds what an earlier run made and only
 reports it, so a second run changes nothing."""
 
+import json
 import secrets
 import time
 from collections import Counter
@@ -21,12 +22,21 @@ from aggregation.report import write_report
 from aggregation.services import batch_aggregate, span_batch_create, spotcheck_decide, spotcheck_draw, workers_below
 from annotation.models import SpanAnnotation
 from annotation.services import semeval_items, subtask1_batch_create
+from chains.evaluation import likert_batch_create, likert_report, pairwise_batch_create, pairwise_report
+from chains.evaluation import report_text as evaluation_text
+from chains.models import Workflow
+from chains.report import export as export_stories
+from chains.report import statistics_text
+from chains.services import workflow_create, workflow_publish
 from choices.report import report_table
 from choices.services import choice_batch_create, choice_report, copa_sample
 from core import copa, cues
 from core.semeval import read_subtask1_rows, read_subtask2_gold
+from core.stories import read_stories
 from demo.crowd import (
+    Rater,
     SpanAnnotator,
+    StoryWorker,
     Writer,
     choice_crowd,
     crowd,
@@ -35,7 +45,9 @@ from demo.crowd import (
     run_inhouse,
     run_mturk,
     run_prolific,
+    run_raters,
     run_spans,
+    run_story_workers,
     run_writers,
     take_test_inhouse,
     take_test_mturk,
@@ -88,6 +100,7 @@ COPA_BATCH = "B-COPA validation"
 # The paper's workers: Masters with at least 10,000 approved HITs and a 99% approval rate.
 COPA_FILTERS = {"masters": True, "min_approved_hits": 10_000, "min_approval_rate": 99}
 FACTS_BATCH = "Cheap Facts writing"
+STORIES_WORKFLOW = "TimeTravel stories"
 
 
 class _Indented:
@@ -112,6 +125,7 @@ class Pipeline:
         self.stdout, self.stderr = stdout, stderr
         self.copa_file = copa_file or settings.SHARED_DIR / "corpora" / "balanced-copa" / "balacopa-dev-all.xml"
         self.rte_file = settings.SHARED_DIR / "corpora" / "rte" / "rte1_dev.xml"
+        self.stories_file = settings.BASE_DIR / "demo" / "data" / "stories.jsonl"
         self.corpus_file, self.gold_file, self.spans_file = corpus_file, gold_file, spans_file
         self.no_mturk, self.no_prolific, self.auto_accept, self.out = no_mturk, no_prolific, auto_accept, out
         self.summary = []
@@ -136,6 +150,7 @@ class Pipeline:
         self.project(filter_run, sample, run)
         self.balanced_copa(self.copa_file)
         self.cheap_facts(self.rte_file)
+        self.counterfactual_stories(self.stories_file)
         self.workspace()
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
@@ -573,13 +588,68 @@ class Pipeline:
         self._design_project("cheap-facts", "Cheap Facts demo", batch, 12)
         self.stage("cheap facts", time.monotonic() - started, f"{facts} facts, {counter} counter-facts")
 
-    def _design_project(self, design, name, batch, number):
+    def counterfactual_stories(self, path):
+        """The TimeTravel design on our own 34 five-sentence stories: one worker writes a counterfactual second
+        sentence; two others each check it (sending it back, rewritten, to yet another worker when it fails)
+        and edit the ending within the edit bound; two raters judge the endings on a 3-point scale and three
+        compare them with the unchanged original. Two simulated workers break the conditions, one rewrites
+        whole endings (refused on the server)."""
+        started = time.monotonic()
+        workflow = Workflow.objects.filter(name=STORIES_WORKFLOW).first()
+        run = None
+        if workflow is None:
+            stories = read_stories(path)
+            workflow = workflow_create(name=STORIES_WORKFLOW, stories=stories, loop_limit=2,
+                                       write={"reward": Decimal("0.10")},
+                                       edit={"reward": Decimal("0.20"), "assignments_per_hit": 2})
+            workflow_publish(workflow)
+            workers = [StoryWorker(f"story-careful{n}") for n in range(1, 5)]
+            workers += [StoryWorker("story-breaker1", "breaker"), StoryWorker("story-breaker2", "breaker"),
+                        StoryWorker("story-rewriter1", "rewriter")]
+            known = {row["story_id"]: row for row in map(json.loads, Path(path).read_text("utf-8").splitlines())}
+            run = run_story_workers(workflow, workers, known, seed=4)
+        stages = {stage.key: stage.batch for stage in workflow.stages.select_related("batch")}
+        self.stdout.write(f"13. Counterfactual story rewriting (TimeTravel): {stages['write'].items.count()} stories "
+                          f"of our own from {path}; write -> check (send back, rewrite) -> edit, 2 editors a "
+                          f"counterfactual, loop limit {workflow.loop_limit}")
+        if run is not None:
+            submitted, refusals = run
+            self.stdout.write(f"   HITs submitted: {submitted.get('write', 0)} write, {submitted.get('edit', 0)} "
+                              f"check-and-edit; refused on the server, then edited again: "
+                              + (", ".join(f"{count} {reason}" for reason, count in sorted(refusals.items()))
+                                 or "none"))
+        for batch in stages.values():
+            for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
+                assignment_approve(assignment=assignment)
+        out = Path(self.out).parent / "timetravel"
+        found = export_stories(workflow, out, seed=1)
+        self.stdout.write("   " + statistics_text(found).replace("\n", "\n   "))
+        review = workflow.chains.filter(state="review").count()
+        self.stdout.write(f"   export: train/dev/test JSONL in the released format -> {out}; {review} chain(s) "
+                          f"wait for the organizer at /chains/{workflow.pk}/?state=review")
+        likert = Batch.objects.filter(name=f"{STORIES_WORKFLOW}: ratings").first()
+        pairs = Batch.objects.filter(name=f"{STORIES_WORKFLOW}: comparisons").first()
+        if likert is None:
+            likert = batch_publish(batch=likert_batch_create(workflow, name=f"{STORIES_WORKFLOW}: ratings"))
+            pairs = batch_publish(batch=pairwise_batch_create(workflow, name=f"{STORIES_WORKFLOW}: comparisons",
+                                                              seed=1))
+            run_raters(likert, [Rater(f"story-rater{n}") for n in range(1, 3)], seed=5)
+            run_raters(pairs, [Rater(f"story-rater{n}") for n in range(1, 4)], seed=6)
+        self.stdout.write("   human evaluation (paper: 2 raters, 3-point scale, alpha 0.42):")
+        self.stdout.write("   " + evaluation_text(likert_report(likert), pairwise_report(pairs)).replace("\n", "\n   "))
+        for batch in (stages["write"], stages["edit"], likert, pairs):
+            self._design_project("timetravel", "TimeTravel demo", batch, 13, say=batch is pairs)
+        self.stage("story rewriting", time.monotonic() - started,
+                   f"{sum(row['edited_endings'] for row in found['splits'].values())} edited endings")
+
+    def _design_project(self, design, name, batch, number, say=True):
         """The design's batch as a project of the workspace, whose steps follow it."""
         slug = f"{design}-demo"
         project = Project.objects.filter(slug=slug).first() or project_create(
             name=name, design=design, slug=slug, description=f"What stage {number} of `make demo` made.")
         project.batches.add(batch)
-        self.stdout.write(f"   project: its steps, the batch's filters and cost are at /projects/{slug}/")
+        if say:
+            self.stdout.write(f"   project: its steps, the batch's filters and cost are at /projects/{slug}/")
 
     def workspace(self):
         """An organizer account to look at the result with, made once, on a laptop only: on the embedded

@@ -104,6 +104,10 @@ class Item(models.Model):
     payload = models.JSONField()
     is_gold = models.BooleanField(default=False)
     gold_answer = models.JSONField(null=True, blank=True)
+    # Workers who may never get this item: in a multi-stage workflow, the authors of the earlier stages'
+    # work it shows (a worker does not check or edit what they wrote). The claim engine skips HITs holding
+    # such an item, and a provider's submission from one is flagged, not counted.
+    excluded_workers = models.ManyToManyField(Worker, blank=True, related_name="excluded_from")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["batch", "key"], name="item_unique_key")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -56,14 +56,15 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
                  provider: str = "inhouse", items_per_hit: int = 25, assignments_per_hit: int = 5,
                  gold_rate: float = 0.0, seed: int = 0, reward: Decimal | str = Decimal("0.50"),
                  budget: Decimal | None = None, requirements: dict[str, Any] | None = None, created_by: Any = None,
-                 assignment_duration: int = 3600, lifetime: int = 7 * 24 * 3600) -> Batch:
+                 assignment_duration: int = 3600, lifetime: int = 7 * 24 * 3600, grows: bool = False) -> Batch:
     """Pack items into HITs: domains interleaved, gold mixed in, all decided by `seed`.
 
     `items` may carry a known answer (measured against, not a check);
     `gold_items` are the known-answer checks mixed into every HIT.
     Each HIT gets round(items_per_hit × gold_rate) gold items (no more than
     the pool holds) at seeded positions, and the other items are spread
-    evenly so HIT sizes differ by at most one.
+    evenly so HIT sizes differ by at most one. A batch that `grows` (a later stage of a workflow) may
+    start empty; `batch_extend` adds its items as the earlier stage produces them.
     """
     try:
         get_task_type(task_type)
@@ -74,7 +75,7 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
     if not 1 <= items_per_hit <= 100 or assignments_per_hit < 1:
         raise CrowdError("items_per_hit must be 1 to 100 (the paper used 20-30) and assignments_per_hit at least 1")
     items, gold_items = list(items), list(gold_items)
-    if not items:
+    if not items and not grows:
         raise CrowdError("a batch needs at least one item")
     requirements = check_requirements(requirements or {})
     keys = [item.key for item in items + gold_items]
@@ -100,6 +101,8 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
                     gold_answer=g.gold_answer) for g in gold_items]
         )
         real, gold = stored[:len(ordered)], stored[len(ordered):]
+        if not ordered:
+            return batch
         hits = Hit.objects.bulk_create(Hit(batch=batch, index=index) for index in range(hits_needed))
         hit_items: list[HitItem] = []
         gold_order = _gold_cycle(gold, rng)
@@ -116,6 +119,38 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
     return batch
 
 
+def batch_extend(*, batch: Batch, items: Sequence[ItemSpec],
+                 excluded: Mapping[str, Sequence[Worker]] | None = None) -> list[Hit]:
+    """Add items to a batch that grows, packed into new HITs of `items_per_hit` after the ones it has; a
+    completed batch opens again. `excluded` maps an item key to the workers who may never get it. The new
+    HITs are pending: `batch_publish` publishes them (within the budget) once this transaction commits."""
+    if not items:
+        return []
+    if batch.state in (Batch.State.EXPIRED, Batch.State.CANCELLED):
+        raise CrowdError(f"batch {batch.pk} is {batch.state}; it takes no new items")
+    excluded = excluded or {}
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        taken = set(Item.objects.filter(batch=batch, key__in=[item.key for item in items])
+                    .values_list("key", flat=True))
+        if taken or len({item.key for item in items}) != len(items):
+            raise CrowdError(f"batch {batch.pk} has item(s) {', '.join(sorted(taken)) or 'repeated'} already")
+        stored = Item.objects.bulk_create(Item(batch=batch, key=i.key, group=i.group, payload=i.payload.to_json(),
+                                               gold_answer=i.gold_answer) for i in items)
+        Item.excluded_workers.through.objects.bulk_create(
+            Item.excluded_workers.through(item_id=item.pk, worker_id=worker.pk)
+            for item in stored for worker in {worker.pk: worker for worker in excluded.get(item.key, ())}.values())
+        last = batch.hits.aggregate(last=Max("index"))["last"]
+        start = 0 if last is None else last + 1
+        parts = _even_split(stored, -(-len(stored) // batch.items_per_hit))
+        hits = Hit.objects.bulk_create(Hit(batch=batch, index=start + n) for n in range(len(parts)))
+        HitItem.objects.bulk_create(HitItem(hit=hit, item=item, position=p)
+                                    for hit, part in zip(hits, parts, strict=True) for p, item in enumerate(part))
+        if batch.state == Batch.State.COMPLETED:
+            Batch.objects.filter(pk=batch.pk).update(state=Batch.State.PUBLISHED, final=False)
+    return hits
+
+
 def interleave(items: Sequence[ItemSpec], rng: random.Random) -> list[ItemSpec]:
     """Round-robin over groups (sorted), each group shuffled by `rng`."""
     groups: dict[str, list[ItemSpec]] = {}
@@ -127,7 +162,7 @@ def interleave(items: Sequence[ItemSpec], rng: random.Random) -> list[ItemSpec]:
         rng.shuffle(members)
         queues.append(members)
     ordered: list[ItemSpec] = []
-    for position in range(max(len(queue) for queue in queues)):
+    for position in range(max((len(queue) for queue in queues), default=0)):
         ordered.extend(queue[position] for queue in queues if position < len(queue))
     return ordered
 
@@ -346,6 +381,7 @@ def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
         .exclude(Exists(held.filter(hit=OuterRef("pk"))))
         .exclude(Exists(returned.filter(hit=OuterRef("pk"))))
         .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item_id__in=seen_gold)))
+        .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item__excluded_workers=worker)))
         .annotate(taken=Coalesce(Subquery(places_taken), 0))
         .filter(taken__lt=batch.assignments_per_hit)
         .order_by("index")
@@ -377,7 +413,8 @@ def assignment_submit(*, assignment: Assignment, worker: Worker,
         assignment = Assignment.objects.select_for_update().select_related("hit__batch").get(pk=assignment.pk)
         if assignment.state in Assignment.DONE_STATES and assignment.worker_id == worker.pk:
             return assignment, False
-        refusal = assignment.can_submit(worker) or _refusal(assignment.hit.batch, worker)
+        refusal = (assignment.can_submit(worker) or _refusal(assignment.hit.batch, worker)
+                   or _author_refusal(assignment.hit, worker))
         if refusal:
             raise CrowdError(refusal)
         task_type = get_task_type(assignment.hit.batch.task_type)
@@ -453,6 +490,12 @@ def _refusal(batch: Batch, worker: Worker) -> str | None:
     return extensions.refusal(batch, worker)
 
 
+def _author_refusal(hit: Hit, worker: Worker) -> str | None:
+    if HitItem.objects.filter(hit=hit, item__excluded_workers=worker).exists():
+        return "this HIT shows work you wrote in an earlier stage; someone else checks it"
+    return None
+
+
 def _complete_hit_if_done(hit: Hit) -> None:
     done = hit.assignments.filter(state__in=Assignment.DONE_STATES).count()
     if done >= hit.batch.assignments_per_hit and hit.state != Hit.State.COMPLETED:
@@ -460,6 +503,9 @@ def _complete_hit_if_done(hit: Hit) -> None:
         batch = hit.batch
         if not batch.hits.exclude(state=Hit.State.COMPLETED).exists():
             Batch.objects.filter(pk=batch.pk).update(state=Batch.State.COMPLETED)
+        elif not batch.hits.filter(state__in=(Hit.State.PENDING, Hit.State.PUBLISHED)).exists():
+            # The rest were closed one by one (a workflow retires a superseded item's HIT): nothing is open.
+            Batch.objects.filter(pk=batch.pk, state=Batch.State.PUBLISHED).update(state=Batch.State.COMPLETED)
 
 
 def assignments_expire_overdue(*, now: datetime | None = None) -> int:
@@ -617,7 +663,7 @@ def submission_store(batch: Batch, hit: Hit, submission: Submission, task_type: 
         except AnswerError as error:
             report.invalid += 1
             feedback = f"not usable: {error}"
-    refusal = _refusal(batch, worker)
+    refusal = _refusal(batch, worker) or _author_refusal(hit, worker)
     if refusal and not flag:
         # Work the provider let through from someone we would refuse (a revoked qualification, a block):
         # kept, and left for a person, never approved in bulk.

@@ -1,6 +1,7 @@
-"""The two other crowd designs as project designs: Balanced COPA's 2-choice validation and Cheap Facts'
-facts / counter-facts. Their batches are made by commands (`manage.py copa batch`, `manage.py facts batch`)
-and linked to the project; the steps follow the batch, the work, the paper's numbers and the export."""
+"""The other crowd designs as project designs: Balanced COPA's 2-choice validation, Cheap Facts' facts /
+counter-facts and TimeTravel's story rewriting. Their batches are made by commands (`manage.py copa batch`,
+`manage.py facts batch`, `manage.py stories start`) and linked to the project; the steps follow the batch,
+the work, the paper's numbers and the export."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 from django.urls import reverse
 
+from chains.models import Stage
+from chains.report import statistics
 from choices.services import choice_report
 from facts.services import tables
 from hits.models import Batch
@@ -83,3 +86,23 @@ DESIGNS.register("cheap-facts", Design(
                 "live quality rules; RTE-style T-H pairs with the paper's Tables 1 and 2.",
     steps=lambda context: _batch_steps(context, "facts", "manage.py facts batch RTE.xml --name NAME",
                                        _facts_numbers, "manage.py facts export BATCH --out DIR")))
+
+
+def _stories_numbers(batch: Batch) -> str:
+    stage = Stage.objects.select_related("workflow").filter(batch=batch).first()
+    if stage is None:
+        return "not a stage of a workflow"
+    found = statistics(stage.workflow)
+    endings = sum(row["edited_endings"] for row in found["splits"].values())
+    return (f"{endings} edited endings; {found['checks']['failed']} of {found['checks']['total']} checks sent the "
+            f"counterfactual back; {found['chains'].get('review', 0)} chain(s) wait for review at "
+            f"/chains/{stage.workflow.pk}/ (`manage.py stories report {stage.workflow.pk}`)")
+
+
+DESIGNS.register("timetravel", Design(
+    name="timetravel", title="Counterfactual story rewriting (TimeTravel)",
+    description="Five-sentence stories through write -> check -> edit: a counterfactual second sentence, checked "
+                "and sent back by another worker or the ending minimally edited by them; lineage per chain, "
+                "Likert and pairwise evaluation, released JSONL splits.",
+    steps=lambda context: _batch_steps(context, "story-edit", "manage.py stories start STORIES.jsonl --name NAME",
+                                       _stories_numbers, "manage.py stories export WORKFLOW --out DIR")))

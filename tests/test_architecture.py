@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # Packages of the running site, bottom to top; tests and bench scripts may import anything.
 PACKAGES = ("core", "config", "accounts", "jobs", "filtering", "hits", "qualification", "annotation", "aggregation",
-            "choices", "facts", "releases", "projects", "dashboard", "api", "demo")
+            "choices", "facts", "chains", "releases", "projects", "dashboard", "api", "demo")
 EXEMPT = {ROOT / "config" / "urls.py"}
 # The core package is plain Python: no Django, so its maths and formats run anywhere.
 DJANGO_FREE = ("core",)

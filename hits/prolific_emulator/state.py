@@ -200,8 +200,19 @@ class Workspace:
             if set(data) - allowed:
                 raise ApiError(400, "Invalid request", f"After publishing only {', '.join(sorted(allowed))} can "
                                                        f"change.")
-            if data.get("total_available_places", study["total_available_places"]) < study["total_available_places"]:
+            places = data.get("total_available_places", study["total_available_places"])
+            if places < study["total_available_places"]:
                 raise ApiError(400, "Invalid request", "Places can only go up once a study is published.")
+            # More places on a published study are paid for at once, and a study whose places had run out
+            # takes participants again.
+            more = (study["reward"] + fee(study["reward"])) * (places - study["total_available_places"])
+            if more > self.balance:
+                raise ApiError(400, "Insufficient funds", f"More places need {more} and the workspace holds "
+                                                          f"{self.balance}. Top up first.")
+            self.balance -= more
+            study["_reserved"] = study.get("_reserved", 0) + more
+            if more and study["status"] == "AWAITING REVIEW":
+                study["status"] = "ACTIVE"
         study.update(data)
         return self._study_wire(study)
 

@@ -281,8 +281,17 @@ class ProlificProvider(Provider):
                 filters=self.filters(batch), max_minutes=max(minutes, batch.assignment_duration // 60))
             state["study_id"] = study["id"]
             Batch.objects.filter(pk=batch.pk).update(provider_state=state)
+        else:
+            self.study_grow(state["study_id"], batch.hits.count() * batch.assignments_per_hit)
         self.study_publish(state["study_id"])
         batch.provider_state = state
+
+    def study_grow(self, study_id: str, places: int) -> None:
+        """More places for a study whose batch grew (a later workflow stage that gets items as the earlier
+        one produces them); places only go up on Prolific, and asking for as many again changes nothing."""
+        study = self._call("GET", f"studies/{study_id}/")
+        if study["total_available_places"] < places:
+            self._call("PATCH", f"studies/{study_id}/", {"total_available_places": places})
 
     def publish_hit(self, hit: Hit, items: Sequence[Item]) -> str:
         # Prolific knows places, not HITs: the claim engine on this site hands out the HITs.

@@ -1,5 +1,6 @@
 """The demo runs end to end and a second run changes nothing."""
 
+import re
 from io import StringIO
 
 import pytest
@@ -9,6 +10,7 @@ from django.core.management import call_command
 from aggregation.models import AggregationRun
 from aggregation.services import run_staleness
 from annotation.models import SpanAnnotation
+from core.stories import read_records
 from hits.models import Assignment, Batch
 from releases.models import DatasetVersion
 
@@ -62,4 +64,14 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     # The other designs: 20 HITs of 3 for B-COPA and 4 HITs of 3 for Cheap Facts, reviewed, not made again.
     assert Assignment.objects.filter(hit__batch__task_type="choice", state__in=("approved", "rejected")).count() == 60
     assert Assignment.objects.filter(hit__batch__task_type="facts", state="approved").count() == 12
-    assert Assignment.objects.count() == 247 + 72
+    stories = ("story-write", "story-edit", "likert", "pairwise")
+    assert Assignment.objects.exclude(hit__batch__task_type__in=stories).count() == 247 + 72
+    # Counterfactual story rewriting: every story written once, checked and edited, the export read back.
+    assert "13. Counterfactual story rewriting (TimeTravel): 34 stories" in text
+    assert Assignment.objects.filter(hit__batch__task_type="story-write").count() == 34
+    assert "refused on the server, then edited again: " in text and "ending rewritten" in text
+    assert re.search(r"checks: \d+, sent back [1-9]\d* ", text)
+    exported = settings.BASE_DIR / "exports" / "timetravel"
+    records = {split: read_records(exported / f"{split}.jsonl") for split in ("train", "dev", "test")}
+    assert all(records.values()) and all("edited_endings" in row for row in records["dev"] + records["test"])
+    assert re.search(r"ordinal alpha 0\.\d+ \[", text) and "Pairwise (32 pairs" in text

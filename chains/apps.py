@@ -1,0 +1,13 @@
+"""Multi-stage workflows (write -> check -> rewrite chains, the TimeTravel design): stages as batches joined
+by edges, each accepted output of one stage becoming an item of the next, with the check gate, loop limits,
+author exclusion and the lineage of every output; and the human-evaluation tasks (Likert and pairwise)."""
+
+from django.apps import AppConfig
+
+
+class ChainsConfig(AppConfig):
+    name = "chains"
+    verbose_name = "Workflows and chains"
+
+    def ready(self):
+        from chains import task_types  # noqa: F401  (registers story-write, story-edit, likert, pairwise)
