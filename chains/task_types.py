@@ -44,7 +44,29 @@ def _counterfactual_refusal(text, payload, rules):
     return None
 
 
-class StoryWrite(TaskType):
+class StoryTask(TaskType):
+    """The story stages' shared parts: the story shown with the conditions, and the workflow told of each
+    submission (chains.services.steps_record), in-house and synced alike."""
+
+    mturk_template = ""
+
+    def page_context(self, items):
+        return {"items": story_rows(items), "conditions": CONDITIONS}
+
+    def html_question(self, hit, items):
+        return render_to_string(self.mturk_template,
+                                question_context(hit, items=story_rows(items), conditions=CONDITIONS))
+
+    def on_submitted(self, assignment):
+        steps_record(assignment)
+
+
+def _refuse(problems):
+    if problems:
+        raise AnswerError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+
+
+class StoryWrite(StoryTask):
     """Form fields: "cf-<item id>" (the counterfactual) and "cond-<item id>-<condition>" (ticked: "on")."""
 
     name = "story-write"
@@ -52,6 +74,7 @@ class StoryWrite(TaskType):
     description = "Read a five-sentence story and rewrite its second sentence so that the story would go differently."
     keywords = "writing, stories, counterfactual"
     template = "chains/write.html"
+    mturk_template = "chains/write_mturk.html"
     item_noun = "story"
 
     def parse_answers(self, items, raw):
@@ -68,23 +91,12 @@ class StoryWrite(TaskType):
                 problems.append(f"story {position}: tick condition{'s' if several else ''} {', '.join(unticked)} "
                                 f"once your sentence meets {'them' if several else 'it'}")
             answers[str(item.id)] = {"counterfactual": text}
-        if problems:
-            raise AnswerError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        _refuse(problems)
         refuse_foreign_fields(raw, items, ("cf", "cond"), "story")
         return answers
 
-    def page_context(self, items):
-        return {"items": story_rows(items), "conditions": CONDITIONS}
 
-    def html_question(self, hit, items):
-        return render_to_string("chains/write_mturk.html",
-                                question_context(hit, items=story_rows(items), conditions=CONDITIONS))
-
-    def on_submitted(self, assignment):
-        steps_record(assignment)
-
-
-class StoryEdit(TaskType):
+class StoryEdit(StoryTask):
     """Form fields: "check-<item id>-<condition>" ("yes"/"no"); then "rewrite-<item id>" when a check says no,
     or "end-<item id>-1..3" (the edited ending) when all say yes."""
 
@@ -93,6 +105,7 @@ class StoryEdit(TaskType):
     description = "Check a new second sentence for a short story, then edit the ending as little as needed to fit it."
     keywords = "writing, editing, stories, counterfactual"
     template = "chains/edit.html"
+    mturk_template = "chains/edit_mturk.html"
     item_noun = "story"
 
     def parse_answers(self, items, raw):
@@ -134,20 +147,9 @@ class StoryEdit(TaskType):
             answers[str(item.id)] = {"checks": checks, "passed": True, "ending": ending,
                                      "edit": {"distance": size.distance, "original_words": size.original_words,
                                               "kept": size.kept}}
-        if problems:
-            raise AnswerError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        _refuse(problems)
         refuse_foreign_fields(raw, items, ("check", "rewrite", "end"), "story")
         return answers
-
-    def page_context(self, items):
-        return {"items": story_rows(items), "conditions": CONDITIONS}
-
-    def html_question(self, hit, items):
-        return render_to_string("chains/edit_mturk.html",
-                                question_context(hit, items=story_rows(items), conditions=CONDITIONS))
-
-    def on_submitted(self, assignment):
-        steps_record(assignment)
 
 
 class LikertRating(TaskType):

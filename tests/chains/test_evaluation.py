@@ -100,3 +100,29 @@ class EvaluationTests(BaseTestCase):
         counts = np.array([[2, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 2]])
         self.assertAlmostEqual(found["alpha"], krippendorff.alpha(value_counts=counts,
                                                                   level_of_measurement="nominal"))
+
+
+class MTurkQuestionTests(BaseTestCase):
+    def test_every_new_task_type_has_a_self_contained_mturk_question(self):
+        from chains.task_types import LIKERT, PAIRWISE, STORY_EDIT, STORY_WRITE
+        from core.items import StoryItem
+
+        story = StoryItem(story_id="s", premise="Maya baked.", initial="She bought flour.",
+                          ending=("One <b>.", "Two.", "Three."), counterfactual="She had no flour at all.")
+        cases = [
+            (STORY_WRITE, "story-write", story, ("cf-", "cond-", "One &lt;b&gt;.")),
+            (STORY_EDIT, "story-edit", story, ("check-", "rewrite-", "end-", "She had no flour at all.")),
+            (LIKERT, "likert", RatingItem(item_id="r", context="C.", output="O.", questions=("Fits?",)),
+             ("rate-", "Fits?")),
+            (PAIRWISE, "pairwise", PairItem(item_id="p", context="C.", output_a="A.", output_b="B.",
+                                            question="Which?"), ("pair-", "both_bad")),
+        ]
+        for task_type, name, payload, expected in cases:
+            batch = batch_create(name=name, task_type=name, items=[ItemSpec(key="k", payload=payload)],
+                                 items_per_hit=1, assignments_per_hit=1)
+            hit = batch.hits.get()
+            question = task_type.html_question(hit, hit.ordered_items())
+            self.assertIn("externalSubmit", question)
+            self.assertNotIn('src="/static', question)  # scripts and styles inlined
+            for text in expected:
+                self.assertIn(text, question, f"{name}: {text}")
