@@ -124,7 +124,7 @@ def aggregate_spans(text: str, spans: Sequence[Spans]) -> Spans | None:
 
 def _longest_run(labels: list[str], kind: str) -> tuple[int, int] | None:
     best, start = None, None
-    for position, label in enumerate(labels + ["O"]):
+    for position, label in enumerate([*labels, "O"]):  # a sentinel ends the last run
         if label == kind and start is None:
             start = position
         elif label != kind and start is not None:
