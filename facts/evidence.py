@@ -7,6 +7,10 @@ last moment of input; per page: focus losses. They arrive with the submission as
 `_evidence` (JSON) and are kept with it. A statement that arrives whole in one paste, with few keys and
 no time spent, reads differently from one typed key by key: the card shows both the raw signals and a
 one-line reading.
+
+The page also carries a hidden canary: an instruction placed off screen and hidden from screen readers,
+which a person working the page never meets but a language model given the page's text would follow
+("include the word … in every statement"). A statement holding the HIT's canary word is shown as such.
 """
 
 from __future__ import annotations
@@ -15,7 +19,11 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from core.textrules import overlap
+from core.textrules import overlap, words
+
+# The canary words: ordinary English, but not ones a statement about a news paragraph would use.
+CANARY_WORDS = ("marmalade", "tangerine", "accordion", "zeppelin", "lighthouse", "porcupine", "saxophone",
+                "kaleidoscope")
 
 FIELD = "_evidence"
 MAX_FIELD = 20_000  # characters of the raw field read; a longer one is a forged or broken form
@@ -33,9 +41,12 @@ class LineEvidence:
     keys_per_char: float
     seconds: float | None  # from the first to the last input on the line
     source_overlap: float  # bag-of-words overlap with the paragraph
+    canary: bool = False  # holds the page's hidden canary word
 
     @property
     def reading(self) -> str:
+        if self.canary:
+            return "follows the page's hidden instruction (a language model given the page?)"
         if self.pastes and self.pasted_share >= 0.8:
             return "pasted whole"
         if self.pastes:
@@ -59,19 +70,31 @@ class EvidenceCard:
         return min(1.0, sum(line.pasted_chars for line in self.lines) / chars) if chars else 0.0
 
     @property
-    def suspicion(self) -> tuple[float, float]:
-        """The review queue's order, most to look at first: pasted share, then fewest keys a character."""
+    def canary_lines(self) -> int:
+        return sum(line.canary for line in self.lines)
+
+    @property
+    def suspicion(self) -> tuple[int, float, float]:
+        """The review queue's order, most to look at first: the hidden instruction followed, pasted share,
+        then fewest keys a character."""
         typed = min((line.keys_per_char for line in self.lines), default=1.0)
-        return (-self.pasted_share, typed)
+        return (-self.canary_lines, -self.pasted_share, typed)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"recorded": self.recorded, "pasted_share": self.pasted_share, "focus_losses": self.focus_losses,
+        return {"recorded": self.recorded, "pasted_share": self.pasted_share, "canary_lines": self.canary_lines,
+                "focus_losses": self.focus_losses,
                 "seconds_on_task": self.seconds_on_task,
                 "lines": [{**asdict(line), "reading": line.reading} for line in self.lines]}
 
 
-def card(raw: dict[str, Any], sources: dict[str, str]) -> EvidenceCard:
-    """The evidence of one submission; `sources` maps each line field to its paragraph."""
+def canary_word(item_ids: list[int]) -> str:
+    """The canary word of a HIT, from its items (the same on the page and in the review)."""
+    return CANARY_WORDS[min(item_ids, default=0) % len(CANARY_WORDS)]
+
+
+def card(raw: dict[str, Any], sources: dict[str, str], canary: str = "") -> EvidenceCard:
+    """The evidence of one submission; `sources` maps each line field to its paragraph, `canary` is the
+    HIT's canary word."""
     recorded = _parse(raw.get(FIELD))
     lines_seen = recorded.get("lines", {}) if isinstance(recorded.get("lines"), dict) else {}
     lines = []
@@ -87,7 +110,7 @@ def card(raw: dict[str, Any], sources: dict[str, str]) -> EvidenceCard:
             line=name, statement=statement, chars=len(statement), keys=keys, pastes=pastes, pasted_chars=pasted,
             pasted_share=min(1.0, pasted / len(statement)), keys_per_char=keys / len(statement),
             seconds=round(seconds, 1) if seconds is not None and seconds >= 0 else None,
-            source_overlap=overlap(statement, source)))
+            source_overlap=overlap(statement, source), canary=bool(canary) and canary in words(statement)))
     blurs = recorded.get("blurs")
     elapsed = raw.get("_elapsed_ms")
     try:

@@ -7,6 +7,7 @@ import json
 from django.template.loader import render_to_string
 
 from core.textrules import TextRules, check
+from facts.evidence import canary_word
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 INSTRUCTIONS = {
@@ -65,11 +66,11 @@ class FactWriting(TaskType):
         return answers
 
     def page_context(self, items):
-        return {"items": fact_items(items), "example": EXAMPLE}
+        return {"items": fact_items(items), "example": EXAMPLE, "canary": canary_word([item.pk for item in items])}
 
     def html_question(self, hit, items):
-        return render_to_string("facts/facts_mturk.html",
-                                question_context(hit, items=fact_items(items), example=EXAMPLE))
+        return render_to_string("facts/facts_mturk.html", question_context(
+            hit, items=fact_items(items), example=EXAMPLE, canary=canary_word([item.pk for item in items])))
 
 
 def fact_items(items):

@@ -5,7 +5,7 @@ page does, by a person."""
 from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import ORGANIZER, role_required
-from facts.evidence import card
+from facts.evidence import canary_word, card
 from hits.models import Assignment, Batch, Item
 
 
@@ -19,6 +19,7 @@ def writing_review(request, batch_id):
         raw = assignment.raw_answers or {}
         sources = {name: paragraphs[name.split("-")[1]] for name in sorted(raw)
                    if name.startswith("fact-") and name.count("-") == 2 and name.split("-")[1] in paragraphs}
-        rows.append({"assignment": assignment, "card": card(raw, sources)})
+        shown = list(assignment.hit.hit_items.values_list("item_id", flat=True))
+        rows.append({"assignment": assignment, "card": card(raw, sources, canary_word(shown))})
     rows.sort(key=lambda row: (row["card"].suspicion, row["assignment"].pk))
     return render(request, "facts/writing_review.html", {"batch": batch, "rows": rows})
