@@ -87,9 +87,9 @@ def likert_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[s
         raise CrowdError(f"batch {batch.pk} has no items")
     first = next(iter(items.values())).content
     report: dict[str, Any] = {"batch": batch.pk, "scale": first.scale, "ratings": len(rows), "questions": []}
+    index = {pk: n for n, pk in enumerate(items)}
     for number, question in enumerate(first.questions):
         counts = np.zeros((len(items), first.scale))
-        index = {pk: n for n, pk in enumerate(items)}
         by_system: dict[str, list[int]] = defaultdict(list)
         for item, _, ratings in rows:
             counts[index[item], ratings[number] - 1] += 1

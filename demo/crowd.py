@@ -563,12 +563,12 @@ class Rater:
 def run_raters(batch, raters, seed=0):
     """The raters take the Likert or pairwise batch's HITs over HTTP until none is left; returns HITs submitted."""
     rng = random.Random(seed)
+    items = {str(item.pk): item for item in Item.objects.filter(batch=batch)}
 
     def answer(rater, page):
         if batch.task_type == "likert":
-            return {f"rate-{pk}-{question}": str(rater.rating(Item.objects.get(pk=pk), int(question), rng))
+            return {f"rate-{pk}-{question}": str(rater.rating(items[pk], int(question), rng))
                     for pk, question in _RATE_FIELD.findall(page)}
-        return {f"pair-{pk}": rater.compare(Item.objects.get(pk=pk).content, rng)
-                for pk in dict.fromkeys(_PAIR_FIELD.findall(page))}
+        return {f"pair-{pk}": rater.compare(items[pk].content, rng) for pk in dict.fromkeys(_PAIR_FIELD.findall(page))}
 
     return _work_through(batch, raters, answer)

@@ -15,11 +15,11 @@ def writing_review(request, batch_id):
     paragraphs = {str(item.pk): item.content.text for item in Item.objects.filter(batch=batch)}
     rows = []
     for assignment in (Assignment.objects.filter(hit__batch=batch).exclude(submitted=None)
-                       .select_related("worker__user", "hit").order_by("pk")):
+                       .select_related("worker__user", "hit").prefetch_related("hit__hit_items").order_by("pk")):
         raw = assignment.raw_answers or {}
         sources = {name: paragraphs[name.split("-")[1]] for name in sorted(raw)
                    if name.startswith("fact-") and name.count("-") == 2 and name.split("-")[1] in paragraphs}
-        shown = list(assignment.hit.hit_items.values_list("item_id", flat=True))
+        shown = [hit_item.item_id for hit_item in assignment.hit.hit_items.all()]
         rows.append({"assignment": assignment, "card": card(raw, sources, canary_word(shown))})
     rows.sort(key=lambda row: (row["card"].suspicion, row["assignment"].pk))
     return render(request, "facts/writing_review.html", {"batch": batch, "rows": rows})

@@ -413,8 +413,7 @@ def assignment_submit(*, assignment: Assignment, worker: Worker,
         assignment = Assignment.objects.select_for_update().select_related("hit__batch").get(pk=assignment.pk)
         if assignment.state in Assignment.DONE_STATES and assignment.worker_id == worker.pk:
             return assignment, False
-        refusal = (assignment.can_submit(worker) or _refusal(assignment.hit.batch, worker)
-                   or _author_refusal(assignment.hit, worker))
+        refusal = assignment.can_submit(worker) or _refusal(assignment.hit.batch, worker)
         if refusal:
             raise CrowdError(refusal)
         task_type = get_task_type(assignment.hit.batch.task_type)
@@ -491,6 +490,8 @@ def _refusal(batch: Batch, worker: Worker) -> str | None:
 
 
 def _author_refusal(hit: Hit, worker: Worker) -> str | None:
+    """For work a provider let through: in-house and Prolific claims never reach an item the worker is
+    excluded from (assignment_claim skips its HIT), and the exclusions are fixed when the item is made."""
     if HitItem.objects.filter(hit=hit, item__excluded_workers=worker).exists():
         return "this HIT shows work you wrote in an earlier stage; someone else checks it"
     return None
