@@ -9,7 +9,8 @@ class AggregationConfig(AppConfig):
 
     def ready(self):
         from aggregation import jobs  # noqa: F401  (registers the aggregate job kind)
-        from aggregation.services import later_accuracy
-        from hits.extensions import WORKER_ACCURACY
+        from aggregation.services import later_accuracy, settled_items
+        from hits.extensions import SETTLED, WORKER_ACCURACY
 
         WORKER_ACCURACY.register("aggregation", later_accuracy)
+        SETTLED.register("subtask1", settled_items)

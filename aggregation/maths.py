@@ -29,16 +29,28 @@ class Rules:
     partial_negative_agreement: float = 0.8
     keep_partial_negatives: float = 1.0  # share of 4/5 negatives kept (1.0 = all), drawn with `seed`
     seed: int = 0
+    # For a batch that stopped buying votes early (adaptive redundancy): "outcomes", an item with fewer votes
+    # than required takes the outcome every completion of its votes would give (`settled`); "positives", an
+    # item that can no longer be positive is discarded (which negative it would have been was not bought).
+    # "" (the rules as written): it is pending.
+    settle_early: str = ""
 
     def describe(self):
         keep = ("all" if self.keep_partial_negatives >= 1 else
                 f"a seeded sample of {self.keep_partial_negatives:.0%} (seed {self.seed})")
         return (f"{self.votes_required} votes required; positive at {self.positive_agreement:.0%} yes; negative at "
                 f"{self.negative_agreement:.0%} no; {self.partial_negative_agreement:.0%}-no negatives: {keep}; "
-                f"more votes than required are judged by share (e.g. 6 votes: positive at 6 yes)")
+                f"more votes than required are judged by share (e.g. 6 votes: positive at 6 yes)"
+                + {"": "", "outcomes": "; an item whose missing votes could not change its outcome takes that "
+                                       "outcome (adaptive)",
+                   "positives": "; an item that could no longer be positive is discarded (adaptive, positives "
+                                "only)"}[self.settle_early])
 
 
 PAPER_RULES = Rules()
+# What a dataset that only needs its positives tells apart (for `settled`): positive, or anything else.
+NOT_POSITIVE = "not-positive"
+POSITIVE_OR_NOT = {NEGATIVE_100: NOT_POSITIVE, NEGATIVE_80: NOT_POSITIVE, DISCARDED: NOT_POSITIVE}
 
 
 @dataclass(frozen=True)
@@ -418,6 +430,11 @@ class VoteTable:
         named[no >= rules.negative_agreement * total] = NEGATIVE_100
         named[yes >= rules.positive_agreement * total] = POSITIVE
         named[total < rules.votes_required] = PENDING
+        if rules.settle_early:
+            classes = POSITIVE_OR_NOT if rules.settle_early == "positives" else None
+            for index in np.nonzero(total < rules.votes_required)[0]:
+                found = settled(int(yes[index]), int(no[index]), rules, classes)
+                named[index] = PENDING if found is None else DISCARDED if found == NOT_POSITIVE else found
         outcomes, partial = [], []
         for index in sorted(range(len(self.items)), key=lambda n: str(self.items[n])):
             outcome = named[index]

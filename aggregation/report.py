@@ -48,3 +48,18 @@ def write_comparison(out, found):
 
 def _weight(value):
     return "-" if value is None else f"{value:.2f}"
+
+
+def span_agreement_text(row):
+    """One line: the sentences compared, token F1 per kind and token alpha with its interval."""
+    if not row["sentences"]:
+        return "no sentence has two annotators who marked spans"
+    f1 = row["f1"]
+    interval = f" [{row['low']:.3f}, {row['high']:.3f}]" if row["low"] is not None else ""
+    alpha = f"{row['alpha']:.3f}{interval}" if row["alpha"] is not None else "undefined"
+    return (f"{row['sentences']} sentences, {row['pairs']} pairs; token F1 antecedent {_f(f1['A'])}, consequent "
+            f"{_f(f1['C'])}, both {_f(f1['all'])}; token alpha {alpha}")
+
+
+def _f(value):
+    return "n/a" if value is None else f"{value:.3f}"

@@ -8,7 +8,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from django.db import connection, transaction
@@ -17,7 +17,11 @@ from django.utils import timezone
 
 from aggregation import maths, methods
 from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerStat
+from aggregation.span_maths import span_agreement
+from annotation.models import SpanAnswer
 from annotation.services import subtask2_batch_create
+from core.items import SentenceItem
+from core.spans import Spans
 from hits.models import Assignment, Batch, Item, Worker
 from hits.services import CrowdError, assignment_approve, assignment_reject
 from qualification.models import Grant
@@ -36,6 +40,17 @@ def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
             .exclude(answers=None).order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id"))
     return [(int(item), worker, int(label), hit) for answers, worker, hit in rows
             for item, label in (answers or {}).items()]
+
+
+def settled_items(batch: Batch) -> set[int]:
+    """The batch's items whose outcome under the paper's rules no further vote can change: every outcome, or
+    only positive against the rest when the batch is adaptive for "positives" (registered in
+    hits.extensions.SETTLED for adaptive redundancy; see maths.settled)."""
+    classes = maths.POSITIVE_OR_NOT if batch.adaptive == Batch.Adaptive.POSITIVES else None
+    counts: dict[int, list[int]] = {}
+    for item, _, label, _ in batch_votes(batch):
+        counts.setdefault(item, [0, 0])[0 if label == 1 else 1] += 1
+    return {item for item, (yes, no) in counts.items() if maths.settled(yes, no, classes=classes) is not None}
 
 
 def votes_digest(batch: Batch) -> str:
@@ -76,6 +91,8 @@ def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, sam
     if batch.task_type not in AGGREGATED:
         raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; aggregation applies the yes/no agreement "
                          f"rules to {', '.join(AGGREGATED)} batches only")
+    if batch.adaptive:
+        rules = replace(rules, settle_early=batch.adaptive)  # the votes it did not buy could not change those outcomes
     # The fingerprint first: work that lands while the votes are read makes the run stale, never silently
     # current without it.
     digest = votes_digest(batch)
@@ -326,6 +343,33 @@ def workers_below(*, batch: Batch, threshold: float) -> list[tuple[Worker, float
     return found
 
 
+def sanction_suggestions(*, batch: Batch, threshold: float) -> list[dict[str, Any]]:
+    """Workers of `batch` an organizer may want to block: spot-checked accuracy below `threshold`, or a skill
+    below it in the batch's latest run of a worker-skill method (Dawid–Skene, MACE, ...), which weighs every
+    vote a worker gave rather than the few HITs drawn. Each with both signals and why, weakest first; a
+    suggestion, never a sanction by itself."""
+    method_run = batch.aggregations.exclude(method="paper").order_by("-created", "-pk").first()
+    skills = dict(method_run.worker_stats.exclude(skill=None).values_list("worker_id", "skill")) if method_run else {}
+    checked = {worker.pk: (worker, accuracy) for worker, accuracy in
+               ((worker, worker_spotcheck_accuracy(worker=worker, batch=batch)) for worker in Worker.objects.filter(
+                   assignments__hit__batch=batch, assignments__spot_check__isnull=False).distinct())}
+    workers = Worker.objects.in_bulk(set(skills) | set(checked))
+    found = []
+    for pk, worker in workers.items():
+        accuracy = checked.get(pk, (None, None))[1]
+        skill = skills.get(pk)
+        reasons = []
+        if accuracy is not None and accuracy < threshold:
+            reasons.append(f"spot-checked accuracy {accuracy:.0%}")
+        if method_run is not None and skill is not None and skill < threshold:
+            reasons.append(f"{method_run.method} skill {skill:.2f}")
+        if reasons:
+            found.append({"worker": worker, "accuracy": accuracy, "skill": skill, "reasons": reasons,
+                          "method": method_run.method if method_run else None})
+    return sorted(found, key=lambda row: (min(v for v in (row["accuracy"], row["skill"]) if v is not None),
+                                          row["worker"].pk))
+
+
 def later_accuracy(worker_ids: Iterable[int]) -> dict[int, float | None]:
     """Each worker's agreement with the consensus in their latest aggregation (registered in
     hits.extensions.WORKER_ACCURACY, for pages that show how workers did later)."""
@@ -347,3 +391,32 @@ def span_batch_create(*, run: AggregationRun, name: str, items_per_hit: int = 10
         return subtask2_batch_create(sources=positives, name=name, items_per_hit=items_per_hit, **options)
     except CrowdError as error:
         raise CrowdError(f"aggregation {run.pk}: {error}") from None
+
+
+# --- agreement of a span batch's annotators ----------------------------------------------
+
+def span_batch_agreement(*, batch: Batch, samples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Token F1 and token alpha (`aggregation.span_maths`) between a span batch's annotators, over the batch
+    and per domain, on the sentences two or more of them marked (a "not counterfactual" answer marks
+    nothing). NaN values are None, so the result is JSON as it is."""
+    if batch.task_type != "subtask2":
+        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; span agreement is for span batches")
+    marked: dict[int, list[Spans]] = {}
+    for answer in SpanAnswer.objects.filter(item__batch=batch, counterfactual=True).order_by("pk"):
+        marked.setdefault(answer.item_id, []).append(Spans(*answer.spans()))
+    texts, domains = {}, {}
+    for item in Item.objects.filter(pk__in=marked):
+        payload = item.content
+        assert isinstance(payload, SentenceItem)
+        texts[item.pk], domains[item.pk] = payload.text, item.group
+
+    def summary(sentences: dict[int, list[Spans]]) -> dict[str, Any]:
+        found = span_agreement(sentences, texts, samples=samples, seed=seed)
+        return {"sentences": found.sentences, "pairs": found.pairs,
+                "f1": {kind: _number(value) for kind, value in found.f1.items()}, "alpha": _number(found.alpha),
+                "low": _number(found.interval[0]), "high": _number(found.interval[1])}
+
+    by_domain = {domain: summary({pk: each for pk, each in marked.items() if domains[pk] == domain})
+                 for domain in sorted(set(domains.values()))}
+    return {"batch": batch.pk, "name": batch.name, "annotators": batch.assignments_per_hit,
+            "samples": samples, **summary(marked), "by_domain": by_domain}

@@ -1,6 +1,7 @@
 """The organizer's spot-check queue: a drawn HIT next to consensus and gold."""
 
 from django.contrib import messages
+from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -9,6 +10,8 @@ from aggregation import services
 from aggregation.models import SpotCheck
 from hits.models import Batch
 from hits.services import CrowdError, worker_sanction
+
+SANCTION_THRESHOLD = 0.7  # the suggestions' bar, for spot-checked accuracy and for skill alike
 
 
 @role_required(ORGANIZER)
@@ -20,9 +23,14 @@ def spot_checks(request):
         pending = pending.filter(assignment__hit__batch_id=int(batch))
     checks = list(pending[:20])
     rows = {check.pk: _rows(check) for check in checks}
-    batches = Batch.objects.filter(hits__assignments__spot_check__isnull=False).distinct().order_by("-pk")
-    return render(request, "aggregation/spot_checks.html", {"checks": [(c, rows[c.pk]) for c in checks],
-                                                            "batches": batches})
+    batches = list(Batch.objects.filter(Q(hits__assignments__spot_check__isnull=False) |
+                                        Q(aggregations__worker_stats__skill__isnull=False)).distinct().order_by("-pk"))
+    # Suggestions for the batch asked for, else the latest one: spot checks and worker skills side by side.
+    chosen = next((b for b in batches if str(b.pk) == batch), batches[0] if batches else None)
+    suggestions = services.sanction_suggestions(batch=chosen, threshold=SANCTION_THRESHOLD) if chosen else []
+    return render(request, "aggregation/spot_checks.html", {
+        "checks": [(c, rows[c.pk]) for c in checks], "batches": batches, "chosen": chosen,
+        "suggestions": suggestions, "threshold": SANCTION_THRESHOLD})
 
 
 def _rows(check):
@@ -63,12 +71,16 @@ def sanction_below(request):
         messages.error(request, "The threshold is a share between 0 and 1, e.g. 0.7.")
         return redirect("aggregation:spot_checks")
     revoke = request.POST.get("revoke") == "on"
+    by_skill = request.POST.get("by_skill") == "on"
     sanctioned = []
     try:
-        for worker, accuracy in services.workers_below(batch=batch, threshold=threshold):
-            worker_sanction(worker=worker, block=True, revoke=revoke,
-                            reason=f"spot-checked accuracy {accuracy:.0%} below {threshold:.0%}")
-            sanctioned.append(str(worker))
+        for row in services.sanction_suggestions(batch=batch, threshold=threshold):
+            reasons = row["reasons"] if by_skill else [r for r in row["reasons"] if r.startswith("spot-checked")]
+            if not reasons:
+                continue
+            worker_sanction(worker=row["worker"], block=True, revoke=revoke,
+                            reason=f"{' and '.join(reasons)} below {threshold:.0%}")
+            sanctioned.append(str(row["worker"]))
     except CrowdError as error:
         messages.error(request, str(error))
     messages.success(request, f"Blocked {len(sanctioned)} worker(s): {', '.join(sanctioned) or 'none below'}.")

@@ -19,12 +19,44 @@ def span_offset_constraints(prefix: str, *, antecedent_required: bool) -> list[m
             models.CheckConstraint(condition=span("consequent", False), name=f"{prefix}_consequent")]
 
 
+class SpanAnswer(models.Model):
+    """One annotator's answer for one sentence, as submitted (never changed).
+
+    A span batch asks `assignments_per_hit` annotators per sentence: one in the paper, two or more when the
+    organizer wants span agreement and a majority to start the review from.
+    """
+
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="span_answers")
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="span_answers")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="span_answers")
+    counterfactual = models.BooleanField()
+    reason = models.TextField(blank=True)
+    antecedent_start = models.IntegerField(default=-1)
+    antecedent_end = models.IntegerField(default=-1)
+    consequent_start = models.IntegerField(default=-1)
+    consequent_end = models.IntegerField(default=-1)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [models.UniqueConstraint(fields=["item", "assignment"], name="span_answer_once"),
+                       *span_offset_constraints("spananswer", antecedent_required=False)]
+
+    def __str__(self):
+        return f"span answer of {self.worker} for {self.item}"
+
+    def spans(self):
+        return [self.antecedent_start, self.antecedent_end, self.consequent_start, self.consequent_end]
+
+
 class SpanAnnotation(models.Model):
-    """One annotator's answer for one sentence, as the organizers last left it.
+    """A sentence's spans, as the organizers last left it: the one annotator's answer, or with several the
+    majority of their answers (`core.spans.majority_spans`) until someone reviews it.
 
     Offsets are character offsets into `text` (the stored sentence), end
     inclusive, -1/-1 where absent. Every change is a SpanChange row: this row
-    is the latest state, never the only record of an earlier one.
+    is the latest state, never the only record of an earlier one. The answers
+    it came from are the item's SpanAnswer rows.
     """
 
     class State(models.TextChoices):
@@ -32,15 +64,18 @@ class SpanAnnotation(models.Model):
         ACCEPTED = "accepted"
         REMOVED = "removed"  # not counterfactual: out of Subtask 2 and of the Subtask-1 positives
 
-    # One annotator per sentence, as in the paper: one row per Subtask-2 item.
+    # One row per Subtask-2 item, however many annotated it.
     item = models.OneToOneField(Item, on_delete=models.PROTECT, related_name="span_annotation")
     # The Subtask-1 item whose positive outcome sent the sentence here.
     source_item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="span_annotations")
-    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="span_annotations")
-    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="span_annotations")
+    # The answer the spans are from; null when they are the majority of several answers.
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="span_annotations")
+    worker = models.ForeignKey(Worker, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="span_annotations")
     text = models.TextField()
-    # The annotator's double check; False is a flag for the organizers.
+    # The annotators' double check: a flag for the organizers when any of them says it is not counterfactual.
     flagged = models.BooleanField(default=False)
     flag_reason = models.TextField(blank=True, help_text="why the annotator says it is not counterfactual")
     antecedent_start = models.IntegerField(default=-1)

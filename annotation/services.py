@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import SpanAnnotation, SpanChange
+from annotation.models import SpanAnnotation, SpanAnswer, SpanChange
 from core import spans
 from core.items import SentenceItem
 from core.semeval import read_subtask1_rows
@@ -96,39 +96,94 @@ def subtask2_items(*, sources: Iterable[Item]) -> list[ItemSpec]:
     return found
 
 
-def subtask2_batch_create(*, sources: Sequence[Item], name: str, items_per_hit: int = 10, **options: Any) -> Batch:
-    """A Subtask-2 batch of sentences the crowd called counterfactual: one annotator per sentence, as in the paper."""
+def subtask2_batch_create(*, sources: Sequence[Item], name: str, items_per_hit: int = 10, annotators: int = 1,
+                          **options: Any) -> Batch:
+    """A Subtask-2 batch of sentences the crowd called counterfactual: one annotator per sentence, as in the
+    paper, or `annotators` (2 or more) for span agreement and a majority to start the review from."""
+    if annotators < 1:
+        raise CrowdError(f"annotators per sentence is {annotators}; use 1 (the paper) or more")
     items = subtask2_items(sources=sources)
     if not items:
         raise CrowdError("no positive sentence without spans yet; nothing to annotate")
     return batch_create(name=name, task_type="subtask2", items=items, items_per_hit=items_per_hit,
-                        assignments_per_hit=1, **options)
+                        assignments_per_hit=annotators, **options)
 
 
 def _snapshot(annotation: SpanAnnotation) -> dict[str, Any]:
     return {"state": annotation.state, "flagged": annotation.flagged, "spans": annotation.spans()}
 
 
+def _as_spans(answer: SpanAnswer) -> spans.Spans:
+    return spans.Spans(*answer.spans())
+
+
 def spans_record_submission(*, assignment: Assignment) -> None:
-    """A submitted Subtask-2 assignment becomes one SpanAnnotation per sentence (called by the task
-    type's on_submitted; the sentence's first answer is the one kept)."""
+    """A submitted Subtask-2 assignment: one SpanAnswer per sentence (a replayed submission adds none), and
+    each sentence's SpanAnnotation set to what its answers so far propose, until an organizer reviews it
+    (called by the task type's on_submitted)."""
     items = {str(item.pk): item for item in assignment.hit.items.all()}
-    stored = set(SpanAnnotation.objects.filter(item__in=items.values()).values_list("item_id", flat=True))
+    known = set(SpanAnswer.objects.filter(assignment=assignment).values_list("item_id", flat=True))
     for key, answer in (assignment.answers or {}).items():
         item = items[key]
-        if item.pk in stored:
+        if item.pk in known:
             continue
-        payload = item.content
-        assert isinstance(payload, SentenceItem)
         a_start, a_end = answer.get("antecedent", (-1, -1))
         c_start, c_end = answer.get("consequent", (-1, -1))
-        annotation = SpanAnnotation.objects.create(
-            item=item, source_item_id=payload.source_item, assignment=assignment,
-            worker=assignment.worker, text=payload.text, flagged=not answer["counterfactual"],
-            flag_reason=answer.get("reason", ""),
-            antecedent_start=a_start, antecedent_end=a_end, consequent_start=c_start, consequent_end=c_end)
-        SpanChange.objects.create(annotation=annotation, action=SpanChange.Action.SUBMITTED,
-                                  worker=assignment.worker, after=_snapshot(annotation))
+        SpanAnswer.objects.create(item=item, assignment=assignment, worker=assignment.worker,
+                                  counterfactual=answer["counterfactual"], reason=answer.get("reason", ""),
+                                  antecedent_start=a_start, antecedent_end=a_end,
+                                  consequent_start=c_start, consequent_end=c_end)
+        _propose(item, assignment)
+
+
+def _propose(item: Item, assignment: Assignment) -> None:
+    """The item's annotation from all its answers: the one answer as it is, several by their majority."""
+    payload = item.content
+    assert isinstance(payload, SentenceItem)
+    answers = list(SpanAnswer.objects.filter(item=item).select_related("worker__user").order_by("pk"))
+    annotation = SpanAnnotation.objects.select_for_update().filter(item=item).first()
+    if annotation is not None and annotation.state != SpanAnnotation.State.UNREVIEWED:
+        return  # reviewed: a late answer is kept and shown, the organizer's decision stands
+    before = _snapshot(annotation) if annotation else None
+    annotation = annotation or SpanAnnotation(item=item, source_item_id=payload.source_item, text=payload.text)
+    doubting = [answer for answer in answers if not answer.counterfactual]
+    marked = [answer for answer in answers if answer.counterfactual]
+    if len(answers) == 1:
+        proposed = _as_spans(marked[0]) if marked else None
+        annotation.assignment, annotation.worker = assignment, assignment.worker
+        annotation.flag_reason = doubting[0].reason if doubting else ""
+    else:
+        proposed = spans.majority_spans(payload.text, [_as_spans(answer) for answer in marked])
+        annotation.assignment = annotation.worker = None
+        reasons = [f"{answer.worker}: {answer.reason}" if answer.reason else str(answer.worker)
+                   for answer in doubting]
+        annotation.flag_reason = (f"{len(doubting)} of {len(answers)} annotators say it is not counterfactual"
+                                  + (f" ({'; '.join(reasons)})" if reasons else "")) if doubting else ""
+        if marked and proposed is None:
+            annotation.flag_reason = "; ".join(filter(None, [
+                annotation.flag_reason, "no word is in a majority's antecedent: mark it"]))
+    annotation.flagged = bool(annotation.flag_reason) or bool(doubting)
+    found = proposed or spans.Spans(-1, -1)
+    annotation.antecedent_start, annotation.antecedent_end = found.antecedent_start, found.antecedent_end
+    annotation.consequent_start, annotation.consequent_end = found.consequent_start, found.consequent_end
+    annotation.save()
+    SpanChange.objects.create(annotation=annotation, action=SpanChange.Action.SUBMITTED, worker=assignment.worker,
+                              before=before, after=_snapshot(annotation),
+                              note="" if len(answers) == 1 else f"majority of {len(answers)} answers")
+
+
+def span_answers(annotation: SpanAnnotation) -> dict[str, Any]:
+    """Each annotator's answer for the annotation's sentence, with the word labels the review page shows
+    and, with two or more, how far they agree (token F1 over every pair, per kind and both) and the spans
+    their majority draws (None when no word is in a majority's antecedent)."""
+    answers = list(SpanAnswer.objects.filter(item_id=annotation.item_id).select_related("worker__user")
+                   .order_by("pk"))
+    marked = [_as_spans(answer) for answer in answers if answer.counterfactual]
+    agree, differ, pairs = spans.pair_counts([spans.word_labels(annotation.text, each) for each in marked])
+    agreement = {kind: spans.f1(agree[kind], differ[kind]) for kind in spans.SPAN_KINDS}
+    agreement["all"] = spans.f1(sum(agree.values()), sum(differ.values()))
+    return {"rows": [{"answer": answer} for answer in answers], "pairs": pairs, "f1": agreement,
+            "majority": spans.majority_spans(annotation.text, marked)}
 
 
 def span_review(*, annotation: SpanAnnotation, user: Any, action: str, antecedent: tuple[int, int] | None = None,

@@ -4,12 +4,13 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Count, OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from accounts.roles import ORGANIZER, role_required
 from annotation import services
-from annotation.models import SpanAnnotation
+from annotation.models import SpanAnnotation, SpanAnswer
 from core import spans
 from hits.models import Worker
 from hits.services import CrowdError
@@ -28,23 +29,26 @@ def _queue(params):
     show = params.get("show") if params.get("show") in FILTERS else "unreviewed"
     annotations = SpanAnnotation.objects.filter(**FILTERS[show])
     cleaned = {"show": show}
-    for field, name in (("worker_id", "worker"), ("item__batch_id", "batch")):
+    # A worker's annotations are those of the sentences they answered, alone or with others.
+    for field, name in (("item__span_answers__worker_id", "worker"), ("item__batch_id", "batch")):
         value = params.get(name, "")
         if value.isdigit():
             annotations = annotations.filter(**{field: int(value)})
             cleaned[name] = value
-    return annotations.order_by("pk"), cleaned
+    return annotations.distinct().order_by("pk"), cleaned
 
 
-def pieces(annotation):
-    """The sentence cut into (text, "ant" / "con" / "") runs, for showing both spans."""
-    marks = [""] * len(annotation.text)
+def pieces(annotation, text=None):
+    """The sentence cut into (text, "ant" / "con" / "") runs, for showing both spans of an annotation or of
+    one answer (`text` then gives the sentence)."""
+    text = annotation.text if text is None else text
+    marks = [""] * len(text)
     for kind, start, end in (("ant", annotation.antecedent_start, annotation.antecedent_end),
                              ("con", annotation.consequent_start, annotation.consequent_end)):
         for index in range(max(start, 0), end + 1 if start >= 0 else 0):
             marks[index] = kind
     runs = []
-    for char, mark in zip(annotation.text, marks, strict=True):
+    for char, mark in zip(text, marks, strict=True):
         if runs and runs[-1][1] == mark:
             runs[-1][0] += char
         else:
@@ -55,9 +59,12 @@ def pieces(annotation):
 @role_required(ORGANIZER)
 def review_list(request):
     annotations, cleaned = _queue(request.GET)
+    # A subquery: the worker filter's join would count only that worker's answers.
+    answers = SpanAnswer.objects.filter(item=OuterRef("item")).values("item").annotate(n=Count("pk")).values("n")
+    annotations = annotations.annotate(answer_count=Subquery(answers))
     page = Paginator(annotations.select_related("worker__user", "item__batch"), 50).get_page(request.GET.get("page"))
     counts = {name: SpanAnnotation.objects.filter(**query).count() for name, query in FILTERS.items()}
-    workers = Worker.objects.filter(span_annotations__isnull=False).distinct().select_related("user").order_by("pk")
+    workers = Worker.objects.filter(span_answers__isnull=False).distinct().select_related("user").order_by("pk")
     return render(request, "annotation/review_list.html", {
         "page": page, "rows": [(a, pieces(a)) for a in page], "counts": counts, "cleaned": cleaned,
         "query": urlencode(cleaned), "workers": workers})
@@ -89,8 +96,13 @@ def review_detail(request, annotation_id):
         return redirect(f"{target}?{urlencode(cleaned)}")
     antecedent = spans.word_range(annotation.text, annotation.antecedent_start, annotation.antecedent_end)
     consequent = spans.word_range(annotation.text, annotation.consequent_start, annotation.consequent_end)
+    answers = services.span_answers(annotation)
+    for row in answers["rows"]:
+        row["pieces"] = pieces(row["answer"], annotation.text)
+    majority = pieces(answers["majority"], annotation.text) if answers["majority"] else None
     return render(request, "annotation/review_detail.html", {
-        "annotation": annotation, "words": spans.words(annotation.text), "pieces": pieces(annotation),
+        "annotation": annotation, "answers": answers, "majority": majority, "words": spans.words(annotation.text),
+        "pieces": pieces(annotation),
         "ant": ":".join(map(str, antecedent)) if antecedent else "",
         "con": ":".join(map(str, consequent)) if consequent else "",
         "nocon": antecedent is not None and consequent is None,

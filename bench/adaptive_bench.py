@@ -13,8 +13,9 @@ must be 0: an item is only stopped when every completion of its votes gives the 
 line does the same when only positives matter (a span batch of the 5/5 positives): there one "no" settles
 an item.
 
-Votes here are bought per sentence; on a crowd they come a HIT at a time, so a live batch re-packs the
-sentences still open into new HITs (not built yet: see the README).
+Votes here are bought per sentence; on a crowd they come a HIT at a time, so a live batch retires HITs
+whose sentences are settled and re-packs the sentences still open into new HITs (`hits/adaptive.py`; the
+live savings are smaller, by the places of HITs retired with a few sentences still open).
 """
 
 import argparse
@@ -71,8 +72,7 @@ def main():
     votes = simulate(labels, options.workers, options.spammers, options.seed)
     print(f"{len(labels):,} released sentences ({sum(labels):,} counterfactual), {options.workers} simulated workers "
           f"({options.spammers} spammers), {VOTES} votes an item, {per_vote:.4f} a vote with MTurk's fee")
-    positives = {name: "not positive" for name in (maths.NEGATIVE_100, maths.NEGATIVE_80, maths.DISCARDED)}
-    for title, classes in (("the paper's outcomes", None), ("positive or not (a span batch)", positives)):
+    for title, classes in (("the paper's outcomes", None), ("positive or not (a span batch)", maths.POSITIVE_OR_NOT)):
         started = time.perf_counter()
         fixed = [maths.settled(sum(item), VOTES - sum(item), classes=classes) for item in votes]
         baseline = time.perf_counter() - started

@@ -124,3 +124,77 @@ def word_range(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     covered = [word.index for word in words(text) if word.start <= end and start <= word.end]
     return (covered[0], covered[-1]) if covered else None
+
+
+# --- several annotators of one sentence ------------------------------------------------
+
+SPAN_KINDS = ("A", "C")  # antecedent, consequent; "O" is a word in neither
+
+
+def word_labels(text: str, spans: Spans) -> list[str]:
+    """A, C or O for every word of `text` (a word is in a span when any of its characters is)."""
+    labels = []
+    for word in words(text):
+        if spans.antecedent_start != -1 and spans.antecedent_start <= word.end and word.start <= spans.antecedent_end:
+            labels.append("A")
+        elif spans.consequent_start != -1 and spans.consequent_start <= word.end and \
+                word.start <= spans.consequent_end:
+            labels.append("C")
+        else:
+            labels.append("O")
+    return labels
+
+
+def pair_counts(labelled: list[list[str]]) -> tuple[dict[str, int], dict[str, int], int]:
+    """For every pair of annotators of one sentence (their `word_labels`): per span kind, the words both
+    gave that kind (agreements) and the words only one of them did (disagreements), and the pairs."""
+    agree = dict.fromkeys(SPAN_KINDS, 0)
+    differ = dict.fromkeys(SPAN_KINDS, 0)
+    pairs = 0
+    for i in range(len(labelled)):
+        for j in range(i + 1, len(labelled)):
+            pairs += 1
+            for mine, theirs in zip(labelled[i], labelled[j], strict=True):
+                for kind in SPAN_KINDS:
+                    if mine == kind and theirs == kind:
+                        agree[kind] += 1
+                    elif mine == kind or theirs == kind:
+                        differ[kind] += 1
+    return agree, differ, pairs
+
+
+def f1(agree: int, differ: int) -> float:
+    """Token F1 from pair counts (symmetric: who is the reference does not matter); NaN when neither marked."""
+    return 2 * agree / (2 * agree + differ) if agree or differ else float("nan")
+
+
+def majority_spans(text: str, answers: list[Spans]) -> Spans | None:
+    """The majority's spans: words labelled A (or C) by more than half of the annotators, the longest run of
+    each kind, as character offsets of whole words; None when no word has a majority antecedent."""
+    if not answers:
+        return None
+    found = words(text)
+    labelled = [word_labels(text, each) for each in answers]
+    majority = []
+    for position in range(len(found)):
+        votes = [labels[position] for labels in labelled]
+        majority.append(next((kind for kind in SPAN_KINDS if votes.count(kind) * 2 > len(votes)), "O"))
+    runs = {kind: _longest_run(majority, kind) for kind in SPAN_KINDS}
+    if runs["A"] is None:
+        return None
+    a_first, a_last = runs["A"]
+    consequent = runs["C"]
+    return Spans(found[a_first].start, found[a_last].end,
+                 found[consequent[0]].start if consequent else -1, found[consequent[1]].end if consequent else -1)
+
+
+def _longest_run(labels: list[str], kind: str) -> tuple[int, int] | None:
+    best, start = None, None
+    for position, label in enumerate([*labels, "O"]):  # a sentinel ends the last run
+        if label == kind and start is None:
+            start = position
+        elif label != kind and start is not None:
+            if best is None or position - start > best[1] - best[0] + 1:
+                best = (start, position - 1)
+            start = None
+    return best

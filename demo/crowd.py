@@ -205,6 +205,8 @@ class SpanAnnotator:
         antecedent, consequent = reference_spans(text, released)
         if rng.random() > self.accuracy and antecedent[1] > antecedent[0]:
             antecedent = (antecedent[0] + 1, antecedent[1])  # missed the first word
+        if consequent and rng.random() > self.accuracy and consequent[1] > consequent[0]:
+            consequent = (consequent[0], consequent[1] - 1)  # stopped a word short
         fields = {"cf": "1", "ant": f"{antecedent[0]}:{antecedent[1]}"}
         fields.update({"con": f"{consequent[0]}:{consequent[1]}"} if consequent else {"nocon": "1"})
         return fields

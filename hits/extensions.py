@@ -9,6 +9,10 @@
 - WORKER_ACCURACY: accuracy(worker ids) -> {worker id: latest accuracy}, for
   pages that show how workers did later (the aggregation app registers its
   worker statistics).
+- SETTLED: keyed by task type, settled(batch) -> the ids of the batch's items
+  whose outcome no further vote can change, for adaptive redundancy
+  (hits.adaptive; the aggregation app registers the paper's rules for
+  Subtask 1). A task type without one cannot be adaptive.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ WORKER_ACCURACY: Registry[Callable[[Iterable[int]], dict[int, float | None]]] = 
 # Who may take part in a batch's study at a provider that filters participants (Prolific): each source adds
 # filters in the provider's shape, e.g. the participant group of those who passed a screening test.
 STUDY_FILTERS: Registry[Callable[[Batch], list[dict]]] = Registry("study filter source")
+SETTLED: Registry[Callable[[Batch], set[int]]] = Registry("settled-item rule")
 
 
 def refusal(batch: Batch, worker: Worker) -> str | None:

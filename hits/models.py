@@ -9,7 +9,8 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q, Sum
+from django.db.models import F, Q, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.functional import cached_property
 
@@ -75,6 +76,17 @@ class Batch(models.Model):
     # The last reconcile: when, and the differences it found ({"differences": [...], "repaired": [...]}).
     reconciled = models.DateTimeField(null=True, blank=True)
     reconcile_report = models.JSONField(default=dict, blank=True)
+    # Adaptive redundancy (hits.adaptive): stop buying votes no remaining vote can change, re-pack the rest.
+    class Adaptive(models.TextChoices):
+        OFF = "", "off: every vote is bought"
+        OUTCOMES = "outcomes", "the paper's outcomes (positive, 5/5 and 4/5 negative, discarded)"
+        POSITIVES = "positives", "positive or not (negatives are not told apart)"
+
+    # What must be decided before an item stops taking votes; "" buys every vote.
+    adaptive = models.CharField(max_length=20, choices=Adaptive.choices, default=Adaptive.OFF, blank=True,
+                                help_text="stop buying votes an item's outcome no longer needs")
+    # What it did so far: {"retired": HITs, "repacked": HITs made, "withdrawn": places, "added": places}.
+    adaptive_report = models.JSONField(default=dict, blank=True)
 
     class Meta:
         verbose_name_plural = "batches"
@@ -89,6 +101,10 @@ class Batch(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.task_type}, {self.provider})"
+
+    def places(self) -> int:
+        """Places (assignments) the batch's HITs offer in all (`Hit.place_count` summed)."""
+        return self.hits.aggregate(n=Coalesce(Sum(hit_places()), 0))["n"]
 
     def spent(self):
         """Money paid out for this batch, from the ledger: rewards, bonuses and the provider's fees."""
@@ -143,6 +159,9 @@ class Hit(models.Model):
     synced = models.DateTimeField(null=True, blank=True)
     # Nothing about it can change at the provider any more (and it was disposed of there).
     final = models.BooleanField(default=False)
+    # Places (assignments) it offers when not the batch's assignments_per_hit: a re-packed HIT offers the votes
+    # its items still need, and a retired one the places taken when it was retired (hits.adaptive).
+    places = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["batch", "index"]
@@ -150,6 +169,10 @@ class Hit(models.Model):
 
     def __str__(self):
         return f"HIT {self.number} of {self.batch.name}"
+
+    @property
+    def place_count(self) -> int:
+        return self.batch.assignments_per_hit if self.places is None else self.places
 
     @property
     def number(self):
@@ -161,6 +184,11 @@ class Hit(models.Model):
 
     def live_assignments(self):
         return self.assignments.exclude(state__in=Assignment.DEAD_STATES)
+
+
+def hit_places() -> Coalesce:
+    """`Hit.place_count` in a query: the places a HIT offers."""
+    return Coalesce(F("places"), F("batch__assignments_per_hit"))
 
 
 class HitItem(models.Model):

@@ -11,7 +11,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from hits import extensions
-from hits.models import Assignment, Batch, Hit, HitItem, Payment, Worker
+from hits.models import Assignment, Batch, Hit, HitItem, Payment, Worker, hit_places
 from hits.providers import get_provider
 from hits.providers.base import money
 from hits.task_types import TASK_TYPES
@@ -25,7 +25,8 @@ def batch_rows(batches: Sequence[Batch]) -> list[dict[str, Any]]:
     """Each batch with HITs published, assignments by state, cost spent / estimated / budget. Three queries."""
     ids = [batch.pk for batch in batches]
     hits = {row["batch"]: row for row in Hit.objects.filter(batch__in=ids).values("batch").annotate(
-        total=Count("pk"), published=Count("pk", filter=~Q(provider_hit_id=""))).order_by()}
+        total=Count("pk"), published=Count("pk", filter=~Q(provider_hit_id="")), places=Sum(hit_places()))
+        .order_by()}
     states: dict[int, dict[str, int]] = defaultdict(dict)
     for batch_id, state, n in (Assignment.objects.filter(hit__batch__in=ids).values_list("hit__batch", "state")
                                .annotate(n=Count("pk")).order_by()):
@@ -34,12 +35,12 @@ def batch_rows(batches: Sequence[Batch]) -> list[dict[str, Any]]:
                  .annotate(total=Sum("amount")).order_by())
     rows = []
     for batch in batches:
-        counts = hits.get(batch.pk, {"total": 0, "published": 0})
+        counts = hits.get(batch.pk, {"total": 0, "published": 0, "places": 0})
         by_state = states[batch.pk]
         per_assignment = get_provider(batch.provider).cost_per_assignment(batch.reward, batch.assignments_per_hit)
         approved = by_state.get(Assignment.State.APPROVED, 0)
         paid = spent.get(batch.pk) or Decimal("0")
-        needed = counts["total"] * batch.assignments_per_hit
+        needed = counts["places"] or 0
         submitted = sum(by_state.get(state, 0) for state in Assignment.DONE_STATES)
         rows.append({
             "batch": batch, "hits": counts, "states": by_state, "needed": needed, "submitted": submitted,
@@ -66,7 +67,7 @@ def work_for(worker: Worker) -> dict[str, Any]:
         ~Q(state__in=Assignment.DEAD_STATES) | Q(returned=True))
     taken = live.filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk")).values("n")
     left = dict(Hit.objects.filter(batch__in=ids, state=Hit.State.PUBLISHED).exclude(Exists(mine))
-                .annotate(taken=Coalesce(Subquery(taken), 0)).filter(taken__lt=F("batch__assignments_per_hit"))
+                .annotate(taken=Coalesce(Subquery(taken), 0), offered=hit_places()).filter(taken__lt=F("offered"))
                 .values_list("batch").annotate(n=Count("pk")).order_by())
     sizes = hit_sizes(batches)
     holding = {assignment.hit.batch_id: assignment for assignment in held}

@@ -20,7 +20,8 @@ from django.utils import timezone
 from core.errors import InputError
 from core.items import Payload
 from hits import extensions
-from hits.models import Assignment, Batch, Hit, HitItem, Item, Payment, Worker
+from hits.adaptive import adaptive_refusal, batch_adapt
+from hits.models import Assignment, Batch, Hit, HitItem, Item, Payment, Worker, hit_places
 from hits.providers import PROVIDERS, get_provider
 from hits.providers.base import DuplicateRequest, NotReviewable, ProviderError, RemoteHit, Submission, money
 from hits.task_types import AnswerError, TaskType, get_task_type
@@ -56,7 +57,8 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
                  provider: str = "inhouse", items_per_hit: int = 25, assignments_per_hit: int = 5,
                  gold_rate: float = 0.0, seed: int = 0, reward: Decimal | str = Decimal("0.50"),
                  budget: Decimal | None = None, requirements: dict[str, Any] | None = None, created_by: Any = None,
-                 assignment_duration: int = 3600, lifetime: int = 7 * 24 * 3600, grows: bool = False) -> Batch:
+                 assignment_duration: int = 3600, lifetime: int = 7 * 24 * 3600, grows: bool = False,
+                 adaptive: str = "") -> Batch:
     """Pack items into HITs: domains interleaved, gold mixed in, all decided by `seed`.
 
     `items` may carry a known answer (measured against, not a check);
@@ -64,7 +66,9 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
     Each HIT gets round(items_per_hit × gold_rate) gold items (no more than
     the pool holds) at seeded positions, and the other items are spread
     evenly so HIT sizes differ by at most one. A batch that `grows` (a later stage of a workflow) may
-    start empty; `batch_extend` adds its items as the earlier stage produces them.
+    start empty; `batch_extend` adds its items as the earlier stage produces them. An `adaptive` batch
+    ("outcomes" or "positives": what must be decided) stops buying votes no remaining vote can change and
+    re-packs the rest (hits.adaptive).
     """
     try:
         get_task_type(task_type)
@@ -72,6 +76,9 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
         raise CrowdError(str(error)) from None
     if provider not in PROVIDERS:
         raise CrowdError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+    refusal = adaptive_refusal(provider=provider, task_type=task_type, mode=adaptive) if adaptive else None
+    if refusal:
+        raise CrowdError(refusal)
     if not 1 <= items_per_hit <= 100 or assignments_per_hit < 1:
         raise CrowdError("items_per_hit must be 1 to 100 (the paper used 20-30) and assignments_per_hit at least 1")
     items, gold_items = list(items), list(gold_items)
@@ -92,7 +99,7 @@ def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_i
             name=name, task_type=task_type, provider=provider, items_per_hit=items_per_hit,
             assignments_per_hit=assignments_per_hit, gold_rate=gold_rate, seed=seed, reward=money(reward),
             budget=budget, requirements=requirements or {}, created_by=created_by,
-            assignment_duration=assignment_duration, lifetime=lifetime,
+            assignment_duration=assignment_duration, lifetime=lifetime, adaptive=adaptive,
         )
         stored = Item.objects.bulk_create(
             [Item(batch=batch, key=i.key, group=i.group, payload=i.payload.to_json(), gold_answer=i.gold_answer)
@@ -217,9 +224,18 @@ def cost_estimate(*, provider: str, hits: int, assignments_per_hit: int, reward:
 
 
 def batch_cost(*, batch: Batch) -> CostEstimate:
-    return cost_estimate(provider=batch.provider, hits=batch.hits.count(),
-                         assignments_per_hit=batch.assignments_per_hit, reward=batch.reward,
-                         masters=bool(batch.requirements.get("masters")))
+    """What the batch's HITs cost: every place they offer (a re-packed or retired HIT offers its own count)."""
+    masters = bool(batch.requirements.get("masters"))
+    hits = batch.hits.count()
+    places = batch.places()
+    if places == hits * batch.assignments_per_hit:
+        return cost_estimate(provider=batch.provider, hits=hits, assignments_per_hit=batch.assignments_per_hit,
+                             reward=batch.reward, masters=masters)
+    reward = money(batch.reward)
+    per_assignment = get_provider(batch.provider).cost_per_assignment(reward, batch.assignments_per_hit, masters)
+    total, rewards = money(places * per_assignment), money(places * reward)
+    return CostEstimate(hits=hits, assignments=places, rewards=rewards, fees=total - rewards, total=total)
+
 
 
 def worker_filters(*, provider: str, requirements: dict[str, Any]) -> list[str]:
@@ -382,8 +398,8 @@ def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
         .exclude(Exists(returned.filter(hit=OuterRef("pk"))))
         .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item_id__in=seen_gold)))
         .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item__excluded_workers=worker)))
-        .annotate(taken=Coalesce(Subquery(places_taken), 0))
-        .filter(taken__lt=batch.assignments_per_hit)
+        .annotate(taken=Coalesce(Subquery(places_taken), 0), offered=hit_places())
+        .filter(taken__lt=F("offered"))
         .order_by("index")
         .values_list("pk", flat=True)
     )
@@ -391,7 +407,7 @@ def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
         try:
             with transaction.atomic():
                 hit = Hit.objects.select_for_update().get(pk=hit_id)
-                if hit.live_assignments().count() >= batch.assignments_per_hit:
+                if hit.live_assignments().count() >= hit.place_count:
                     continue
                 now = timezone.now()
                 return Assignment.objects.create(hit=hit, worker=worker, claimed=now,
@@ -429,6 +445,8 @@ def assignment_submit(*, assignment: Assignment, worker: Worker,
         assignment.save(update_fields=["state", "raw_answers", "answers", "submitted", "draft"])
         task_type.on_submitted(assignment)
         _complete_hit_if_done(assignment.hit)
+    if assignment.hit.batch.adaptive:
+        batch_adapt(batch=assignment.hit.batch)  # after the submission is stored: a failure here loses nothing
     return assignment, True
 
 
@@ -491,15 +509,17 @@ def _refusal(batch: Batch, worker: Worker) -> str | None:
 
 def _author_refusal(hit: Hit, worker: Worker) -> str | None:
     """For work a provider let through: in-house and Prolific claims never reach an item the worker is
-    excluded from (assignment_claim skips its HIT), and the exclusions are fixed when the item is made."""
+    excluded from (assignment_claim skips its HIT). Exclusions are set when a workflow makes the item, or
+    when adaptive redundancy re-packs it (its voters)."""
     if HitItem.objects.filter(hit=hit, item__excluded_workers=worker).exists():
-        return "this HIT shows work you wrote in an earlier stage; someone else checks it"
+        return ("this HIT holds an item you may not work on again (you wrote it in an earlier stage, or already "
+                "voted on it); someone else takes it")
     return None
 
 
 def _complete_hit_if_done(hit: Hit) -> None:
     done = hit.assignments.filter(state__in=Assignment.DONE_STATES).count()
-    if done >= hit.batch.assignments_per_hit and hit.state != Hit.State.COMPLETED:
+    if done >= hit.place_count and hit.state != Hit.State.COMPLETED:
         Hit.objects.filter(pk=hit.pk).update(state=Hit.State.COMPLETED)
         batch = hit.batch
         if not batch.hits.exclude(state=Hit.State.COMPLETED).exists():
@@ -562,6 +582,8 @@ def batch_sync(*, batch: Batch, seconds: float | None = None) -> SyncReport:
             _sync_places(batch, provider, report)
         for hit in batch.hits.exclude(state=Hit.State.COMPLETED).select_related("batch"):
             _complete_hit_if_done(hit)
+        if batch.adaptive:
+            batch_adapt(batch=batch)  # every sync, not only one with news: a claim that expired frees a need
         _finish_if_final(batch, provider)
     finally:
         Batch.objects.filter(pk=batch.pk, sync_lease=now).update(sync_lease=None)

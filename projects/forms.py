@@ -11,6 +11,8 @@ from django.utils.text import slugify
 
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.readers import DOMAINS
+from hits.adaptive import adaptive_refusal
+from hits.models import Batch
 from hits.providers import PROVIDERS
 from hits.providers.prolific import CATEGORIES as REJECTION_CATEGORIES
 from hits.providers.prolific import MIN_REJECTION
@@ -193,6 +195,12 @@ class LabelingBatchForm(BatchForm):
     gold_count = forms.IntegerField(min_value=0, max_value=5000, initial=0, label="Known-answer items")
     gold_rate = forms.FloatField(validators=SHARE, initial=0.0, label="Share of each HIT that is known",
                                  help_text="0.1 puts a tenth of known-answer items in every HIT")
+    adaptive = forms.ChoiceField(
+        required=False, label="Adaptive redundancy", choices=Batch.Adaptive.choices,
+        help_text="stop buying votes that can no longer change what must be decided (the paper's outcomes: 2 yes "
+                  "and 1 no is discarded whatever comes; positive or not: one no settles it) and re-pack the "
+                  "sentences still open into new HITs; the batch page shows the votes and money saved. In-house "
+                  "and MTurk")
 
     def __init__(self, *args: Any, uploads: list[Upload], **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -204,6 +212,10 @@ class LabelingBatchForm(BatchForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        refusal = adaptive_refusal(provider=data.get("provider", ""), task_type="subtask1",
+                                   mode=data["adaptive"]) if data.get("adaptive") else None
+        if refusal:
+            self.add_error("adaptive", refusal)
         if (data.get("gold_count") or data.get("gold_rate")) and not data.get("gold_upload"):
             self.add_error("gold_upload", "known-answer items need a released file to come from")
         if data.get("gold_upload") and data.get("gold_count") and not data.get("gold_rate"):
@@ -274,13 +286,18 @@ class AggregateForm(forms.Form):
 
 
 class SpanBatchForm(BatchForm):
-    """One annotator a sentence, as in the paper."""
+    """One annotator a sentence, as in the paper; two or more give span agreement and a majority to start the
+    review from."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["items_per_hit"].initial = 10
-        self.fields["assignments_per_hit"].initial = 1
-        self.fields["assignments_per_hit"].widget = forms.HiddenInput()
+        annotators = self.fields["assignments_per_hit"]
+        annotators.initial, annotators.max_value, annotators.label = 1, 5, "Annotators a sentence"
+        annotators.validators = [MinValueValidator(1), MaxValueValidator(5)]
+        annotators.widget.attrs["max"] = 5
+        annotators.help_text = ("1 as in the paper; 2 or more measure span agreement, and the review starts "
+                                "from their majority")
         self.fields["reward"].initial = Decimal("0.80")
 
 

@@ -104,7 +104,7 @@ def run_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
         reward=Decimal(options["reward"]), budget=Decimal(options["budget"]) if options.get("budget") else None,
         gold_path=Path(gold.path) if gold else None, gold_count=options.get("gold_count", 0),
         gold_rate=options.get("gold_rate", 0.0), seed=options.get("seed", 0), requirements=requirements,
-        exclude_gold=reserved_sentence_ids(), created_by=job.created_by)
+        exclude_gold=reserved_sentence_ids(), created_by=job.created_by, adaptive=options.get("adaptive") or "")
     project.batches.add(batch)
     return f"batch {batch.pk}: {batch.hits.count()} HITs of {batch.items.count()} items", {"batch": batch.pk}
 
@@ -125,7 +125,8 @@ def run_span_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     run = AggregationRun.objects.get(pk=options["run"], projects=project)
     requirements = _requirements(options)
     batch = span_batch_create(run=run, name=options["name"], items_per_hit=options["items_per_hit"],
-                              provider=options["provider"], reward=Decimal(options["reward"]),
+                              annotators=options.get("annotators", 1), provider=options["provider"],
+                              reward=Decimal(options["reward"]),
                               budget=Decimal(options["budget"]) if options.get("budget") else None,
                               requirements=requirements, seed=options.get("seed", 0), created_by=job.created_by)
     project.batches.add(batch)

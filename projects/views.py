@@ -23,6 +23,7 @@ from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
 from aggregation.services import SPOT_CHECKED, runs_compare, spotcheck_draw
 from core.errors import CrowdsetError
+from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch
 from hits.providers import get_provider
 from hits.selectors import batch_rows
@@ -289,7 +290,8 @@ def batch_new(request: HttpRequest, slug: str) -> HttpResponse:
             "qualification": data["qualification"], "requirements": form.requirements(),
             "gold_upload": int(data["gold_upload"] or 0) or None,
             "gold_count": data["gold_count"] if data["gold_upload"] else 0,
-            "gold_rate": data["gold_rate"] if data["gold_upload"] else 0.0, "seed": data["seed"]})
+            "gold_rate": data["gold_rate"] if data["gold_upload"] else 0.0, "seed": data["seed"],
+            "adaptive": data["adaptive"]})
         return redirect("projects:detail", project.slug)
     ready = form.is_bound and not form.errors
     return render(request, "projects/batch_new.html", {
@@ -343,6 +345,7 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
         "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
+        "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
         "spot_checked": batch.task_type in SPOT_CHECKED,
         "rejection_categories": forms.REJECTION_CATEGORIES})
@@ -450,7 +453,8 @@ def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
         data = form.cleaned_data
         _start(request, project, "project-span-batch", {
             "run": run.pk, "name": data["name"], "provider": data["provider"], "items_per_hit": data["items_per_hit"],
-            "reward": str(data["reward"]), "budget": str(data["budget"]) if data["budget"] is not None else None,
+            "annotators": data["assignments_per_hit"], "reward": str(data["reward"]),
+            "budget": str(data["budget"]) if data["budget"] is not None else None,
             "qualification": data["qualification"], "requirements": form.requirements(), "seed": data["seed"]})
         return redirect("projects:detail", project.slug)
     return render(request, "projects/aggregation.html", {

@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from aggregation import maths
 from aggregation.models import AggregationRun
-from aggregation.services import run_staleness
+from aggregation.report import span_agreement_text
+from aggregation.services import run_staleness, span_batch_agreement
 from annotation.models import SpanAnnotation
 from core import semeval as formats
 from core.errors import InputError
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 from core.items import SentenceItem
 from core.spans import Spans
+from hits.models import Batch
 from releases import baselines, selectors, splits
 from releases.models import DatasetSentence, DatasetSpan, DatasetVersion, Split
 
@@ -449,11 +451,26 @@ def _provenance(version: DatasetVersion) -> list[str]:
              f"- aggregation rules used: {run.rules_text}",
              f"- Krippendorff's alpha: {alpha(overall)}"]
     lines += [f"  - {domain}: {alpha(found)}" for domain, found in sorted(run.summary.get("by_domain", {}).items())]
+    lines += _span_provenance(run)
     gold = run.summary.get("gold") or {}
     if gold.get("items"):
         lines.append(f"- known-answer items (not in the data): {gold['items']}, the aggregated labels right on "
                      f"{gold['accuracy']:.1%}")
     return [*lines, ""]
+
+
+def _span_provenance(run: AggregationRun) -> list[str]:
+    """The span batches of the run's positives: how many annotated each sentence and, with two or more, how
+    far they agreed (token F1 and token alpha, `aggregation.span_maths`), over the batch and per domain."""
+    lines = []
+    for batch in Batch.objects.filter(items__span_annotation__source_item__batch=run.batch).distinct().order_by("pk"):
+        lines.append(f"- span batch {batch.pk} ({batch.name}): {batch.assignments_per_hit} annotator(s) a sentence"
+                     + ("; the review started from the majority's spans" if batch.assignments_per_hit > 1 else ""))
+        if batch.assignments_per_hit > 1:
+            found = span_batch_agreement(batch=batch)
+            lines.append(f"  - span agreement: {span_agreement_text(found)}")
+            lines += [f"  - {domain}: {span_agreement_text(row)}" for domain, row in found["by_domain"].items()]
+    return lines
 
 
 def dataset_card(version: DatasetVersion, statistics: dict[str, Any], has_spans: bool) -> str:

@@ -7,11 +7,13 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 
 from accounts import roles
+from aggregation.services import batch_aggregate
 from annotation.models import SpanAnnotation
 from choices.services import choice_batch_create
 from core.items import ChoiceItem, FactItem
 from core.textrules import FACT_RULES
 from facts.services import fact_batch_create
+from hits.models import Worker
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
 from qualification.models import QualificationTest, TestItem
 from tests.browser import log_in, screenshot
@@ -72,20 +74,34 @@ def site():
     facts = batch_publish(batch=fact_batch_create(name="Facts about companies", items_per_hit=1, assignments_per_hit=2,
                                                   items=[FactItem(text=text, entity="Oracle", entity_start=0,
                                                                   item_id="o1", rules=FACT_RULES.to_json())]))
-    # Span annotations for the review page, from another worker.
+    # Span annotations for the review page, from two other workers: the page shows both and their majority.
     other = worker_for_user(_user("other", roles.ANNOTATOR))
     reviewed = batch_publish(batch=batch_create(
-        name="Reviewed spans", task_type="subtask2", assignments_per_hit=1, items_per_hit=2,
+        name="Reviewed spans", task_type="subtask2", assignments_per_hit=2, items_per_hit=2,
         items=[spec("r0", "If the bill had passed, prices would have fallen."), spec("r1", "Rates rose.")]))
     assignment = assignment_claim(batch=reviewed, worker=other)
     first, second = (item.pk for item in assignment.hit.ordered_items())
     assignment_submit(assignment=assignment, worker=other, raw_answers={
         f"cf-{first}": "1", f"ant-{first}": "0:4", f"con-{first}": "6:9", f"cf-{second}": "0",
         f"why-{second}": "A plain fact."})
+    third = worker_for_user(_user("third", roles.ANNOTATOR))
+    assignment_submit(assignment=assignment_claim(batch=reviewed, worker=third), worker=third, raw_answers={
+        f"cf-{first}": "1", f"ant-{first}": "1:4", f"con-{first}": "6:9", f"cf-{second}": "1",
+        f"ant-{second}": "0:1", f"nocon-{second}": "1"})
     written = assignment_claim(batch=facts, worker=other)
     assignment_submit(assignment=written, worker=other, raw_answers={
         f"fact-{written.hit.ordered_items()[0].pk}-1": "Oracle wanted the papers kept secret",
         "_evidence": '{"lines": {}, "blurs": 2}', "_elapsed_ms": "41000"})
+    # A batch whose truth-inference run gives one worker a low skill: the spot-check page suggests them.
+    voted = batch_publish(batch=batch_create(name="Skills", task_type="subtask1", items_per_hit=4,
+                                             assignments_per_hit=3,
+                                             items=[spec(f"k{n}", f"Sentence {n}.") for n in range(4)]))
+    for name, value in (("sk1", "1"), ("sk2", "1"), ("sk3", "0")):
+        voter = Worker.objects.create(provider="inhouse", external_id=name)
+        place = assignment_claim(batch=voted, worker=voter)
+        assignment_submit(assignment=place, worker=voter,
+                          raw_answers={f"item-{item.pk}": value for item in place.hit.ordered_items()})
+    batch_aggregate(batch=voted, method="majority", samples=0)
     return {"labels": labels, "spans": spans, "worker": worker, "facts": facts,
             "review": SpanAnnotation.objects.order_by("pk").first()}
 
@@ -156,9 +172,15 @@ def _pages(chromium, live_server, site, size, width):
     page = context.new_page()
     log_in(page, live_server, "boss", "pass-word-1", f"/review/spans/{site['review'].pk}/")
     page.wait_for_selector("#review-form")
+    # Two answers: the majority keeps the words both put in a span ("If" was one annotator's).
+    assert page.inner_text("#span-majority .ant") == "the bill had passed"
+    assert page.locator(".span-answer").count() == 2
     _check(page, "span-review", width)
     page.goto(f"{live_server.url}/review/spans/?show=all")
     _check(page, "span-review-list", width)
+    page.goto(f"{live_server.url}/review/spot-checks/")
+    assert "majority skill 0.00" in page.inner_text("#sanction-suggestions")
+    _check(page, "spot-checks", width)
     page.goto(f"{live_server.url}/review/writing/{site['facts'].pk}/")
     page.wait_for_selector(".evidence-card")
     _check(page, "writing-evidence", width)

@@ -235,7 +235,7 @@ class MTurkProvider(Provider):
         batch = hit.batch
         try:
             response = self.client.create_hit_with_hit_type(
-                HITTypeId=batch.provider_state["hit_type_id"], MaxAssignments=batch.assignments_per_hit,
+                HITTypeId=batch.provider_state["hit_type_id"], MaxAssignments=hit.place_count,
                 LifetimeInSeconds=batch.lifetime, Question=self.question_xml(hit, items),
                 RequesterAnnotation=f"{ANNOTATION}{hit.request_key.hex}", UniqueRequestToken=hit.request_key.hex)
         except ClientError as error:

@@ -275,14 +275,14 @@ class ProlificProvider(Provider):
             study = self.study_create(
                 key=state["study_key"], name=batch.name, path="/prolific/start/",
                 description=f"{batch.name}: read short news sentences and answer a question about each.",
-                places=batch.hits.count() * batch.assignments_per_hit, minutes=minutes, reward=batch.reward,
+                places=batch.places(), minutes=minutes, reward=batch.reward,
                 codes=[{"code": state["completion_code"], "code_type": "COMPLETED",
                         "actions": [{"action": "MANUALLY_REVIEW"}]}],
                 filters=self.filters(batch), max_minutes=max(minutes, batch.assignment_duration // 60))
             state["study_id"] = study["id"]
             Batch.objects.filter(pk=batch.pk).update(provider_state=state)
         else:
-            self.study_grow(state["study_id"], batch.hits.count() * batch.assignments_per_hit)
+            self.study_grow(state["study_id"], batch.places())
         self.study_publish(state["study_id"])
         batch.provider_state = state
 

@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from aggregation.methods import METHODS, infer
 from aggregation.models import ItemOutcome
-from aggregation.services import batch_aggregate, runs_compare
+from aggregation.services import batch_aggregate, runs_compare, sanction_suggestions
 from hits.models import Worker
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish
 from projects.services import project_create
@@ -134,3 +134,20 @@ def test_gold_majority_needs_known_answers_voted_on():
         infer([("a", "w1", 1), ("a", "w2", 0)], "gold-majority", gold={"z": 1})
     with pytest.raises(ValueError, match="unknown method 'vote'"):
         infer([("a", "w1", 1)], "vote")
+
+    def test_worker_skills_feed_the_sanction_suggestions(self):
+        batch = self.make(spammer_flips={f"s{n}" for n in range(0, ITEMS, 2)})
+        batch_aggregate(batch=batch, method="dawid-skene", samples=0)
+        found = sanction_suggestions(batch=batch, threshold=0.7)
+        self.assertEqual([row["worker"].external_id for row in found], ["spammer"])
+        self.assertEqual(found[0]["accuracy"], None)  # nothing spot-checked: the skill alone speaks
+        self.assertRegex(found[0]["reasons"][0], r"^dawid-skene skill 0\.\d\d$")
+        self.login(self.organizer)
+        page = self.client.get(f"/review/spot-checks/?batch={batch.pk}")
+        self.assertContains(page, "dawid-skene skill", count=1)
+        # Blocking by spot checks alone finds nobody; with skills, the spammer only.
+        self.client.post("/review/spot-checks/sanction/", {"batch": batch.pk, "threshold": "0.7"})
+        self.assertFalse(Worker.objects.filter(blocked=True).exists())
+        self.client.post("/review/spot-checks/sanction/", {"batch": batch.pk, "threshold": "0.7", "by_skill": "on"})
+        self.assertEqual(list(Worker.objects.filter(blocked=True).values_list("external_id", flat=True)),
+                         ["spammer"])

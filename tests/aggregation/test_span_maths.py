@@ -6,8 +6,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from aggregation.span_maths import aggregate_spans, span_agreement, word_labels
-from core.spans import Spans, offsets
+from aggregation.span_maths import span_agreement
+from core.spans import Spans, majority_spans, offsets, word_labels
 
 TEXT = "If it rained we would stay"  # words 0..5: If it rained we would stay
 
@@ -60,12 +60,12 @@ def test_the_interval_resamples_sentences():
 def test_the_aggregator_takes_the_majority_word_by_word():
     # A: words 1-2 by all three ("If" by one); "we": C, C, A -> C; "would stay": C by all three.
     three = [spans((0, 2), (3, 5)), spans((1, 2), (3, 5)), spans((1, 3), (4, 5))]
-    merged = aggregate_spans(TEXT, three)
+    merged = majority_spans(TEXT, three)
     assert TEXT[merged.antecedent_start:merged.antecedent_end + 1] == "it rained"
     assert TEXT[merged.consequent_start:merged.consequent_end + 1] == "we would stay"
     # Two annotators who disagree on a word leave it out (no majority); no consequent majority -> -1/-1.
-    merged = aggregate_spans(TEXT, [spans((0, 2)), spans((1, 2), (3, 5))])
+    merged = majority_spans(TEXT, [spans((0, 2)), spans((1, 2), (3, 5))])
     assert TEXT[merged.antecedent_start:merged.antecedent_end + 1] == "it rained"
     assert (merged.consequent_start, merged.consequent_end) == (-1, -1)
-    assert aggregate_spans(TEXT, [spans((0, 0)), spans((5, 5))]) is None
-    assert aggregate_spans(TEXT, []) is None
+    assert majority_spans(TEXT, [spans((0, 0)), spans((5, 5))]) is None
+    assert majority_spans(TEXT, []) is None

@@ -64,7 +64,7 @@ class MTurkChainTests(BaseTestCase):
         writer.submit(writer.accept(edit_hit.provider_hit_id), fields)
         self.sync(edit)
         flagged = Assignment.objects.get(hit=edit_hit, worker__external_id="AWRITER")
-        self.assertIn("work you wrote in an earlier stage", flagged.flag)
+        self.assertIn("you wrote it in an earlier stage", flagged.flag)
         self.assertFalse(Step.objects.filter(kind="ending").exists())
         self.assertEqual(Chain.objects.get().state, Chain.State.CHECKING)
 

@@ -1,17 +1,22 @@
 """The demo runs end to end and a second run changes nothing."""
 
+import html
 import re
 from io import StringIO
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 
 from aggregation.models import AggregationRun
 from aggregation.services import run_staleness
-from annotation.models import SpanAnnotation
+from annotation.models import SpanAnnotation, SpanAnswer
+from core.spans import Spans, majority_spans
 from core.stories import read_records
-from hits.models import Assignment, Batch
+from hits.models import Assignment, Batch, Hit
 from releases.models import DatasetVersion
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -37,14 +42,36 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     # The spot checks rejected HITs after the first aggregation: the demo aggregates again, and its
     # version is built from the run that saw every review.
     assert "aggregated again after the spot checks: 2500 votes before, 2375 after the rejected HITs left" in text
+    # Adaptive redundancy, positives only: most votes are not bought, nothing is left pending, and what it calls
+    # positive the released labels call positive.
+    saved = re.search(r"   (\d+) of 2500 votes not bought \((\d+) sentences settled early", text)
+    assert saved and int(saved.group(1)) > 1000
+    adaptive = Batch.objects.get(name="demo subtask-1, adaptive (released training sentences)")
+    assert Hit.objects.filter(batch=adaptive, places__isnull=False).count() > 0  # retired and re-packed HITs
+    found = re.search(r"discarded \d+, pending 0; (\d+) of the (\d+) positives are released positives", text)
+    assert found and int(found.group(1)) >= 0.9 * int(found.group(2)) > 0
     version = DatasetVersion.objects.get(name="demo-crowd")
     run = AggregationRun.objects.get(pk=version.config["aggregation_run"])
     assert run == run.batch.aggregations.latest() and run_staleness(run) == ""
-    assert "6. spans: 2 HITs submitted over HTTP" in text
-    assert "19 sentences, each marked by one annotator (2 annotators)" in text
+    assert "6. spans: 6 HITs submitted over HTTP" in text
+    assert "19 sentences, each marked by 3 annotators (5 in all)" in text
+    assert re.search(r"span agreement: 1\d sentences, \d+ pairs; token F1 antecedent 0\.\d{3}", text)
     assert SpanAnnotation.objects.filter(state="accepted").count() + \
         SpanAnnotation.objects.filter(state="removed").count() == 19
+    # The double-annotated demo batch: the review page shows every answer and the majority it started from.
+    client = Client()
+    client.force_login(User.objects.get(username="demo-organizer"))
+    reviewed = SpanAnnotation.objects.filter(state="accepted", worker=None).order_by("pk").first()
+    page = client.get(reverse("annotation:review", args=[reviewed.pk])).content.decode()
+    assert page.count('class="span-answer"') == 3 and "Majority (the proposal)" in page
+    majority = re.search(r'<tr id="span-majority">.*?<span class="ant">(.*?)</span>', page, re.S).group(1)
+    found = majority_spans(reviewed.text, [Spans(*answer.spans()) for answer in
+                                           SpanAnswer.objects.filter(item=reviewed.item, counterfactual=True)])
+    assert majority == html.escape(reviewed.text[found.antecedent_start:found.antecedent_end + 1])
     assert "Table 2" in text and version.spans.count() > 0
+    card = (settings.BASE_DIR / "exports" / "demo" / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"span batch \d+ \(demo subtask-2 \(spans\)\): 3 annotator\(s\) a sentence", card)
+    assert re.search(r"  - semeval: 1\d sentences, \d+ pairs; token F1", card)  # per domain
     assert "manage.py runserver" in text
     assert "11. Balanced COPA: 1000 items in 500 pairs" in text
     assert "'a' applies to 21.2% of the originals with productivity 57.5%" in text
@@ -55,17 +82,19 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     assert set(Batch.objects.values_list("state", flat=True)) == {"completed"}
     semeval = Assignment.objects.filter(hit__batch__task_type__in=("subtask1", "subtask2"))
     states = {state: semeval.filter(state=state).count() for state in ("approved", "rejected")}
-    assert states["approved"] + states["rejected"] == 247
+    assert states["approved"] + states["rejected"] == 251  # 70 + 70 + 5 places + 100 + 6 span HITs
     assert states["rejected"] > 0  # spot checks rejected the spammers' HITs at the provider
+    before = semeval.count(), Assignment.objects.count()
     again = StringIO()
     call_command("demo", stdout=again)
-    assert again.getvalue().count("already done") == 6
-    assert semeval.count() == 247
+    assert again.getvalue().count("already done") == 7
+    assert (semeval.count(), Assignment.objects.count()) == before  # nothing made again
     # The other designs: 20 HITs of 3 for B-COPA and 4 HITs of 3 for Cheap Facts, reviewed, not made again.
     assert Assignment.objects.filter(hit__batch__task_type="choice", state__in=("approved", "rejected")).count() == 60
     assert Assignment.objects.filter(hit__batch__task_type="facts", state="approved").count() == 12
     stories = ("story-write", "story-edit", "likert", "pairwise")
-    assert Assignment.objects.exclude(hit__batch__task_type__in=stories).count() == 247 + 72
+    # Subtask 1 and 2 (with the adaptive batch's) and the 72 of the other designs.
+    assert Assignment.objects.exclude(hit__batch__task_type__in=stories).count() == semeval.count() + 72
     # Counterfactual story rewriting: every story written once, checked and edited, the export read back.
     assert "13. Counterfactual story rewriting (TimeTravel): 34 stories" in text
     assert Assignment.objects.filter(hit__batch__task_type="story-write").count() == 34

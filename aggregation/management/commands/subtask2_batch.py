@@ -11,6 +11,7 @@ from hits.services import CrowdError, batch_estimate_cost
 
 class Command(BaseCommand):
     help = ("Create a Subtask-2 span batch from the positives of an aggregation, one annotator per sentence "
+            "(or --annotators N) "
             "(publish it with `hits publish`).")
 
     def add_arguments(self, parser):
@@ -18,6 +19,9 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True)
         parser.add_argument("--provider", choices=PROVIDERS, default=settings.CROWD_PROVIDER)
         parser.add_argument("--items-per-hit", type=int, default=10)
+        parser.add_argument("--annotators", type=int, default=1,
+                            help="annotators per sentence: 1 as in the paper; 2 or more measure span agreement and "
+                                 "the review starts from their majority")
         parser.add_argument("--reward", default="0.80", help="per assignment, e.g. 0.80")
         parser.add_argument("--budget", help="publishing refuses to exceed this, fees included")
         parser.add_argument("--qualification", help="name of the test annotators must have passed")
@@ -35,9 +39,12 @@ class Command(BaseCommand):
         requirements = {"qualification": options["qualification"]} if options["qualification"] else {}
         try:
             batch = span_batch_create(run=run, name=options["name"], provider=options["provider"],
-                                      items_per_hit=options["items_per_hit"], reward=reward, budget=budget,
+                                      items_per_hit=options["items_per_hit"], annotators=options["annotators"],
+                                      reward=reward, budget=budget,
                                       seed=options["seed"], requirements=requirements)
         except CrowdError as error:
             raise CommandError(str(error)) from None
+        annotators = "one annotator" if options["annotators"] == 1 else f"{options['annotators']} annotators"
         self.stdout.write(f"batch {batch.pk}: {batch.hits.count()} HITs, {batch.items.count()} sentences, "
-                          f"one annotator each, estimated cost {batch_estimate_cost(batch=batch)}")
+                          f"{annotators} each, "
+                          f"estimated cost {batch_estimate_cost(batch=batch)}")

@@ -26,6 +26,9 @@ class Command(BaseCommand):
         parser.add_argument("--gold-rate", type=float, default=0.0, help="share of each HIT that is gold, e.g. 0.1")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--limit", type=int, help="use only the first N candidates")
+        parser.add_argument("--adaptive", choices=("outcomes", "positives"), default="",
+                            help="stop buying votes that can no longer change what must be decided (the paper's "
+                                 "outcomes, or positive or not) and re-pack the rest (in-house and MTurk)")
 
     def handle(self, *args, **options):
         run = FilterRun.objects.filter(pk=options["run"]).first()
@@ -41,8 +44,11 @@ class Command(BaseCommand):
                 run=run, name=options["name"], provider=options["provider"], items_per_hit=options["items_per_hit"],
                 assignments_per_hit=options["assignments"], reward=reward, budget=budget,
                 gold_path=options["gold_file"], gold_count=options["gold_count"], gold_rate=options["gold_rate"],
-                seed=options["seed"], limit=options["limit"], exclude_gold=reserved_sentence_ids())
+                seed=options["seed"], limit=options["limit"], exclude_gold=reserved_sentence_ids(),
+                adaptive=options["adaptive"])
         except (CrowdError, OSError) as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"batch {batch.pk}: {batch.hits.count()} HITs, {batch.items.count()} items, "
-                          f"estimated cost {batch_estimate_cost(batch=batch)}")
+                          f"estimated cost {batch_estimate_cost(batch=batch)}"
+                          + (" (at most: adaptive, it stops buying votes that cannot change an outcome)"
+                             if batch.adaptive else ""))
