@@ -365,7 +365,8 @@ def sanction_suggestions(*, batch: Batch, threshold: float) -> list[dict[str, An
             reasons.append(f"{method_run.method} skill {skill:.2f}")
         if reasons:
             found.append({"worker": worker, "accuracy": accuracy, "skill": skill, "reasons": reasons,
-                          "method": method_run.method if method_run else None})
+                          "method": method_run.method if method_run else None,
+                          "spot_checked_low": accuracy is not None and accuracy < threshold})
     return sorted(found, key=lambda row: (min(v for v in (row["accuracy"], row["skill"]) if v is not None),
                                           row["worker"].pk))
 
@@ -394,6 +395,14 @@ def span_batch_create(*, run: AggregationRun, name: str, items_per_hit: int = 10
 
 
 # --- agreement of a span batch's annotators ----------------------------------------------
+
+def span_agreement_shown(batch: Batch) -> dict[str, Any] | None:
+    """What a list of batches shows: a span batch's agreement without an interval (a page load; `manage.py
+    span_agreement` and the dataset card bootstrap it), None unless two or more annotate each sentence."""
+    if batch.task_type != "subtask2" or batch.assignments_per_hit < 2:
+        return None
+    return span_batch_agreement(batch=batch, samples=0)
+
 
 def span_batch_agreement(*, batch: Batch, samples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Token F1 and token alpha (`aggregation.span_maths`) between a span batch's annotators, over the batch

@@ -75,9 +75,10 @@ def sanction_below(request):
     sanctioned = []
     try:
         for row in services.sanction_suggestions(batch=batch, threshold=threshold):
-            reasons = row["reasons"] if by_skill else [r for r in row["reasons"] if r.startswith("spot-checked")]
-            if not reasons:
+            if not (by_skill or row["spot_checked_low"]):
                 continue
+            # The spot-check reason comes first when there is one.
+            reasons = row["reasons"] if by_skill else row["reasons"][:1]
             worker_sanction(worker=row["worker"], block=True, revoke=revoke,
                             reason=f"{' and '.join(reasons)} below {threshold:.0%}")
             sanctioned.append(str(row["worker"]))

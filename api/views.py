@@ -10,9 +10,11 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from aggregation.models import AggregationRun
+from aggregation.services import span_agreement_shown
 from api import serializers
 from api.permissions import IsOrganizer, IsResearcher
 from core.errors import CrowdsetError
+from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch, Hit
 from hits.selectors import batch_rows
 from hits.services import assignment_approve, assignment_reject
@@ -90,6 +92,9 @@ class BatchViewSet(_FiguresViewSet):
             batch = row["batch"]
             batch.hits_total, batch.hits_published = row["hits"]["total"], row["hits"]["published"]
             batch.assignments, batch.spent, batch.estimate = row["states"], row["spent"], row["estimate"]
+            savings = adaptive_savings(batch) if batch.adaptive else None
+            batch.adaptive_savings = {**savings, "saved_money": str(savings["saved_money"])} if savings else None
+            batch.span_agreement = span_agreement_shown(batch)
         return batches
 
     @extend_schema(request=None, responses={202: serializers.JobSerializer})

@@ -7,10 +7,11 @@ from typing import Any
 from django.db.models import Count, OuterRef, Q, Subquery
 
 from aggregation.models import AggregationRun, SpotCheck
-from aggregation.services import span_batch_agreement
+from aggregation.services import span_agreement_shown
 from annotation.models import SpanAnnotation
 from filtering.models import Corpus, FilterRun
 from filtering.services import filter_run_reports
+from hits.adaptive import adaptive_savings
 from hits.models import Batch
 from hits.selectors import batch_rows
 from jobs.models import Job
@@ -46,10 +47,8 @@ def overview() -> dict[str, Any]:
     rows = batch_rows(batches)
     for row in rows:
         row["aggregation"] = aggregations.get(runs_of.get(row["batch"].pk))
-        batch = row["batch"]
-        # No interval here (a page load); `manage.py span_agreement` and the dataset card bootstrap it.
-        row["span_agreement"] = (span_batch_agreement(batch=batch, samples=0)
-                                 if batch.task_type == "subtask2" and batch.assignments_per_hit > 1 else None)
+        row["span_agreement"] = span_agreement_shown(row["batch"])
+        row["adaptive"] = adaptive_savings(row["batch"]) if row["batch"].adaptive else None
     attempts = Attempt.objects.filter(test=OuterRef("pk")).values("test").annotate(n=Count("pk")).values("n")
     granted = (Grant.objects.filter(test=OuterRef("pk"), revoked__isnull=True).values("test")
                .annotate(n=Count("pk")).values("n"))

@@ -138,6 +138,9 @@ class SpanAnswersTest(BaseTestCase):
         dashboard = self.client.get("/dashboard/")
         self.assertContains(dashboard, "spans: token F1 0.87, token alpha")
         self.assertContains(dashboard, "finance F1 0.83")
+        found = self.client.get(f"/api/batches/{self.batch.pk}/").json()["span_agreement"]
+        self.assertEqual(found["by_domain"]["politics"]["f1"]["all"], 1.0)
+        self.assertIsNone(found["low"])  # no bootstrap in a listing
 
     def test_span_agreement_refuses_a_batch_that_is_not_a_span_batch(self):
         labels = batch_create(name="labels", task_type="subtask1", items=[spec("x", BILL)])

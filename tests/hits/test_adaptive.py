@@ -69,6 +69,9 @@ class AdaptiveTest(BaseTestCase):
         page = self.client.get(f"/projects/{project.slug}/batches/{self.batch.pk}/")
         self.assertContains(page, "6 of 40 sentence votes not bought (3 sentences settled early)")
         self.assertContains(page, "0 places saved (2 withdrawn from 1 retired HIT, 2 in 1 re-packed), 0.00 saved")
+        found = self.client.get(f"/api/batches/{self.batch.pk}/").json()
+        self.assertEqual((found["adaptive"], found["adaptive_savings"]["saved_votes"]), ("outcomes", 6))
+        self.assertContains(self.client.get("/dashboard/"), "adaptive (outcomes): 6 of 40 votes and 0.00 saved")
 
     def test_a_full_hit_of_open_sentences_is_re_packed_at_once_and_saves_money(self):
         items = [spec(f"t{n}", f"Sentence {n}.", group="finance") for n in range(12)]
