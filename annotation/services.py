@@ -173,8 +173,9 @@ def _propose(item: Item, assignment: Assignment) -> None:
 
 
 def span_answers(annotation: SpanAnnotation) -> dict[str, Any]:
-    """Each annotator's answer for the annotation's sentence and, with two or more, how far they agree (token F1 over every pair, per kind and both) and the spans
-    their majority draws (None when no word is in a majority's antecedent)."""
+    """Each annotator's answer for the annotation's sentence and, with two or more, how far they agree (token
+    F1 over every pair, per kind and both) and the spans their majority draws (None when no word is in a
+    majority's antecedent)."""
     answers = list(SpanAnswer.objects.filter(item_id=annotation.item_id).select_related("worker__user")
                    .order_by("pk"))
     marked = [_as_spans(answer) for answer in answers if answer.counterfactual]
