@@ -333,14 +333,19 @@ def worker_spotcheck_accuracy(*, worker: Worker, batch: Batch | None = None) -> 
     return sum(values) / len(values) if values else None
 
 
-def workers_below(*, batch: Batch, threshold: float) -> list[tuple[Worker, float]]:
-    workers = Worker.objects.filter(assignments__hit__batch=batch, assignments__spot_check__isnull=False).distinct()
-    found = []
-    for worker in workers:
+def _spot_checked(batch: Batch) -> dict[Worker, float]:
+    """Each worker of `batch` with a spot-checked HIT, and their accuracy over those HITs."""
+    found = {}
+    checked = Worker.objects.filter(assignments__hit__batch=batch, assignments__spot_check__isnull=False)
+    for worker in checked.distinct():
         accuracy = worker_spotcheck_accuracy(worker=worker, batch=batch)
-        if accuracy is not None and accuracy < threshold:
-            found.append((worker, accuracy))
+        if accuracy is not None:
+            found[worker] = accuracy
     return found
+
+
+def workers_below(*, batch: Batch, threshold: float) -> list[tuple[Worker, float]]:
+    return [(worker, accuracy) for worker, accuracy in _spot_checked(batch).items() if accuracy < threshold]
 
 
 def sanction_suggestions(*, batch: Batch, threshold: float) -> list[dict[str, Any]]:
@@ -350,14 +355,10 @@ def sanction_suggestions(*, batch: Batch, threshold: float) -> list[dict[str, An
     suggestion, never a sanction by itself."""
     method_run = batch.aggregations.exclude(method="paper").order_by("-created", "-pk").first()
     skills = dict(method_run.worker_stats.exclude(skill=None).values_list("worker_id", "skill")) if method_run else {}
-    checked = {worker.pk: (worker, accuracy) for worker, accuracy in
-               ((worker, worker_spotcheck_accuracy(worker=worker, batch=batch)) for worker in Worker.objects.filter(
-                   assignments__hit__batch=batch, assignments__spot_check__isnull=False).distinct())}
-    workers = Worker.objects.in_bulk(set(skills) | set(checked))
+    checked = {worker.pk: accuracy for worker, accuracy in _spot_checked(batch).items()}
     found = []
-    for pk, worker in workers.items():
-        accuracy = checked.get(pk, (None, None))[1]
-        skill = skills.get(pk)
+    for pk, worker in Worker.objects.in_bulk(set(skills) | set(checked)).items():
+        accuracy, skill = checked.get(pk), skills.get(pk)
         reasons = []
         if accuracy is not None and accuracy < threshold:
             reasons.append(f"spot-checked accuracy {accuracy:.0%}")

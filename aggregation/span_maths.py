@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from aggregation.maths import _percentiles, alpha
-from core.spans import SPAN_KINDS, Spans, f1, pair_counts, word_labels
+from core.spans import SPAN_KINDS, Spans, f1_scores, pair_counts, word_labels
 
 LABELS = ("A", "C", "O")
 
@@ -62,8 +62,7 @@ def span_agreement(annotated: Mapping[Any, Sequence[Spans]], texts: Mapping[Any,
             for position, label in enumerate(labels):
                 counts[position, LABELS.index(label)] += 1
         rows_by_sentence.append(counts)
-    scores = {kind: f1(agree[kind], differ[kind]) for kind in SPAN_KINDS}
-    scores["all"] = f1(sum(agree.values()), sum(differ.values()))
+    scores = f1_scores(agree, differ)
     if not rows_by_sentence:
         return SpanAgreement(0, 0, scores, float("nan"), (float("nan"), float("nan")))
     value = alpha(np.vstack(rows_by_sentence))

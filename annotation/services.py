@@ -180,9 +180,7 @@ def span_answers(annotation: SpanAnnotation) -> dict[str, Any]:
                    .order_by("pk"))
     marked = [_as_spans(answer) for answer in answers if answer.counterfactual]
     agree, differ, pairs = spans.pair_counts([spans.word_labels(annotation.text, each) for each in marked])
-    agreement = {kind: spans.f1(agree[kind], differ[kind]) for kind in spans.SPAN_KINDS}
-    agreement["all"] = spans.f1(sum(agree.values()), sum(differ.values()))
-    return {"rows": [{"answer": answer} for answer in answers], "pairs": pairs, "f1": agreement,
+    return {"rows": [{"answer": answer} for answer in answers], "pairs": pairs, "f1": spans.f1_scores(agree, differ),
             "majority": spans.majority_spans(annotation.text, marked)}
 
 

@@ -31,3 +31,13 @@ class InputError(CrowdsetError, ValueError):
         where = ":".join(str(part) for part in (self.file, self.line) if part is not None)
         text = f"{self.field}: {self.message}" if self.field else self.message
         return f"{where}: {text}" if where else text
+
+
+def decode_utf8(data: bytes, *, file: object, error: type[InputError]) -> str:
+    """`data` as text (a byte-order mark dropped); invalid UTF-8 raises `error` with the line it is on."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as found:
+        line = data[:found.start].count(b"\n") + 1
+        raise error(f"invalid UTF-8 at byte {found.start}; re-encode the file as UTF-8", file=file,
+                    line=line) from None

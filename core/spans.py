@@ -168,6 +168,13 @@ def f1(agree: int, differ: int) -> float:
     return 2 * agree / (2 * agree + differ) if agree or differ else float("nan")
 
 
+def f1_scores(agree: dict[str, int], differ: dict[str, int]) -> dict[str, float]:
+    """Token F1 per span kind and over both ("all"), from `pair_counts`' agreements and disagreements."""
+    scores = {kind: f1(agree[kind], differ[kind]) for kind in SPAN_KINDS}
+    scores["all"] = f1(sum(agree.values()), sum(differ.values()))
+    return scores
+
+
 def majority_spans(text: str, answers: list[Spans]) -> Spans | None:
     """The majority's spans: words labelled A (or C) by more than half of the annotators, the longest run of
     each kind, as character offsets of whole words; None when no word has a majority antecedent."""

@@ -20,7 +20,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from core.errors import InputError
+from core.errors import InputError, decode_utf8
 
 MAX_LINE = 20_000  # characters of one story line: a story is five short sentences
 STORY_FIELDS = ("story_id", "premise", "initial", "original_ending")
@@ -61,13 +61,7 @@ def read_stories(path: str | PathLike[str]) -> list[Story]:
     columns are ignored). Refused by line: broken UTF-8, a missing or empty field, an ending that is not three
     sentences, a repeated story id, an empty file."""
     path = Path(path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[:error.start].count(b"\n") + 1
-        raise StoryFileError(f"invalid UTF-8 at byte {error.start}; save the file as UTF-8", file=path,
-                             line=line) from None
+    text = decode_utf8(path.read_bytes(), file=path, error=StoryFileError)
     rows = _csv_rows(path, text) if path.suffix.lower() == ".csv" else _jsonl_rows(path, text)
     stories: list[Story] = []
     seen: dict[str, int] = {}

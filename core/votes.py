@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, decode_utf8
 
 COLUMNS = ("item", "worker", "label")
 # A vote's fields are short ids and labels; a longer one is a broken file, refused by line.
@@ -41,12 +41,7 @@ def read_votes(path: str | PathLike[str], *, minimum: int = 2) -> list[Vote]:
         raise VotesFileError("no such file", file=path) from None
     except IsADirectoryError:
         raise VotesFileError("is a folder; give the CSV file itself", file=path) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise VotesFileError(f"invalid UTF-8 at byte {error.start}; re-encode the file as UTF-8", file=path,
-                             line=line) from None
+    text = decode_utf8(data, file=path, error=VotesFileError)
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     try:
         header = reader.fieldnames or []

@@ -121,10 +121,12 @@ def batch_adapt(*, batch: Batch) -> dict[str, int]:
         if pool and (len(pool) >= size or not still_open):
             added = _repack(batch, pool, voters, size, full_only=still_open)
             done["repacked"], done["added"] = len(added), sum(hit.places or 0 for hit in added)
+        elif batch.hits.filter(state=Hit.State.PENDING).exists():
+            _publish_soon(batch)  # re-packed HITs a publish refused (the budget): this pass tries again
         if done["retired"] and not batch.hits.filter(state__in=(Hit.State.PENDING, Hit.State.PUBLISHED)).exists():
             Batch.objects.filter(pk=batch.pk).update(state=Batch.State.COMPLETED)
         if any(done.values()):
-            report = dict(batch.adaptive_report)
+            report = dict(Batch.objects.get(pk=batch.pk).adaptive_report)  # as publishing left it (its note)
             for key, value in done.items():
                 report[key] = report.get(key, 0) + value
             Batch.objects.filter(pk=batch.pk).update(adaptive_report=report)
@@ -158,24 +160,14 @@ def _expire_remote(hit: Hit) -> None:
 
 def _repack(batch: Batch, pool: dict[int, int], voters: dict[int, set[int]], size: int,
             full_only: bool) -> list[Hit]:
-    """New HITs of the pooled items, sentences with the same voters together; within the budget."""
+    """New HITs of the pooled items, sentences with the same voters together. Publishing them checks the
+    budget (`batch_publish`): over it they wait, pending, and the batch page says why."""
     parts = _parts(pool, voters, size, cap=VOTER_CAP * batch.assignments_per_hit)
     if full_only:
         parts = [part for part in parts if len(part) == size]
     if not parts:
         return []
     places = [max(pool[item] for item in part) for part in parts]
-    if batch.budget is not None:
-        per_place = get_provider(batch.provider).cost_per_assignment(
-            batch.reward, batch.assignments_per_hit, bool(batch.requirements.get("masters")))
-        committed = batch.places() * per_place
-        if committed + sum(places) * per_place > batch.budget:
-            report = dict(batch.adaptive_report)
-            report["note"] = (f"{len(pool)} sentences still need votes, and re-packing them would take the batch "
-                              f"past its budget {batch.budget}; raise the budget and sync to re-pack them")
-            Batch.objects.filter(pk=batch.pk).update(adaptive_report=report)
-            batch.adaptive_report = report
-            return []
     last = batch.hits.aggregate(last=Max("index"))["last"]
     hits = Hit.objects.bulk_create(Hit(batch=batch, index=last + 1 + n, places=count)
                                    for n, count in enumerate(places))
@@ -186,11 +178,15 @@ def _repack(batch: Batch, pool: dict[int, int], voters: dict[int, set[int]], siz
          for part in parts for item in part for worker in voters[item]], ignore_conflicts=True)
     if batch.state == Batch.State.COMPLETED:  # it has work again
         Batch.objects.filter(pk=batch.pk).update(state=Batch.State.PUBLISHED, final=False)
+    _publish_soon(batch)
+    return hits
+
+
+def _publish_soon(batch: Batch) -> None:
     if batch.provider == "inhouse":
         _publish(batch.pk)  # nothing leaves the site: at once
     else:
         transaction.on_commit(functools.partial(_publish, batch.pk))
-    return hits
 
 
 def _parts(pool: dict[int, int], voters: dict[int, set[int]], size: int, cap: int) -> list[list[int]]:
@@ -217,13 +213,16 @@ def _parts(pool: dict[int, int], voters: dict[int, set[int]], size: int, cap: in
 def _publish(batch_id: int) -> None:
     from hits.services import batch_publish  # services calls batch_adapt: imported here, where it is used
 
+    batch = Batch.objects.get(pk=batch_id)
+    report = dict(batch.adaptive_report)
     try:
-        batch_publish(batch=Batch.objects.get(pk=batch_id))
+        batch_publish(batch=batch)
     except CrowdsetError as error:
-        # The new HITs stay pending; the batch page says why, and publishing the batch again goes on.
-        batch = Batch.objects.get(pk=batch_id)
-        Batch.objects.filter(pk=batch_id).update(adaptive_report={
-            **batch.adaptive_report, "note": f"the re-packed HITs are not published yet: {error}"})
+        # The new HITs stay pending; the batch page says why, and the next pass tries again.
+        report["unpublished"] = f"the re-packed HITs are not published yet: {error}"
+    else:
+        report.pop("unpublished", None)
+    Batch.objects.filter(pk=batch_id).update(adaptive_report=report)
 
 
 def adaptive_savings(batch: Batch) -> dict[str, Any]:
@@ -239,6 +238,7 @@ def adaptive_savings(batch: Batch) -> dict[str, Any]:
         batch.reward, batch.assignments_per_hit, bool(batch.requirements.get("masters")))
     saved = withdrawn - added
     return {"retired": report.get("retired", 0), "repacked": report.get("repacked", 0), "withdrawn": withdrawn,
-            "added": added, "note": report.get("note", ""), "settled": len(early),
+            "added": added, "settled": len(early),
+            "note": "; ".join(filter(None, [report.get("note"), report.get("unpublished")])),
             "saved_votes": saved_votes, "fixed_votes": len(votes) * batch.assignments_per_hit,
             "saved_places": saved, "saved_money": money(Decimal(saved) * per_place)}

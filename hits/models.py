@@ -85,7 +85,8 @@ class Batch(models.Model):
     # What must be decided before an item stops taking votes; "" buys every vote.
     adaptive = models.CharField(max_length=20, choices=Adaptive.choices, default=Adaptive.OFF, blank=True,
                                 help_text="stop buying votes an item's outcome no longer needs")
-    # What it did so far: {"retired": HITs, "repacked": HITs made, "withdrawn": places, "added": places}.
+    # What it did so far: {"retired": HITs, "repacked": HITs made, "withdrawn": places, "added": places}, and
+    # "note" (a HIT the provider would not close) or "unpublished" (re-packed HITs a publish refused).
     adaptive_report = models.JSONField(default=dict, blank=True)
 
     class Meta:

@@ -213,11 +213,12 @@ def hit_count(*, items: int, items_per_hit: int, gold_items: int = 0, gold_rate:
 
 
 def cost_estimate(*, provider: str, hits: int, assignments_per_hit: int, reward: Decimal | str,
-                  masters: bool = False) -> CostEstimate:
-    """What `hits` HITs of `assignments_per_hit` places cost at `provider`, its fees apart."""
+                  masters: bool = False, places: int | None = None) -> CostEstimate:
+    """What `hits` HITs of `assignments_per_hit` places cost at `provider`, its fees apart; `places`, when
+    given, is what the HITs offer in all (re-packed and retired HITs offer their own number)."""
     reward = money(reward)
     per_assignment = get_provider(provider).cost_per_assignment(reward, assignments_per_hit, masters)
-    assignments = hits * assignments_per_hit
+    assignments = hits * assignments_per_hit if places is None else places
     total = money(assignments * per_assignment)
     rewards = money(assignments * reward)
     return CostEstimate(hits=hits, assignments=assignments, rewards=rewards, fees=total - rewards, total=total)
@@ -225,16 +226,9 @@ def cost_estimate(*, provider: str, hits: int, assignments_per_hit: int, reward:
 
 def batch_cost(*, batch: Batch) -> CostEstimate:
     """What the batch's HITs cost: every place they offer (a re-packed or retired HIT offers its own count)."""
-    masters = bool(batch.requirements.get("masters"))
-    hits = batch.hits.count()
-    places = batch.places()
-    if places == hits * batch.assignments_per_hit:
-        return cost_estimate(provider=batch.provider, hits=hits, assignments_per_hit=batch.assignments_per_hit,
-                             reward=batch.reward, masters=masters)
-    reward = money(batch.reward)
-    per_assignment = get_provider(batch.provider).cost_per_assignment(reward, batch.assignments_per_hit, masters)
-    total, rewards = money(places * per_assignment), money(places * reward)
-    return CostEstimate(hits=hits, assignments=places, rewards=rewards, fees=total - rewards, total=total)
+    return cost_estimate(provider=batch.provider, hits=batch.hits.count(),
+                         assignments_per_hit=batch.assignments_per_hit, reward=batch.reward,
+                         masters=bool(batch.requirements.get("masters")), places=batch.places())
 
 
 

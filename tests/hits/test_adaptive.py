@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from aggregation.maths import DISCARDED, POSITIVE
 from aggregation.services import batch_aggregate
-from hits.adaptive import adaptive_savings
+from hits.adaptive import adaptive_savings, batch_adapt
 from hits.models import Assignment, Batch, Hit, Worker
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, batch_sync
 from projects.services import project_create
@@ -72,6 +72,26 @@ class AdaptiveTest(BaseTestCase):
         found = self.client.get(f"/api/batches/{self.batch.pk}/").json()
         self.assertEqual((found["adaptive"], found["adaptive_savings"]["saved_votes"]), ("outcomes", 6))
         self.assertContains(self.client.get("/dashboard/"), "adaptive (outcomes): 6 of 40 votes and 0.00 saved")
+
+    def test_re_packed_hits_over_the_budget_wait_and_are_published_once_it_is_raised(self):
+        for name, no in (("w1", ()), ("w2", ()), ("w3", self.split), ("w4", ()), ("w5", ()), ("w6", ()),
+                         ("w7", ())):
+            self.work(name, no=no)
+        # 3 + 5 + 2 places at 0.40 cost 4.00: a budget lowered to 3.00 refuses the re-packed HIT.
+        Batch.objects.filter(pk=self.batch.pk).update(budget=Decimal("3.00"))
+        self.work("w8")
+        repacked = self.batch.hits.get(index=2)
+        self.assertEqual(repacked.state, Hit.State.PENDING)
+        self.batch.refresh_from_db()
+        self.assertIn("would cost 4.00", adaptive_savings(self.batch)["note"])
+        self.assertIsNone(self.work("w9"))
+        Batch.objects.filter(pk=self.batch.pk).update(budget=Decimal("4.00"))
+        batch_adapt(batch=self.batch)
+        repacked.refresh_from_db()
+        self.assertEqual(repacked.state, Hit.State.PUBLISHED)
+        self.batch.refresh_from_db()
+        self.assertEqual(adaptive_savings(self.batch)["note"], "")
+        self.assertEqual(self.work("w9"), repacked)
 
     def test_a_full_hit_of_open_sentences_is_re_packed_at_once_and_saves_money(self):
         items = [spec(f"t{n}", f"Sentence {n}.", group="finance") for n in range(12)]
