@@ -23,6 +23,10 @@ from core.errors import InputError
 class ScoreError(InputError):
     """Predictions that cannot be scored against the gold file; the message says which and why."""
 
+    def __init__(self, message: str, *, sentence: str | None = None, **where):
+        self.sentence = sentence
+        super().__init__(message, **where)
+
 
 def score_subtask1(gold, predicted):
     """gold, predicted: {sentence id: 0/1}. A missing prediction counts as 0 (see the module's text)."""
@@ -42,12 +46,11 @@ def _tokens(text):
 
 
 def is_valid(spans, sentence):
-    """The released code's rules (antecedent start not -1 and before its end, consequent start not after
-    its end, both consequent ids -1 or neither), and offsets inside the sentence: below -1 or past the
-    last character, a Python slice would quietly wrap or clip where the released code fails the row."""
+    """The released code's rules, and only those: the antecedent start is not -1 and is before its end, the
+    consequent start is not after its end, and both consequent ids are -1 or neither. Offsets past the end
+    of the sentence (or below -1) are not refused there: Python's slicing clips or wraps them, and so it
+    does here."""
     a_start, a_end, c_start, c_end = spans.as_tuple()
-    if any(offset < -1 or offset >= len(sentence) for offset in (a_start, a_end, c_start, c_end)):
-        return False
     if a_start == -1 or a_start >= a_end:
         return False
     if c_start > c_end:
@@ -56,7 +59,11 @@ def is_valid(spans, sentence):
 
 
 def sentence_scores(sentence, gold, predicted):
-    """(exact match, f1, precision, recall) for one sentence."""
+    """(exact match, f1, precision, recall) for one sentence, as the released code computes them.
+
+    Raises ScoreError where the released code fails: an offset below -1 can wrap a predicted slice round
+    to nothing while its overlap with the gold span still holds words, and the released code then divides
+    by zero."""
     exact = gold.as_tuple() == predicted.as_tuple()
     if not is_valid(predicted, sentence):
         return exact, 0.0, 0.0, 0.0
@@ -72,6 +79,11 @@ def sentence_scores(sentence, gold, predicted):
             overlap += _tokens(sentence[max(gold_start, pred_start):min(gold_end, pred_end)])
     if not overlap:
         return exact, 0.0, 0.0, 0.0
+    if not predicted_length or not gold_length:
+        raise ScoreError(f"offsets {', '.join(map(str, predicted.as_tuple()))} select no word of the sentence but "
+                         f"overlap the gold spans (an offset below -1 wraps round from the end): the released "
+                         f"evaluation code fails on this row (division by zero); use offsets from -1 up",
+                         field="antecedent_startid")
     precision = overlap / predicted_length
     recall = overlap / gold_length
     return exact, 2 * precision * recall / (precision + recall), precision, recall
@@ -84,7 +96,11 @@ def score_subtask2(gold, predicted):
     for key, (sentence, spans) in gold.items():
         if key not in predicted:
             continue
-        for index, value in enumerate(sentence_scores(sentence, spans, predicted[key])):
+        try:
+            scores = sentence_scores(sentence, spans, predicted[key])
+        except ScoreError as error:
+            raise ScoreError(f"sentence {key}: {error.message}", field=error.field, sentence=key) from None
+        for index, value in enumerate(scores):
             totals[index] += value
     count = len(gold) or 1
     return {"exact_match": totals[0] / count, "f1": totals[1] / count, "precision": totals[2] / count,
@@ -101,14 +117,21 @@ def score_files(task: int, gold_path: Path, pred_path: Path) -> dict[str, float 
     gold2 = formats.read_subtask2_gold(gold_path)
     predicted2 = formats.read_subtask2_predictions(pred_path)
     _refuse_unknown(pred_path, predicted2, gold2)
-    return score_subtask2(gold2, predicted2)
+    try:
+        return score_subtask2(gold2, predicted2)
+    except ScoreError as error:
+        raise ScoreError(error.message, file=pred_path, line=_line_of(pred_path, error.sentence),
+                         field=error.field) from None
 
 
 def _refuse_unknown(path: Path, predicted: dict, gold: dict) -> None:
     unknown = [key for key in predicted if key not in gold]
     if not unknown:
         return
-    lines = {row["sentenceID"]: line for line, row in formats.read_rows(path, ("sentenceID",))}
     more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
     raise ScoreError(f"sentence {unknown[0]} is not in the gold file{more}; predict only the gold file's sentences",
-                     file=path, line=lines[unknown[0]], field="sentenceID")
+                     file=path, line=_line_of(path, unknown[0]), field="sentenceID")
+
+
+def _line_of(path: Path, key: str | None) -> int | None:
+    return next((line for line, row in formats.read_rows(path, ("sentenceID",)) if row["sentenceID"] == key), None)

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from core import semeval as formats
 from core.errors import InputError
 from core.spans import Spans
-from releases.scorer import score_subtask1, score_subtask2, sentence_scores
+from releases.scorer import ScoreError, score_subtask1, score_subtask2, sentence_scores
 
 SENTENCE = "aa bb cc dd ee ff"  # antecedent "aa bb cc" = 0..7, consequent "dd ee ff" = 9..16
 GOLD = Spans(0, 7, 9, 16)
@@ -44,9 +44,11 @@ def test_a_missing_prediction_counts_as_wrong_in_both_tasks():
     (Spans(5, 5), (False, 0.0, 0.0, 0.0)),  # start == end: invalid by the released rule
     (Spans(0, 7, 9, -1), (False, 0.0, 0.0, 0.0)),  # only one consequent id is -1
     (Spans(12, 16), (False, 0.0, 0.0, 0.0)),  # no overlap
-    (Spans(-5, 10), (False, 0.0, 0.0, 0.0)),  # below -1: the slice would wrap round (it crashed once)
-    (Spans(0, 7, -3, 16), (False, 0.0, 0.0, 0.0)),
-    (Spans(0, 40), (False, 0.0, 0.0, 0.0)),  # past the sentence's 16 characters
+    # -3 wraps to "ff"[1:]: predicted consequent " f" (1 token) overlaps "dd ee f" (3): precision 6/4, as released.
+    (Spans(0, 7, -3, 16), (False, 1.2, 1.5, 1.0)),
+    # Past the sentence's 17 characters: the slice clips, all 6 tokens predicted, 3 of them gold.
+    (Spans(0, 40), (False, 0.5, 0.5, 0.5)),
+    (Spans(0, 17), (False, 0.5, 0.5, 0.5)),
     (Spans(0, 7, 9, 16), (True, 1.0, 1.0, 1.0)),  # the last character, index 15, is inside: 16 is not
     (Spans(7, 3), (False, 0.0, 0.0, 0.0)),  # start after end
 ])
@@ -133,15 +135,101 @@ def test_the_command_refuses_unknown_ids_in_task_1_by_line_and_reads_a_bom(tmp_p
     assert "1 sentence(s) of the gold file have no prediction" in err.getvalue()
 
 
-def test_a_task_2_row_below_minus_one_scores_0_instead_of_crashing(tmp_path):
+def test_a_task_2_row_the_released_code_divides_by_zero_on_is_refused_by_line(tmp_path):
     gold = RELEASED / "subtask2_train.csv"
-    first = next(iter(formats.read_subtask2_gold(gold)))
-    (tmp_path / "pred.csv").write_text(",".join(formats.SUBTASK2_PRED) + f"\n{first},-5,10,-1,-1\n")
+    rows = formats.read_subtask2_gold(gold)
+    first = next(iter(rows))
+    # -3 wraps to three characters before the end: nothing between there and 10, yet words of the gold antecedent.
+    second = next(key for key, (sentence, spans) in rows.items() if spans.antecedent_start == 0 and len(sentence) > 40)
+    (tmp_path / "pred.csv").write_text(",".join(formats.SUBTASK2_PRED) + f"\n{first},0,5,-1,-1\n"
+                                       f"{second},-3,10,-1,-1\n")
+    with pytest.raises(CommandError, match=r"pred.csv:3: antecedent_startid: sentence .*released evaluation code "
+                                           r"fails on this row \(division by zero\)"):
+        call_command("score", "--task", "2", str(gold), str(tmp_path / "pred.csv"), stdout=StringIO(),
+                     stderr=StringIO())
+
+
+def released_sentence_scores(sentence, gold, predicted):
+    """The released evaluation rules written out literally from shared/docs/semeval-format.md, as the
+    oracle: plain slicing everywhere, and whatever Python raises, raised."""
+    ga, gb, gc, gd = gold.as_tuple()
+    pa, pb, pc, pd = predicted.as_tuple()
+    exact = (ga, gb, gc, gd) == (pa, pb, pc, pd)
+    if pa == -1 or pa >= pb or pc > pd or (pc == -1) != (pd == -1):
+        return exact, 0.0, 0.0, 0.0
+    gold_length = len(sentence[ga:gb].split()) + (len(sentence[gc:gd].split()) if gc != -1 else 0)
+    pred_length = len(sentence[pa:pb].split()) + (len(sentence[pc:pd].split()) if pc != -1 else 0)
+    overlap = len(sentence[max(ga, pa):min(gb, pb)].split())
+    if gc != -1 and pc != -1:
+        overlap += len(sentence[max(gc, pc):min(gd, pd)].split())
+    if overlap == 0:
+        return exact, 0.0, 0.0, 0.0
+    precision, recall = overlap / pred_length, overlap / gold_length
+    return exact, 2 * precision * recall / (precision + recall), precision, recall
+
+
+def _moved(rng, spans, length):
+    """A prediction made from gold spans: shifted, widened, narrowed, overrun past the end or below -1."""
+    def move(start, end):
+        kind = rng.choice(["shift", "widen", "narrow", "overrun", "under", "same", "swap"])
+        if kind == "shift":
+            step = rng.randint(-8, 8)
+            return start + step, end + step
+        if kind == "widen":
+            return start - rng.randint(0, 10), end + rng.randint(0, 10)
+        if kind == "narrow":
+            return start + rng.randint(0, 5), end - rng.randint(0, 5)
+        if kind == "overrun":
+            return start, length + rng.randint(0, 50)
+        if kind == "under":
+            return -rng.randint(2, 12), end
+        if kind == "swap":
+            return end, start
+        return start, end
+    a_start, a_end = move(spans.antecedent_start, spans.antecedent_end)
+    if spans.consequent_start == -1 or rng.random() < 0.1:
+        c_start, c_end = (-1, -1) if rng.random() < 0.9 else (rng.randint(0, length), -1)
+    else:
+        c_start, c_end = move(spans.consequent_start, spans.consequent_end)
+    return Spans(a_start, a_end, c_start, c_end)
+
+
+def test_generated_predictions_score_as_the_released_code_on_every_row_it_accepts(tmp_path):
+    import random
+
+    rng = random.Random(2020)
+    gold = dict(list(formats.read_subtask2_gold(RELEASED / "subtask2_train.csv").items())[:600])
+    checked = refused = 0
+    accepted = {}
+    for key, (sentence, spans) in gold.items():
+        for _ in range(5):
+            predicted = _moved(rng, spans, len(sentence))
+            try:
+                expected = released_sentence_scores(sentence, spans, predicted)
+            except ZeroDivisionError:
+                with pytest.raises(ScoreError, match="division by zero"):
+                    sentence_scores(sentence, spans, predicted)
+                refused += 1
+                continue
+            assert sentence_scores(sentence, spans, predicted) == pytest.approx(expected), (key, predicted)
+            accepted[key] = predicted
+            checked += 1
+    assert checked > 2500 and refused > 0
+    overrun = sum(1 for key, p in accepted.items() if max(p.as_tuple()) >= len(gold[key][0]))
+    assert overrun > 100  # the case the scorer once scored 0
+    # The whole file through the command equals the oracle's average.
+    lines = [",".join(formats.SUBTASK2_PRED)] + [f"{key},{','.join(map(str, p.as_tuple()))}"
+                                                 for key, p in accepted.items()]
+    (tmp_path / "pred.csv").write_text("\n".join(lines) + "\n")
+    shown = {key: gold[key] for key in accepted}
+    (tmp_path / "gold.csv").write_text(formats.subtask2_csv((key, s, sp) for key, (s, sp) in shown.items()))
     out = StringIO()
-    call_command("score", "--task", "2", str(gold), str(tmp_path / "pred.csv"), "--json", stdout=out, stderr=StringIO())
+    call_command("score", "--task", "2", str(tmp_path / "gold.csv"), str(tmp_path / "pred.csv"), "--json",
+                 stdout=out, stderr=StringIO())
     result = json.loads(out.getvalue())
-    assert (result["f1"], result["exact_match"]) == (0.0, 0.0)
-    assert result["missing_predictions"] == result["sentences"] - 1
+    expected = [released_sentence_scores(shown[key][0], shown[key][1], p) for key, p in accepted.items()]
+    for index, name in enumerate(["exact_match", "f1", "precision", "recall"]):
+        assert result[name] == pytest.approx(sum(row[index] for row in expected) / len(expected)), name
 
 
 @pytest.mark.parametrize(("content", "message"), [
