@@ -33,6 +33,15 @@ class JobCancelled(CrowdsetError):
     """Raised by a cancellable job's work when the organizer cancelled it."""
 
 
+class JobFailed(CrowdsetError):
+    """The work refused its input as a whole; `result` keeps what the organizer needs to fix it (the
+    refused records with their reasons), shown with the failed job."""
+
+    def __init__(self, message: str, *, result: dict[str, Any]):
+        super().__init__(message)
+        self.result = result
+
+
 def job_start(*, kind: str, target: int | None = None, options: dict[str, Any] | None = None,
               user: Any = None) -> Job:
     """Record the job and hand it to a runner once the row is committed.
@@ -118,6 +127,8 @@ def job_run(job_id: int) -> str | None:
             result = {**job.result, **returned}
         except JobCancelled as error:
             state, message = Job.State.CANCELLED, str(error) or "cancelled"
+        except JobFailed as error:
+            state, message, result = Job.State.FAILED, str(error), {**job.result, **error.result}
         except CrowdsetError as error:
             state, message = Job.State.FAILED, str(error)
         except Exception as error:

@@ -17,7 +17,7 @@ from filtering.tasks import filter_chunk
 from hits.models import Batch
 from jobs.models import Job
 from jobs.registry import JOB_KINDS, JobKind
-from jobs.services import job_check_cancelled, job_record
+from jobs.services import JobFailed, job_check_cancelled, job_record
 from projects.models import Project, Sample, Upload
 from qualification.services import qualification_test_create, reserved_sentence_ids
 from releases.services import dataset_from_aggregation
@@ -41,14 +41,30 @@ def run_ingest(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     report = corpus_ingest(path=Path(upload.path), corpus_name=options["corpus"], fmt=upload.format,
                            domain=options.get("domain") or None, text_column=options.get("text_column", "text"),
                            id_column=options.get("id_column", "id"), progress=progress)
-    corpus = Corpus.objects.get(name=report.corpus)
+    errors = [_refusal(upload, error) for error in report.errors]
+    refused = {"read": seen, "error_count": len(errors), "errors": errors[:SHOWN_ERRORS]}
+    corpus = Corpus.objects.filter(name=report.corpus).first()
+    if corpus is None:
+        raise JobFailed(f"nothing was stored from {upload.name}: "
+                        + (f"all {len(errors):,} of its documents were refused (the reasons below); fix them and "
+                           f"upload the file again" if errors else "it holds no document"), result=refused)
     project.corpora.add(corpus)
-    errors = [str(error) for error in report.errors]
     message = (f"corpus {corpus.name}: {report.documents:,} documents and {report.sentences:,} sentences stored"
                + (f", {report.skipped_existing} already there" if report.skipped_existing else "")
                + (f"; {len(errors)} documents refused (see below)" if errors else ""))
-    return message, {"corpus": corpus.pk, "read": seen, "documents": report.documents,
-                     "sentences": report.sentences, "error_count": len(errors), "errors": errors[:SHOWN_ERRORS]}
+    return message, {"corpus": corpus.pk, "documents": report.documents, "sentences": report.sentences, **refused}
+
+
+def _refusal(upload: Upload, error: Any) -> str:
+    """A refused record named by the file the organizer uploaded (a member of an uploaded zip by its name
+    inside it), never by where this server keeps it."""
+    stored = Path(upload.path)
+    try:
+        inside = Path(error.file).relative_to(stored)
+    except ValueError:
+        inside = None
+    name = f"{upload.name}/{inside}" if inside and str(inside) != "." else upload.name
+    return f"{name}:{error.line}: {error.message}"
 
 
 def ingest_progress(job: Job) -> tuple[int, int] | None:

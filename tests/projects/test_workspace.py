@@ -143,3 +143,22 @@ class WorkspaceTest(BaseTestCase):
 
         steps = self.client.get("/projects/counterfactual-news/").context["steps"]
         self.assertEqual([step.state for step in steps], ["done"] * 9, [(s.key, s.state, s.summary) for s in steps])
+
+    def test_an_upload_whose_documents_are_all_refused_names_each_line_and_stores_nothing(self):
+        project = self.make_project()
+        bad = [{"id": "a", "domain": "finance"}, {"id": "b", "domain": "finance", "text": "   "},
+               {"domain": "finance", "text": "No id here."}]
+        self.post("/projects/counterfactual-news/corpus/", {"file": SimpleUploadedFile("mine.jsonl", jsonl(bad))})
+        job = Job.objects.get(kind="project-ingest")
+        self.assertEqual(job.state, "failed")
+        self.assertIn("nothing was stored from mine.jsonl: all 3 of its documents were refused", job.message)
+        self.assertNotIn("DoesNotExist", job.message)
+        self.assertEqual([error.split(":")[:2] for error in job.result["errors"]],
+                         [["mine.jsonl", "1"], ["mine.jsonl", "2"], ["mine.jsonl", "3"]])
+        self.assertEqual(project.corpora.count(), 0)
+        self.assertEqual(Document.objects.count(), 0)
+        page = self.client.get("/projects/counterfactual-news/corpus/").content.decode()
+        self.assertIn("<details open><summary>3 refused, with the reason</summary>", page)
+        self.assertIn("<code>mine.jsonl:2:", page)
+        upload = project.uploads.get()
+        self.assertNotIn(str(Path(upload.path).parent), page)  # where the server keeps it is not shown
