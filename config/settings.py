@@ -278,6 +278,9 @@ PROLIFIC_LANGUAGE = env_str("PROLIFIC_LANGUAGE") or "English"
 PROLIFIC_DEVICES = env_list("PROLIFIC_DEVICES", ["desktop"])
 # The webhook signing secret (POST hooks/secrets/); without it webhooks are refused and the sync alone works.
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
+# How long one request may hold a payment while it asks the provider to pay it (hits.models.Payment.sending_since);
+# longer than a provider call with every retry.
+PAYMENT_LEASE_SECONDS = env_int("PAYMENT_LEASE_SECONDS", 900)
 
 CELERY_BEAT_SCHEDULE = {
     "sync-open-batches": {"task": "hits.tasks.sync_open_batches", "schedule": env_int("SYNC_EVERY_SECONDS", 60)},
@@ -308,9 +311,9 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication",
                                        "rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "api.inputs.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ErrorsAutoSchema",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "crowdset API",

@@ -1,8 +1,10 @@
 """Fault injection shared by the provider emulators (MTurk, Prolific): per operation, a share of calls
-at random or exactly the next N calls, each dropped (the work done, the answer lost), throttled or failed."""
+at random or exactly the next N calls, each dropped (the work done, the answer lost), throttled or failed;
+and a delay per operation, so that a test can hold one call open while others arrive."""
 
 import random
 import threading
+import time
 
 
 class Faults:
@@ -14,6 +16,18 @@ class Faults:
         self.queued = {}
         self.lock = threading.Lock()
         self.counts = {"drop": 0, "throttle": 0, "error": 0}
+        self.delays = {}
+
+    def slow(self, operation, seconds):
+        """Every call of `operation` waits `seconds` before it is done (0 to stop)."""
+        with self.lock:
+            self.delays[operation] = float(seconds)
+
+    def pause(self, operation):
+        with self.lock:
+            seconds = self.delays.get(operation, 0.0)
+        if seconds:
+            time.sleep(seconds)
 
     def set(self, rules):
         """{"Operation": {"drop": 0.1, "throttle": 0.1, "error": 0.0, "next": {"drop": 1}}}."""

@@ -13,11 +13,16 @@
   whose outcome no further vote can change, for adaptive redundancy
   (hits.adaptive; the aggregation app registers the paper's rules for
   Subtask 1). A task type without one cannot be adaptive.
+- BUDGETS: budgets(batch) -> [(what, limit, batch ids)], the budgets above
+  the batch's own that its spending counts against (the projects app
+  registers a project's). Called inside the transaction that claims a
+  payment; a source locks the row that holds its limit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.registry import Registry
@@ -43,6 +48,7 @@ WORKER_ACCURACY: Registry[Callable[[Iterable[int]], dict[int, float | None]]] = 
 # filters in the provider's shape, e.g. the participant group of those who passed a screening test.
 STUDY_FILTERS: Registry[Callable[[Batch], list[dict]]] = Registry("study filter source")
 SETTLED: Registry[Callable[[Batch], set[int]]] = Registry("settled-item rule")
+BUDGETS: Registry[Callable[[Batch], list[tuple[str, Decimal, list[int]]]]] = Registry("budget source")
 
 
 def refusal(batch: Batch, worker: Worker) -> str | None:
@@ -67,3 +73,7 @@ def later_accuracy(worker_ids: Iterable[int]) -> dict[int, float | None]:
 
 def study_filters(batch: Batch) -> list[dict]:
     return [rule for _, source in STUDY_FILTERS.items() for rule in source(batch)]
+
+
+def budgets(batch: Batch) -> list[tuple[str, Decimal, list[int]]]:
+    return [scope for _, source in BUDGETS.items() for scope in source(batch)]

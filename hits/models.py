@@ -297,7 +297,9 @@ class Payment(models.Model):
     assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="payments")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="payments")
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    amount = models.DecimalField(max_digits=10, decimal_places=2)
+    # Four places: a provider's fee can hold a fraction of a cent (Prolific: 850 pence -> 283.34 pence in fees),
+    # kept exact here and rounded once, where a sum is shown.
+    amount = models.DecimalField(max_digits=14, decimal_places=4)
     reason = models.TextField(blank=True)
     key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     state = models.CharField(max_length=10, choices=State.choices, default=State.INTENDED)
@@ -306,6 +308,10 @@ class Payment(models.Model):
     # The payment this fee is the commission of.
     fee_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="fee")
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Set while one request is asking the provider to pay it: a second request finds it taken and stops, so
+    # concurrent requests pay once. A lease: after PAYMENT_LEASE_SECONDS a crashed sender's claim lapses, and
+    # the next attempt looks the payment up at the provider before it sends anything.
+    sending_since = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     confirmed = models.DateTimeField(null=True, blank=True)

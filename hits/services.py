@@ -36,6 +36,10 @@ class CrowdError(InputError):
         self.action = action or getattr(message, "action", None)
 
 
+class PaymentInFlight(CrowdError):
+    """Another request is asking the provider to pay this payment right now."""
+
+
 class BudgetExceeded(CrowdError):
     pass
 
@@ -275,9 +279,10 @@ def batch_publish(*, batch: Batch) -> Batch:
     if batch.state in (Batch.State.COMPLETED, Batch.State.EXPIRED, Batch.State.CANCELLED):
         raise CrowdError(f"batch {batch.pk} is {batch.state}; create a new batch instead")
     estimate = batch_estimate_cost(batch=batch)
-    if batch.budget is not None and estimate > batch.budget:
-        raise BudgetExceeded(f"batch {batch.pk} would cost {estimate} (with provider fees) but its budget is "
-                             f"{batch.budget}; raise the budget, lower the reward or use fewer assignments")
+    with transaction.atomic():
+        Batch.objects.select_for_update().filter(pk=batch.pk).first()
+        budget_check(batch=batch, estimate=estimate, what=f"publishing batch {batch.pk} for {estimate} (with "
+                                                           f"provider fees)")
     provider = get_provider(batch.provider)
     unpublished = list(batch.hits.filter(provider_hit_id="").select_related("batch"))
     problems = provider.check(batch, unpublished)
@@ -761,17 +766,23 @@ def _review(assignment: Assignment, state: str, feedback: str, category: str = "
 
 
 def reward_record(assignment: Assignment, *, confirmed: bool) -> Payment:
-    """The assignment's reward and the provider's fee on it, in the ledger (once, whoever approved it)."""
-    batch = assignment.hit.batch
-    provider = get_provider(batch.provider)
+    """The assignment's reward and the provider's fee on it, in the ledger (once, whoever approved it).
+
+    An intent (before the provider is asked to approve) is checked against the budgets with the batch row
+    locked; a reward the provider has paid already (`confirmed`: approved by itself) is a fact and recorded."""
+    provider = get_provider(assignment.hit.batch.provider)
     with transaction.atomic():
-        reward, created = Payment.objects.get_or_create(
-            assignment=assignment, kind=Payment.Kind.REWARD,
-            defaults={"batch": batch, "worker_id": assignment.worker_id, "amount": money(batch.reward),
-                      "reason": "reward"})
-        if created:
-            fee = provider.reward_fee(money(batch.reward), batch.assignments_per_hit,
-                                      bool(batch.requirements.get("masters")))
+        batch = Batch.objects.select_for_update().get(pk=assignment.hit.batch_id)
+        reward = Payment.objects.filter(assignment=assignment, kind=Payment.Kind.REWARD).first()
+        if reward is None:
+            amount = money(batch.reward)
+            fee = provider.reward_fee(amount, batch.assignments_per_hit, bool(batch.requirements.get("masters")))
+            if not confirmed:
+                budget_check(batch=batch, reward=amount + fee,
+                             what=f"approving assignment {assignment.pk} (a reward of {amount} and {money(fee)} "
+                                  f"{provider.name} fee)")
+            reward = Payment.objects.create(assignment=assignment, kind=Payment.Kind.REWARD, batch=batch,
+                                            worker_id=assignment.worker_id, amount=amount, reason="reward")
             Payment.objects.create(assignment=assignment, kind=Payment.Kind.FEE, batch=batch,
                                    worker_id=assignment.worker_id, amount=fee, reason=f"{provider.name} fee",
                                    fee_of=reward)
@@ -795,54 +806,143 @@ def payment_confirm(payment: Payment, reference: str = "") -> None:
     payment.state, payment.confirmed = Payment.State.CONFIRMED, now
 
 
-def worker_bonus(*, worker: Worker, assignment: Assignment, amount: Decimal | str, reason: str) -> Payment:
-    """Pay a bonus once: one bonus per assignment and reason, however often this is called.
+# --- budgets --------------------------------------------------------------------------------
 
-    The payment is written to the ledger with its own random key before the provider is asked, and
-    the key is the provider's idempotency token on every attempt. Whenever an earlier attempt may have
-    reached the provider (its answer was lost, or the provider says the key was used), the bonus is
-    looked up at the provider first, and sent only if it is not there: a lost answer never pays twice,
-    whether the retry comes a second or a week later.
-    """
-    amount = money(amount)
-    if amount <= 0:
-        raise CrowdError("a bonus must be more than 0")
+SPENDING_STATES = (Batch.State.PUBLISHING, Batch.State.PUBLISHED, Batch.State.COMPLETED, Batch.State.EXPIRED,
+                   Batch.State.CANCELLED)
+
+
+def committed(*, batch_ids: Sequence[int], rewards: Mapping[int, Decimal] | None = None,
+              bonuses: Mapping[int, Decimal] | None = None,
+              estimates: Mapping[int, Decimal] | None = None) -> Decimal:
+    """What the batches have spent or promised, fees included: each published batch's places at their cost
+    (or what its rewards came to, when more), and every bonus; nothing that failed. `rewards`, `bonuses` and
+    `estimates` add what is about to be claimed, per batch."""
+    rewards, bonuses, estimates = rewards or {}, bonuses or {}, estimates or {}
+    kinds = {"reward": Q(kind=Payment.Kind.REWARD) | Q(kind=Payment.Kind.FEE, fee_of__kind=Payment.Kind.REWARD),
+             "bonus": Q(kind=Payment.Kind.BONUS) | Q(kind=Payment.Kind.FEE, fee_of__kind=Payment.Kind.BONUS)}
+    ledger = (Payment.objects.filter(batch_id__in=batch_ids).exclude(state=Payment.State.FAILED)
+              .values("batch_id").annotate(**{name: Coalesce(Sum("amount", filter=q), Decimal(0))
+                                              for name, q in kinds.items()}).order_by())
+    found = {row["batch_id"]: row for row in ledger}
+    total = Decimal(0)
+    for batch in Batch.objects.filter(pk__in=batch_ids):
+        row = found.get(batch.pk, {"reward": Decimal(0), "bonus": Decimal(0)})
+        estimate = estimates.get(batch.pk)
+        if estimate is None:
+            estimate = batch_estimate_cost(batch=batch) if batch.state in SPENDING_STATES else Decimal(0)
+        total += max(estimate, row["reward"] + rewards.get(batch.pk, Decimal(0)))
+        total += row["bonus"] + bonuses.get(batch.pk, Decimal(0))
+    return total
+
+
+def budget_check(*, batch: Batch, what: str, reward: Decimal = Decimal(0), bonus: Decimal = Decimal(0),
+                 estimate: Decimal | None = None) -> None:
+    """Refuse, naming the amounts, what would take the batch's budget or one above it (the project's) past
+    its limit. Call it inside the transaction that claims the money, with the batch row locked, so that two
+    claims never both fit under the same budget."""
+    scopes = ([(f"batch {batch.pk}", batch.budget, [batch.pk])] if batch.budget is not None else [])
+    scopes += extensions.budgets(batch)
+    for name, limit, ids in scopes:
+        extra = {"rewards": {batch.pk: reward}, "bonuses": {batch.pk: bonus},
+                 "estimates": {batch.pk: estimate} if estimate is not None else None}
+        after = committed(batch_ids=ids, **extra)
+        if after <= limit:
+            continue
+        before = committed(batch_ids=ids)
+        already = (f" ({money(before)} spent or promised already, {money(max(limit - before, Decimal(0)))} left)"
+                   if before < after else "")
+        raise BudgetExceeded(f"{what} would take {name} to {money(after)}, over its budget of {money(limit)}"
+                             f"{already}; raise the budget or pay less")
+
+
+# --- bonuses ---------------------------------------------------------------------------------
+
+def worker_bonus(*, worker: Worker, assignment: Assignment, amount: Decimal | str, reason: str) -> Payment:
+    """Pay a bonus once: one bonus per assignment and reason, however often, and however many requests at
+    once, this is called (`bonus_claim`, then `bonus_send`)."""
+    return bonus_send(payment=bonus_claim(worker=worker, assignment=assignment, amount=amount, reason=reason))
+
+
+def bonus_claim(*, worker: Worker, assignment: Assignment, amount: Decimal | str, reason: str) -> Payment:
+    """The bonus and the provider's fee on it written to the ledger as an intent, within the budgets, in one
+    transaction with the batch row locked; the same bonus claimed again is the row already there."""
+    try:
+        amount = money(amount)
+    except ArithmeticError:
+        raise CrowdError(f"a bonus amount is a number like 0.50, not {str(amount)[:20]!r}", field="amount") from None
+    if not amount.is_finite() or amount <= 0 or amount >= Decimal("1000000"):
+        raise CrowdError("a bonus must be more than 0 and less than 1,000,000", field="amount")
     if assignment.worker_id != worker.pk:
         raise CrowdError(f"assignment {assignment.pk} was not done by worker {worker}")
     if not reason.strip():
-        raise CrowdError("say why the bonus is paid; the worker reads it")
+        raise CrowdError("say why the bonus is paid; the worker reads it", field="reason")
     batch = assignment.hit.batch
     provider = get_provider(batch.provider)
+    fee = provider.bonus_fee(amount)
     with transaction.atomic():
-        payment, created = Payment.objects.select_for_update().get_or_create(
-            assignment=assignment, kind=Payment.Kind.BONUS, reason=reason,
-            defaults={"batch": batch, "worker": worker, "amount": amount})
-        if created:
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        payment = Payment.objects.filter(assignment=assignment, kind=Payment.Kind.BONUS, reason=reason).first()
+        if payment is None:
+            budget_check(batch=batch, bonus=amount + fee, what=f"a bonus of {amount} (and {money(fee)} "
+                                                               f"{provider.name} fee) on assignment {assignment.pk}")
+            payment = Payment.objects.create(assignment=assignment, kind=Payment.Kind.BONUS, reason=reason,
+                                             batch=batch, worker=worker, amount=amount)
             Payment.objects.create(assignment=assignment, kind=Payment.Kind.FEE, batch=batch, worker=worker,
-                                   amount=provider.bonus_fee(amount), reason=f"{provider.name} fee on a bonus",
-                                   fee_of=payment)
-    if payment.state == Payment.State.CONFIRMED:
-        return payment
+                                   amount=fee, reason=f"{provider.name} fee on a bonus", fee_of=payment)
     if payment.amount != amount:
-        raise CrowdError(f"a bonus of {payment.amount} for {reason!r} on assignment {assignment.pk} exists "
+        raise CrowdError(f"a bonus of {money(payment.amount)} for {reason!r} on assignment {assignment.pk} exists "
                          f"({payment.state}); a different amount needs another reason")
-    if payment.attempts and _bonus_found(provider, payment):
-        return payment
-    Payment.objects.filter(pk=payment.pk).update(attempts=F("attempts") + 1)
-    payment.attempts += 1
-    try:
-        reference = provider.send_bonus(payment)
-    except DuplicateRequest as error:
-        if _bonus_found(provider, payment):
-            return payment
-        Payment.objects.filter(pk=payment.pk).update(error=str(error))
-        raise ProviderError(f"{error}; {provider.name} says this bonus was requested before but lists no such "
-                            f"payment: run `manage.py hits reconcile {batch.pk}` before trying again") from error
-    except ProviderError as error:
-        Payment.objects.filter(pk=payment.pk).update(error=str(error))
-        raise
-    payment_confirm(payment, reference)
     return payment
+
+
+def bonus_send(*, payment: Payment) -> Payment:
+    """Ask the provider to pay a claimed bonus, once.
+
+    The payment is taken for sending in a transaction of its own (row locked on PostgreSQL; SQLite's
+    IMMEDIATE transactions queue writers), so of N requests at once one asks the provider and the others are
+    told it is in hand. The key is the provider's idempotency token on every attempt, and whenever an earlier
+    attempt may have reached the provider (its answer was lost, the process died, or the provider says the
+    key was used) the bonus is looked up there first and sent only if it is not there: a lost answer never
+    pays twice, whether the retry comes a second or a week later.
+    """
+    provider = get_provider(payment.batch.provider if payment.batch_id else payment.assignment.hit.batch.provider)
+    now = timezone.now()
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().select_related("assignment", "worker", "batch").get(
+            pk=payment.pk)
+        if payment.state == Payment.State.CONFIRMED:
+            return payment
+        if payment.state == Payment.State.FAILED:
+            raise CrowdError(f"bonus {payment.pk} failed for good ({payment.error}); claim a new one")
+        lease = timedelta(seconds=settings.PAYMENT_LEASE_SECONDS)
+        if payment.sending_since is not None and payment.sending_since > now - lease:
+            raise PaymentInFlight(f"bonus {payment.pk} of {money(payment.amount)} is being paid by another request "
+                                  f"(since {payment.sending_since:%H:%M:%S}); it is paid once, and the ledger says "
+                                  f"when it is confirmed")
+        looked_for = payment.attempts > 0
+        payment.attempts += 1
+        payment.sending_since = now
+        payment.save(update_fields=["attempts", "sending_since"])
+    try:
+        if looked_for and _bonus_found(provider, payment):
+            return payment
+        try:
+            reference = provider.send_bonus(payment)
+        except DuplicateRequest as error:
+            if _bonus_found(provider, payment):
+                return payment
+            Payment.objects.filter(pk=payment.pk).update(error=str(error))
+            raise ProviderError(f"{error}; {provider.name} says this bonus was requested before but lists no such "
+                                f"payment: run `manage.py hits reconcile {payment.batch_id}` before trying "
+                                f"again") from error
+        except ProviderError as error:
+            Payment.objects.filter(pk=payment.pk).update(error=str(error))
+            raise
+        payment_confirm(payment, reference)
+        return payment
+    finally:
+        Payment.objects.filter(pk=payment.pk).update(sending_since=None)
 
 
 def _bonus_found(provider: Any, payment: Payment) -> bool:
@@ -902,4 +1002,4 @@ def worker_sanction(*, worker: Worker, reason: str, block: bool = True, revoke: 
     return worker
 
 
-__all__ = ["BudgetExceeded", "CrowdError", "ProviderError"]
+__all__ = ["BudgetExceeded", "CrowdError", "PaymentInFlight", "ProviderError"]

@@ -80,6 +80,7 @@ class Handler(BaseHTTPRequestHandler):
             fault_body = {"__type": "ServiceFault", "Message": "Service is unavailable",
                           "TurkErrorCode": "AWS.ServiceUnavailable"}
             return self._send(HTTPStatus.INTERNAL_SERVER_ERROR, fault_body)
+        self.server.faults.pause(operation)
         try:
             with account.lock:
                 result = method(json.loads(body or b"{}"))

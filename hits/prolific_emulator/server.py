@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
 
@@ -118,6 +119,7 @@ class Handler(BaseHTTPRequestHandler):
                                   {"Retry-After": "0"})
             if fault == "error":
                 return self._send(503, ApiError(503, "Service unavailable", "Try again later.").body())
+            self.server.faults.pause(name)
             try:
                 with workspace.lock:
                     result = call(workspace, match, body, query)
@@ -175,7 +177,7 @@ class Handler(BaseHTTPRequestHandler):
         return self._send(404, {"message": "Not found", "detail": f"No such path {url.path}."})
 
     def _send(self, status, payload, headers=None):
-        data = json.dumps(payload, default=str).encode()
+        data = json.dumps(payload, default=_number).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -184,6 +186,13 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         return None
+
+
+def _number(value):
+    # Amounts with fractions of a minor unit (fees) go out as JSON numbers, as Prolific sends them.
+    if isinstance(value, Decimal):
+        return float(value)
+    return str(value)
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:

@@ -12,7 +12,7 @@ import secrets
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 STUDY_STATUSES = ("UNPUBLISHED", "PUBLISHING", "SCHEDULED", "ACTIVE", "PAUSED", "AWAITING REVIEW", "COMPLETED")
 REJECTION_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
@@ -20,7 +20,9 @@ REJECTION_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INC
 # A place is taken while its submission is in one of these; the others give it back.
 TAKING = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED", "PARTIALLY APPROVED")
 FLOOR = {"GBP": 600, "USD": 800}  # minor units an hour
-FEE_RATE = Decimal("0.3333")  # Prolific's service fee on rewards and bonuses (VAT left out here)
+# Prolific's service fee on rewards and bonuses (VAT left out here): a third, in minor units to two decimal
+# places, rounded up (850 -> 283.34, as the reference shows).
+FEE_RATE = Decimal(1) / 3
 COUNTRIES = {"1": "United Kingdom", "2": "United States", "3": "Canada", "4": "Australia", "5": "Ireland",
              "6": "New Zealand", "7": "Germany", "8": "India"}
 LANGUAGES = {"19": "English", "20": "German", "21": "French", "22": "Spanish", "23": "Hindi"}
@@ -39,8 +41,13 @@ class ApiError(Exception):
                           "additional_information": self.extra.get("info", "")}}
 
 
-def fee(amount: int) -> int:
-    return int((Decimal(amount) * FEE_RATE).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+def fee(amount: int) -> Decimal:
+    return (Decimal(amount) * FEE_RATE).quantize(Decimal("0.01"), rounding=ROUND_CEILING)
+
+
+def whole(amount: Decimal | int) -> int:
+    """A balance on the wire: whole minor units (what is left of a fraction stays in the account)."""
+    return int(Decimal(amount).to_integral_value(rounding=ROUND_FLOOR))
 
 
 def _id() -> str:
@@ -97,7 +104,7 @@ class Workspace:
         self.clock = clock or (lambda: datetime.now(UTC))
         self.lock = threading.RLock()
         self.workspace_id, self.project_id = _id(), _id()
-        self.balance = balance  # minor units available to spend
+        self.balance = Decimal(balance)  # minor units available to spend; fees leave fractions of a unit
         self.studies: dict[str, dict] = {}
         self.submissions: dict[str, Submission] = {}
         self.participants: dict[str, Participant] = {}
@@ -111,13 +118,13 @@ class Workspace:
 
     def me(self) -> dict:
         return {"id": "researcher", "email": "researcher@example.org", "currency_code": self.currency,
-                "balance": self.balance, "available_balance": self.balance}
+                "balance": whole(self.balance), "available_balance": whole(self.balance)}
 
     def workspace_balance(self, workspace_id: str) -> dict:
         self._workspace(workspace_id)
-        return {"currency_code": self.currency, "total_balance": self.balance,
-                "balance_breakdown": {"rewards": 0, "fees": 0, "vat": 0}, "available_balance": self.balance,
-                "available_balance_breakdown": {"rewards": self.balance, "fees": 0, "vat": 0}}
+        return {"currency_code": self.currency, "total_balance": whole(self.balance),
+                "balance_breakdown": {"rewards": 0, "fees": 0, "vat": 0}, "available_balance": whole(self.balance),
+                "available_balance_breakdown": {"rewards": whole(self.balance), "fees": 0, "vat": 0}}
 
     def workspaces(self) -> list[dict]:
         return [{"id": self.workspace_id, "title": "Emulated workspace", "currency_code": self.currency}]

@@ -15,13 +15,14 @@ decides (see hits.services.worker_bonus).
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import time
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 from urllib.parse import urlencode
 
@@ -35,7 +36,7 @@ from hits.providers.base import NotReviewable, Provider, ProviderError, RemoteBo
 
 logger = logging.getLogger(__name__)
 
-FEE_RATE = Decimal("0.3333")  # Prolific's service fee on rewards and bonuses
+FEE_RATE = Decimal(1) / 3  # Prolific's service fee on rewards and bonuses
 FLOOR = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}  # reward an hour, refused below
 RECOMMENDED = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
 STATUS = {"RESERVED": "claimed", "ACTIVE": "claimed", "AWAITING REVIEW": "submitted", "APPROVED": "approved",
@@ -60,9 +61,10 @@ class RemoteAssignment:
 
 
 def _fee(amount: Decimal) -> Decimal:
-    # As Prolific charges it: on the amount in minor units, to the nearest unit.
-    minor = (amount * 100 * FEE_RATE).quantize(Decimal(1), rounding=ROUND_HALF_UP)
-    return money(minor / 100)
+    """As Prolific charges it: a third of the amount in minor units, to two decimal places of a minor unit,
+    rounded up (850 -> 283.34). Kept exact, in major units (2.8334): estimates and the ledger add the
+    fractions up and round once, where a figure is shown."""
+    return (amount * 100 * FEE_RATE).quantize(Decimal("0.01"), rounding=ROUND_CEILING) / 100
 
 
 class ProlificProvider(Provider):
@@ -122,7 +124,8 @@ class ProlificProvider(Provider):
 
     def _read(self, method: str, path: str, response: requests.Response) -> Any:
         try:
-            data = response.json() if response.content else {}
+            # Amounts may hold fractions of a minor unit (fees): read them as Decimals, never floats.
+            data = json.loads(response.content, parse_float=Decimal) if response.content else {}
         except ValueError:
             data = {"detail": response.text[:200]}
         if response.status_code == 401:
@@ -149,6 +152,9 @@ class ProlificProvider(Provider):
 
     def bonus_fee(self, amount: Decimal) -> Decimal:
         return _fee(money(amount))
+
+    def cost_per_assignment(self, reward: Decimal, assignments_per_hit: int, masters: bool = False) -> Decimal:
+        return money(reward) + _fee(money(reward))  # exact: the estimate rounds its total once
 
     def available_balance(self) -> Decimal | None:
         if self.workspace:
@@ -377,6 +383,8 @@ class ProlificProvider(Provider):
                 "csv_bonuses": f"{payment.assignment.provider_assignment_id},{money(payment.amount)}"})
             reference = found["id"]
             Payment.objects.filter(pk=payment.pk).update(provider_reference=reference)
+            if found.get("fees") is not None:  # the fee as Prolific states it, fractions of a penny kept
+                Payment.objects.filter(fee_of=payment).update(amount=Decimal(found["fees"]) / 100)
             payment.provider_reference = reference
         try:
             self._call("POST", f"bulk-bonus-payments/{reference}/pay/", {}, repeatable=False)

@@ -83,7 +83,8 @@ class AdaptiveTest(BaseTestCase):
         repacked = self.batch.hits.get(index=2)
         self.assertEqual(repacked.state, Hit.State.PENDING)
         self.batch.refresh_from_db()
-        self.assertIn("would cost 4.00", adaptive_savings(self.batch)["note"])
+        self.assertIn(f"publishing batch {self.batch.pk} for 4.00 (with provider fees) would take batch "
+                      f"{self.batch.pk} to 4.00, over its budget of 3.00", adaptive_savings(self.batch)["note"])
         self.assertIsNone(self.work("w9"))
         Batch.objects.filter(pk=self.batch.pk).update(budget=Decimal("4.00"))
         batch_adapt(batch=self.batch)

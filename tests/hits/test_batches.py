@@ -62,7 +62,7 @@ class CostTests(BaseTestCase):
         self.assertEqual(batch_estimate_cost(batch=batch), Decimal("5.00"))
         batch.budget = Decimal("4.99")
         batch.save()
-        with self.assertRaisesRegex(BudgetExceeded, r"would cost 5.00 .* budget is 4.99"):
+        with self.assertRaisesRegex(BudgetExceeded, r"for 5.00 .* to 5.00, over its budget of 4.99"):
             batch_publish(batch=batch)
         self.assertFalse(batch.hits.exclude(provider_hit_id="").exists())
 

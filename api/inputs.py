@@ -1,0 +1,68 @@
+"""Query parameters read strictly: a value the API cannot use is a 400 naming the parameter, never a
+silent default or a database error (an id past 64 bits overflows the database driver)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import LimitOffsetPagination
+
+LARGEST_ID = 2**63 - 1  # a bigint primary key; past it no object exists and the driver overflows
+
+
+def query_id(request, name: str) -> int | None:
+    """A positive object id from the query string, None when the parameter is absent."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= LARGEST_ID:
+        raise ValidationError({name: [f"{raw[:40]!r} is not an id: give a whole number from 1 to {LARGEST_ID}"]})
+    return int(raw)
+
+
+def query_choice(request, name: str, choices: Sequence[str]) -> str | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if raw not in choices:
+        raise ValidationError({name: [f"{raw[:40]!r} is not one of {', '.join(choices)}"]})
+    return raw
+
+
+def id_parameter(name: str, description: str) -> OpenApiParameter:
+    return OpenApiParameter(name, int, description=description, extensions={"minimum": 1, "maximum": LARGEST_ID})
+
+
+class StrictLimitOffsetPagination(LimitOffsetPagination):
+    """DRF's limit/offset paging, but `offset=null` or `limit=-3` is refused with a 400 naming the parameter
+    instead of quietly read as the default."""
+
+    max_limit = 1000
+
+    def get_limit(self, request):
+        raw = request.query_params.get(self.limit_query_param)
+        if raw is None:
+            return self.default_limit
+        return self._whole(raw, self.limit_query_param, low=1, high=self.max_limit)
+
+    def get_offset(self, request):
+        raw = request.query_params.get(self.offset_query_param)
+        if raw is None:
+            return 0
+        return self._whole(raw, self.offset_query_param, low=0, high=LARGEST_ID)
+
+    @staticmethod
+    def _whole(raw: str, name: str, *, low: int, high: int) -> int:
+        if not raw.isascii() or not raw.isdigit() or not low <= int(raw) <= high:
+            raise ValidationError({name: [f"{raw[:40]!r} is not a whole number from {low} to {high}"]})
+        return int(raw)
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        bounds = {self.limit_query_param: (1, self.max_limit), self.offset_query_param: (0, LARGEST_ID)}
+        for parameter in parameters:
+            low, high = bounds[parameter["name"]]
+            parameter["schema"] = {**parameter["schema"], "minimum": low, "maximum": high}
+        return parameters
