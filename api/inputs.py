@@ -3,6 +3,7 @@ silent default or a database error (an id past 64 bits overflows the database dr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from drf_spectacular.utils import OpenApiParameter
@@ -10,6 +11,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 
 LARGEST_ID = 2**63 - 1  # a bigint primary key; past it no object exists and the driver overflows
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
 
 
 def query_id(request, name: str) -> int | None:
@@ -20,6 +22,15 @@ def query_id(request, name: str) -> int | None:
     if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= LARGEST_ID:
         raise ValidationError({name: [f"{raw[:40]!r} is not an id: give a whole number from 1 to {LARGEST_ID}"]})
     return int(raw)
+
+
+def query_slug(request, name: str) -> str | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not SLUG.fullmatch(raw):
+        raise ValidationError({name: [f"{raw[:40]!r} is not a slug: letters, digits, - and _, at most 100"]})
+    return raw
 
 
 def query_choice(request, name: str, choices: Sequence[str]) -> str | None:

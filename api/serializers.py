@@ -1,7 +1,9 @@
+from decimal import Decimal
+
 from rest_framework import serializers
 
 from aggregation.models import AggregationRun
-from hits.models import Assignment, Batch, Hit
+from hits.models import Assignment, Batch, Hit, Payment
 from jobs.models import Job
 from projects.models import Project
 from releases.models import DatasetVersion
@@ -62,6 +64,21 @@ class AssignmentSerializer(serializers.ModelSerializer):
         model = Assignment
         fields = ["id", "hit", "worker", "state", "provider_assignment_id", "claimed", "deadline", "submitted",
                   "reviewed", "answers", "feedback"]
+
+
+class BonusSerializer(serializers.Serializer):
+    amount = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0.01"),
+                                      max_value=Decimal("999999.99"))
+    reason = serializers.CharField(max_length=500, help_text="why it is paid; the worker reads it")
+
+
+class PaymentSerializer(serializers.ModelSerializer):
+    worker = serializers.StringRelatedField()
+
+    class Meta:
+        model = Payment
+        fields = ["id", "batch", "assignment", "worker", "kind", "amount", "reason", "state", "provider_reference",
+                  "attempts", "error", "created", "confirmed"]
 
 
 class ReviewSerializer(serializers.Serializer):

@@ -3,21 +3,25 @@
 from pathlib import Path
 from typing import Any
 
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, JsonResponse
+from django.views.defaults import page_not_found
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from aggregation.models import AggregationRun
 from aggregation.services import span_agreement_shown
 from api import serializers
+from api.inputs import LARGEST_ID, SLUG, id_parameter, query_choice, query_id, query_slug
 from api.permissions import IsOrganizer, IsResearcher
 from core.errors import CrowdsetError
 from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch, Hit
 from hits.selectors import batch_rows
 from hits.services import assignment_approve, assignment_reject
+from hits.tasks import bonus_request
 from jobs.models import Job
 from jobs.services import job_progress, job_start
 from projects.designs import project_steps
@@ -44,7 +48,22 @@ def _start(kind: str, target: int, request) -> Response:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
 
 
-class ProjectViewSet(viewsets.ReadOnlyModelViewSet):
+class CheckedLookup:
+    """A path id that is not a whole number in the id range (or a slug with characters no slug has) is
+    404 before any query: the database is never asked with a value it would choke on."""
+
+    def get_object(self):
+        value = self.kwargs.get(self.lookup_url_kwarg or self.lookup_field, "")
+        if not LOOKUPS[self.lookup_field](value):
+            raise NotFound(f"no {self.basename} {value[:40]!r}")
+        return super().get_object()
+
+
+LOOKUPS = {"pk": lambda value: value.isascii() and value.isdigit() and 1 <= int(value) <= LARGEST_ID,
+           "slug": lambda value: bool(SLUG.fullmatch(value)), "name": lambda value: bool(SLUG.fullmatch(value))}
+
+
+class ProjectViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
     """Projects, with their steps (state, numbers) when one is read."""
 
     permission_classes = [IsOrganizer]
@@ -59,7 +78,7 @@ class ProjectViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(serializers.StepSerializer(steps, many=True).data)
 
 
-class _FiguresViewSet(viewsets.ReadOnlyModelViewSet):
+class _FiguresViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
     """Read-only objects with figures worked out for a whole page at once by `_annotated` (a few grouped
     queries), not per object by the serializer."""
 
@@ -74,7 +93,7 @@ class _FiguresViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(self.get_serializer(self._annotated([self.get_object()])[0]).data)
 
 
-@extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("project", str,
+@extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("project", str, pattern=SLUG.pattern,
                                                                     description="a project's slug")]))
 class BatchViewSet(_FiguresViewSet):
     """Batches with their progress and cost; publish and sync start jobs."""
@@ -84,8 +103,8 @@ class BatchViewSet(_FiguresViewSet):
 
     def get_queryset(self):
         batches = Batch.objects.order_by("pk")
-        project = self.request.query_params.get("project")
-        return batches.filter(projects__slug=project) if project else batches
+        project = query_slug(self.request, "project")
+        return batches.filter(projects__slug=project) if project is not None else batches
 
     def _annotated(self, batches):
         for row in batch_rows(batches):
@@ -108,36 +127,57 @@ class BatchViewSet(_FiguresViewSet):
         return _start("sync", self.get_object().pk, request)
 
 
-class HitViewSet(viewsets.ReadOnlyModelViewSet):
+class HitViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsOrganizer]
     serializer_class = serializers.HitSerializer
 
-    @extend_schema(parameters=[OpenApiParameter("batch", int)])
+    @extend_schema(parameters=[id_parameter("batch", "only this batch's HITs")])
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self):
         hits = Hit.objects.prefetch_related("hit_items").order_by("batch", "index")
-        batch = self.request.query_params.get("batch")
-        return hits.filter(batch_id=batch) if batch and batch.isdigit() else hits
+        if self.action != "list":
+            return hits
+        batch = query_id(self.request, "batch")
+        return hits.filter(batch_id=batch) if batch is not None else hits
 
 
-class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
-    """Assignments with their answers; approve and reject go to the provider."""
+class AssignmentViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
+    """Assignments with their answers; approve and reject go to the provider; a bonus is claimed within the
+    budgets and paid once."""
 
     permission_classes = [IsOrganizer]
     serializer_class = serializers.AssignmentSerializer
 
-    @extend_schema(parameters=[OpenApiParameter("batch", int), OpenApiParameter("state", str)])
+    @extend_schema(parameters=[id_parameter("batch", "only this batch's assignments"),
+                               OpenApiParameter("state", str, enum=Assignment.State.values)])
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self):
-        assignments = Assignment.objects.select_related("worker__user").order_by("pk")
-        batch, state = self.request.query_params.get("batch"), self.request.query_params.get("state")
-        if batch and batch.isdigit():
+        assignments = Assignment.objects.select_related("worker__user", "hit__batch").order_by("pk")
+        if self.action != "list":
+            return assignments
+        batch = query_id(self.request, "batch")
+        state = query_choice(self.request, "state", Assignment.State.values)
+        if batch is not None:
             assignments = assignments.filter(hit__batch_id=batch)
-        return assignments.filter(state=state) if state else assignments
+        return assignments.filter(state=state) if state is not None else assignments
+
+    @extend_schema(request=serializers.BonusSerializer, responses={202: serializers.PaymentSerializer})
+    @action(detail=True, methods=["post"])
+    def bonus(self, request, pk=None):
+        """Claim a bonus in the ledger (refused over the batch's or the project's budget, with the amounts) and
+        pay it at the provider; the same assignment and reason again is the same payment, paid once."""
+        serializer = serializers.BonusSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        assignment = self.get_object()
+        try:
+            payment = bonus_request(assignment=assignment, **serializer.validated_data)
+        except CrowdsetError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(serializers.PaymentSerializer(payment).data, status=status.HTTP_202_ACCEPTED)
 
     def _review(self, request, approve):
         serializer = serializers.ReviewSerializer(data=request.data)
@@ -164,7 +204,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         return self._review(request, approve=False)
 
 
-class AggregationViewSet(viewsets.ReadOnlyModelViewSet):
+class AggregationViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsResearcher]
     serializer_class = serializers.AggregationSerializer
     queryset = AggregationRun.objects.order_by("pk")
@@ -204,7 +244,7 @@ class VersionViewSet(_FiguresViewSet):
         return FileResponse(open(path, "rb"), as_attachment=True, filename=filename)
 
 
-class JobViewSet(mixins.RetrieveModelMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+class JobViewSet(CheckedLookup, mixins.RetrieveModelMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     """Jobs, to follow what a POST started."""
 
     permission_classes = [IsOrganizer | IsResearcher]
@@ -217,3 +257,11 @@ class JobViewSet(mixins.RetrieveModelMixin, mixins.ListModelMixin, viewsets.Gene
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(self.get_serializer([_with_progress(j) for j in page], many=True).data)
+
+
+def not_found(request, exception=None):
+    """Django's 404 for a path no route takes: JSON under /api/ (what the API's schema promises), the site's
+    page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": f"no such path {request.path[:200]}"}, status=404)
+    return page_not_found(request, exception)

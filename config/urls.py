@@ -24,3 +24,5 @@ urlpatterns = [
     path("prolific/start/", prolific_start, name="prolific_start"),
     path("prolific/hooks/", prolific_hook, name="prolific_hook"),
 ]
+
+handler404 = "api.views.not_found"

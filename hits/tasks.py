@@ -1,16 +1,20 @@
 """Celery tasks of crowd work: each takes ids, loads rows and calls one service."""
 
-from celery import shared_task
-from django.db import OperationalError
+import logging
 
+from celery import shared_task
+from django.db import OperationalError, transaction
+
+from core.errors import CrowdsetError
 from hits import services
-from hits.models import Assignment, Batch, Worker
+from hits.models import Assignment, Batch, Payment, Worker
 from hits.reconcile import batch_reconcile
 
 # Connection losses to the database clear up by themselves; provider refusals
 # (budget, bad state) and RequestErrors do not and are not retried. Throttling
 # and 5xx from MTurk are retried inside boto3.
 RETRYABLE = (OperationalError,)
+log = logging.getLogger(__name__)
 
 
 @shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
@@ -75,3 +79,23 @@ def worker_bonus(assignment_id, amount, reason):
     assignment = Assignment.objects.select_related("worker", "hit__batch").get(pk=assignment_id)
     return str(services.worker_bonus(worker=assignment.worker, assignment=assignment, amount=amount,
                                      reason=reason).amount)
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def bonus_send(payment_id):
+    """Pay a bonus claimed in the ledger (by the API or the batch page); never twice (services.bonus_send)."""
+    return services.bonus_send(payment=Payment.objects.get(pk=payment_id)).state
+
+
+def bonus_request(*, assignment, amount, reason):
+    """Claim a bonus (within the budgets: refused with the amounts named, nothing written) and hand the payment
+    to a worker once the claim is committed. On the embedded defaults the worker runs it at once; its outcome,
+    a provider's refusal included, is kept on the payment row, which is returned as it then is."""
+    payment = services.bonus_claim(worker=assignment.worker, assignment=assignment, amount=amount, reason=reason)
+    if payment.state == Payment.State.INTENDED:
+        try:
+            transaction.on_commit(lambda: bonus_send.delay(payment.pk))
+        except CrowdsetError as error:
+            log.warning("bonus %s: %s", payment.pk, error)  # kept on the row as its error
+        payment.refresh_from_db()
+    return payment

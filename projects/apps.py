@@ -9,4 +9,8 @@ class ProjectsConfig(AppConfig):
 
     def ready(self):
         # Register the project job kinds and the designs (SemEval, Balanced COPA, Cheap Facts).
+        from hits.extensions import BUDGETS
         from projects import crowd_designs, jobs, semeval  # noqa: F401
+        from projects.services import project_budgets
+
+        BUDGETS.register("project", project_budgets)

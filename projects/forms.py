@@ -31,6 +31,9 @@ class ProjectForm(forms.Form):
     slug = forms.SlugField(max_length=100, required=False, help_text="its address; made from the name if empty")
     design = forms.ChoiceField(choices=(), initial="semeval")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    budget = forms.DecimalField(min_value=Decimal("0"), max_digits=12, decimal_places=2, required=False,
+                                help_text="what all its batches may spend together, rewards, bonuses and provider "
+                                          "fees included; empty for no limit")
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -221,6 +224,14 @@ class LabelingBatchForm(BatchForm):
         if data.get("gold_upload") and data.get("gold_count") and not data.get("gold_rate"):
             self.add_error("gold_rate", "say what share of each HIT is known-answer items, e.g. 0.1")
         return data
+
+
+class BonusForm(forms.Form):
+    assignment = forms.IntegerField(min_value=1, max_value=2**63 - 1, help_text="the assignment's number, as in "
+                                                                             "the review table")
+    amount = forms.DecimalField(min_value=Decimal("0.01"), max_value=Decimal("999999.99"), max_digits=8,
+                                decimal_places=2)
+    reason = forms.CharField(max_length=500, help_text="the worker reads it")
 
 
 class PublishForm(forms.Form):

@@ -22,6 +22,8 @@ class Project(models.Model):
     # A name registered in projects.designs.DESIGNS.
     design = models.CharField(max_length=40, default="semeval")
     description = models.TextField(blank=True)
+    # What all the project's batches may spend together, fees included (hits.services.budget_check).
+    budget = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(auto_now_add=True)
     corpora = models.ManyToManyField(Corpus, blank=True, related_name="projects")

@@ -7,6 +7,7 @@ import io
 import shutil
 import uuid
 import zipfile
+from decimal import Decimal
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
@@ -16,6 +17,7 @@ from django.utils.text import slugify
 
 from core.errors import InputError
 from filtering.models import Candidate, FilterRun
+from hits.models import Batch
 from projects.designs import DESIGNS
 from projects.models import Project, Sample, Upload
 from releases.sampling import balanced_sample
@@ -28,7 +30,7 @@ class ProjectError(InputError):
 
 
 def project_create(*, name: str, design: str = "semeval", slug: str = "", description: str = "",
-                   user: Any = None) -> Project:
+                   user: Any = None, budget: Decimal | None = None) -> Project:
     if design not in DESIGNS:
         raise ProjectError(f"unknown design {design!r}; use one of {', '.join(DESIGNS.names())}", field="design")
     slug = slug or slugify(name)[:100]
@@ -37,7 +39,7 @@ def project_create(*, name: str, design: str = "semeval", slug: str = "", descri
     try:
         with transaction.atomic():
             return Project.objects.create(name=name, slug=slug, design=design, description=description,
-                                          created_by=user if user is not None and user.pk else None)
+                                          budget=budget, created_by=user if user is not None and user.pk else None)
     except IntegrityError:
         raise ProjectError(f"a project called {slug!r} exists; choose another name", field="slug") from None
 
@@ -178,3 +180,14 @@ def sample_preview(*, run: FilterRun, size: int, seed: int = 0) -> tuple[list[in
 def sample_create(*, project: Project, run: FilterRun, size: int, seed: int = 0) -> Sample:
     chosen, report = sample_preview(run=run, size=size, seed=seed)
     return Sample.objects.create(project=project, run=run, size=size, seed=seed, candidate_ids=chosen, report=report)
+
+
+def project_budgets(batch: Batch) -> list[tuple[str, Decimal, list[int]]]:
+    """The budgets of the projects a batch belongs to, each with every batch it covers (registered in
+    hits.extensions.BUDGETS). Called inside the payment's transaction: the project rows are locked, so two
+    batches of one project never both spend its last money."""
+    found = []
+    for project in Project.objects.select_for_update().filter(batches=batch, budget__isnull=False).order_by("pk"):
+        ids = list(project.batches.values_list("pk", flat=True))
+        found.append((f"project {project.slug}", project.budget, ids))
+    return found

@@ -24,10 +24,12 @@ from aggregation.models import AggregationRun
 from aggregation.services import SPOT_CHECKED, runs_compare, spotcheck_draw
 from core.errors import CrowdsetError
 from hits.adaptive import adaptive_savings
-from hits.models import Assignment, Batch
+from hits.models import Assignment, Batch, Payment
 from hits.providers import get_provider
+from hits.providers.base import money
 from hits.selectors import batch_rows
 from hits.services import CrowdError, batch_cost, check_requirements, cost_estimate, hit_count, worker_filters
+from hits.tasks import bonus_request
 from jobs.models import Job
 from jobs.services import JobError, job_cancel, job_progress, job_start
 from projects import forms, selectors, services
@@ -74,7 +76,8 @@ def project_list(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             project = services.project_create(name=data["name"], slug=data["slug"], design=data["design"],
-                                              description=data["description"], user=request.user)
+                                              description=data["description"], user=request.user,
+                                              budget=data["budget"])
         except CrowdsetError as error:
             form.add_error(None, str(error))
         else:
@@ -343,6 +346,7 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
     return render(request, "projects/batch.html", {
         "project": project, "batch": batch, "row": row, "submitted": submitted, "review": review,
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
+        "bonus_form": forms.BonusForm(),
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
         "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
@@ -428,9 +432,37 @@ def batch_action(request: HttpRequest, slug: str, batch_id: int, action: str) ->
         for field, errors in form.errors.items():
             messages.error(request, f"{field}: {' '.join(errors)}")
         target += "#aggregate"
+    elif action == "bonus":
+        _bonus(request, batch, forms.BonusForm(request.POST))
+        target += "#bonus"
     else:
         raise Http404(f"no batch action {action!r}")
     return redirect(target)
+
+
+def _bonus(request: HttpRequest, batch: Batch, form: forms.BonusForm) -> None:
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"bonus: {field}: {' '.join(errors)}")
+        return
+    data = form.cleaned_data
+    assignment = Assignment.objects.filter(pk=data["assignment"], hit__batch=batch).select_related("worker").first()
+    if assignment is None:
+        messages.error(request, f"bonus: assignment {data['assignment']} is not one of batch {batch.pk}'s")
+        return
+    try:
+        payment = bonus_request(assignment=assignment, amount=data["amount"], reason=data["reason"])
+    except CrowdsetError as error:
+        messages.error(request, f"bonus refused: {error}")
+        return
+    if payment.state == Payment.State.CONFIRMED:
+        messages.success(request, f"Bonus of {money(payment.amount)} paid to {assignment.worker} (payment "
+                                  f"{payment.pk}).")
+    elif payment.error:
+        messages.error(request, f"bonus {payment.pk} is in the ledger, not paid yet: {payment.error}")
+    else:
+        messages.success(request, f"Bonus of {money(payment.amount)} to {assignment.worker} is in the ledger and "
+                                  f"being paid (payment {payment.pk}).")
 
 
 # --- aggregation and the span batch ---------------------------------------------------------------

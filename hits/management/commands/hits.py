@@ -3,7 +3,7 @@ from django.db.models import Count, Q
 
 from hits import services
 from hits.models import Assignment, Batch, Worker
-from hits.providers.base import ProviderError
+from hits.providers.base import ProviderError, money
 from hits.reconcile import batch_reconcile
 
 
@@ -125,7 +125,7 @@ class Command(BaseCommand):
     def do_bonus(self, assignment, amount, reason, **options):
         (assignment,) = self._assignments([assignment])
         bonus = services.worker_bonus(worker=assignment.worker, assignment=assignment, amount=amount, reason=reason)
-        self.stdout.write(f"bonus {bonus.amount} to {bonus.worker} ({bonus.state}; payment {bonus.pk})")
+        self.stdout.write(f"bonus {money(bonus.amount)} to {bonus.worker} ({bonus.state}; payment {bonus.pk})")
 
     def do_block(self, worker, reason, **options):
         found = Worker.objects.filter(pk=worker).first()
