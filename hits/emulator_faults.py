@@ -17,6 +17,7 @@ class Faults:
         self.lock = threading.Lock()
         self.counts = {"drop": 0, "throttle": 0, "error": 0}
         self.delays = {}
+        self.calls = {}  # operation -> calls made, for tests that check what was asked
 
     def slow(self, operation, seconds):
         """Every call of `operation` waits `seconds` before it is done (0 to stop)."""
@@ -47,6 +48,7 @@ class Faults:
     def draw(self, operation):
         """'drop', 'throttle', 'error' or None for this call."""
         with self.lock:
+            self.calls[operation] = self.calls.get(operation, 0) + 1
             if self.queued.get(operation):
                 kind = self.queued[operation].pop(0)
                 self.counts[kind] += 1

@@ -5,7 +5,8 @@ three values are checked with Prolific (the submission exists, is that participa
 still open) before anything is stored; the participant is then bound to this browser session and given a
 HIT through the same claim engine as in-house annotators, or the HIT they hold when they come back.
 `/prolific/hooks/` takes Prolific's webhooks: signed (HMAC-SHA256 of timestamp + body), each event id
-once; they only make the periodic sync sooner, which stays the source of truth.
+once, handed to a Celery task (hits.tasks.prolific_event) and answered at once; they only make the periodic
+sync sooner, which stays the source of truth.
 """
 
 import base64
@@ -27,6 +28,7 @@ from hits.crowd_auth import bind_worker
 from hits.models import Assignment, Batch, ProviderEvent, Worker
 from hits.providers import get_provider
 from hits.providers.base import ProviderError
+from hits.tasks import prolific_event
 
 logger = logging.getLogger(__name__)
 OPEN = ("ACTIVE", "RESERVED")
@@ -51,7 +53,7 @@ def participant_check(params, *, expected_study=None):
     except ProviderError as error:
         logger.error("Prolific could not be asked about submission %s: %s", session_id, error)
         raise services.CrowdError("Prolific could not be reached to check this link; try again in a minute") from None
-    if submission is None or submission["participant_id"] != pid or submission["study_id"] != study_id:
+    if submission is None or submission.get("participant") != pid or submission.get("study_id") != study_id:
         logger.warning("refused a Prolific link: submission %s is not participant %s's in study %s", session_id, pid,
                        study_id)
         raise services.CrowdError("this link is not yours: the session it names is not your submission in this "
@@ -130,9 +132,9 @@ def prolific_hook(request):
         event = json.loads(request.body)
     except ValueError:
         return HttpResponse("the body is not JSON", status=400, content_type="text/plain")
-    study = event.get("study_id") or (event.get("resource_id") if event.get("event_type", "").startswith("study.")
-                                      else None)
-    batch = Batch.objects.filter(provider="prolific", provider_state__study_id=study).first() if study else None
-    if batch is not None:
-        services.batch_sync(batch=batch)
+    if not isinstance(event, dict) or not isinstance(event.get("resource_id"), str):
+        return HttpResponse("the event has no resource_id", status=400, content_type="text/plain")
+    # The sync asks Prolific and may take a while: a worker does it, and Prolific gets its answer at once.
+    kind, resource = str(event.get("event_type", ""))[:60], event["resource_id"][:64]
+    transaction.on_commit(lambda: prolific_event.delay(kind, resource))
     return JsonResponse({"received": event_id})

@@ -179,7 +179,7 @@ def _record_found_bonus(batch: Batch, assignment: Assignment, amount: Decimal, r
 
 def _reconcile_places(batch: Batch, provider: Any, report: ReconcileReport, repair: bool) -> None:
     """A provider whose work arrives on this site's pages (Prolific): its places against our assignments,
-    and the bonuses it lists (amounts only) against the ledger's."""
+    and the bonuses each submission lists (amounts only) against the ledger's."""
     ours = {a.provider_assignment_id: a for a in Assignment.objects.filter(hit__batch=batch)
             .exclude(provider_assignment_id="").select_related("worker")}
     seen = set()
@@ -203,7 +203,8 @@ def _reconcile_places(batch: Batch, provider: Any, report: ReconcileReport, repa
                     if remote.status == Assignment.State.APPROVED:
                         reward_record(assignment, confirmed=True)
                 report.repaired.append(f"assignment {assignment.pk} set to {remote.status}")
-        paid = sorted(remote.bonuses)
+        # The study's list is short (no bonuses): each submission's own record lists what it was paid.
+        paid = sorted(found.amount for found in provider.find_bonuses(assignment))
         ledger = sorted(Payment.objects.filter(assignment=assignment, kind=Payment.Kind.BONUS,
                                                state=Payment.State.CONFIRMED).values_list("amount", flat=True))
         if paid != ledger:

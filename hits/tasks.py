@@ -8,6 +8,7 @@ from django.db import OperationalError, transaction
 from core.errors import CrowdsetError
 from hits import services
 from hits.models import Assignment, Batch, Payment, Worker
+from hits.providers import get_provider
 from hits.reconcile import batch_reconcile
 
 # Connection losses to the database clear up by themselves; provider refusals
@@ -99,3 +100,21 @@ def bonus_request(*, assignment, amount, reason):
             log.warning("bonus %s: %s", payment.pk, error)  # kept on the row as its error
         payment.refresh_from_db()
     return payment
+
+
+@shared_task(autoretry_for=RETRYABLE, retry_backoff=True, max_retries=5)
+def prolific_event(event_type, resource_id):
+    """A Prolific webhook: sync the batch whose study it concerns. A study event names the study; a
+    submission event names only the submission, whose study is ours to find (here, or by asking Prolific)."""
+    if event_type.startswith("study."):
+        study = resource_id
+    else:
+        held = Assignment.objects.filter(hit__batch__provider="prolific", provider_assignment_id=resource_id)
+        study = held.values_list("hit__batch__provider_state__study_id", flat=True).first()
+        if study is None:
+            found = get_provider("prolific").submission(resource_id)
+            study = (found or {}).get("study_id")
+    batch = Batch.objects.filter(provider="prolific", provider_state__study_id=study).first() if study else None
+    if batch is None:
+        return None  # not one of our batches' studies (a screening study, or another tool's)
+    return services.batch_sync(batch=batch).__dict__

@@ -57,7 +57,7 @@ ROUTES = [
      lambda w, m, b, q: w.request_return(m[1], b)),
     ("POST", rf"bulk-bonus-payments/{ID}/pay/", "bonus.pay", lambda w, m, b, q: (202, w.bonus_pay(m[1]))),
     ("POST", r"participant-groups/", "groups.create", lambda w, m, b, q: (201, w.group_create(b))),
-    ("GET", r"participant-groups/", "groups.list", lambda w, m, b, q: w.groups_list()),
+    ("GET", r"participant-groups/", "groups.list", lambda w, m, b, q: w.groups_list(q.get("workspace_id"))),
     ("GET", rf"participant-groups/{ID}/participants/", "groups.members", lambda w, m, b, q: w.group_members(m[1])),
     ("POST", rf"participant-groups/{ID}/participants/", "groups.add", lambda w, m, b, q: w.group_add(m[1], b)),
     ("DELETE", rf"participant-groups/{ID}/participants/", "groups.remove",

@@ -75,12 +75,21 @@ class Submission:
     bonus_payments: list[int] = field(default_factory=list)
     return_requested: list[str] = field(default_factory=list)
 
-    def wire(self) -> dict:
-        return {"id": self.id, "study_id": self.study_id, "participant_id": self.participant_id,
+    def listed(self) -> dict:
+        """As `GET studies/{id}/submissions/` lists it: short, the participant as `participant_id`."""
+        return {"id": self.id, "participant_id": self.participant_id, "status": self.status,
+                "started_at": self.started_at.isoformat(),
+                "completed_at": self.completed_at.isoformat() if self.completed_at else None,
+                "has_siblings": False, "study_code": self.study_code,
+                "return_requested": bool(self.return_requested)}
+
+    def detail(self) -> dict:
+        """As `GET submissions/{id}/` answers: the participant as `participant` (not `participant_id`)."""
+        return {"id": self.id, "study_id": self.study_id, "participant": self.participant_id,
                 "status": self.status, "started_at": self.started_at.isoformat(),
                 "completed_at": self.completed_at.isoformat() if self.completed_at else None,
-                "study_code": self.study_code, "bonus_payments": list(self.bonus_payments),
-                "return_requested": bool(self.return_requested)}
+                "entered_code": self.study_code, "bonus_payments": list(self.bonus_payments),
+                "return_requested": bool(self.return_requested), "parent_study_id": None}
 
 
 @dataclass
@@ -353,7 +362,7 @@ class Workspace:
             raise ApiError(404, "Not found", f"No active submission of {participant_id} in {study_id}.")
         submission.status = "RETURNED"
         self._event("submission.status.change", self._status_event(submission))
-        return submission.wire()
+        return submission.detail()
 
     def _fill_up(self, study: dict) -> None:
         taken = sum(1 for s in self.submissions.values() if s.study_id == study["id"] and s.status in TAKING)
@@ -375,7 +384,7 @@ class Workspace:
 
     def submission(self, submission_id: str) -> dict:
         self._time_out()
-        return self._submission(submission_id).wire()
+        return self._submission(submission_id).detail()
 
     def _submission(self, submission_id: str) -> Submission:
         submission = self.submissions.get(submission_id)
@@ -386,7 +395,7 @@ class Workspace:
     def study_submissions(self, study_id: str) -> list[dict]:
         self._study(study_id)
         self._time_out()
-        return [s.wire() for s in self.submissions.values() if s.study_id == study_id]
+        return [s.listed() for s in self.submissions.values() if s.study_id == study_id]
 
     def submission_counts(self, study_id: str) -> dict:
         counts: dict[str, int] = {}
@@ -399,7 +408,7 @@ class Workspace:
         action = data.get("action")
         if action == "APPROVE":
             if submission.status == "APPROVED":
-                return submission.wire()  # the same transition again is harmless
+                return submission.detail()  # the same transition again is harmless
             if submission.status != "AWAITING REVIEW":
                 raise ApiError(400, "Invalid transition", f"A {submission.status} submission cannot be approved.")
             self._approve(submission)
@@ -412,7 +421,7 @@ class Workspace:
                 raise ApiError(400, "Invalid request", f"rejection_category must be one of "
                                                        f"{', '.join(REJECTION_CATEGORIES)}.")
             if submission.status == "REJECTED":
-                return submission.wire()
+                return submission.detail()
             if submission.status != "AWAITING REVIEW":
                 raise ApiError(400, "Invalid transition", f"A {submission.status} submission cannot be rejected.")
             submission.status = "REJECTED"
@@ -420,7 +429,7 @@ class Workspace:
         else:
             raise ApiError(400, "Invalid request", "action must be APPROVE or REJECT.")
         self._event("submission.status.change", self._status_event(submission))
-        return submission.wire()
+        return submission.detail()
 
     def _approve(self, submission: Submission) -> None:
         # The reward and its fee were set aside when the study was published.
@@ -458,7 +467,7 @@ class Workspace:
         # Simulated participants do as asked: the place goes back and nothing is paid.
         submission.status = "RETURNED"
         self._event("submission.status.change", self._status_event(submission))
-        return submission.wire()
+        return submission.detail()
 
     # --- bonuses -------------------------------------------------------------------------
 
@@ -507,14 +516,21 @@ class Workspace:
 
     def group_create(self, data: dict) -> dict:
         if not data.get("name"):
-            raise ApiError(400, "Invalid request", "A participant group needs a name.")
-        group = {"id": _id(), "name": data["name"], "workspace_id": data.get("workspace_id", self.workspace_id),
-                 "members": set()}
+            raise ApiError(400, "Invalid request", "A participant group needs a name.",
+                           info={"name": ["This field is required."]})
+        if not data.get("workspace_id") and not data.get("organisation_id"):
+            raise ApiError(400, "Invalid request", "Either workspace_id or organisation_id is required.",
+                           info={"workspace_id": ["Either workspace_id or organisation_id is required."]})
+        if data.get("workspace_id"):
+            self._workspace(data["workspace_id"])
+        group = {"id": _id(), "name": data["name"], "workspace_id": data.get("workspace_id"),
+                 "organisation_id": data.get("organisation_id"), "members": set()}
         self.groups[group["id"]] = group
         return self._group_wire(group)
 
-    def groups_list(self) -> list[dict]:
-        return [self._group_wire(group) for group in self.groups.values()]
+    def groups_list(self, workspace_id: str | None = None) -> list[dict]:
+        return [self._group_wire(group) for group in self.groups.values()
+                if workspace_id is None or group["workspace_id"] == workspace_id]
 
     def _group(self, group_id: str) -> dict:
         group = self.groups.get(group_id)
@@ -524,6 +540,7 @@ class Workspace:
 
     def _group_wire(self, group: dict) -> dict:
         return {"id": group["id"], "name": group["name"], "workspace_id": group["workspace_id"],
+                "organisation_id": group["organisation_id"], "description": "",
                 "participant_count": len(group["members"])}
 
     def group_members(self, group_id: str) -> list[dict]:
@@ -564,8 +581,9 @@ class Workspace:
         return {k: v for k, v in subscription.items() if not k.startswith("_")}
 
     def _status_event(self, submission: Submission) -> dict:
+        # As Prolific sends it: the SUBMISSION id as resource_id and no study id.
         return {"resource_id": submission.id, "participant_id": submission.participant_id,
-                "study_id": submission.study_id, "status": submission.status}
+                "status": submission.status}
 
     def _event(self, event_type: str, payload: dict) -> None:
         if any(s["is_enabled"] and s["event_type"] == event_type for s in self.subscriptions.values()):

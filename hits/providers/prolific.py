@@ -54,10 +54,11 @@ class LostAnswer(ProviderError):
 
 @dataclass(frozen=True)
 class RemoteAssignment:
+    """A submission as the study's list gives it (short: its bonuses are on the submission's own record)."""
+
     provider_assignment_id: str
     worker_id: str
     status: str  # claimed | submitted | approved | rejected | expired
-    bonuses: tuple[Decimal, ...]
 
 
 def _fee(amount: Decimal) -> Decimal:
@@ -157,11 +158,20 @@ class ProlificProvider(Provider):
         return money(reward) + _fee(money(reward))  # exact: the estimate rounds its total once
 
     def available_balance(self) -> Decimal | None:
-        if self.workspace:
-            found = self._call("GET", f"workspaces/{self.workspace}/balance/")
-        else:
-            found = self._call("GET", "users/me/")
+        found = self._call("GET", f"workspaces/{self.workspace_id()}/balance/")
         return money(Decimal(found["available_balance"]) / 100)
+
+    def workspace_id(self) -> str:
+        """The workspace everything is made in: PROLIFIC_WORKSPACE, or the account's only one. Prolific refuses
+        participant groups (the block list, a screening test's passers) without it."""
+        if not self.workspace:
+            found = list(self._pages("workspaces/"))
+            if len(found) != 1:
+                named = ", ".join(f"{w['id']} ({w.get('title', '')})" for w in found) or "none"
+                raise ProviderError(f"set PROLIFIC_WORKSPACE to the Prolific workspace to use: this account has "
+                                    f"{len(found)} ({named}); participant groups and balances need one")
+            self.workspace = found[0]["id"]
+        return self.workspace
 
     # --- studies ----------------------------------------------------------------------------
 
@@ -321,7 +331,8 @@ class ProlificProvider(Provider):
     # --- participants -----------------------------------------------------------------------
 
     def submission(self, submission_id: str) -> dict | None:
-        """A submission as Prolific has it, or None when Prolific has no such submission."""
+        """A submission as Prolific has it, or None when Prolific has no such submission. The detail names the
+        participant `participant` (the study's list says `participant_id`)."""
         try:
             return self._call("GET", f"submissions/{submission_id}/")
         except ProviderError as error:
@@ -333,8 +344,7 @@ class ProlificProvider(Provider):
         study = (batch.provider_state or {}).get("study_id")
         if not study:
             return []
-        return [RemoteAssignment(found["id"], found["participant_id"], STATUS.get(found["status"], "claimed"),
-                                 tuple(money(Decimal(amount) / 100) for amount in found.get("bonus_payments") or ()))
+        return [RemoteAssignment(found["id"], found["participant_id"], STATUS.get(found["status"], "claimed"))
                 for found in self._pages(f"studies/{study}/submissions/")]
 
     def assignment_status(self, assignment: Assignment) -> str | None:
@@ -396,21 +406,20 @@ class ProlificProvider(Provider):
     def find_bonuses(self, assignment: Assignment) -> list[RemoteBonus]:
         """Prolific lists the amounts paid on a submission, not why: each is a bonus without a reason."""
         found = self.submission(assignment.provider_assignment_id) if assignment.provider_assignment_id else None
-        return [RemoteBonus(assignment.provider_assignment_id, found["participant_id"],
+        return [RemoteBonus(assignment.provider_assignment_id, found["participant"],
                             money(Decimal(amount) / 100), "", None)
                 for amount in (found or {}).get("bonus_payments") or ()]
 
     def block_group(self) -> str:
         """The workspace's block-list group, made the first time it is needed."""
-        for group in self._pages("participant-groups/"):
+        workspace = self.workspace_id()
+        for group in self._pages(f"participant-groups/?{urlencode({'workspace_id': workspace})}"):
             if group["name"] == BLOCK_GROUP:
                 return group["id"]
-        body = {"name": BLOCK_GROUP, **({"workspace_id": self.workspace} if self.workspace else {})}
-        return self._call("POST", "participant-groups/", body)["id"]
+        return self.group_create(BLOCK_GROUP)
 
     def group_create(self, name: str) -> str:
-        body = {"name": name, **({"workspace_id": self.workspace} if self.workspace else {})}
-        return self._call("POST", "participant-groups/", body)["id"]
+        return self._call("POST", "participant-groups/", {"name": name, "workspace_id": self.workspace_id()})["id"]
 
     def block(self, worker: Worker, reason: str) -> None:
         self._call("POST", f"participant-groups/{self.block_group()}/participants/",

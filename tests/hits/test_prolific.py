@@ -190,27 +190,46 @@ class ReviewAndMoneyTests(ProlificTestCase):
 
 class WebhookTests(ProlificTestCase):
     def post(self, body, *, secret=SECRET, event_id="evt-1", timestamp=None):
+        """POST as Prolific does; the Celery task the view queues on commit runs (eagerly here)."""
         timestamp = timestamp or str(int(timezone.now().timestamp()))
-        return Client().post("/prolific/hooks/", data=body, content_type="application/json", headers={
-            "X-Prolific-Request-Timestamp": timestamp, "X-Prolific-Request-Signature": sign(secret, timestamp,
-                                                                                            body.encode()),
-            "X-Event-ID": event_id})
+        with self.captureOnCommitCallbacks(execute=True) as queued:
+            response = Client().post("/prolific/hooks/", data=body, content_type="application/json", headers={
+                "X-Prolific-Request-Timestamp": timestamp,
+                "X-Prolific-Request-Signature": sign(secret, timestamp, body.encode()), "X-Event-ID": event_id})
+        response.queued = len(queued)
+        return response
 
     def test_signed_events_sync_once_and_forged_ones_are_refused(self):
         batch = self.publish(count=2, items_per_hit=2, assignments_per_hit=1)
         _, session, _, _ = self.arrive(batch, "HOOK")
         self.emulator.workspace.participant_return("HOOK", batch.provider_state["study_id"])
+        # As Prolific sends it: the submission id as resource_id, no study id.
         body = json.dumps({"event_type": "submission.status.change", "resource_id": session,
-                           "study_id": batch.provider_state["study_id"], "status": "RETURNED"})
+                           "participant_id": "HOOK", "status": "RETURNED"})
         with self.assertLogs("hits.prolific_views", "WARNING"):
             self.assertEqual(self.post(body, secret="not-the-secret").status_code, 403)
         self.assertEqual(Assignment.objects.get(provider_assignment_id=session).state, "claimed")
-        self.assertEqual(self.post(body).status_code, 200)
+        answered = self.post(body)
+        self.assertEqual((answered.status_code, answered.queued), (200, 1))  # a task, not a sync in the request
         self.assertEqual(Assignment.objects.get(provider_assignment_id=session).state, "expired")  # synced
         self.assertEqual(self.post(body).json(), {"ignored": "seen before"})  # replayed
         self.assertEqual(ProviderEvent.objects.count(), 1)
         stale = str(int((timezone.now() - timedelta(days=3)).timestamp()))
         self.assertEqual(self.post(body, event_id="evt-2", timestamp=stale).status_code, 403)
+
+    def test_an_event_for_a_submission_not_bound_here_finds_its_study_at_prolific(self):
+        batch = self.publish(count=2, items_per_hit=2, assignments_per_hit=1)
+        _, session, _, _ = self.arrive(batch, "EARLY")
+        # The submission's place was taken at Prolific but the participant's link never bound it here.
+        Assignment.objects.filter(provider_assignment_id=session).update(provider_assignment_id="")
+        calls = dict(self.emulator.faults.calls)
+        body = json.dumps({"event_type": "submission.status.change", "resource_id": session,
+                           "participant_id": "EARLY", "status": "ACTIVE"})
+        self.assertEqual(self.post(body, event_id="evt-9").status_code, 200)
+        # The task looked the submission up at Prolific, then synced its study.
+        now = self.emulator.faults.calls
+        self.assertEqual(now.get("submissions.get", 0), calls.get("submissions.get", 0) + 1)
+        self.assertGreater(now.get("submissions.list", 0), calls.get("submissions.list", 0))
 
 
 class FaultTests(ProlificTestCase):
