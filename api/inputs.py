@@ -43,7 +43,7 @@ def query_choice(request, name: str, choices: Sequence[str]) -> str | None:
 
 
 def id_parameter(name: str, description: str) -> OpenApiParameter:
-    return OpenApiParameter(name, int, description=description, extensions={"minimum": 1, "maximum": LARGEST_ID})
+    return OpenApiParameter(name, {"type": "integer", "minimum": 1, "maximum": LARGEST_ID}, description=description)
 
 
 class StrictLimitOffsetPagination(LimitOffsetPagination):
