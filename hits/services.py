@@ -824,15 +824,16 @@ def committed(*, batch_ids: Sequence[int], rewards: Mapping[int, Decimal] | None
     ledger = (Payment.objects.filter(batch_id__in=batch_ids).exclude(state=Payment.State.FAILED)
               .values("batch_id").annotate(**{name: Coalesce(Sum("amount", filter=q), Decimal(0))
                                               for name, q in kinds.items()}).order_by())
-    found = {row["batch_id"]: row for row in ledger}
+    found: dict[int, tuple[Decimal, Decimal]] = {row["batch_id"]: (row["reward"], row["bonus"])  # type: ignore[misc]
+                                                 for row in ledger}
     total = Decimal(0)
     for batch in Batch.objects.filter(pk__in=batch_ids):
-        row = found.get(batch.pk, {"reward": Decimal(0), "bonus": Decimal(0)})
+        paid_rewards, paid_bonuses = found.get(batch.pk, (Decimal(0), Decimal(0)))
         estimate = estimates.get(batch.pk)
         if estimate is None:
             estimate = batch_estimate_cost(batch=batch) if batch.state in SPENDING_STATES else Decimal(0)
-        total += max(estimate, row["reward"] + rewards.get(batch.pk, Decimal(0)))
-        total += row["bonus"] + bonuses.get(batch.pk, Decimal(0))
+        total += max(estimate, paid_rewards + rewards.get(batch.pk, Decimal(0)))
+        total += paid_bonuses + bonuses.get(batch.pk, Decimal(0))
     return total
 
 

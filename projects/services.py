@@ -189,5 +189,5 @@ def project_budgets(batch: Batch) -> list[tuple[str, Decimal, list[int]]]:
     found = []
     for project in Project.objects.select_for_update().filter(batches=batch, budget__isnull=False).order_by("pk"):
         ids = list(project.batches.values_list("pk", flat=True))
-        found.append((f"project {project.slug}", project.budget, ids))
+        found.append((f"project {project.slug}", Decimal(project.budget or 0), ids))
     return found

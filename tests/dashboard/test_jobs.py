@@ -43,8 +43,8 @@ class JobTest(BaseTestCase):
         response = self.start("publish", batch.pk)
         job = Job.objects.get()
         self.assertEqual(job.state, "failed")
-        self.assertIn("budget is 1", job.message)
-        self.assertContains(response, "budget is 1")
+        self.assertIn("over its budget of 1.00", job.message)
+        self.assertContains(response, "over its budget of 1.00")
 
     def test_bad_job_requests_are_refused(self):
         for kind, target, message in (("publish", "abc", "is not an id"), ("nonsense", "1", "unknown job kind"),
