@@ -199,3 +199,24 @@ def test_prolific_fees_keep_their_fractions_and_are_rounded_once(prolific):
     bonus_set = next(iter(prolific.workspace.bonuses.values()))
     assert bonus_set.amount == 850
     assert batch_reconcile(batch=batch).clean
+
+
+def test_the_batch_page_pays_a_bonus_and_refuses_one_over_budget_with_the_amounts(prolific, client):
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+
+    batch, assignment = prolific_work(prolific, budget=Decimal("6.00"))
+    project = project_create(name="Paid")
+    project.batches.add(batch)
+    organizer = User.objects.create_user("payer")
+    organizer.groups.add(roles.group("organizer"))
+    client.force_login(organizer)
+    url = f"/projects/{project.slug}/batches/{batch.pk}/bonus/"
+    page = client.post(url, {"assignment": assignment.pk, "amount": "50.00", "reason": "too much"}, follow=True)
+    assert re.search(r"bonus refused: a bonus of 50.00 \(and 16.67 prolific fee\) .* over its budget of 6.00",
+                     page.content.decode())
+    assert not Payment.objects.filter(kind="bonus").exists()
+    page = client.post(url, {"assignment": assignment.pk, "amount": "0.50", "reason": "careful"}, follow=True)
+    assert "Bonus of 0.50 paid to" in page.content.decode()
+    assert prolific.workspace.submissions[assignment.provider_assignment_id].bonus_payments == [50]
