@@ -187,7 +187,8 @@ def project_budgets(batch: Batch) -> list[tuple[str, Decimal, list[int]]]:
     hits.extensions.BUDGETS). Called inside the payment's transaction: the project rows are locked, so two
     batches of one project never both spend its last money."""
     found = []
-    for project in Project.objects.select_for_update().filter(batches=batch, budget__isnull=False).order_by("pk"):
+    budgeted = Project.objects.filter(batches=batch, budget__isnull=False).order_by("pk")
+    for project in budgeted.select_for_update(of=("self",)):
         ids = list(project.batches.values_list("pk", flat=True))
         found.append((f"project {project.slug}", Decimal(project.budget or 0), ids))
     return found
