@@ -14,14 +14,21 @@ LARGEST_ID = 2**63 - 1  # a bigint primary key; past it no object exists and the
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
 
 
+def is_whole(raw: str, *, low: int, high: int) -> bool:
+    return raw.isascii() and raw.isdigit() and low <= int(raw) <= high
+
+
+def whole(raw: str, name: str, *, low: int, high: int) -> int:
+    """`raw` as a whole number from `low` to `high`, else a 400 naming the parameter."""
+    if not is_whole(raw, low=low, high=high):
+        raise ValidationError({name: [f"{raw[:40]!r} is not a whole number from {low} to {high}"]})
+    return int(raw)
+
+
 def query_id(request, name: str) -> int | None:
     """A positive object id from the query string, None when the parameter is absent."""
     raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= LARGEST_ID:
-        raise ValidationError({name: [f"{raw[:40]!r} is not an id: give a whole number from 1 to {LARGEST_ID}"]})
-    return int(raw)
+    return None if raw is None else whole(raw, name, low=1, high=LARGEST_ID)
 
 
 def query_slug(request, name: str) -> str | None:
@@ -56,19 +63,13 @@ class StrictLimitOffsetPagination(LimitOffsetPagination):
         raw = request.query_params.get(self.limit_query_param)
         if raw is None:
             return self.default_limit
-        return self._whole(raw, self.limit_query_param, low=1, high=self.max_limit)
+        return whole(raw, self.limit_query_param, low=1, high=self.max_limit)
 
     def get_offset(self, request):
         raw = request.query_params.get(self.offset_query_param)
         if raw is None:
             return 0
-        return self._whole(raw, self.offset_query_param, low=0, high=LARGEST_ID)
-
-    @staticmethod
-    def _whole(raw: str, name: str, *, low: int, high: int) -> int:
-        if not raw.isascii() or not raw.isdigit() or not low <= int(raw) <= high:
-            raise ValidationError({name: [f"{raw[:40]!r} is not a whole number from {low} to {high}"]})
-        return int(raw)
+        return whole(raw, self.offset_query_param, low=0, high=LARGEST_ID)
 
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from aggregation.models import AggregationRun
 from aggregation.services import span_agreement_shown
 from api import serializers
-from api.inputs import LARGEST_ID, SLUG, id_parameter, query_choice, query_id, query_slug
+from api.inputs import LARGEST_ID, SLUG, id_parameter, is_whole, query_choice, query_id, query_slug
 from api.permissions import IsOrganizer, IsResearcher
 from core.errors import CrowdsetError
 from hits.adaptive import adaptive_savings
@@ -59,7 +59,7 @@ class CheckedLookup:
         return super().get_object()
 
 
-LOOKUPS = {"pk": lambda value: value.isascii() and value.isdigit() and 1 <= int(value) <= LARGEST_ID,
+LOOKUPS = {"pk": lambda value: is_whole(value, low=1, high=LARGEST_ID),
            "slug": lambda value: bool(SLUG.fullmatch(value)), "name": lambda value: bool(SLUG.fullmatch(value))}
 
 

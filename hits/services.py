@@ -907,11 +907,11 @@ def bonus_send(*, payment: Payment) -> Payment:
     key was used) the bonus is looked up there first and sent only if it is not there: a lost answer never
     pays twice, whether the retry comes a second or a week later.
     """
-    provider = get_provider(payment.batch.provider if payment.batch_id else payment.assignment.hit.batch.provider)
     now = timezone.now()
     with transaction.atomic():
         payment = Payment.objects.select_for_update().select_related("assignment", "worker", "batch").get(
             pk=payment.pk)
+        provider = get_provider(payment.batch.provider)
         if payment.state == Payment.State.CONFIRMED:
             return payment
         if payment.state == Payment.State.FAILED:
