@@ -433,8 +433,8 @@ def batch_action(request: HttpRequest, slug: str, batch_id: int, action: str) ->
             messages.error(request, f"{field}: {' '.join(errors)}")
         target += "#aggregate"
     elif action == "bonus":
+        # No anchor: the page opens at its top, where the outcome (a refusal names the amounts) is shown.
         _bonus(request, batch, forms.BonusForm(request.POST))
-        target += "#bonus"
     else:
         raise Http404(f"no batch action {action!r}")
     return redirect(target)
