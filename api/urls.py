@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
@@ -17,4 +17,6 @@ app_name = "api"
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("", include(router.urls)),
+    # Anything else under /api/ is a JSON 404, as the schema says, with DEBUG on or off.
+    re_path(r"^.*$", views.not_found),
 ]

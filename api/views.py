@@ -3,7 +3,8 @@
 from pathlib import Path
 from typing import Any
 
-from django.http import FileResponse, Http404, JsonResponse
+from django.http import FileResponse, Http404, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import resolve
 from django.views.defaults import page_not_found
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -260,8 +261,10 @@ class JobViewSet(CheckedLookup, mixins.RetrieveModelMixin, mixins.ListModelMixin
 
 
 def not_found(request, exception=None):
-    """Django's 404 for a path no route takes: JSON under /api/ (what the API's schema promises), the site's
-    page elsewhere."""
+    """A path no route takes: JSON under /api/ (what the API's schema promises; the API's last route, and
+    Django's 404 handler for the rest of the site), the site's page elsewhere."""
     if request.path.startswith("/api/"):
+        if not request.path.endswith("/") and resolve(request.path + "/").func is not not_found:
+            return HttpResponsePermanentRedirect(request.get_full_path().replace(request.path, request.path + "/", 1))
         return JsonResponse({"detail": f"no such path {request.path[:200]}"}, status=404)
     return page_not_found(request, exception)

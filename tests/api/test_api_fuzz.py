@@ -121,3 +121,8 @@ def test_every_status_the_api_answers_is_in_its_schema(site):
     assert {"400", "401", "403"} <= declared[("/api/hits/", "get")]
     assert {"202", "400", "401", "403", "404"} <= declared[("/api/assignments/{id}/bonus/", "post")]
     assert {"401", "403", "404"} <= declared[("/api/versions/{name}/files/{filename}/", "get")]
+
+
+def test_a_path_without_its_slash_is_redirected_not_lost(site):
+    response = APIClient().get("/api/projects?limit=5")
+    assert (response.status_code, response["Location"]) == (301, "/api/projects/?limit=5")
