@@ -96,6 +96,7 @@ INSTALLED_APPS = [
     "choices",
     "facts",
     "chains",
+    "designs",
     "releases",
     "projects",
     "dashboard",

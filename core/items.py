@@ -259,3 +259,22 @@ class PairItem(Payload):
         for name in ("output_a", "output_b", "question"):
             if not getattr(self, name).strip():
                 raise InputError("is empty", field=name)
+
+
+@payload_kind
+@dataclass(frozen=True)
+class RecordItem(Payload):
+    """One record of a design file's items (designs/): its id, its text and the record's other fields as
+    they came (shown, compared in pairwise and best-worst schemes, or kept for the export)."""
+
+    kind: ClassVar[str] = "record"
+    record_id: str
+    text: str
+    fields: dict = dataclasses.field(default_factory=dict)
+    # The workflow stage the item belongs to, and the answer it shows from an earlier stage (stages).
+    stage: str = ""
+    source_item: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.record_id:
+            raise InputError("the record has no id", field="record_id")

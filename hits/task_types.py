@@ -15,7 +15,7 @@ from core.errors import InputError
 from core.registry import Registry
 
 if TYPE_CHECKING:
-    from hits.models import Assignment, Hit, Item
+    from hits.models import Assignment, Batch, Hit, Item
 
 
 class AnswerError(InputError):
@@ -29,6 +29,10 @@ class TaskType:
     keywords = ""
     template = ""  # the annotator page that shows one HIT
     item_noun = "sentence"  # what the worker is told a HIT holds ("25 sentences a HIT")
+
+    def listing(self, batch: Batch) -> dict[str, str]:
+        """How the provider lists the batch's HITs: title, description and keywords."""
+        return {"title": self.title, "description": self.description, "keywords": self.keywords}
 
     def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any]) -> dict[str, Any]:
         """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit."""

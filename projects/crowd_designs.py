@@ -106,3 +106,21 @@ DESIGNS.register("timetravel", Design(
                 "Likert and pairwise evaluation, released JSONL splits.",
     steps=lambda context: _batch_steps(context, "story-edit", "manage.py stories start STORIES.jsonl --name NAME",
                                        _stories_numbers, "manage.py stories export WORKFLOW --out DIR")))
+
+
+def _design_numbers(batch: Batch) -> str:
+    from designs.export import batch_aggregate
+
+    results, _ = batch_aggregate(batch)
+    parts = [f"{name}: alpha {'-' if result.alpha is None else format(result.alpha, '.2f')}"
+             for name, result in results.items() if result.level]
+    return "; ".join(parts or ["answers stored"]) + f" (`manage.py design report {batch.pk}`)"
+
+
+DESIGNS.register("design-file", Design(
+    name="design-file", title="A design file (designs/*.yaml)",
+    description="Any annotation study declared in one YAML design file: its schemes on the generic task page, "
+                "agreement per scheme, answers and labels exported as CSV, JSON Lines, Parquet and a Hugging Face "
+                "dataset folder.",
+    steps=lambda context: _batch_steps(context, "design", "manage.py design new FILE --items DATA",
+                                       _design_numbers, "manage.py design export BATCH --out DIR")))

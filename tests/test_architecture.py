@@ -13,10 +13,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # Packages of the running site, bottom to top; tests and bench scripts may import anything.
 PACKAGES = ("core", "config", "accounts", "jobs", "filtering", "hits", "qualification", "annotation", "aggregation",
-            "choices", "facts", "chains", "releases", "projects", "dashboard", "api", "demo")
+            "choices", "facts", "chains", "designs", "releases", "projects", "dashboard", "api", "demo")
 EXEMPT = {ROOT / "config" / "urls.py"}
 # The core package is plain Python: no Django, so its maths and formats run anywhere.
 DJANGO_FREE = ("core",)
+# The design-file engine's reading, checking and maths are plain Python too (the style guide's "designs as data").
+DJANGO_FREE_MODULES = tuple(ROOT / "designs" / name for name in (
+    "model.py", "loader.py", "answers.py", "aggregate.py", "items.py", "components.py", "schemes"))
 
 
 def _modules():
@@ -90,6 +93,13 @@ def test_the_loop_detector_names_the_files_of_a_loop():
 def test_the_core_package_does_not_import_django():
     found = [f"{path.relative_to(ROOT)}:{line}" for package, path in _modules() if package in DJANGO_FREE
              for imported, line in _imports(path) if imported == "django"]
+    assert found == []
+
+
+def test_the_design_engine_reads_and_checks_without_django():
+    found = [f"{path.relative_to(ROOT)}:{line}" for _, path in _modules()
+             if any(path == free or free in path.parents for free in DJANGO_FREE_MODULES)
+             for imported, line in _imports(path) if imported in ("django", "hits", "projects")]
     assert found == []
 
 

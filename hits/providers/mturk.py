@@ -197,10 +197,11 @@ class MTurkProvider(Provider):
     def prepare(self, batch: Batch) -> None:
         if batch.provider_state.get("hit_type_id"):
             return
-        task_type = get_task_type(batch.task_type)
+        listing = get_task_type(batch.task_type).listing(batch)
         response = self._call(
             "create_hit_type", AssignmentDurationInSeconds=batch.assignment_duration, Reward=str(money(batch.reward)),
-            Title=task_type.title[:128], Description=task_type.description[:2000], Keywords=task_type.keywords[:1000],
+            Title=listing["title"][:128], Description=listing["description"][:2000],
+            Keywords=listing["keywords"][:1000],
             AutoApprovalDelayInSeconds=batch.auto_approval_delay,
             QualificationRequirements=self.qualification_requirements(batch),
         )

@@ -33,6 +33,7 @@ from core.errors import CrowdsetError
 from hits.extensions import study_filters
 from hits.models import Assignment, Batch, Hit, Item, Payment, Worker
 from hits.providers.base import NotReviewable, Provider, ProviderError, RemoteBonus, money
+from hits.task_types import get_task_type
 
 logger = logging.getLogger(__name__)
 
@@ -290,7 +291,7 @@ class ProlificProvider(Provider):
             minutes = self.minutes(batch)
             study = self.study_create(
                 key=state["study_key"], name=batch.name, path="/prolific/start/",
-                description=f"{batch.name}: read short news sentences and answer a question about each.",
+                description=f"{batch.name}: {get_task_type(batch.task_type).listing(batch)['description']}",
                 places=batch.places(), minutes=minutes, reward=batch.reward,
                 codes=[{"code": state["completion_code"], "code_type": "COMPLETED",
                         "actions": [{"action": "MANUALLY_REVIEW"}]}],

@@ -1,0 +1,71 @@
+"""Reading one item's answers under a design: each visible scheme read by its type, display logic applied,
+required schemes checked. Django-free: the task type hands in the form as a plain mapping."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from designs.model import Condition, Design
+from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
+from designs.schemes.base import Fields
+
+
+def field_prefix(item_key: Any, index: int) -> str:
+    """The form field of scheme number `index` (its place in the design) on one item: "a-<item>-<index>"."""
+    return f"a-{item_key}-{index}"
+
+
+def read_item(design: Design, record: Record, raw: Mapping[str, Any], item_key: Any,
+              schemes: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """({scheme: answer} of the visible answered schemes, [required visible schemes left empty]).
+    AnswerProblem names the scheme. `schemes` limits the read to a stage's schemes."""
+    answers: dict[str, Any] = {}
+    asked = [(index, scheme) for index, scheme in enumerate(design.annotation_schemes)
+             if schemes is None or scheme.name in schemes]
+    for index, scheme in asked:
+        try:
+            value = SCHEME_TYPES.get(scheme.annotation_type).read(scheme, Fields(raw, field_prefix(item_key, index)),
+                                                                 record)
+        except AnswerProblem as problem:
+            raise AnswerProblem(f"{scheme.description or scheme.name}: {problem}") from None
+        if value is not None:
+            answers[scheme.name] = value
+    missing = []
+    for _, scheme in asked:
+        if not visible(scheme, answers):
+            answers.pop(scheme.name, None)  # an answer to a scheme its logic hides does not count
+        elif scheme.required and scheme.name not in answers:
+            missing.append(scheme.name)
+    return answers, missing
+
+
+def visible(scheme: Any, answers: Mapping[str, Any]) -> bool:
+    logic = scheme.display_logic
+    if logic is None:
+        return True
+    results = [holds(condition, answers.get(condition.schema_)) for condition in logic.show_when]
+    return all(results) if logic.logic == "all" else any(results)
+
+
+def holds(condition: Condition, answer: Any) -> bool:
+    wanted = condition.value if isinstance(condition.value, list) else [condition.value]
+    wanted = [_text(value) for value in wanted]
+    if condition.operator == "answered":
+        return answer not in (None, "", [], {})
+    if condition.operator == "empty":
+        return answer in (None, "", [], {})
+    if answer is None:
+        return condition.operator in ("not_equals", "not_contains")
+    found = [_text(value) for value in answer] if isinstance(answer, list) else [_text(answer)]
+    if condition.operator in ("equals", "not_equals"):
+        hit = any(value in wanted for value in found)
+        return hit if condition.operator == "equals" else not hit
+    hit = any(want in value for want in wanted for value in found)
+    return hit if condition.operator == "contains" else not hit
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)

@@ -1,0 +1,159 @@
+"""Reading a design's items: a JSON array, JSON Lines, CSV or TSV file of records, each with the id and the
+text under the design's `id_key` and `text_key`. Django-free; every refusal names the file and line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import InputError
+from designs.model import Design
+
+MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation item
+FORMATS = ("json", "jsonl", "csv", "tsv")
+
+
+class ItemsError(InputError):
+    pass
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    text: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    gold: Any = None
+    group: str = ""
+    line: int = 0
+
+
+def read_items(data: bytes, *, name: str, design: Design, format: str | None = None) -> list[Record]:
+    """The records of `data` (a file called `name`), checked against the design's item settings."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise ItemsError(f"invalid UTF-8 at byte {error.start}; save the file as UTF-8", file=name, line=line) from None
+    kind = format or name.rsplit(".", 1)[-1].lower()
+    if kind not in FORMATS:
+        raise ItemsError(f"cannot tell the format from the name; use .json, .jsonl, .csv or .tsv", file=name)
+    if not text.strip():
+        raise ItemsError("is empty; it needs at least one record", file=name)
+    rows = _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
+    return _records(rows, name, design)
+
+
+def _json(text: str, name: str) -> list[tuple[int, Any]]:
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            found = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ItemsError(f"not valid JSON: {error.msg}", file=name, line=error.lineno) from None
+        lines = _array_lines(text, len(found))
+        return list(zip(lines, found, strict=True))
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            raise ItemsError(f"the line is {len(line):,} characters; a record is at most {MAX_LINE:,}", file=name,
+                             line=number)
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as error:
+            raise ItemsError(f"not a JSON object: {error.msg} (column {error.colno}); one object a line "
+                             f"(JSON Lines), or one JSON array", file=name, line=number) from None
+    return rows
+
+
+def _array_lines(text: str, count: int) -> list[int]:
+    """The line each top-level element of a JSON array starts on, for the error messages."""
+    lines, depth, in_string, escaped, line = [], 0, False, False, 1
+    expecting = False
+    for char in text:
+        if char == "\n":
+            line += 1
+        if in_string:
+            escaped = not escaped and char == "\\"
+            if char == '"' and not escaped:
+                in_string = False
+            continue
+        if depth == 1 and expecting and not char.isspace() and char not in ",]":
+            lines.append(line)
+            expecting = False
+        if char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth == 1:
+                expecting = True
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 1:
+            expecting = True
+    return (lines + [0] * count)[:count]
+
+
+def _tabular(text: str, name: str, delimiter: str) -> list[tuple[int, Any]]:
+    csv.field_size_limit(MAX_LINE)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except (StopIteration, csv.Error) as error:
+        raise ItemsError(f"has no header row ({error})", file=name, line=1) from None
+    header = [column.strip() for column in header]
+    rows = []
+    try:
+        for row in reader:
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise ItemsError(f"has {len(row)} columns, the header has {len(header)}; quote cells that hold "
+                                 f"the delimiter", file=name, line=reader.line_num)
+            rows.append((reader.line_num, {column: _cell(cell) for column, cell in zip(header, row, strict=True)}))
+    except csv.Error as error:
+        raise ItemsError(f"cannot read it as {'TSV' if delimiter == chr(9) else 'CSV'}: {error}", file=name,
+                         line=reader.line_num) from None
+    return rows
+
+
+def _cell(cell: str) -> Any:
+    """A CSV cell; one holding a JSON list or object (a pair to compare, a known answer) is read as one."""
+    stripped = cell.strip()
+    if stripped[:1] in "[{" and stripped[-1:] in "]}":
+        try:
+            return json.loads(stripped)
+        except json.JSONDecodeError:
+            return cell
+    return cell
+
+
+def _records(rows: list[tuple[int, Any]], name: str, design: Design) -> list[Record]:
+    settings = design.items
+    if not rows:
+        raise ItemsError("has no records", file=name)
+    records, seen = [], {}
+    for line, row in rows:
+        if not isinstance(row, dict):
+            raise ItemsError(f"is a {type(row).__name__}, not an object with {settings.id_key!r} and "
+                             f"{settings.text_key!r}", file=name, line=line or None)
+        for key in (settings.id_key, settings.text_key):
+            if key not in row or row[key] is None or (key == settings.id_key and str(row[key]).strip() == ""):
+                raise ItemsError(f"has no {key!r} field; the design reads the {'id' if key == settings.id_key else 'text'} "
+                                 f"from it (items.{'id_key' if key == settings.id_key else 'text_key'}); its fields "
+                                 f"are {', '.join(map(str, list(row)[:10]))}", file=name, line=line or None)
+        record_id = str(row[settings.id_key]).strip()
+        if record_id in seen:
+            raise ItemsError(f"the id {record_id!r} is used already on line {seen[record_id]}; ids must be unique",
+                             file=name, line=line or None)
+        seen[record_id] = line
+        fields = {key: value for key, value in row.items() if key not in (settings.id_key, settings.text_key)}
+        gold = fields.pop(settings.gold_key, None) if settings.gold_key else None
+        group = str(fields.get(settings.group_key, "")) if settings.group_key else ""
+        records.append(Record(id=record_id, text=str(row[settings.text_key]), fields=fields, gold=gold, group=group,
+                              line=line))
+    return records

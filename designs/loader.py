@@ -1,0 +1,237 @@
+"""Reading a design file: YAML in, a checked `Design` out, or every problem found with its file, line and key.
+
+YAML is read safely (plain data, never tags that build objects: a design file never runs code), and the line of
+every key and list entry is kept, so an error found by the model points at the line the person has to change.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from core.errors import InputError
+from designs.model import SCHEME_TYPES, Design
+
+MAX_BYTES = 1_000_000  # a design is a page of YAML; a megabyte is a mistake (a data file given by error)
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int | None
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class DesignError(InputError):
+    """A design file that does not fit the model; `problems` lists every one found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{first.key + ': ' if first.key else ''}{first.message}{more}", file=first.file,
+                         line=first.line)
+
+
+def load_file(path: str | Path) -> Design:
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise DesignError([Problem(str(path), None, "", f"cannot read it ({error.strerror}); check the path")])
+    return load_bytes(data, name=path.name)
+
+
+def load_bytes(data: bytes, *, name: str) -> Design:
+    if len(data) > MAX_BYTES:
+        raise DesignError([Problem(name, None, "", f"is {len(data):,} bytes; a design file is at most "
+                                                   f"{MAX_BYTES:,} (is this a data file?)")])
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise DesignError([Problem(name, line, "", f"invalid UTF-8 at byte {error.start}; save it as UTF-8")])
+    return load_text(text, name=name)
+
+
+def load_text(text: str, *, name: str = "design.yaml") -> Design:
+    """The design in `text`, checked; a DesignError lists what is wrong, each with its line."""
+    raw, lines = parse_yaml(text, name=name)
+    return validate(raw, lines, name=name)
+
+
+def parse_yaml(text: str, *, name: str) -> tuple[Any, dict[tuple, int]]:
+    """The YAML's plain data and the line of each path in it ((), ("annotation_schemes", 0, "labels"), ...)."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        raw = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else None
+        raise DesignError([Problem(name, line, "", f"not valid YAML: {error.problem or error}")]) from None
+    except yaml.YAMLError as error:
+        raise DesignError([Problem(name, None, "", f"not valid YAML: {error}")]) from None
+    if not isinstance(raw, dict):
+        found = "empty" if raw is None else f"a {type(raw).__name__}"
+        raise DesignError([Problem(name, 1, "", f"is {found}; a design file is a mapping of keys "
+                                               f"(title, annotation_schemes, ...)")])
+    lines: dict[tuple, int] = {}
+    _mark(node, (), lines)
+    return raw, lines
+
+
+def _mark(node: yaml.Node, path: tuple, lines: dict[tuple, int]) -> None:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            child = path + (key.value,)
+            _mark(value, child, lines)
+            lines[child] = key.start_mark.line + 1  # the key's line, where its name can be fixed
+    elif isinstance(node, yaml.SequenceNode):
+        for index, value in enumerate(node.value):
+            _mark(value, path + (index,), lines)
+
+
+def validate(raw: dict, lines: dict[tuple, int], *, name: str) -> Design:
+    try:
+        design = Design.model_validate(raw, context={"defer_references": True})
+    except ValidationError as error:
+        problems = [_problem(entry, raw, lines, name) for entry in error.errors(include_url=False)]
+        raise DesignError(sorted(set(problems), key=lambda p: (p.line or 0, p.key))) from None
+    problems = [Problem(name, lines.get(path) or _nearest(path, lines), ".".join(map(str, path)), message)
+                for path, message in design.reference_problems()]
+    if problems:
+        raise DesignError(problems)
+    return design
+
+
+def _problem(entry: dict, raw: Any, lines: dict[tuple, int], name: str) -> Problem:
+    path = _data_path(entry["loc"], raw)
+    key = ".".join(str(part) for part in path)
+    line = lines.get(path) or _nearest(path, lines)
+    kind, message = entry["type"], entry["msg"]
+    if kind == "extra_forbidden":
+        message = f"unknown key {path[-1]!r}{_did_you_mean(path[-1], _allowed(path, raw))}"
+    elif kind in ("union_tag_invalid", "union_tag_not_found"):
+        found = entry.get("ctx", {}).get("tag")
+        close = _did_you_mean(str(found), SCHEME_TYPES) if found else ""
+        message = (f"annotation_type {found!r} is not one of {', '.join(SCHEME_TYPES)}{close}" if found
+                   else f"needs an annotation_type, one of {', '.join(SCHEME_TYPES)}")
+        key = ".".join(str(part) for part in path + ("annotation_type",))
+        line = lines.get(path + ("annotation_type",), line)
+    elif kind == "missing":
+        message = "is missing; add it"
+    elif kind == "literal_error":
+        message = f"is {_input(entry)}; {entry['msg'][0].lower()}{entry['msg'][1:]}"
+    elif message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    elif message.startswith("Input should be"):
+        message = f"is {_input(entry)}; it must be{message[len('Input should be'):]}"
+    return Problem(name, line, key, message)
+
+
+def _input(entry: dict) -> str:
+    value = entry.get("input")
+    return repr(value) if not isinstance(value, dict | list) else type(value).__name__
+
+
+def _data_path(loc: tuple, raw: Any) -> tuple:
+    """The error's location as a path in the data: pydantic puts the union member's tag ("radio") and
+    validator names in `loc`, which are not keys of the file."""
+    path: list = []
+    node = raw
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, dict) and isinstance(part, str) and part == loc[-1] and part not in SCHEME_TYPES:
+            path.append(part)  # a missing key: point at its mapping, name the key
+    return tuple(path)
+
+
+def _nearest(path: tuple, lines: dict[tuple, int]) -> int | None:
+    for end in range(len(path), -1, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
+
+
+def _allowed(path: tuple, raw: Any) -> list[str]:
+    """The keys the model allows where `path` ends, for the "did you mean"."""
+    model: Any = Design
+    node = raw
+    for part in path[:-1]:
+        node = node[part]
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        if field is None:
+            return []
+        model = _inner_model(field.annotation, node)
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return [field.alias or name for name, field in model.model_fields.items()]
+    return []
+
+
+def _inner_model(annotation: Any, node: Any) -> Any:
+    """The model a field's value is checked against: through lists, dicts, optionals and the scheme union."""
+    from typing import get_args, get_origin
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    candidates = [arg for arg in get_args(annotation) if arg is not type(None)]
+    if get_origin(annotation) is dict:
+        candidates = candidates[1:]
+    for candidate in candidates:
+        found = _inner_model(candidate, node)
+        if found is None:
+            continue
+        tag = node.get("annotation_type") if isinstance(node, dict) else None
+        if tag is None or "annotation_type" not in getattr(found, "model_fields", {}):
+            return found
+        if tag in get_args(found.model_fields["annotation_type"].annotation):
+            return found
+    return None
+
+
+def _did_you_mean(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else (
+        f"; allowed here: {', '.join(choices)}" if choices else "")
+
+
+def check_report(paths: list[str]) -> tuple[list[dict[str, Any]], bool]:
+    """For `design check`: per file, whether it is valid and its problems. Nothing is written."""
+    report, ok = [], True
+    for path in paths:
+        try:
+            design = load_file(path)
+            report.append({"file": path, "valid": True, "title": design.title,
+                           "schemes": [scheme.name for scheme in design.annotation_schemes], "problems": []})
+        except DesignError as error:
+            ok = False
+            report.append({"file": path, "valid": False,
+                           "problems": [problem.as_json() for problem in error.problems]})
+    return report, ok
+
+
+def schema_json() -> str:
+    """designs/schema.json as it must read: generated from the model, never edited by hand."""
+    return json.dumps(Design.model_json_schema(by_alias=True), indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,44 @@
+"""Design files as rows: every version an organizer saved, and which version each batch was made from.
+
+A version is never changed once a batch uses it: editing a design saves a new version, so the answers of a
+batch keep the design they were given under (their schemes, labels and rules).
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils.functional import cached_property
+
+from hits.models import Batch
+
+
+class DesignVersion(models.Model):
+    slug = models.SlugField(max_length=60, help_text="the design's name; its versions share it")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=200)
+    source = models.TextField(help_text="the YAML as it was written")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug", "-number"]
+        constraints = [models.UniqueConstraint(fields=["slug", "number"], name="design_version_unique")]
+
+    def __str__(self):
+        return f"{self.slug} v{self.number}"
+
+    @cached_property
+    def design(self):
+        from designs.loader import load_text
+
+        return load_text(self.source, name=f"{self.slug}.yaml")
+
+
+class DesignBatch(models.Model):
+    """The design version (and stage) a batch was made from."""
+
+    batch = models.OneToOneField(Batch, on_delete=models.CASCADE, related_name="design_link")
+    version = models.ForeignKey(DesignVersion, on_delete=models.PROTECT, related_name="batches")
+    stage = models.CharField(max_length=60, blank=True)
+
+    def __str__(self):
+        return f"{self.batch} from {self.version}"

@@ -1,0 +1,75 @@
+"""Saving design versions and making batches from a design and its items."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+
+from core.errors import InputError
+from core.items import RecordItem
+from designs.items import Record
+from designs.loader import load_text
+from designs.model import Design, slug as make_slug
+from designs.models import DesignBatch, DesignVersion
+from hits.models import Batch
+from hits.services import ItemSpec, batch_create
+
+
+def design_version_save(*, source: str, slug: str = "", name: str = "design.yaml",
+                        created_by: Any = None) -> DesignVersion:
+    """A new version of the design `slug` (checked first; nothing is saved if it does not validate). Saving
+    the text of the latest version again returns that version: versions mark changes, not saves."""
+    design = load_text(source, name=name)
+    slug = slug or make_slug(design.title)
+    with transaction.atomic():
+        latest = DesignVersion.objects.select_for_update().filter(slug=slug).order_by("-number").first()
+        if latest is not None and latest.source == source:
+            return latest
+        number = (DesignVersion.objects.filter(slug=slug).aggregate(n=Max("number"))["n"] or 0) + 1
+        return DesignVersion.objects.create(slug=slug, number=number, title=design.title, source=source,
+                                            created_by=created_by if getattr(created_by, "pk", None) else None)
+
+
+def requirements_of(design: Design) -> dict[str, Any]:
+    """The design's worker filters for its provider, in the batch's terms."""
+    provider = design.provider
+    found: dict[str, Any] = {}
+    settings = provider.mturk if provider.name == "mturk" else provider.prolific if provider.name == "prolific" else None
+    if settings is not None:
+        for name in ("min_approval_rate", "min_approved_hits"):
+            if getattr(settings, name) is not None:
+                found[name] = getattr(settings, name)
+        if provider.name == "mturk":
+            if settings.locales:
+                found["locales"] = list(settings.locales)
+            if settings.masters:
+                found["masters"] = True
+    return found
+
+
+def design_batch_create(*, version: DesignVersion, records: Sequence[Record], name: str, stage: str = "",
+                        provider: str | None = None, created_by: Any = None, seed: int = 0) -> Batch:
+    """A draft batch of the design's HITs for `records`; items with a known answer become the checks mixed
+    into every HIT when the design sets a gold_rate, and are measured against otherwise."""
+    design = version.design
+    if stage and stage not in [entry.name for entry in design.stages]:
+        raise InputError(f"the design has no stage {stage!r}; its stages are "
+                         f"{', '.join(entry.name for entry in design.stages) or 'none'}", field="stage")
+    hits = design.hits
+    specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
+                      payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))
+             for record in records]
+    gold = [spec for spec in specs if spec.gold_answer is not None] if hits.gold_rate else []
+    plain = [spec for spec in specs if spec not in gold] if gold else specs
+    with transaction.atomic():
+        batch = batch_create(
+            name=name, task_type="design", items=plain, gold_items=gold, provider=provider or design.provider.name,
+            items_per_hit=hits.items_per_hit, assignments_per_hit=hits.assignments_per_hit,
+            gold_rate=hits.gold_rate if gold else 0.0, seed=seed, reward=hits.reward, budget=hits.budget,
+            requirements=requirements_of(design), created_by=created_by if getattr(created_by, "pk", None) else None,
+            assignment_duration=hits.assignment_duration, lifetime=hits.lifetime)
+        DesignBatch.objects.create(batch=batch, version=version, stage=stage)
+    return batch

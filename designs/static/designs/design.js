@@ -1,0 +1,212 @@
+// The generic task page of a design file: keys on the item the worker is on, display logic, the required
+// check, sliders that count only once moved, and the span widget. Everything here is a convenience: the
+// server reads and checks every answer again (designs/schemes).
+(function () {
+  const task = window.crowdsetTask;
+  const {form, items} = task;
+  const progress = document.getElementById("cf-progress");
+  const changesField = document.getElementById("cf-changes");
+  const started = performance.now();
+  const changes = [];
+  const schemesOf = item => [...item.querySelectorAll(".scheme")];
+  const named = (scheme, suffix) => [...scheme.querySelectorAll("[name]")].filter(
+    input => suffix === undefined || input.name === scheme.dataset.field + suffix);
+
+  // --- what a scheme's answer is now ---------------------------------------------------------------
+  function value(scheme) {
+    const type = scheme.dataset.type;
+    const inputs = named(scheme);
+    if (type === "multiselect") return inputs.filter(i => i.checked).map(i => i.dataset.label);
+    if (type === "span") {
+      const field = named(scheme, "")[0];
+      try { return JSON.parse(field.value || "[]").map(span => span[2]); } catch (error) { return []; }
+    }
+    if (type === "multirate" || type === "bws") {
+      const groups = new Set(inputs.map(i => i.name));
+      const picked = inputs.filter(i => i.checked);
+      return picked.length === groups.size ? picked.map(i => i.value) : (picked.length ? null : "");
+    }
+    if (type === "text") return inputs.map(i => i.value.trim()).filter(Boolean).join("\n");
+    const checked = inputs.find(i => i.type === "radio" && i.checked);
+    if (checked) return checked.value;
+    const plain = inputs.find(i => i.type !== "radio");
+    return plain ? plain.value.trim() : "";
+  }
+  const empty = found => found === "" || found === null || (Array.isArray(found) && !found.length);
+  function holds(condition, found) {
+    const wanted = (Array.isArray(condition.value) ? condition.value : [condition.value]).map(String);
+    const op = condition.operator || "equals";
+    if (op === "answered") return !empty(found);
+    if (op === "empty") return empty(found);
+    if (empty(found)) return op === "not_equals" || op === "not_contains";
+    const values = (Array.isArray(found) ? found : [found]).map(String);
+    const equal = values.some(v => wanted.includes(v));
+    const contains = values.some(v => wanted.some(w => v.includes(w)));
+    return {equals: equal, not_equals: !equal, contains: contains, not_contains: !contains}[op];
+  }
+  function applyLogic(item) {
+    const byName = Object.fromEntries(schemesOf(item).map(s => [s.dataset.scheme, s]));
+    schemesOf(item).forEach(scheme => {
+      if (!scheme.dataset.showWhen) return;
+      const logic = JSON.parse(scheme.dataset.showWhen);
+      const results = logic.show_when.map(c => holds(c, byName[c.schema] ? value(byName[c.schema]) : ""));
+      scheme.hidden = !(logic.logic === "any" ? results.some(Boolean) : results.every(Boolean));
+    });
+  }
+  function done(item) {
+    const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.type !== "pure_display");
+    const required = shown.filter(s => s.dataset.required === "true");
+    if (required.length) return required.every(s => !empty(value(s)));
+    return !shown.length || shown.some(s => !empty(value(s)));
+  }
+  function refresh() {
+    items.forEach(applyLogic);
+    const finished = items.filter(done).length;
+    progress.textContent = finished + " of " + items.length + " answered";
+    items.forEach(item => item.classList.toggle("done", done(item)));
+    task.ready(finished === items.length);
+  }
+  function changed(target) {
+    const item = target.closest(".task-item");
+    if (!item) return;
+    changes.push({item: item.dataset.item, field: target.name || "", value: String(target.value).slice(0, 100),
+                  ms: Math.round(performance.now() - started)});
+    if (changesField) changesField.value = JSON.stringify(changes.slice(-500));
+    refresh();
+    task.saveSoon();
+  }
+  form.addEventListener("change", event => changed(event.target));
+  form.addEventListener("input", event => {
+    if (event.target.type === "range") {
+      const hidden = form.querySelector(`[name="${CSS.escape(event.target.dataset.sets)}"]`);
+      hidden.value = event.target.value;
+      event.target.parentElement.querySelector("output").textContent = event.target.value;
+      changed(hidden);
+    } else if (event.target.tagName === "TEXTAREA" || event.target.type === "text") refresh();
+  });
+
+  // --- spans ---------------------------------------------------------------------------------------
+  function spanWidget(root) {
+    const toks = [...root.querySelectorAll(".tok")];
+    const field = root.querySelector(".span-field");
+    const list = root.querySelector(".span-list");
+    const labels = [...root.querySelectorAll(".span-label")].map(b => b.dataset.label);
+    const state = {anchor: null, cursor: null, dragging: false};
+    const read = () => { try { return JSON.parse(field.value || "[]"); } catch (error) { return []; } };
+    const picked = () => state.anchor === null ? null
+      : [Math.min(state.anchor, state.cursor), Math.max(state.anchor, state.cursor)];
+    function render() {
+      const spans = read();
+      const range = picked();
+      toks.forEach((tok, i) => {
+        const start = Number(tok.dataset.start), end = Number(tok.dataset.end);
+        const mark = spans.find(span => span[0] < end && start < span[1]);
+        tok.className = "tok" + (mark ? " marked mark-" + labels.indexOf(mark[2]) : "") +
+          (range && range[0] <= i && i <= range[1] ? " kbsel" : "") + (i === state.cursor ? " cursor" : "");
+        tok.title = mark ? mark[2] : "";
+      });
+      list.replaceChildren(...spans.map((span, n) => {
+        const li = document.createElement("li");
+        const name = document.createElement("strong");
+        name.textContent = span[2] + ": ";
+        const words = toks.filter(t => span[0] <= Number(t.dataset.start) && Number(t.dataset.end) <= span[1]);
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "small secondary";
+        remove.textContent = "Remove";
+        remove.setAttribute("aria-label", "Remove " + span[2]);
+        remove.addEventListener("click", () => { const kept = read(); kept.splice(n, 1); write(kept); });
+        li.append(name, words.map(t => t.textContent).join(" "), " ", remove);
+        return li;
+      }));
+    }
+    function write(spans) {
+      field.value = spans.length ? JSON.stringify(spans) : "";
+      render();
+      changed(field);
+    }
+    function mark(label) {
+      const range = picked();
+      if (!range) return false;
+      const start = Number(toks[range[0]].dataset.start), end = Number(toks[range[1]].dataset.end);
+      let spans = read().filter(span => !(span[0] < end && start < span[1]));  // a new mark replaces what it covers
+      if (root.dataset.onePerLabel === "true") spans = spans.filter(span => span[2] !== label);
+      spans.push([start, end, label]);
+      spans.sort((a, b) => a[0] - b[0]);
+      state.anchor = null;
+      write(spans);
+      return true;
+    }
+    toks.forEach((tok, i) => {
+      tok.addEventListener("mousedown", event => {
+        event.preventDefault();
+        if (event.shiftKey && state.anchor !== null) state.cursor = i;
+        else { state.anchor = i; state.cursor = i; }
+        state.dragging = true;
+        render();
+      });
+      tok.addEventListener("mouseenter", () => { if (state.dragging) { state.cursor = i; render(); } });
+    });
+    document.addEventListener("mouseup", () => { state.dragging = false; });
+    root.querySelector(".span-text").addEventListener("keydown", event => {
+      if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+      event.preventDefault();
+      event.stopPropagation();
+      const step = event.key === "ArrowRight" ? 1 : -1;
+      const next = Math.max(0, Math.min(toks.length - 1, (state.cursor === null ? -step : state.cursor) + step));
+      if (!event.shiftKey || state.anchor === null) state.anchor = next;
+      state.cursor = next;
+      render();
+    });
+    root.querySelectorAll(".span-label").forEach(button => button.addEventListener("click", () => {
+      if (!mark(button.dataset.label)) list.setAttribute("data-hint", "select words first");
+    }));
+    render();
+    return {mark, render};
+  }
+  const spanWidgets = new Map([...form.querySelectorAll(".span-widget")].map(root => [root, spanWidget(root)]));
+
+  // --- keys ----------------------------------------------------------------------------------------
+  function pressKey(key) {
+    const item = items[task.current];
+    if (!item) return false;
+    const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.keys && s.dataset.keys !== "{}");
+    const takers = shown.filter(s => Object.hasOwn(JSON.parse(s.dataset.keys), key));
+    const scheme = takers.find(s => empty(value(s))) || takers[0];
+    if (!scheme) return false;
+    const chosen = JSON.parse(scheme.dataset.keys)[key];
+    if (scheme.dataset.type === "span") return spanWidgets.get(scheme.querySelector(".span-widget")).mark(chosen);
+    const input = scheme.dataset.type === "multiselect"
+      ? [...scheme.querySelectorAll("input[type=checkbox]")].find(i => i.dataset.label === chosen)
+      : [...scheme.querySelectorAll("input[type=radio]")].find(i => i.value === chosen);
+    if (!input) return false;
+    input.checked = scheme.dataset.type === "multiselect" ? !input.checked : true;
+    input.dispatchEvent(new Event("change", {bubbles: true}));
+    if (done(item) && task.current < items.length - 1 && !schemesOf(item).some(s => !s.hidden && empty(value(s))
+        && s.dataset.keys !== "{}")) task.setCurrent(task.current + 1, {focus: true, scroll: true});
+    return true;
+  }
+  document.addEventListener("keydown", event => {
+    if (task.typing(event)) return;
+    const key = event.key;
+    const go = n => { task.setCurrent(n, {focus: true, scroll: true}); event.preventDefault(); };
+    if (key === "j" || key === "ArrowDown") go(task.current + 1);
+    else if (key === "k" || key === "ArrowUp") go(task.current - 1);
+    else if (key.length === 1 && pressKey(key)) event.preventDefault();
+    else if (key === "Enter" && task.enterIsFree(event) && !task.submits[0].disabled) {
+      event.preventDefault();
+      form.requestSubmit(task.submits[0]);
+    }
+  });
+
+  task.onCurrent(refresh);
+  task.restore();
+  spanWidgets.forEach(widget => widget.render());
+  form.querySelectorAll("input[type=range]").forEach(range => {
+    const hidden = form.querySelector(`[name="${CSS.escape(range.dataset.sets)}"]`);
+    if (hidden.value) { range.value = hidden.value; range.parentElement.querySelector("output").textContent = hidden.value; }
+  });
+  const first = items.findIndex(item => !done(item));
+  window.focus();
+  task.setCurrent(first < 0 ? 0 : first, {focus: true, scroll: first > 0});
+})();

@@ -1,0 +1,142 @@
+"""The one task type every design file runs as: its page, its MTurk question and its Prolific flow are the
+generic page rendering the design's schemes for the HIT's items (designs/task.html)."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+
+from django.template.loader import render_to_string
+
+from core.items import RecordItem
+from designs.answers import field_prefix, read_item, visible
+from designs.model import Design
+from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
+from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
+
+
+@lru_cache(maxsize=64)
+def _design(version_id: int) -> tuple[Design, str]:
+    from designs.models import DesignVersion
+
+    version = DesignVersion.objects.get(pk=version_id)
+    return version.design, version.slug
+
+
+def batch_design(batch_id: int) -> tuple[Design, str]:
+    """The design (and stage, "" for all schemes) a batch was made from; versions never change, so cached."""
+    from designs.models import DesignBatch
+
+    link = DesignBatch.objects.only("version_id", "stage").get(batch_id=batch_id)
+    design, _ = _design(link.version_id)
+    return design, link.stage
+
+
+def stage_schemes(design: Design, stage: str) -> list[str] | None:
+    if not stage:
+        return None
+    return next(entry.schemes for entry in design.stages if entry.name == stage)
+
+
+def record(item) -> Record:
+    payload: RecordItem = item.content
+    return Record(id=payload.record_id, text=payload.text, fields=payload.fields)
+
+
+class DesignTask(TaskType):
+    """Any design file's task: the item's text and shown fields, then each scheme's widget.
+
+    Item payload: core.items.RecordItem. Form fields: "a-<item id>-<scheme number>[-<part>]" (see the scheme
+    types). Answer per item: {scheme name: value} of the schemes it showed.
+    """
+
+    name = "design"
+    title = "Annotate"
+    description = "Read each item and answer the questions about it."
+    keywords = "annotation"
+    template = "designs/task.html"
+
+    def listing(self, batch):
+        design, _ = batch_design(batch.pk)
+        return {"title": design.title, "description": design.description or design.instructions[:2000]
+                or self.description, "keywords": ", ".join(scheme.annotation_type for scheme
+                                                            in design.annotation_schemes)}
+
+    def parse_answers(self, items, raw):
+        if not items:
+            return {}
+        design, stage = batch_design(items[0].batch_id)
+        asked = stage_schemes(design, stage)
+        noun = design.items.noun
+        answers, missing = {}, []
+        for position, item in enumerate(items, 1):
+            try:
+                found, empty = read_item(design, record(item), raw, item.pk, asked)
+            except AnswerProblem as problem:
+                raise AnswerError(f"{noun} {position}: {problem}") from None
+            if empty:
+                missing.append(f"{noun} {position} ({', '.join(empty)})")
+            answers[str(item.pk)] = found
+        if missing:
+            raise AnswerError(f"{'; '.join(missing[:5])}{' …' if len(missing) > 5 else ''}: not answered yet; "
+                              f"answer and submit again")
+        refuse_foreign_fields(raw, items, ("a",), noun)
+        return answers
+
+    def page_context(self, items):
+        if not items:
+            return {"rows": [], "design": None}
+        design, stage = batch_design(items[0].batch_id)
+        return task_context(design, stage_schemes(design, stage), items)
+
+    def html_question(self, hit, items):
+        return render_to_string("designs/task_mturk.html", question_context(hit, **self.page_context(items)))
+
+
+def task_context(design: Design, asked: list[str] | None, items) -> dict:
+    """What the task body needs: per item its record and, per scheme, the widget and its form field."""
+    rows = []
+    for item in items:
+        found = record(item)
+        schemes = [{"scheme": scheme, "type": SCHEME_TYPES.get(scheme.annotation_type),
+                    "widget": SCHEME_TYPES.get(scheme.annotation_type).widget,
+                    "field": field_prefix(item.pk, index), "index": index,
+                    "keys": SCHEME_TYPES.get(scheme.annotation_type).keys(scheme),
+                    "keys_json": json.dumps(SCHEME_TYPES.get(scheme.annotation_type).keys(scheme)),
+                    "logic_json": json.dumps(scheme.display_logic.model_dump(by_alias=True))
+                    if scheme.display_logic else "",
+                    "compared": _compared(scheme, found), "initially_shown": visible(scheme, {}),
+                    "points": _points(scheme), "words": _words(found.text) if scheme.annotation_type == "span" else []}
+                   for index, scheme in enumerate(design.annotation_schemes) if asked is None or scheme.name in asked]
+        shown = [(name, found.fields.get(name)) for name in design.items.show if name in found.fields]
+        spans = any(entry["scheme"].annotation_type == "span" for entry in schemes)
+        # A span scheme shows the text as words to mark; the plain text above it would say it twice.
+        rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "text": not spans})
+    return {"rows": rows, "design": design, "task_title": design.title, "items": items}
+
+
+def _points(scheme) -> list[int]:
+    if scheme.annotation_type == "likert":
+        return list(range(1, scheme.size + 1))
+    if scheme.annotation_type == "pairwise" and scheme.mode == "scale":
+        return list(range(scheme.scale.min, scheme.scale.max + 1, scheme.scale.step))
+    return []
+
+
+def _words(text: str) -> list[dict]:
+    """The text as words with their character offsets and the space before each, for the span widget."""
+    words, end = [], 0
+    for match in re.finditer(r"\S+", text):
+        words.append({"text": match.group(), "start": match.start(), "end": match.end(), "gap": text[end:match.start()]})
+        end = match.end()
+    return words
+
+
+def _compared(scheme, found: Record) -> list[str]:
+    key = getattr(scheme, "items_key", None)
+    value = found.fields.get(key) if key else None
+    return [str(entry) for entry in value] if isinstance(value, list) else []
+
+
+DESIGN = TASK_TYPES.register("design", DesignTask())

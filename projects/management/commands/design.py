@@ -1,0 +1,135 @@
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from core.errors import CrowdsetError
+from designs.export import FORMATS, export_batch, batch_aggregate
+from designs.items import read_items
+from designs.loader import DesignError, check_report, load_file, schema_json
+from designs.models import DesignBatch
+from designs.services import design_batch_create, design_version_save
+from hits.models import Batch
+from hits.services import describe_batch
+from projects.services import project_create
+
+SCHEMA = Path(__file__).resolve().parents[3] / "designs" / "schema.json"
+
+
+class Command(BaseCommand):
+    help = ("Design files: check them, make a project from one and its items, show agreement per scheme, export, "
+            "and write designs/schema.json from the model.")
+
+    def add_arguments(self, parser):
+        commands = parser.add_subparsers(dest="action", required=True)
+        check = commands.add_parser("check", help="validate design files; nothing is written")
+        check.add_argument("files", nargs="+")
+        check.add_argument("--json", action="store_true")
+        new = commands.add_parser("new", help="a project and a draft batch from a design file and its items")
+        new.add_argument("file")
+        new.add_argument("--items", required=True, help="JSON array, JSON Lines, CSV or TSV")
+        new.add_argument("--name", help="the project's name (default: the design's title)")
+        new.add_argument("--provider", choices=("inhouse", "mturk", "prolific"),
+                         help="overrides the design's provider")
+        new.add_argument("--stage", default="", help="the stage to make the batch for (multi-stage designs)")
+        new.add_argument("--seed", type=int, default=0)
+        report = commands.add_parser("report", help="agreement and aggregation per scheme of a design batch")
+        report.add_argument("batch", type=int)
+        report.add_argument("--json", action="store_true")
+        export = commands.add_parser("export", help="answers (long form) and labels of a design batch")
+        export.add_argument("batch", type=int)
+        export.add_argument("--out", required=True)
+        export.add_argument("--formats", default=",".join(FORMATS), help=f"comma-separated: {', '.join(FORMATS)}")
+        schema = commands.add_parser("schema", help="write designs/schema.json (or --check that it is current)")
+        schema.add_argument("--check", action="store_true")
+
+    def handle(self, *args, **options):
+        try:
+            getattr(self, f"do_{options['action']}")(options)
+        except DesignError as error:
+            for problem in error.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(f"{len(error.problems)} problem{'s' if len(error.problems) > 1 else ''} in "
+                               f"{error.problems[0].file}; nothing was written") from None
+        except CrowdsetError as error:
+            raise CommandError(str(error)) from None
+
+    def do_check(self, options):
+        report, ok = check_report(options["files"])
+        if options["json"]:
+            self.stdout.write(json.dumps(report, indent=2))
+        else:
+            for entry in report:
+                if entry["valid"]:
+                    self.stdout.write(f"{entry['file']}: valid ({entry['title']}: {len(entry['schemes'])} scheme"
+                                      f"{'s' if len(entry['schemes']) != 1 else ''}: {', '.join(entry['schemes'])})")
+                for problem in entry["problems"]:
+                    where = f"{entry['file']}:{problem['line']}" if problem["line"] else entry["file"]
+                    self.stdout.write(f"{where}: {problem['key'] + ': ' if problem['key'] else ''}{problem['message']}")
+        if not ok:
+            sys.exit(1)
+
+    def do_new(self, options):
+        path = Path(options["file"])
+        design = load_file(path)
+        data_path = Path(options["items"])
+        try:
+            data = data_path.read_bytes()
+        except OSError as error:
+            raise CommandError(f"{data_path}: cannot read it ({error.strerror})") from None
+        records = read_items(data, name=data_path.name, design=design)
+        stage = options["stage"] or (design.stages[0].name if design.stages else "")
+        with transaction.atomic():
+            version = design_version_save(source=path.read_text(encoding="utf-8-sig"), slug=path.stem,
+                                          name=path.name)
+            project = project_create(name=options["name"] or design.title, design="design-file",
+                                     description=design.description)
+            batch = design_batch_create(version=version, records=records, name=f"{project.name} ({path.stem})",
+                                        stage=stage, provider=options["provider"], seed=options["seed"])
+            project.batches.add(batch)
+        self.stdout.write(f"project {project.slug!r}: design {version} ({len(design.annotation_schemes)} schemes), "
+                          f"{len(records)} items from {data_path.name}")
+        self.stdout.write(f"batch {batch.pk}: {describe_batch(batch)}")
+        self.stdout.write(f"next: python manage.py hits publish {batch.pk}")
+
+    def _batch(self, number):
+        batch = Batch.objects.filter(pk=number).first()
+        if batch is None or not DesignBatch.objects.filter(batch=batch).exists():
+            raise CommandError(f"no design batch {number}; `python manage.py hits list` shows the batches")
+        return batch
+
+    def do_report(self, options):
+        results, rows = batch_aggregate(self._batch(options["batch"]))
+        if options["json"]:
+            self.stdout.write(json.dumps({name: result.as_json() for name, result in results.items()}))
+            return
+        self.stdout.write(f"{len(rows)} answers")
+        for name, result in results.items():
+            alpha = "-" if result.alpha is None else f"{result.alpha:.3f}"
+            decided = sum(value not in (None, [], {}) for value in result.items.values())
+            extra = f"; outcomes {result.outcomes}" if result.outcomes else ""
+            extra += f"; top {next(iter(result.scores))}" if result.scores else ""
+            self.stdout.write(f"{name} ({result.type}): {result.answers} answers, alpha ({result.level}) {alpha}, "
+                              f"{result.method}: {decided} of {len(result.items)} items decided{extra}")
+
+    def do_export(self, options):
+        formats = tuple(name.strip() for name in options["formats"].split(",") if name.strip())
+        try:
+            written = export_batch(batch=self._batch(options["batch"]), out=Path(options["out"]), formats=formats)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        for path in written:
+            self.stdout.write(str(path))
+
+    def do_schema(self, options):
+        current = schema_json()
+        if options["check"]:
+            if not SCHEMA.exists() or SCHEMA.read_text() != current:
+                raise CommandError(f"{SCHEMA.name} is not what the model generates; run `python manage.py design "
+                                   f"schema` and commit it")
+            self.stdout.write(f"{SCHEMA.name} is current")
+            return
+        SCHEMA.write_text(current)
+        self.stdout.write(f"wrote {SCHEMA}")
