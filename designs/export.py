@@ -80,7 +80,9 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS)
     temporary = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent if out.parent.exists() else None))
     try:
         written = []
-        answers = [{**row, "value": _cell(row["value"])} for row in rows]
+        # One type a column (Parquet needs it): a value is its text, or its JSON when it is not a string.
+        answers = [{**row, "value": row["value"] if isinstance(row["value"], str) else json.dumps(row["value"])}
+                   for row in rows]
         flat_labels = [{key: _cell(value) for key, value in row.items()} for row in labels]
         if "csv" in formats:
             written += [_csv(temporary / "answers.csv", answers), _csv(temporary / "labels.csv", flat_labels)]

@@ -113,7 +113,8 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
         spans = any(entry["scheme"].annotation_type == "span" for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice.
         rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "text": not spans})
-    return {"rows": rows, "design": design, "task_title": design.title, "items": items}
+    return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,
+            "items": items}
 
 
 def _points(scheme) -> list[int]:

@@ -16,10 +16,9 @@ class Numeric(SchemeType):
         found = number(value, "the answer")
         low, high, step = self.bounds(scheme)
         if (low is not None and found < low) or (high is not None and found > high):
-            raise AnswerProblem(f"{found} is outside {low if low is not None else '…'} to "
-                                f"{high if high is not None else '…'}")
+            raise AnswerProblem(f"{found:g} is outside {_shown(low)} to {_shown(high)}")
         if step and low is not None and abs(round((found - low) / step) * step - (found - low)) > 1e-9:
-            raise AnswerProblem(f"{found} is not on a step of {step} from {low}")
+            raise AnswerProblem(f"{found:g} is not on a step of {step:g} from {low:g}")
         return found
 
 
@@ -37,3 +36,7 @@ class Number(Numeric):
 
     def bounds(self, scheme):
         return scheme.min, scheme.max, scheme.step
+
+
+def _shown(bound):
+    return "…" if bound is None else f"{bound:g}"
