@@ -56,7 +56,7 @@ def holds(condition: Condition, answer: Any) -> bool:
     if condition.operator == "empty":
         return answer in (None, "", [], {})
     if answer is None:
-        return condition.operator in ("not_equals", "not_contains")
+        return False  # a scheme not answered yet shows nothing that depends on its answer
     found = [_text(value) for value in answer] if isinstance(answer, list) else [_text(answer)]
     if condition.operator in ("equals", "not_equals"):
         hit = any(value in wanted for value in found)

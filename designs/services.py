@@ -52,8 +52,9 @@ def requirements_of(design: Design) -> dict[str, Any]:
 
 def design_batch_create(*, version: DesignVersion, records: Sequence[Record], name: str, stage: str = "",
                         provider: str | None = None, created_by: Any = None, seed: int = 0) -> Batch:
-    """A draft batch of the design's HITs for `records`; items with a known answer become the checks mixed
-    into every HIT when the design sets a gold_rate, and are measured against otherwise."""
+    """A draft batch of the design's HITs for `records`. Items with a known answer become the checks mixed into
+    every HIT when the design sets a gold_rate and some items have none; otherwise (no gold_rate, or every item
+    known, as in a released file) they are the batch's items, measured against."""
     design = version.design
     if stage and stage not in [entry.name for entry in design.stages]:
         raise InputError(f"the design has no stage {stage!r}; its stages are "
@@ -62,7 +63,8 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
     specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
                       payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))
              for record in records]
-    gold = [spec for spec in specs if spec.gold_answer is not None] if hits.gold_rate else []
+    checks = hits.gold_rate and any(spec.gold_answer is None for spec in specs)
+    gold = [spec for spec in specs if spec.gold_answer is not None] if checks else []
     plain = [spec for spec in specs if spec not in gold] if gold else specs
     with transaction.atomic():
         batch = batch_create(

@@ -38,7 +38,7 @@
     const op = condition.operator || "equals";
     if (op === "answered") return !empty(found);
     if (op === "empty") return empty(found);
-    if (empty(found)) return op === "not_equals" || op === "not_contains";
+    if (empty(found)) return false;  // nothing depends on a scheme not answered yet
     const values = (Array.isArray(found) ? found : [found]).map(String);
     const equal = values.some(v => wanted.includes(v));
     const contains = values.some(v => wanted.some(w => v.includes(w)));
@@ -91,7 +91,7 @@
     const field = root.querySelector(".span-field");
     const list = root.querySelector(".span-list");
     const labels = [...root.querySelectorAll(".span-label")].map(b => b.dataset.label);
-    const state = {anchor: null, cursor: null, dragging: false};
+    const state = {anchor: null, cursor: null, dragging: false, open: false};
     const read = () => { try { return JSON.parse(field.value || "[]"); } catch (error) { return []; } };
     const picked = () => state.anchor === null ? null
       : [Math.min(state.anchor, state.cursor), Math.max(state.anchor, state.cursor)];
@@ -134,18 +134,22 @@
       spans.push([start, end, label]);
       spans.sort((a, b) => a[0] - b[0]);
       state.anchor = null;
+      state.open = false;
       write(spans);
       return true;
     }
     toks.forEach((tok, i) => {
       tok.addEventListener("mousedown", event => {
         event.preventDefault();
-        if (event.shiftKey && state.anchor !== null) state.cursor = i;
-        else { state.anchor = i; state.cursor = i; }
+        // A second click (or tap: phones have no Shift and no drag) ends what the first began.
+        if ((event.shiftKey || state.open) && state.anchor !== null) { state.cursor = i; state.open = false; }
+        else { state.anchor = i; state.cursor = i; state.open = true; }
         state.dragging = true;
         render();
       });
-      tok.addEventListener("mouseenter", () => { if (state.dragging) { state.cursor = i; render(); } });
+      tok.addEventListener("mouseenter", () => {
+        if (state.dragging) { state.cursor = i; state.open = false; render(); }
+      });
     });
     document.addEventListener("mouseup", () => { state.dragging = false; });
     root.querySelector(".span-text").addEventListener("keydown", event => {

@@ -1,0 +1,107 @@
+"""`manage.py design new`: a project and a draft batch from a design file and its items in any of the four
+formats, and items that do not fit refused by file and line with nothing made."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from designs.items import ItemsError, read_items
+from designs.loader import load_file
+from designs.models import DesignBatch
+from hits.models import Batch, Item
+from projects.models import Project
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBTASK1 = ROOT / "designs" / "semeval-subtask1.yaml"
+BCOPA = ROOT / "designs" / "bcopa.yaml"
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_makes_a_project_and_batch_from_the_released_subtask1_file(tmp_path, capsys):
+    released = ROOT.parent / "shared" / "semeval2020t5" / "subtask1_train.csv"
+    if not released.exists():
+        pytest.skip("../shared/ is not beside the project")
+    sample = tmp_path / "sample.csv"
+    sample.write_text("".join(released.read_text(encoding="utf-8").splitlines(keepends=True)[:101]))
+    call_command("design", "new", str(SUBTASK1), "--items", str(sample), "--provider", "inhouse")
+    out = capsys.readouterr().out
+    project = Project.objects.get()
+    batch = project.batches.get()
+    assert project.design == "design-file" and batch.task_type == "design"
+    assert (batch.items_per_hit, batch.assignments_per_hit, str(batch.reward)) == (25, 5, "0.50")
+    assert DesignBatch.objects.get(batch=batch).version.slug == "semeval-subtask1"
+    # Every sentence has its released label: all are measured against, none is a check (gold_rate needs items
+    # without a known answer to mix the checks into).
+    assert Item.objects.filter(batch=batch, is_gold=False).exclude(gold_answer=None).count() == 100
+    assert batch.hits.count() == 4
+    assert "100 items from sample.csv" in out
+
+
+@pytest.mark.parametrize("format", ["json", "jsonl", "csv", "tsv"])
+def test_items_come_in_four_formats(format, tmp_path):
+    design = load_file(BCOPA)
+    rows = [{"id": "1", "premise": "The man broke his toe.", "question": "What was the cause?",
+             "alternatives": ["He dropped a hammer on his foot.", "He got a hole in his sock."], "answer": "1"},
+            {"id": "2", "premise": "I tipped the bottle.", "question": "What happened as a result?",
+             "alternatives": ["The liquid in the bottle froze.", "The liquid poured out."], "answer": "2"}]
+    import csv
+    import io
+    import json
+
+    if format == "json":
+        data = json.dumps(rows, indent=2)
+    elif format == "jsonl":
+        data = "".join(json.dumps(row) + "\n" for row in rows)
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), delimiter="," if format == "csv" else "\t")
+        writer.writeheader()
+        writer.writerows({**row, "alternatives": json.dumps(row["alternatives"])} for row in rows)
+        data = buffer.getvalue()
+    records = read_items(data.encode(), name=f"copa.{format}", design=design)
+    assert [(r.id, r.text, r.fields["alternatives"][1], r.gold) for r in records] == [
+        ("1", "The man broke his toe.", "He got a hole in his sock.", "1"),
+        ("2", "I tipped the bottle.", "The liquid poured out.", "2")]
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("a.jsonl", b'{"id": "1", "premise": "x"}\n{"premise": "y"}\n',
+     "a.jsonl:2: has no 'id' field; the design reads the id from it (items.id_key); its fields are premise"),
+    ("a.jsonl", b'{"id": "1", "premise": "x"}\n{"id": "1", "premise": "y"}\n',
+     "a.jsonl:2: the id '1' is used already on line 1; ids must be unique"),
+    ("a.jsonl", b'{"id": "1", "premise": "x"}\n{"id": 2, "premise": \n', "a.jsonl:2: not a JSON object"),
+    ("a.json", b'[\n {"id": "1", "premise": "x"},\n {"id": "2"}\n]\n', "a.json:3: has no 'premise' field"),
+    ("a.csv", b"id,premise\n1,x,extra\n", "a.csv:2: has 3 columns, the header has 2"),
+    ("a.csv", b"id,text\n1,x\n", "a.csv:2: has no 'premise' field"),
+    ("a.csv", b"id,premise\n1,caf\xe9\n", "a.csv:2: invalid UTF-8 at byte 16"),
+    ("a.jsonl", b"", "a.jsonl: is empty"),
+    ("a.xml", b"<x/>", "a.xml: cannot tell the format"),
+])
+def test_items_that_do_not_fit_are_refused_by_file_and_line(name, data, message):
+    with pytest.raises(ItemsError) as caught:
+        read_items(data, name=name, design=load_file(BCOPA))
+    assert str(caught.value).startswith(message), str(caught.value)
+
+
+def test_design_new_with_bad_items_makes_nothing(tmp_path):
+    bad = tmp_path / "items.jsonl"
+    bad.write_text('{"id": "1", "premise": "x", "alternatives": ["a", "b"]}\n{"id": "1", "premise": "y"}\n')
+    with pytest.raises(CommandError, match="items.jsonl:2: the id '1' is used already on line 1"):
+        call_command("design", "new", str(BCOPA), "--items", str(bad))
+    assert not Project.objects.exists() and not Batch.objects.exists()
+
+
+def test_design_new_with_a_broken_design_prints_each_problem_without_a_traceback(tmp_path):
+    design = tmp_path / "mine.yaml"
+    design.write_text("title: mine\nannotation_schemes:\n  - {annotation_type: radio, name: a, lables: [x]}\n")
+    items = tmp_path / "items.csv"
+    items.write_text("id,text\n1,hello\n")
+    run = subprocess.run([sys.executable, "manage.py", "design", "new", str(design), "--items", str(items)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "mine.yaml:3: annotation_schemes.0.lables: unknown key 'lables'; did you mean 'labels'?" in run.stderr
+    assert "nothing was written" in run.stderr and "Traceback" not in run.stderr
