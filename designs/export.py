@@ -135,7 +135,7 @@ def _hf_folder(folder: Path, design, labels, rows, agreement) -> list[Path]:
     written = [_jsonl(folder / "data" / "labels.jsonl", labels), _jsonl(folder / "data" / "answers.jsonl", rows)]
     card = folder / "README.md"
     card.write_text(dataset_card(design, len(labels), len(rows), agreement), encoding="utf-8")
-    return written + [card]
+    return [*written, card]
 
 
 def dataset_card(design, items: int, answers: int, agreement: dict[str, Any]) -> str:

@@ -39,7 +39,7 @@ def read_items(data: bytes, *, name: str, design: Design, format: str | None = N
         raise ItemsError(f"invalid UTF-8 at byte {error.start}; save the file as UTF-8", file=name, line=line) from None
     kind = format or name.rsplit(".", 1)[-1].lower()
     if kind not in FORMATS:
-        raise ItemsError(f"cannot tell the format from the name; use .json, .jsonl, .csv or .tsv", file=name)
+        raise ItemsError("cannot tell the format from the name; use .json, .jsonl, .csv or .tsv", file=name)
     if not text.strip():
         raise ItemsError("is empty; it needs at least one record", file=name)
     rows = _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
@@ -142,10 +142,10 @@ def _records(rows: list[tuple[int, Any]], name: str, design: Design) -> list[Rec
             raise ItemsError(f"is a {type(row).__name__}, not an object with {settings.id_key!r} and "
                              f"{settings.text_key!r}", file=name, line=line or None)
         for key in (settings.id_key, settings.text_key):
-            if key not in row or row[key] is None or (key == settings.id_key and str(row[key]).strip() == ""):
-                raise ItemsError(f"has no {key!r} field; the design reads the {'id' if key == settings.id_key else 'text'} "
-                                 f"from it (items.{'id_key' if key == settings.id_key else 'text_key'}); its fields "
-                                 f"are {', '.join(map(str, list(row)[:10]))}", file=name, line=line or None)
+            what = "id" if key == settings.id_key else "text"
+            if key not in row or row[key] is None or (what == "id" and str(row[key]).strip() == ""):
+                raise ItemsError(f"has no {key!r} field; the design reads the {what} from it (items.{what}_key); its "
+                                 f"fields are {', '.join(map(str, list(row)[:10]))}", file=name, line=line or None)
         record_id = str(row[settings.id_key]).strip()
         if record_id in seen:
             raise ItemsError(f"the id {record_id!r} is used already on line {seen[record_id]}; ids must be unique",

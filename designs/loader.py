@@ -52,7 +52,8 @@ def load_file(path: str | Path) -> Design:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise DesignError([Problem(str(path), None, "", f"cannot read it ({error.strerror}); check the path")])
+        problem = Problem(str(path), None, "", f"cannot read it ({error.strerror}); check the path")
+        raise DesignError([problem]) from None
     return load_bytes(data, name=path.name)
 
 
@@ -64,7 +65,7 @@ def load_bytes(data: bytes, *, name: str) -> Design:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
-        raise DesignError([Problem(name, line, "", f"invalid UTF-8 at byte {error.start}; save it as UTF-8")])
+        raise DesignError([Problem(name, line, "", f"invalid UTF-8 at byte {error.start}; save it as UTF-8")]) from None
     return load_text(text, name=name)
 
 
@@ -98,12 +99,12 @@ def _mark(node: yaml.Node, path: tuple, lines: dict[tuple, int]) -> None:
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            child = path + (key.value,)
+            child = (*path, key.value)
             _mark(value, child, lines)
             lines[child] = key.start_mark.line + 1  # the key's line, where its name can be fixed
     elif isinstance(node, yaml.SequenceNode):
         for index, value in enumerate(node.value):
-            _mark(value, path + (index,), lines)
+            _mark(value, (*path, index), lines)
 
 
 def validate(raw: dict, lines: dict[tuple, int], *, name: str) -> Design:
@@ -131,8 +132,8 @@ def _problem(entry: dict, raw: Any, lines: dict[tuple, int], name: str) -> Probl
         close = _did_you_mean(str(found), SCHEME_TYPES) if found else ""
         message = (f"annotation_type {found!r} is not one of {', '.join(SCHEME_TYPES)}{close}" if found
                    else f"needs an annotation_type, one of {', '.join(SCHEME_TYPES)}")
-        key = ".".join(str(part) for part in path + ("annotation_type",))
-        line = lines.get(path + ("annotation_type",), line)
+        key = ".".join(str(part) for part in (*path, "annotation_type"))
+        line = lines.get((*path, "annotation_type"), line)
     elif kind == "missing":
         message = "is missing; add it"
     elif kind == "literal_error":
@@ -155,10 +156,8 @@ def _data_path(loc: tuple, raw: Any) -> tuple:
     path: list = []
     node = raw
     for part in loc:
-        if isinstance(node, dict) and part in node:
-            path.append(part)
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        listed = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if (isinstance(node, dict) and part in node) or listed:
             path.append(part)
             node = node[part]
         elif isinstance(node, dict) and isinstance(part, str) and part == loc[-1] and part not in SCHEME_TYPES:

@@ -291,7 +291,6 @@ class MturkSettings(Strict):
 class ProlificSettings(Strict):
     min_approval_rate: int | None = Field(None, ge=0, le=100)
     min_approved_hits: int | None = Field(None, ge=0)
-    countries: list[str] = Field(default_factory=list)
 
 
 class Provider(Strict):

@@ -12,7 +12,8 @@ from core.errors import InputError
 from core.items import RecordItem
 from designs.items import Record
 from designs.loader import load_text
-from designs.model import Design, slug as make_slug
+from designs.model import Design
+from designs.model import slug as make_slug
 from designs.models import DesignBatch, DesignVersion
 from hits.models import Batch
 from hits.services import ItemSpec, batch_create
@@ -37,16 +38,16 @@ def requirements_of(design: Design) -> dict[str, Any]:
     """The design's worker filters for its provider, in the batch's terms."""
     provider = design.provider
     found: dict[str, Any] = {}
-    settings = provider.mturk if provider.name == "mturk" else provider.prolific if provider.name == "prolific" else None
+    settings = {"mturk": provider.mturk, "prolific": provider.prolific}.get(provider.name)
     if settings is not None:
         for name in ("min_approval_rate", "min_approved_hits"):
             if getattr(settings, name) is not None:
                 found[name] = getattr(settings, name)
-        if provider.name == "mturk":
-            if settings.locales:
-                found["locales"] = list(settings.locales)
-            if settings.masters:
-                found["masters"] = True
+    if provider.name == "mturk":
+        if provider.mturk.locales:
+            found["locales"] = list(provider.mturk.locales)
+        if provider.mturk.masters:
+            found["masters"] = True
     return found
 
 

@@ -129,7 +129,8 @@ def _words(text: str) -> list[dict]:
     """The text as words with their character offsets and the space before each, for the span widget."""
     words, end = [], 0
     for match in re.finditer(r"\S+", text):
-        words.append({"text": match.group(), "start": match.start(), "end": match.end(), "gap": text[end:match.start()]})
+        words.append({"text": match.group(), "start": match.start(), "end": match.end(),
+                      "gap": text[end:match.start()]})
         end = match.end()
     return words
 

@@ -1,6 +1,7 @@
 """span: labelled character spans of the item's text. The form field holds them as JSON,
 [[start, end, label], ...], end exclusive, which the page's span widget writes; the server checks each."""
 
+import itertools
 import json
 
 from designs.schemes.base import AnswerProblem, SchemeType, scheme_type
@@ -53,7 +54,7 @@ class Span(SchemeType):
             if repeated:
                 raise AnswerProblem(f"mark one {repeated[0]} only (there are {found.count(repeated[0])})")
         if not scheme.allow_overlap:
-            for (start, end, label), (next_start, _, other) in zip(spans, spans[1:]):
+            for (_, end, label), (next_start, _, other) in itertools.pairwise(spans):
                 if next_start < end:
                     raise AnswerProblem(f"the {label} and the {other} overlap; spans may not share characters")
 

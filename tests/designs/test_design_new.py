@@ -1,6 +1,7 @@
 """`manage.py design new`: a project and a draft batch from a design file and its items in any of the four
 formats, and items that do not fit refused by file and line with nothing made."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,7 +91,7 @@ def test_items_that_do_not_fit_are_refused_by_file_and_line(name, data, message)
 def test_design_new_with_bad_items_makes_nothing(tmp_path):
     bad = tmp_path / "items.jsonl"
     bad.write_text('{"id": "1", "premise": "x", "alternatives": ["a", "b"]}\n{"id": "1", "premise": "y"}\n')
-    with pytest.raises(CommandError, match="items.jsonl:2: the id '1' is used already on line 1"):
+    with pytest.raises(CommandError, match=re.escape("items.jsonl:2: the id '1' is used already on line 1")):
         call_command("design", "new", str(BCOPA), "--items", str(bad))
     assert not Project.objects.exists() and not Batch.objects.exists()
 

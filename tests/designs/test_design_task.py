@@ -9,7 +9,6 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from designs.items import read_items
-from designs.loader import load_text
 from designs.models import DesignBatch, DesignVersion
 from designs.services import design_batch_create, design_version_save
 from hits.models import Assignment, Batch

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from core.errors import CrowdsetError
-from designs.export import FORMATS, export_batch, batch_aggregate
+from designs.export import FORMATS, batch_aggregate, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.models import DesignBatch
