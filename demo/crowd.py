@@ -355,6 +355,20 @@ def run_choices(batch, workers, seed=0):
         for pk in _ITEM_FIELD.findall(page)})
 
 
+def run_design_choices(batch, workers, seed=0):
+    """Simulated annotators (name, accuracy) answer a design batch's first scheme, a 2-way choice, over HTTP
+    until no HIT is left: the right alternative (the item's known answer) with their accuracy."""
+    rng = random.Random(seed)
+    known = {item.pk: item.gold_answer for item in Item.objects.filter(batch=batch)}
+    people = [ChoiceWorker(name, accuracy) for name, accuracy in workers]
+    return _work_through(batch, people, lambda worker, page: {
+        f"a-{pk}-0": known[int(pk)] if rng.random() < worker.accuracy else {"1": "2", "2": "1"}[known[int(pk)]]
+        for pk in _DESIGN_FIELD.findall(page)})
+
+
+_DESIGN_FIELD = re.compile(r'name="a-(\d+)-0" value="1"')
+
+
 # --- facts and counter-facts (Cheap Facts) -----------------------------------------------
 
 _FACT_FIELD = re.compile(r'name="fact-(\d+)-(\d+)"')

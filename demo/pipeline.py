@@ -49,6 +49,7 @@ from demo.crowd import (
     crowd,
     review_spans,
     run_choices,
+    run_design_choices,
     run_inhouse,
     run_mturk,
     run_prolific,
@@ -60,6 +61,10 @@ from demo.crowd import (
     take_test_mturk,
     take_test_prolific,
 )
+from designs.export import batch_aggregate as design_aggregate
+from designs.export import export_batch as export_design
+from designs.items import Record as DesignRecord
+from designs.services import design_batch_create, design_version_save
 from facts.report import tables_text
 from facts.rte import read_rte
 from facts.services import draw_items, export_pairs, fact_batch_create
@@ -102,6 +107,7 @@ from releases.sampling import balanced_sample
 TEST_NAME = "counterfactual-screening"
 DEMO_ORGANIZER = "organizer"
 DEMO_PROJECT = "semeval-demo"
+DESIGN_BATCH = "Balanced COPA from designs/bcopa.yaml"
 SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
 SPAN_ANNOTATORS = 3  # the paper had one; three give span agreement and a majority to review from
@@ -161,6 +167,7 @@ class Pipeline:
         self.balanced_copa(self.copa_file)
         self.cheap_facts(self.rte_file)
         self.counterfactual_stories(self.stories_file)
+        self.design_file(self.copa_file)
         self.workspace()
         self.stdout.write("\nSummary")
         for stage, seconds, result in self.summary:
@@ -691,6 +698,39 @@ class Pipeline:
             self._design_project("timetravel", "TimeTravel demo", batch, 13, say=batch is pairs)
         self.stage("story rewriting", time.monotonic() - started,
                    f"{sum(row['edited_endings'] for row in found['splits'].values())} edited endings")
+
+    def design_file(self, path):
+        """A seed design as a design file: designs/bcopa.yaml on 40 of the COPA items, run through the generic
+        task page's reader by three simulated annotators (one careless), then the per-scheme report and the
+        export, as `manage.py design new|report|export` would."""
+        started = time.monotonic()
+        source = settings.BASE_DIR / "designs" / "bcopa.yaml"
+        batch = Batch.objects.filter(name=DESIGN_BATCH).first()
+        if batch is None:
+            version = design_version_save(source=source.read_text(encoding="utf-8"), slug=source.stem)
+            records = [DesignRecord(id=item.item_id, text=item.premise, gold=str(item.answer),
+                                    group="mirrored" if item.mirrored else "original",
+                                    fields={"question": item.question,
+                                            "alternatives": [item.alternative_1, item.alternative_2]})
+                       for item in copa_sample(copa.read_copa(path), per_subset=20, seed=7)]
+            batch = batch_publish(batch=design_batch_create(version=version, records=records, name=DESIGN_BATCH,
+                                                            provider="inhouse", seed=7))
+            run_design_choices(batch, [("design-careful1", 0.97), ("design-careful2", 0.93),
+                                       ("design-careless1", 0.5)], seed=8)
+        results, rows = design_aggregate(batch)
+        choice = results["choice"]
+        known = {item.content.record_id: item.gold_answer for item in batch.items.all()}
+        right = sum(choice.items.get(record) == answer for record, answer in known.items())
+        self.stdout.write(f"14. A design file: {source.name} ({len(known)} COPA items, 3 annotators, the generic "
+                          f"task page's reader)")
+        self.stdout.write(f"   {len(rows)} answers; choice: Krippendorff's alpha ({choice.level}) {choice.alpha:.3f}, "
+                          f"majority right on {right} of {len(known)} items against the intended answers")
+        out = Path(self.out).parent / "design-bcopa"
+        written = export_design(batch=batch, out=out)
+        self.stdout.write(f"   export: {len(written)} files (answers long form, labels, agreement; CSV, JSON Lines, "
+                          f"Parquet, a Hugging Face folder) -> {out}")
+        self._design_project("design-file", "Balanced COPA as a design file", batch, 14)
+        self.stage("design file", time.monotonic() - started, f"alpha {choice.alpha:.3f}, {right}/{len(known)} right")
 
     def _design_project(self, design, name, batch, number, say=True):
         """The design's batch as a project of the workspace, whose steps follow it."""

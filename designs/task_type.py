@@ -11,26 +11,25 @@ from django.template.loader import render_to_string
 
 from core.items import RecordItem
 from designs.answers import field_prefix, read_item, visible
+from designs.loader import load_text
 from designs.model import Design
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 
 @lru_cache(maxsize=64)
-def _design(version_id: int) -> tuple[Design, str]:
-    from designs.models import DesignVersion
-
-    version = DesignVersion.objects.get(pk=version_id)
-    return version.design, version.slug
+def _parsed(source: str, slug: str) -> Design:
+    # Keyed by the text, not the row id: ids come back after a database is reset, texts mean what they say.
+    return load_text(source, name=f"{slug}.yaml")
 
 
 def batch_design(batch_id: int) -> tuple[Design, str]:
-    """The design (and stage, "" for all schemes) a batch was made from; versions never change, so cached."""
+    """The design (and stage, "" for all schemes) a batch was made from."""
     from designs.models import DesignBatch
 
-    link = DesignBatch.objects.only("version_id", "stage").get(batch_id=batch_id)
-    design, _ = _design(link.version_id)
-    return design, link.stage
+    source, slug, stage = DesignBatch.objects.values_list("version__source", "version__slug", "stage").get(
+        batch_id=batch_id)
+    return _parsed(source, slug), stage
 
 
 def stage_schemes(design: Design, stage: str) -> list[str] | None:
