@@ -43,6 +43,11 @@ def batch_answers(batch: Batch) -> tuple[list[dict[str, Any]], dict[int, Item]]:
 
 
 def batch_aggregate(batch: Batch) -> tuple[dict[str, SchemeResult], list[dict[str, Any]]]:
+    results, rows, _ = _aggregated(batch)
+    return results, rows
+
+
+def _aggregated(batch: Batch) -> tuple[dict[str, SchemeResult], list[dict[str, Any]], dict[int, Item]]:
     design, _ = batch_design(batch.pk)
     rows, items = batch_answers(batch)
     answers = [Answer(row["item"], row["annotator"], row["scheme"], row["value"]) for row in rows if not row["gold"]]
@@ -55,7 +60,7 @@ def batch_aggregate(batch: Batch) -> tuple[dict[str, SchemeResult], list[dict[st
                 if isinstance(payload.fields.get(key), list):
                     compared[record_id] = [str(entry) for entry in payload.fields[key]]
     results = aggregate(design, answers, texts={rid: p.text for rid, p in by_record.items()}, compared=compared)
-    return results, rows
+    return results, rows, items
 
 
 def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
@@ -65,8 +70,7 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS)
     if unknown:
         raise ValueError(f"unknown export format {unknown[0]!r}; use {', '.join(FORMATS)}")
     design, _ = batch_design(batch.pk)
-    results, rows = batch_aggregate(batch)
-    _, items = batch_answers(batch)
+    results, rows, items = _aggregated(batch)
     labels = []
     for item in sorted(items.values(), key=lambda found: found.pk):
         if item.is_gold:

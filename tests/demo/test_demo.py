@@ -94,7 +94,12 @@ def test_it_runs_the_pipeline_twice_without_duplicating_anything():
     assert Assignment.objects.filter(hit__batch__task_type="facts", state="approved").count() == 12
     stories = ("story-write", "story-edit", "likert", "pairwise")
     # Subtask 1 and 2 (with the adaptive batch's) and the 72 of the other designs.
-    assert Assignment.objects.exclude(hit__batch__task_type__in=stories).count() == semeval.count() + 72
+    assert Assignment.objects.exclude(hit__batch__task_type__in=(*stories, "design")).count() == semeval.count() + 72
+    # A seed design as a design file: 4 HITs of 3 through the generic task page, not made again.
+    assert "14. A design file: bcopa.yaml (40 COPA items, 3 annotators" in text
+    assert Assignment.objects.filter(hit__batch__task_type="design").count() == 12
+    right = re.search(r"majority right on (\d+) of 40 items against the intended answers", text)
+    assert right and int(right.group(1)) >= 36
     # Counterfactual story rewriting: every story written once, checked and edited, the export read back.
     assert "13. Counterfactual story rewriting (TimeTravel): 34 stories" in text
     assert Assignment.objects.filter(hit__batch__task_type="story-write").count() == 34

@@ -109,7 +109,12 @@ class DesignTaskTestCase(BaseTestCase):
                     fields[f"a-{item.pk}-4"] = "5"
             self.assertEqual(self.submit(assignment, fields).status_code, 302)
         out = self.tmp / "export"
-        call_command("design", "export", str(self.batch.pk), "--out", str(out), stdout=self.stdout)
+        call_command("design", "export", str(self.batch.pk), "--out", str(self.tmp / "plain"), stdout=self.stdout)
+        # The design names no export formats: the default ones, CSV and JSON Lines.
+        self.assertEqual(sorted(path.name for path in (self.tmp / "plain").iterdir()),
+                         ["agreement.json", "answers.csv", "answers.jsonl", "labels.csv", "labels.jsonl"])
+        call_command("design", "export", str(self.batch.pk), "--out", str(out), "--formats", "csv,jsonl,parquet,hf",
+                     stdout=self.stdout)
         with open(out / "answers.csv", newline="") as handle:
             rows = list(csv.DictReader(handle))
         self.assertEqual(len(rows), 2 * 2 * 11)

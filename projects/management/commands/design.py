@@ -11,6 +11,7 @@ from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.models import DesignBatch
 from designs.services import design_batch_create, design_version_save
+from designs.task_type import batch_design
 from hits.models import Batch
 from hits.services import describe_batch
 from projects.services import project_create
@@ -41,7 +42,8 @@ class Command(BaseCommand):
         export = commands.add_parser("export", help="answers (long form) and labels of a design batch")
         export.add_argument("batch", type=int)
         export.add_argument("--out", required=True)
-        export.add_argument("--formats", default=",".join(FORMATS), help=f"comma-separated: {', '.join(FORMATS)}")
+        export.add_argument("--formats", help=f"comma-separated: {', '.join(FORMATS)} (default: the design's "
+                                              f"export.formats)")
         schema = commands.add_parser("schema", help="write designs/schema.json (or --check that it is current)")
         schema.add_argument("--check", action="store_true")
 
@@ -115,9 +117,14 @@ class Command(BaseCommand):
                               f"{result.method}: {decided} of {len(result.items)} items decided{extra}")
 
     def do_export(self, options):
-        formats = tuple(name.strip() for name in options["formats"].split(",") if name.strip())
+        batch = self._batch(options["batch"])
+        if options["formats"]:
+            formats = tuple(name.strip() for name in options["formats"].split(",") if name.strip())
+        else:
+            # The dataset formats (semeval) come from `manage.py dataset export`; this writes the design's others.
+            formats = tuple(name for name in batch_design(batch.pk)[0].export.formats if name in FORMATS)
         try:
-            written = export_batch(batch=self._batch(options["batch"]), out=Path(options["out"]), formats=formats)
+            written = export_batch(batch=batch, out=Path(options["out"]), formats=formats)
         except ValueError as error:
             raise CommandError(str(error)) from None
         for path in written:
