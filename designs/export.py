@@ -4,15 +4,13 @@ folder whose card lists the schemes and their labels."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.semeval import spreadsheet_cell
+from core.semeval import spreadsheet_csv
 from designs.aggregate import Answer, SchemeResult, aggregate
 from designs.task_type import batch_design
 from hits.models import Assignment, Batch, Item
@@ -117,14 +115,9 @@ def _cell(value: Any) -> Any:
 
 
 def _csv(path: Path, rows: list[dict[str, Any]]) -> Path:
-    buffer = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        # Opened in a spreadsheet, a cell starting with = + - @ would run as a formula: neutralized.
-        writer.writerows({key: spreadsheet_cell(value) if isinstance(value, str) else value
-                          for key, value in row.items()} for row in rows)
-    path.write_text(buffer.getvalue(), encoding="utf-8")
+    # Opened in a spreadsheet, a cell starting with = + - @ would run as a formula: spreadsheet_csv neutralizes it.
+    text = spreadsheet_csv(list(rows[0]), [list(row.values()) for row in rows]) if rows else ""
+    path.write_text(text, encoding="utf-8", newline="")
     return path
 
 

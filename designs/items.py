@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import InputError
+from core.errors import InputError, decode_utf8
 from designs.model import Design
 
 MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation item
@@ -32,11 +32,7 @@ class Record:
 
 def read_items(data: bytes, *, name: str, design: Design, format: str | None = None) -> list[Record]:
     """The records of `data` (a file called `name`), checked against the design's item settings."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise ItemsError(f"invalid UTF-8 at byte {error.start}; save the file as UTF-8", file=name, line=line) from None
+    text = decode_utf8(data, file=name, error=ItemsError)
     kind = format or name.rsplit(".", 1)[-1].lower()
     if kind not in FORMATS:
         raise ItemsError("cannot tell the format from the name; use .json, .jsonl, .csv or .tsv", file=name)

@@ -95,19 +95,24 @@ class DesignTask(TaskType):
 
 def task_context(design: Design, asked: list[str] | None, items) -> dict:
     """What the task body needs: per item its record and, per scheme, the widget and its form field."""
+    # What a scheme shows is the same on every item; only its field, its compared options and its words differ.
+    shown_schemes = []
+    for index, scheme in enumerate(design.annotation_schemes):
+        if asked is not None and scheme.name not in asked:
+            continue
+        kind = SCHEME_TYPES.get(scheme.annotation_type)
+        keys = kind.keys(scheme)
+        shown_schemes.append({
+            "scheme": scheme, "type": kind, "widget": kind.widget, "index": index, "keys": keys,
+            "keys_json": json.dumps(keys), "points": _points(scheme), "initially_shown": visible(scheme, {}),
+            "logic_json": json.dumps(scheme.display_logic.model_dump(by_alias=True)) if scheme.display_logic else ""})
     rows = []
     for item in items:
         found = record(item)
-        schemes = [{"scheme": scheme, "type": SCHEME_TYPES.get(scheme.annotation_type),
-                    "widget": SCHEME_TYPES.get(scheme.annotation_type).widget,
-                    "field": field_prefix(item.pk, index), "index": index,
-                    "keys": SCHEME_TYPES.get(scheme.annotation_type).keys(scheme),
-                    "keys_json": json.dumps(SCHEME_TYPES.get(scheme.annotation_type).keys(scheme)),
-                    "logic_json": json.dumps(scheme.display_logic.model_dump(by_alias=True))
-                    if scheme.display_logic else "",
-                    "compared": _compared(scheme, found), "initially_shown": visible(scheme, {}),
-                    "points": _points(scheme), "words": _words(found.text) if scheme.annotation_type == "span" else []}
-                   for index, scheme in enumerate(design.annotation_schemes) if asked is None or scheme.name in asked]
+        schemes = [{**entry, "field": field_prefix(item.pk, entry["index"]),
+                    "compared": _compared(entry["scheme"], found),
+                    "words": _words(found.text) if entry["scheme"].annotation_type == "span" else []}
+                   for entry in shown_schemes]
         shown = [(name, found.fields.get(name)) for name in design.items.show if name in found.fields]
         spans = any(entry["scheme"].annotation_type == "span" for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice.
