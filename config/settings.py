@@ -266,6 +266,9 @@ PROLIFIC_API_URL = env_str("PROLIFIC_API_URL") or "https://api.prolific.com/api/
 PROLIFIC_TOKEN = env_str("PROLIFIC_TOKEN")
 PROLIFIC_WORKSPACE = env_str("PROLIFIC_WORKSPACE")
 PROLIFIC_PROJECT = env_str("PROLIFIC_PROJECT")
+# Where people reach this site, for the links commands print (`design import-potato`): runserver's address
+# unless set.
+SITE_URL = env_str("SITE_URL") or "http://127.0.0.1:8000"
 # This site's public address: participants open studies at PROLIFIC_EXTERNAL_URL/prolific/start/.
 PROLIFIC_EXTERNAL_URL = env_str("PROLIFIC_EXTERNAL_URL")
 PROLIFIC_COMPLETE_URL = env_str("PROLIFIC_COMPLETE_URL") or "https://app.prolific.com/submissions/complete"

@@ -57,12 +57,42 @@ def holds(condition: Condition, answer: Any) -> bool:
         return answer in (None, "", [], {})
     if answer is None:
         return False  # a scheme not answered yet shows nothing that depends on its answer
+    if condition.operator in NUMERIC:
+        return _compare(condition.operator, condition.value, answer)
     found = [_text(value) for value in answer] if isinstance(answer, list) else [_text(answer)]
     if condition.operator in ("equals", "not_equals"):
         hit = any(value in wanted for value in found)
         return hit if condition.operator == "equals" else not hit
     hit = any(want in value for want in wanted for value in found)
     return hit if condition.operator == "contains" else not hit
+
+
+NUMERIC = ("gt", "gte", "lt", "lte", "in_range", "not_in_range")
+
+
+def _compare(operator: str, wanted: Any, answer: Any) -> bool:
+    """A numeric condition (a likert point, a slider or number value); an answer that is no number fails it."""
+    number = _number(answer)
+    if number is None:
+        return False
+    if operator in ("in_range", "not_in_range"):
+        low, high = (_number(part) for part in (wanted if isinstance(wanted, list) and len(wanted) == 2
+                                                  else (None, None)))
+        inside = low is not None and high is not None and low <= number <= high
+        return inside if operator == "in_range" else not inside
+    bound = _number(wanted)
+    if bound is None:
+        return False
+    return {"gt": number > bound, "gte": number >= bound, "lt": number < bound, "lte": number <= bound}[operator]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _text(value: Any) -> str:

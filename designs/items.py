@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InputError, decode_utf8
-from designs.model import Design
+from designs.model import Design, Items
 
 MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation item
 FORMATS = ("json", "jsonl", "csv", "tsv")
@@ -32,6 +32,10 @@ class Record:
 
 def read_items(data: bytes, *, name: str, design: Design, format: str | None = None) -> list[Record]:
     """The records of `data` (a file called `name`), checked against the design's item settings."""
+    return read_records(data, name=name, settings=design.items, format=format)
+
+
+def read_records(data: bytes, *, name: str, settings: Items, format: str | None = None) -> list[Record]:
     text = decode_utf8(data, file=name, error=ItemsError)
     kind = format or name.rsplit(".", 1)[-1].lower()
     if kind not in FORMATS:
@@ -39,7 +43,7 @@ def read_items(data: bytes, *, name: str, design: Design, format: str | None = N
     if not text.strip():
         raise ItemsError("is empty; it needs at least one record", file=name)
     rows = _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
-    return _records(rows, name, design)
+    return _records(rows, name, settings)
 
 
 def _json(text: str, name: str) -> list[tuple[int, Any]]:
@@ -51,19 +55,31 @@ def _json(text: str, name: str) -> list[tuple[int, Any]]:
             raise ItemsError(f"not valid JSON: {error.msg}", file=name, line=error.lineno) from None
         lines = _array_lines(text, len(found))
         return list(zip(lines, found, strict=True))
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE:
-            raise ItemsError(f"the line is {len(line):,} characters; a record is at most {MAX_LINE:,}", file=name,
-                             line=number)
+    return _stream(text, name)
+
+
+def _stream(text: str, name: str) -> list[tuple[int, Any]]:
+    """JSON Lines, and objects written one after another over several lines each (pretty-printed "JSON
+    Lines", which exported data often is): each read whole, with the line it starts on."""
+    decoder, at, line, counted = json.JSONDecoder(), 0, 1, 0
+    rows: list[tuple[int, Any]] = []
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text):
+            return rows
+        line, counted = line + text.count("\n", counted, at), at
+        start = at
         try:
-            rows.append((number, json.loads(line)))
+            value, at = decoder.raw_decode(text, at)
         except json.JSONDecodeError as error:
-            raise ItemsError(f"not a JSON object: {error.msg} (column {error.colno}); one object a line "
-                             f"(JSON Lines), or one JSON array", file=name, line=number) from None
-    return rows
+            where = f"column {error.colno}" if error.lineno == line else f"line {error.lineno}, column {error.colno}"
+            raise ItemsError(f"not a JSON object: {error.msg} ({where}); one object a line (JSON Lines), or one "
+                             f"JSON array", file=name, line=line) from None
+        if at - start > MAX_LINE:
+            raise ItemsError(f"the record is {at - start:,} characters; a record is at most {MAX_LINE:,}", file=name,
+                             line=line)
+        rows.append((line, value))
 
 
 def _array_lines(text: str, count: int) -> list[int]:
@@ -128,11 +144,11 @@ def _cell(cell: str) -> Any:
     return cell
 
 
-def _records(rows: list[tuple[int, Any]], name: str, design: Design) -> list[Record]:
-    settings = design.items
+def _records(rows: list[tuple[int, Any]], name: str, settings: Items) -> list[Record]:
     if not rows:
         raise ItemsError("has no records", file=name)
-    records, seen = [], {}
+    records: list[Record] = []
+    seen: dict[str, int] = {}
     for line, row in rows:
         if not isinstance(row, dict):
             raise ItemsError(f"is a {type(row).__name__}, not an object with {settings.id_key!r} and "
@@ -147,9 +163,14 @@ def _records(rows: list[tuple[int, Any]], name: str, design: Design) -> list[Rec
             raise ItemsError(f"the id {record_id!r} is used already on line {seen[record_id]}; ids must be unique",
                              file=name, line=line or None)
         seen[record_id] = line
+        text = row[settings.text_key]
         fields = {key: value for key, value in row.items() if key not in (settings.id_key, settings.text_key)}
+        if isinstance(text, list | dict):
+            # Two or more texts under the text key (what a pairwise or best-worst scheme compares): they are
+            # the item's field of that name, and its text is empty.
+            fields[settings.text_key], text = text, ""
         gold = fields.pop(settings.gold_key, None) if settings.gold_key else None
         group = str(fields.get(settings.group_key, "")) if settings.group_key else ""
-        records.append(Record(id=record_id, text=str(row[settings.text_key]), fields=fields, gold=gold, group=group,
+        records.append(Record(id=record_id, text=str(text), fields=fields, gold=gold, group=group,
                               line=line))
     return records

@@ -91,7 +91,8 @@ def parse_yaml(text: str, *, name: str) -> tuple[Any, dict[tuple, int]]:
         raise DesignError([Problem(name, 1, "", f"is {found}; a design file is a mapping of keys "
                                                f"(title, annotation_schemes, ...)")])
     lines: dict[tuple, int] = {}
-    _mark(node, (), lines)
+    if node is not None:
+        _mark(node, (), lines)
     return raw, lines
 
 
@@ -120,7 +121,7 @@ def validate(raw: dict, lines: dict[tuple, int], *, name: str) -> Design:
     return design
 
 
-def _problem(entry: dict, raw: Any, lines: dict[tuple, int], name: str) -> Problem:
+def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Problem:
     path = _data_path(entry["loc"], raw)
     key = ".".join(str(part) for part in path)
     line = lines.get(path) or _nearest(path, lines)

@@ -75,8 +75,9 @@ class Requirement(Strict):
 
 class Condition(Strict):
     schema_: str = Field(alias="schema", description="the name of the scheme whose answer is tested")
-    operator: Literal["equals", "not_equals", "contains", "not_contains", "answered", "empty"] = "equals"
-    value: Any = None
+    operator: Literal["equals", "not_equals", "contains", "not_contains", "answered", "empty", "gt", "gte", "lt",
+                      "lte", "in_range", "not_in_range"] = "equals"
+    value: Any = Field(None, description="a value or a list of values (any of them); in_range: [low, high]")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -107,11 +108,13 @@ class LabelledScheme(SchemeBase):
     sequential_key_binding: bool = False
     has_free_response: bool = False
 
-    @model_validator(mode="after")
-    def _distinct_labels(self) -> LabelledScheme:
-        _no_repeats([label.name for label in self.labels], "labels", "label")
-        _no_repeats([label.key for label in self.labels if label.key], "labels", "key_value")
-        return self
+    @field_validator("labels", mode="after")
+    @classmethod
+    def _distinct_labels(cls, labels: list[Label]) -> list[Label]:
+        # A field validator, so that the error points at the labels' line.
+        _no_repeats([label.name for label in labels], "labels", "label")
+        _no_repeats([label.key for label in labels if label.key], "labels", "key_value")
+        return labels
 
     def keys(self) -> dict[str, str]:
         """Keyboard key -> label name: the labels' own keys, else 1..9 when sequential_key_binding is set."""

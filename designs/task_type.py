@@ -114,8 +114,10 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                     "words": _words(found.text) if entry["scheme"].annotation_type == "span" else []}
                    for entry in shown_schemes]
         shown = [(name, found.fields.get(name)) for name in design.items.show if name in found.fields]
-        spans = any(entry["scheme"].annotation_type == "span" for entry in schemes)
-        # A span scheme shows the text as words to mark; the plain text above it would say it twice.
+        spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
+                    for entry in schemes)
+        # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
+        # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
         rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "text": not spans})
     return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,
             "items": items}

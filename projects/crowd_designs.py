@@ -20,11 +20,13 @@ from projects.selectors import ProjectContext
 
 
 def _batch_steps(context: ProjectContext, task_type: str, command: str,
-                 numbers: Callable[[Batch], str], export: str) -> list[Step]:
+                 numbers: Callable[[Batch], str], export: str, download: bool = False) -> list[Step]:
     project = context.project
     rows = context.batches_of(task_type)
     made = Step("batch", "Batch", summary=f"made with `{command}`, then linked to this project "
                                           f"(a form for it here is not built yet)")
+    if download:
+        made.summary = f"made with the design page ({reverse('projects:design_new')}) or `{command}`"
     work = Step("work", "Crowd work")
     report = Step("report", "The paper's numbers")
     out = Step("export", "Export", summary=f"`{export}`")
@@ -50,6 +52,10 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str,
     if row["submitted"]:
         report.state, report.summary = "done", numbers(batch)
         out.state = "ready" if work.state == "done" else "blocked"
+        if download:
+            # Answers so far can be downloaded while the work goes on; the labels settle when it is done.
+            out.links = [("Download answers and labels (zip)",
+                          reverse("projects:design_export", args=[project.slug, batch.pk]))]
     return [made, work, report, out]
 
 
@@ -123,4 +129,4 @@ DESIGNS.register("design-file", Design(
                 "agreement per scheme, answers and labels exported as CSV, JSON Lines, Parquet and a Hugging Face "
                 "dataset folder.",
     steps=lambda context: _batch_steps(context, "design", "manage.py design new FILE --items DATA",
-                                       _design_numbers, "manage.py design export BATCH --out DIR")))
+                                       _design_numbers, "manage.py design export BATCH --out DIR", download=True)))

@@ -192,3 +192,35 @@ def project_budgets(batch: Batch) -> list[tuple[str, Decimal, list[int]]]:
         ids = list(project.batches.values_list("pk", flat=True))
         found.append((f"project {project.slug}", Decimal(project.budget or 0), ids))
     return found
+
+
+# --- design files ------------------------------------------------------------------------
+
+def design_project_create(*, source: str, file_name: str, records: list, name: str = "", stage: str = "",
+                          provider: str | None = None, user: Any = None, seed: int = 0, slug: str = "",
+                          free_slug: bool = False) -> tuple[Project, Batch]:
+    """A project from a design file's text and its items: the design saved as a version (of `slug`, by
+    default the file's name), a draft batch of its HITs, both linked to the project. All or nothing.
+    `free_slug` numbers the project's slug (-2, -3, ...) when its name is taken, for imports of many."""
+    from designs.loader import load_text
+    from designs.services import design_batch_create, design_version_save
+
+    design = load_text(source, name=file_name)
+    stage = stage or (design.stages[0].name if design.stages else "")
+    stem = Path(file_name).stem
+    with transaction.atomic():
+        version = design_version_save(source=source, slug=slug or slugify(stem)[:60] or "design", name=file_name,
+                                      created_by=user)
+        name = name or design.title
+        project_slug = slugify(name)[:90]
+        if free_slug:
+            taken = set(Project.objects.filter(slug__startswith=project_slug).values_list("slug", flat=True))
+            number = 2
+            while project_slug in taken:
+                project_slug, number = f"{slugify(name)[:90]}-{number}", number + 1
+        project = project_create(name=name, slug=project_slug, design="design-file", description=design.description,
+                                 user=user)
+        batch = design_batch_create(version=version, records=records, name=f"{project.name} ({stem})", stage=stage,
+                                    provider=provider, created_by=user, seed=seed)
+        project.batches.add(batch)
+    return project, batch

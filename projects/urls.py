@@ -1,10 +1,14 @@
 from django.urls import path
 
-from projects import views
+from projects import design_views, views
 
 app_name = "projects"
 urlpatterns = [
     path("", views.project_list, name="list"),
+    path("designs/new/", design_views.design_new, name="design_new"),
+    path("designs/check.json", design_views.design_check, name="design_check"),
+    path("designs/preview/", design_views.design_preview, name="design_preview"),
+    path("designs/potato/", design_views.potato_import, name="potato_import"),
     path("<slug:slug>/", views.project_detail, name="detail"),
     path("<slug:slug>/status.json", views.project_status, name="status"),
     path("<slug:slug>/jobs/<int:job_id>/cancel/", views.job_cancel_view, name="job_cancel"),
@@ -17,6 +21,7 @@ urlpatterns = [
     path("<slug:slug>/batches/new/", views.batch_new, name="batch_new"),
     path("<slug:slug>/batches/estimate.json", views.estimate, name="estimate"),
     path("<slug:slug>/batches/<int:batch_id>/", views.batch_detail, name="batch"),
+    path("<slug:slug>/batches/<int:batch_id>/export.zip", design_views.design_export, name="design_export"),
     path("<slug:slug>/batches/<int:batch_id>/publish/", views.publish, name="publish"),
     path("<slug:slug>/batches/<int:batch_id>/<slug:action>/", views.batch_action, name="batch_action"),
     path("<slug:slug>/aggregations/<int:run_id>/", views.aggregation, name="aggregation"),

@@ -195,7 +195,7 @@ window.crowdsetTask = (function () {
 
   // The same tab coming back from the cache: the page's state is what it was, say it again.
   window.addEventListener("pageshow", event => { if (event.persisted) listeners.forEach(l => l(current)); });
-  if (preview()) document.getElementById("cf-note").textContent = "Preview: accept the HIT to submit your answers.";
+  if (preview()) document.getElementById("cf-note").textContent = form.dataset.previewNote || "Preview: accept the HIT to submit your answers.";
   if (!store.kept && !form.dataset.draftUrl) saved.textContent = "This browser keeps no drafts: finish before you leave.";
 
   // Instructions stay folded for a worker who folded them.

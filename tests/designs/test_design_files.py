@@ -62,10 +62,11 @@ def test_unknown_keys_get_a_did_you_mean_at_their_own_line():
 
 def test_repeated_labels_keys_schemes_and_a_display_logic_to_nowhere_are_refused_by_name():
     assert problems("title: t\nannotation_schemes:\n  - {annotation_type: radio, name: a, labels: [x, x]}\n") == [
-        "study.yaml:3: annotation_schemes.0: two labels have the label 'x'; each must be different"]
+        "study.yaml:3: annotation_schemes.0.labels: two labels have the label 'x'; each must be different"]
     found = problems("title: t\nannotation_schemes:\n  - annotation_type: radio\n    name: a\n    labels:\n"
                      "      - {name: x, key_value: '1'}\n      - {name: y, key_value: '1'}\n")
-    assert found == ["study.yaml:3: annotation_schemes.0: two labels have the key_value '1'; each must be different"]
+    assert found == ["study.yaml:5: annotation_schemes.0.labels: two labels have the key_value '1'; each must be "
+                     "different"]
     found = problems("title: t\nannotation_schemes:\n  - {annotation_type: radio, name: a, labels: [x]}\n"
                      "  - annotation_type: text\n    name: b\n    display_logic:\n      show_when:\n"
                      "        - {schema: c, value: x}\n  - {annotation_type: likert, name: a}\n")

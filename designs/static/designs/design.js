@@ -33,12 +33,27 @@
     return plain ? plain.value.trim() : "";
   }
   const empty = found => found === "" || found === null || (Array.isArray(found) && !found.length);
+  const NUMERIC = ["gt", "gte", "lt", "lte", "in_range", "not_in_range"];
+  const number = v => (v === null || v === "" || typeof v === "boolean" || isNaN(Number(v))) ? null : Number(v);
+  function compare(op, wanted, found) {  // as designs/answers.py _compare
+    const n = number(found);
+    if (n === null) return false;
+    if (op === "in_range" || op === "not_in_range") {
+      const [low, high] = Array.isArray(wanted) && wanted.length === 2 ? wanted.map(number) : [null, null];
+      const inside = low !== null && high !== null && low <= n && n <= high;
+      return op === "in_range" ? inside : !inside;
+    }
+    const bound = number(wanted);
+    if (bound === null) return false;
+    return {gt: n > bound, gte: n >= bound, lt: n < bound, lte: n <= bound}[op];
+  }
   function holds(condition, found) {
     const wanted = (Array.isArray(condition.value) ? condition.value : [condition.value]).map(String);
     const op = condition.operator || "equals";
     if (op === "answered") return !empty(found);
     if (op === "empty") return empty(found);
     if (empty(found)) return false;  // nothing depends on a scheme not answered yet
+    if (NUMERIC.includes(op)) return compare(op, condition.value, found);
     const values = (Array.isArray(found) ? found : [found]).map(String);
     const equal = values.some(v => wanted.includes(v));
     const contains = values.some(v => wanted.some(w => v.includes(w)));
@@ -52,6 +67,9 @@
       const results = logic.show_when.map(c => holds(c, byName[c.schema] ? value(byName[c.schema]) : ""));
       scheme.hidden = !(logic.logic === "any" ? results.some(Boolean) : results.every(Boolean));
     });
+    // The words of a shown span scheme are the text; the plain text is there while no span scheme shows.
+    const text = item.querySelector(".design-text");
+    if (text) text.hidden = schemesOf(item).some(s => s.dataset.type === "span" && !s.hidden);
   }
   function done(item) {
     const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.type !== "pure_display");

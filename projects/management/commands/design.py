@@ -2,19 +2,21 @@ import json
 import sys
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.urls import reverse
+from django.utils.text import slugify
 
 from core.errors import CrowdsetError
 from designs.export import FORMATS, batch_aggregate, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.models import DesignBatch
-from designs.services import design_batch_create, design_version_save
+from designs.potato import import_file
 from designs.task_type import batch_design
 from hits.models import Batch
 from hits.services import describe_batch
-from projects.services import project_create
+from projects.services import design_project_create
 
 SCHEMA = Path(__file__).resolve().parents[3] / "designs" / "schema.json"
 
@@ -44,12 +46,18 @@ class Command(BaseCommand):
         export.add_argument("--out", required=True)
         export.add_argument("--formats", help=f"comma-separated: {', '.join(FORMATS)} (default: the design's "
                                               f"export.formats)")
+        potato = commands.add_parser("import-potato", help="Potato configs (and their data files) as projects")
+        potato.add_argument("configs", nargs="+", metavar="CONFIG")
+        potato.add_argument("--check", action="store_true", help="validate and convert; nothing is written")
+        potato.add_argument("--json", action="store_true", help="one JSON line per config")
+        potato.add_argument("--provider", choices=("inhouse", "mturk", "prolific"),
+                            help="overrides what the config implies (default: in-house unless it has prolific/mturk)")
         schema = commands.add_parser("schema", help="write designs/schema.json (or --check that it is current)")
         schema.add_argument("--check", action="store_true")
 
     def handle(self, *args, **options):
         try:
-            getattr(self, f"do_{options['action']}")(options)
+            getattr(self, f"do_{options['action'].replace('-', '_')}")(options)
         except DesignError as error:
             for problem in error.problems:
                 self.stderr.write(str(problem))
@@ -82,15 +90,10 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"{data_path}: cannot read it ({error.strerror})") from None
         records = read_items(data, name=data_path.name, design=design)
-        stage = options["stage"] or (design.stages[0].name if design.stages else "")
-        with transaction.atomic():
-            version = design_version_save(source=path.read_text(encoding="utf-8-sig"), slug=path.stem,
-                                          name=path.name)
-            project = project_create(name=options["name"] or design.title, design="design-file",
-                                     description=design.description)
-            batch = design_batch_create(version=version, records=records, name=f"{project.name} ({path.stem})",
-                                        stage=stage, provider=options["provider"], seed=options["seed"])
-            project.batches.add(batch)
+        project, batch = design_project_create(
+            source=path.read_bytes().decode("utf-8-sig"), file_name=path.name, records=records, name=options["name"],
+            stage=options["stage"], provider=options["provider"], seed=options["seed"])
+        version = DesignBatch.objects.get(batch=batch).version
         self.stdout.write(f"project {project.slug!r}: design {version} ({len(design.annotation_schemes)} schemes), "
                           f"{len(records)} items from {data_path.name}")
         self.stdout.write(f"batch {batch.pk}: {describe_batch(batch)}")
@@ -129,6 +132,40 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         for path in written:
             self.stdout.write(str(path))
+
+    def do_import_potato(self, options):
+        failed = 0
+        for given in options["configs"]:
+            found = import_file(given)
+            line = found.as_json()
+            if found.ok and not options["check"]:
+                try:
+                    project, batch = design_project_create(
+                        source=found.source(), file_name=f"{slugify(found.design.title) or 'potato'}.yaml",
+                        records=found.records, provider=options["provider"], free_slug=True)
+                except CrowdsetError as error:
+                    line["ok"], line["errors"] = False, [f"{given}: {error}"]
+                else:
+                    line["project"] = project.pk
+                    line["url"] = settings.SITE_URL.rstrip("/") + reverse("projects:detail", args=[project.slug])
+                    line["batch"] = batch.pk
+            failed += not line["ok"]
+            self.stdout.write(json.dumps(line) if options["json"] else self._potato_text(line, found.notes))
+        if failed:
+            sys.exit(1)
+
+    def _potato_text(self, line, notes):
+        schemes = ", ".join(f"{scheme['name']} ({scheme['type']})" for scheme in line["schemes"])
+        head = f"{line['config']}: {'ok' if line['ok'] else 'NOT OK'}: {line['items']} items; schemes: {schemes or '-'}"
+        parts = [head]
+        if line["ignored"]:
+            parts.append(f"  ignored: {', '.join(line['ignored'])}")
+        parts += [f"  note: {note}" for note in notes]
+        parts += [f"  error: {error}" for error in line["errors"]]
+        if "project" in line:
+            parts.append(f"  project {line['project']}: {line['url']} (draft batch {line['batch']}; next: python "
+                         f"manage.py hits publish {line['batch']})")
+        return "\n".join(parts)
 
     def do_schema(self, options):
         current = schema_json()

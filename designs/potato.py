@@ -1,0 +1,505 @@
+"""Potato projects as design files: a Potato config (YAML) and its data files in, our design and its items out.
+
+Potato's scheme vocabulary is ours already, so most of a config carries over key for key; what differs is
+translated here (a `textarea: {on, rows}` box, `has_free_response: {instruction}`, a pairwise
+`multi_dimension` scheme as one pairwise scheme per dimension, a select's `label_file`, `not_empty`), what
+sets up Potato's own server is listed as ignored, and a scheme this platform cannot show (images, audio,
+video, …) makes the config not ok with the scheme's line. Errors found by the design model point at the line
+of the Potato config the key came from. Django-free and pure: the config and its files come in as bytes
+through a `Folder`, so the command and the browser upload share every rule.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
+
+from designs.items import FORMATS, ItemsError, Record, read_records
+from designs.loader import MAX_BYTES, DesignError, Problem, parse_yaml, validate
+from designs.model import NAME, SCHEME_TYPES, Design, Items
+
+# Top-level keys this importer reads (the rest only set up Potato's server and pages, or are features this
+# platform does not have: they are reported as ignored).
+READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
+        "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
+        "annotation_codebook_url", "prolific", "mturk")
+# Per scheme type, the Potato keys that carry over unchanged (our model's names are Potato's).
+COMMON = ("annotation_type", "name", "description", "label_requirement", "display_logic")
+KEYS = {
+    "radio": ("labels", "sequential_key_binding", "has_free_response", "horizontal"),
+    "select": ("labels", "sequential_key_binding", "has_free_response"),
+    "multiselect": ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected"),
+    "likert": ("size", "min_label", "max_label", "sequential_key_binding"),
+    "slider": ("min_value", "max_value", "starting_value", "step"),
+    "number": ("min", "max", "step"),
+    "text": ("textarea", "multiline", "single_line", "rows", "labels", "min_words", "max_words", "max_chars"),
+    "span": ("labels", "sequential_key_binding", "allow_overlap"),
+    "pairwise": ("mode", "items_key", "labels", "allow_tie", "tie_label", "scale"),
+    "bws": ("items_key", "tuple_size", "best_description", "worst_description"),
+    "multirate": ("options", "labels"),
+    "pure_display": (),
+}
+LABEL_KEYS = ("name", "tooltip", "description", "key_value", "key_binding", "color", "abbreviation")
+OPERATORS = {"equals": "equals", "not_equals": "not_equals", "contains": "contains", "not_contains": "not_contains",
+             "empty": "empty", "not_empty": "answered", "answered": "answered", "gt": "gt", "gte": "gte",
+             "lt": "lt", "lte": "lte", "in_range": "in_range", "not_in_range": "not_in_range"}
+
+
+class Folder(Protocol):
+    """Where a config's relative paths are read from."""
+
+    def read(self, path: str) -> bytes:
+        """The file at `path` (posix, relative to the config's folder); FileNotFoundError if there is none."""
+        ...
+
+
+class DiskFolder:
+    def __init__(self, root: Path):
+        self.root = root
+
+    def read(self, path: str) -> bytes:
+        try:
+            return (self.root / path).read_bytes()
+        except OSError:
+            raise FileNotFoundError(path) from None
+
+
+class UploadedFolder:
+    """Files uploaded together (or a zip of the folder), by their path relative to the config's folder. A file
+    uploaded on its own has lost its folder: it is found by its name when that name is unique."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files = {posixpath.normpath(name): data for name, data in files.items()}
+
+    def read(self, path: str) -> bytes:
+        path = posixpath.normpath(path)
+        if path in self.files:
+            return self.files[path]
+        named = [name for name in self.files if posixpath.basename(name) == posixpath.basename(path)]
+        if len(named) == 1:
+            return self.files[named[0]]
+        raise FileNotFoundError(path)
+
+
+@dataclass
+class Imported:
+    """One config's import: the design (None when it is not ok), its items and what was not carried over."""
+
+    config: str
+    potato: dict[str, Any] = field(default_factory=dict)
+    design: Design | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+    records: list[Record] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.design is not None and not self.errors
+
+    def schemes(self) -> list[dict[str, str]]:
+        """The config's schemes as it names them (one we cannot show included)."""
+        schemes = self.potato.get("annotation_schemes")
+        return [{"name": str(scheme.get("name", "")), "type": str(scheme.get("annotation_type", ""))}
+                for scheme in schemes if isinstance(scheme, dict)] if isinstance(schemes, list) else []
+
+    def as_json(self) -> dict[str, Any]:
+        return {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
+                "ignored": self.ignored, "errors": self.errors}
+
+    def source(self) -> str:
+        """The design file this config became, as YAML, headed by where it came from."""
+        head = [f"# Imported from the Potato config {Path(self.config).name}."]
+        if self.ignored:
+            head.append(f"# Its keys not used here: {', '.join(self.ignored)}.")
+        head += [f"# {note}" for note in self.notes]
+        body = yaml.safe_dump(self.raw, sort_keys=False, allow_unicode=True, width=110)
+        return "\n".join(head) + "\n" + body
+
+
+def import_file(path: str) -> Imported:
+    """The config at `path` (as the person gave it), its data files read from beside it."""
+    config = Path(path)
+    try:
+        data = config.read_bytes()
+    except OSError as error:
+        return Imported(config=path, errors=[f"{path}: cannot read it ({error.strerror}); check the path"])
+    return import_config(data, name=path, folder=DiskFolder(config.parent))
+
+
+def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
+    """Translate one Potato config and read its data files. Every problem found is in `errors` as
+    "<file>:<line>: <what is wrong>"; nothing is written anywhere."""
+    found = Imported(config=name)
+    try:
+        raw, lines = _parse(data, name)
+    except DesignError as error:
+        found.errors = [str(problem) for problem in error.problems]
+        return found
+    found.potato = raw
+    translation = _Translation(raw, lines, name, folder)
+    found.raw, found.ignored, found.notes = translation.design, translation.ignored, translation.notes
+    found.errors = list(translation.errors)
+    if found.errors:
+        return found
+    try:
+        found.design = validate(translation.design, translation.lines(), name=name)
+    except DesignError as error:
+        found.errors = [str(problem) for problem in error.problems]
+        return found
+    found.records, problems = _records(raw, lines, name, folder, found.design.items)
+    found.errors += problems
+    return found
+
+
+def _parse(data: bytes, name: str) -> tuple[dict, dict[tuple, int]]:
+    if len(data) > MAX_BYTES:
+        raise DesignError([Problem(name, None, "", f"is {len(data):,} bytes; a Potato config is at most "
+                                                   f"{MAX_BYTES:,} (is this a data file?)")])
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise DesignError([Problem(name, line, "", f"invalid UTF-8 at byte {error.start}; save it as UTF-8")]) from None
+    return parse_yaml(text, name=name)
+
+
+class _Translation:
+    """A Potato config as our design's data, with the config line each of our keys came from."""
+
+    def __init__(self, raw: dict, lines: dict[tuple, int], name: str, folder: Folder):
+        self.raw, self.potato_lines, self.name, self.folder = raw, lines, name, folder
+        self.errors: list[str] = []
+        self.notes: list[str] = []
+        self.origin: dict[tuple, tuple] = {}  # our path -> the config's path it came from
+        self.names: dict[str, str] = {}  # a Potato scheme name -> ours
+        self.ignored = [str(key) for key in raw if key not in READ]
+        self.design = self._design()
+
+    def error(self, path: tuple, message: str) -> None:
+        line = _nearest(path, self.potato_lines)
+        key = ".".join(map(str, path))
+        self.errors.append(f"{self.name}:{line}: {key}: {message}" if line else f"{self.name}: {key}: {message}")
+
+    def lines(self) -> dict[tuple, int]:
+        """The config line of every path of our design, for the model's errors."""
+        found: dict[tuple, int] = {}
+
+        def walk(node: Any, path: tuple) -> None:
+            line = _nearest(self._potato_path(path), self.potato_lines)
+            if line:
+                found[path] = line
+            children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+            for key, value in children:
+                walk(value, (*path, key))
+
+        walk(self.design, ())
+        return found
+
+    def _potato_path(self, path: tuple) -> tuple:
+        for end in range(len(path), 0, -1):
+            if path[:end] in self.origin:
+                return self.origin[path[:end]] + path[end:]
+        return path
+
+    def _design(self) -> dict[str, Any]:
+        raw = self.raw
+        title = _text(raw.get("annotation_task_name")) or Path(self.name).stem
+        design: dict[str, Any] = {"title": title[:200]}
+        self.origin[("title",)] = ("annotation_task_name",)
+        if _text(raw.get("task_description")):
+            design["description"] = _text(raw["task_description"])
+            self.origin[("description",)] = ("task_description",)
+        instructions = _text(raw.get("annotation_instructions"))
+        codebook = _text(raw.get("annotation_codebook_url"))
+        if codebook:
+            instructions = f"{instructions}\n\nCodebook: {codebook}".strip()
+        if instructions:
+            design["instructions"] = instructions
+            self.origin[("instructions",)] = ("annotation_instructions",)
+        design["items"] = self._items()
+        schemes = raw.get("annotation_schemes")
+        if not isinstance(schemes, list):
+            self.error(("annotation_schemes",), "is missing or not a list; a Potato config lists its schemes "
+                                                "under annotation_schemes")
+            schemes = []
+        design["annotation_schemes"] = []
+        for index, scheme in enumerate(schemes):
+            design["annotation_schemes"] += self._scheme(index, scheme, len(design["annotation_schemes"]))
+        for ours, scheme in enumerate(design["annotation_schemes"]):
+            if "display_logic" in scheme:
+                scheme["display_logic"] = self._logic(scheme["display_logic"], self.origin[("annotation_schemes",
+                                                                                             ours)])
+        hits: dict[str, Any] = {}
+        for key in ("num_annotators_per_item", "max_annotations_per_item"):
+            if raw.get(key) is not None and "assignments_per_hit" not in hits:
+                hits["assignments_per_hit"] = raw[key]
+                self.origin[("hits", "assignments_per_hit")] = (key,)
+        if hits:
+            design["hits"] = hits
+        for crowd in ("prolific", "mturk"):
+            if raw.get(crowd):
+                design["provider"] = {"name": crowd}
+                self.origin[("provider",)] = (crowd,)
+                self.notes.append(f"{crowd}: the study is made and paid by this platform's {crowd} provider; "
+                                  f"the config's own {crowd} settings are not used")
+                break
+        return design
+
+    def _items(self) -> dict[str, Any]:
+        properties = self.raw.get("item_properties") or {}
+        if not isinstance(properties, dict):
+            self.error(("item_properties",), "is not a mapping; write {id_key: ..., text_key: ...}")
+            return {}
+        self.origin[("items",)] = ("item_properties",)
+        items = {key: str(properties[key]) for key in ("id_key", "text_key") if properties.get(key) is not None}
+        dropped = [str(key) for key in properties if key not in ("id_key", "text_key")]
+        if dropped:
+            self.notes.append(f"item_properties: {', '.join(dropped)} not used; every other field of a record is "
+                              f"kept with the item")
+        return items
+
+    def _scheme(self, index: int, scheme: Any, ours: int) -> list[dict[str, Any]]:
+        path = ("annotation_schemes", index)
+        if not isinstance(scheme, dict):
+            self.error(path, f"is a {type(scheme).__name__}; each scheme is a mapping with annotation_type and name")
+            return []
+        kind = str(scheme.get("annotation_type", ""))
+        name = str(scheme.get("name", ""))
+        if kind not in KEYS:
+            what = f"annotation_type {kind!r}" if kind else "no annotation_type"
+            self.error((*path, "annotation_type") if kind else path,
+                       f"scheme {name or index!r} has {what}, which this platform cannot show; it shows text "
+                       f"schemes: {', '.join(SCHEME_TYPES)}")
+            return []
+        if kind == "pairwise" and scheme.get("mode") == "multi_dimension":
+            return self._dimensions(index, scheme, ours)
+        converted: dict[str, Any] = {}
+        dropped = []
+        for key, value in scheme.items():
+            if key in COMMON or key in KEYS[kind]:
+                if value is not None:
+                    converted[key] = value
+            elif key == "label_file" and kind in ("radio", "select", "multiselect", "span"):
+                converted["labels"] = self._label_file(path, value)
+            elif key == "title" and not scheme.get("description"):
+                converted["description"] = value
+            else:
+                dropped.append(str(key))
+        if dropped:
+            self.notes.append(f"scheme {name!r}: {', '.join(dropped)} not used here")
+        if "name" in converted:
+            converted["name"] = self._name(name, path)
+        if "label_requirement" in converted:
+            converted["label_requirement"] = _requirement(converted["label_requirement"])
+        if "has_free_response" in converted:
+            converted["has_free_response"] = bool(converted["has_free_response"])
+        if "labels" in converted:
+            converted["labels"] = self._labels(converted["labels"], name)
+        if kind == "text":
+            _text_box(converted)
+        if kind in ("pairwise", "bws") and "items_key" not in converted:
+            # Potato compares what the text key holds (a list of two, or of a tuple's texts).
+            converted["items_key"] = self.raw.get("item_properties", {}).get("text_key", "text") \
+                if isinstance(self.raw.get("item_properties"), dict) else "text"
+        if kind == "pairwise" and isinstance(converted.get("scale"), dict):
+            converted["scale"] = _scale(converted["scale"])
+        if kind == "multirate" and isinstance(converted.get("options"), list):
+            converted["options"] = [_option(option) for option in converted["options"]]
+        self.origin[("annotation_schemes", ours)] = path
+        return [converted]
+
+    def _dimensions(self, index: int, scheme: dict, ours: int) -> list[dict[str, Any]]:
+        """A multi-dimension pairwise scheme: one binary pairwise scheme per dimension, named <scheme>.<dim>."""
+        path = ("annotation_schemes", index)
+        dimensions = scheme.get("dimensions")
+        if not isinstance(dimensions, list) or not dimensions:
+            self.error((*path, "dimensions"), "a multi_dimension pairwise scheme lists its dimensions; add them")
+            return []
+        base = self._name(str(scheme.get("name", "")), path)
+        converted = []
+        for number, dimension in enumerate(dimensions):
+            entry = dimension if isinstance(dimension, dict) else {"name": str(dimension)}
+            own = str(entry.get("name", number + 1))
+            found: dict[str, Any] = {
+                "annotation_type": "pairwise", "name": self._name(f"{base}.{own}", (*path, "dimensions", number)),
+                "description": _text(entry.get("description")) or own, "mode": "binary",
+                "items_key": scheme.get("items_key") or (self.raw.get("item_properties") or {}).get("text_key",
+                                                                                                  "text")}
+            for key in ("labels", "allow_tie", "tie_label"):
+                value = entry.get(key, scheme.get(key))
+                if value is not None:
+                    found[key] = self._labels(value, own) if key == "labels" else value
+            if scheme.get("label_requirement") is not None:
+                found["label_requirement"] = _requirement(scheme["label_requirement"])
+            self.origin[("annotation_schemes", ours + number)] = path
+            converted.append(found)
+        self.notes.append(f"scheme {base!r}: its {len(converted)} dimensions are {len(converted)} pairwise schemes")
+        return converted
+
+    def _name(self, name: str, path: tuple) -> str:
+        """Our name for a scheme: Potato's when it fits NAME, else one made to fit (and remembered, so that
+        display_logic that names the old one still finds it)."""
+        fitted = name
+        if not re.match(NAME, name):
+            fitted = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:58] or "scheme"
+            if not fitted[0].isalpha():
+                fitted = f"s_{fitted}"
+            self.notes.append(f"scheme {name!r} is named {fitted!r} here (names are letters, digits, _ . -)")
+        taken = set(self.names.values())
+        unique, number = fitted, 2
+        while unique in taken:
+            unique, number = f"{fitted[:56]}_{number}", number + 1
+        self.names.setdefault(name, unique)
+        return unique
+
+    def _labels(self, labels: Any, scheme: str) -> Any:
+        if not isinstance(labels, list):
+            return labels  # the model says what is wrong, at its line
+        converted = []
+        for label in labels:
+            if isinstance(label, dict):
+                dropped = [str(key) for key in label if key not in LABEL_KEYS]
+                if dropped:
+                    self.notes.append(f"scheme {scheme!r}: label keys {', '.join(sorted(set(dropped)))} not used")
+                converted.append({key: value for key, value in label.items()
+                                  if key in LABEL_KEYS and value is not None})
+            else:
+                converted.append(label)
+        return converted
+
+    def _label_file(self, path: tuple, value: Any) -> list[str]:
+        try:
+            text = self.folder.read(_joined(self.raw, str(value))).decode("utf-8-sig")
+        except FileNotFoundError:
+            self.error((*path, "label_file"), f"cannot find {value}; upload it beside the config")
+            return []
+        except UnicodeDecodeError:
+            self.error((*path, "label_file"), f"{value} is not UTF-8 text; save it as UTF-8")
+            return []
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+    def _logic(self, logic: Any, path: tuple) -> Any:
+        if not isinstance(logic, dict) or not isinstance(logic.get("show_when"), list):
+            return logic  # the model names the problem
+        conditions = []
+        for number, condition in enumerate(logic["show_when"]):
+            if not isinstance(condition, dict):
+                conditions.append(condition)
+                continue
+            found = dict(condition)
+            operator = str(found.get("operator", "equals"))
+            if operator not in OPERATORS:
+                self.error((*path, "display_logic", "show_when", number, "operator"),
+                           f"operator {operator!r} cannot be checked here; use one of {', '.join(OPERATORS)}")
+            else:
+                found["operator"] = OPERATORS[operator]
+            if "schema" in found:
+                found["schema"] = self.names.get(str(found["schema"]), str(found["schema"]))
+            for key in [key for key in found if key not in ("schema", "operator", "value")]:
+                found.pop(key)
+                self.notes.append(f"display_logic: {key} not used")
+            conditions.append(found)
+        return {key: value for key, value in {**logic, "show_when": conditions}.items()
+                if key in ("show_when", "logic")}
+
+
+def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder,
+             settings: Items) -> tuple[list[Record], list[str]]:
+    """Every data file's records, in order; ids unique across the files."""
+    files = raw.get("data_files")
+    if isinstance(files, str | dict):
+        files = [files]
+    line = lines.get(("data_files",))
+    where = f"{name}:{line}" if line else name
+    if not files or not isinstance(files, list):
+        return [], [f"{where}: data_files: is missing or empty; list the data files (JSON, JSON Lines, CSV, TSV)"]
+    records: list[Record] = []
+    errors: list[str] = []
+    seen: dict[str, str] = {}
+    for number, entry in enumerate(files):
+        at = f"{name}:{lines.get(('data_files', number), line)}"
+        path, kind = (entry.get("path"), entry.get("format")) if isinstance(entry, dict) else (entry, None)
+        if not path:
+            errors.append(f"{at}: data_files.{number}: names no file; give a path")
+            continue
+        relative = _joined(raw, str(path))
+        kind = str(kind).lower() if kind else None
+        if kind is not None and kind not in FORMATS:
+            errors.append(f"{at}: data_files.{number}: format {kind!r} is not one of {', '.join(FORMATS)}")
+            continue
+        try:
+            data = folder.read(relative)
+        except FileNotFoundError:
+            errors.append(f"{at}: data_files.{number}: cannot find {relative}; paths are relative to the "
+                          f"config's folder and its task_dir")
+            continue
+        try:
+            found = read_records(data, name=relative, settings=settings, format=kind)
+        except ItemsError as error:
+            errors.append(str(error))
+            continue
+        for record in found:
+            if record.id in seen:
+                errors.append(f"{relative}:{record.line}: the id {record.id!r} is used already in {seen[record.id]}; "
+                              f"ids must be unique across the data files")
+                break
+            seen[record.id] = relative
+        records += found
+    return records, errors
+
+
+def _joined(raw: dict, path: str) -> str:
+    """A path of the config resolved against task_dir (itself relative to the config's folder)."""
+    task_dir = raw.get("task_dir")
+    base = str(task_dir) if isinstance(task_dir, str) and task_dir.strip() else "."
+    return posixpath.normpath(posixpath.join(base, path.replace("\\", "/")))
+
+
+def _nearest(path: tuple, lines: dict[tuple, int]) -> int | None:
+    for end in range(len(path), -1, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _requirement(value: Any) -> dict[str, bool]:
+    if isinstance(value, dict):
+        return {"required": bool(value.get("required", False))}
+    return {"required": bool(value)}
+
+
+def _text_box(scheme: dict[str, Any]) -> None:
+    """Potato's `textarea: {on: true, rows: 4, cols: 40}` as our textarea flag and rows."""
+    box = scheme.get("textarea")
+    if isinstance(box, dict):
+        scheme["textarea"] = bool(box.get("on", True))
+        if isinstance(box.get("rows"), int) and "rows" not in scheme:
+            scheme["rows"] = max(1, min(box["rows"], 30))
+
+
+def _scale(scale: dict[str, Any]) -> dict[str, Any]:
+    converted: dict[str, Any] = {key: scale[key] for key in ("min", "max", "step", "min_label", "max_label")
+                                 if key in scale}
+    labels = scale.get("labels")
+    if isinstance(labels, dict):
+        for end in ("min", "max"):
+            if labels.get(end) is not None:
+                converted.setdefault(f"{end}_label", str(labels[end]))
+    return converted
+
+
+def _option(option: Any) -> str:
+    if isinstance(option, dict):
+        return str(option.get("name") or option.get("text") or next(iter(option.values()), ""))
+    return str(option)

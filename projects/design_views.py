@@ -1,0 +1,259 @@
+"""The organizer's design pages: start from a shipped design file or one's own (pasted, uploaded, or a Potato
+project imported), see it checked as it is typed, see the task page for real items as an annotator will, and
+make the project; later, download a design batch's answers and labels."""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import tempfile
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+
+from accounts.roles import ORGANIZER, role_required
+from core.errors import CrowdsetError, InputError
+from core.items import RecordItem
+from designs.export import export_batch
+from designs.items import Record, read_items
+from designs.loader import MAX_BYTES, DesignError, Problem, load_text
+from designs.model import Design
+from designs.models import DesignBatch
+from designs.potato import Imported, UploadedFolder, import_config
+from designs.task_type import stage_schemes, task_context
+from hits.models import Batch
+from projects.models import Project
+from projects.services import design_project_create
+
+SHIPPED = Path(__file__).resolve().parents[1] / "designs"
+PREVIEW_ITEMS = 3
+UPLOAD_LIMIT = 50_000_000  # bytes of one Potato upload, unpacked: a folder of text data, not a corpus dump
+CONFIG_SUFFIXES = (".yaml", ".yml")
+
+
+def shipped_designs() -> list[dict[str, str]]:
+    """The design files the project ships, by name, with their titles."""
+    found = []
+    for path in sorted(SHIPPED.glob("*.yaml")):
+        try:
+            title = load_text(path.read_text(encoding="utf-8"), name=path.name).title
+        except DesignError:
+            continue  # the shipped files are checked by the tests; a broken one is not offered
+        found.append({"name": path.stem, "title": title})
+    return found
+
+
+def _shipped_source(name: str) -> str:
+    names = {entry["name"] for entry in shipped_designs()}
+    return (SHIPPED / f"{name}.yaml").read_text(encoding="utf-8") if name in names else ""
+
+
+def _source(request: HttpRequest) -> tuple[str, str]:
+    """The design's text and file name: an uploaded file wins over the text box."""
+    upload = request.FILES.get("design_file")
+    if upload is not None:
+        data = upload.read(MAX_BYTES + 1)
+        try:
+            return data.decode("utf-8-sig"), Path(upload.name).name
+        except UnicodeDecodeError as error:
+            raise DesignError([_problem(upload.name, data[:error.start].count(b"\n") + 1,
+                                        f"invalid UTF-8 at byte {error.start}; save it as UTF-8")]) from None
+    return request.POST.get("source", ""), (request.POST.get("file_name") or "design.yaml")
+
+
+def _problem(file: str, line: int | None, message: str) -> Problem:
+    return Problem(Path(file).name, line, "", message)
+
+
+def _records(request: HttpRequest, design: Design) -> tuple[list[Record], str]:
+    upload = request.FILES.get("items")
+    if upload is None:
+        raise InputError("choose the items file (JSON array, JSON Lines, CSV or TSV) to go with the design",
+                         field="items")
+    name = Path(upload.name).name
+    return read_items(upload.read(), name=name, design=design), name
+
+
+@role_required(ORGANIZER)
+def design_new(request: HttpRequest) -> HttpResponse:
+    start = request.GET.get("start", "")
+    context: dict[str, Any] = {"shipped": shipped_designs(), "start": start, "source": _shipped_source(start),
+                               "file_name": f"{start}.yaml" if start else "design.yaml", "problems": [],
+                               "error": ""}
+    if request.method == "POST":
+        try:
+            source, file_name = _source(request)
+            context.update(source=source, file_name=file_name)
+            design = load_text(source, name=file_name)
+            records, _ = _records(request, design)
+            project, _ = design_project_create(source=source, file_name=file_name, records=records,
+                                               name=request.POST.get("name", "").strip(), user=request.user,
+                                               provider=request.POST.get("provider") or None)
+        except DesignError as error:
+            context["problems"] = error.problems
+        except CrowdsetError as error:
+            context["error"] = str(error)
+        else:
+            return redirect("projects:detail", project.slug)
+    return render(request, "projects/design_new.html", context, status=400 if context["problems"] or
+                  context["error"] else 200)
+
+
+@role_required(ORGANIZER)
+@require_POST
+def design_check(request: HttpRequest) -> JsonResponse:
+    """What the editor shows as the organizer types: valid, or each problem with its line."""
+    source = request.POST.get("source", "")
+    name = Path(request.POST.get("file_name") or "design.yaml").name
+    try:
+        design = load_text(source, name=name)
+    except DesignError as error:
+        return JsonResponse({"valid": False, "problems": [problem.as_json() for problem in error.problems]})
+    return JsonResponse({"valid": True, "title": design.title, "problems": [],
+                         "schemes": [{"name": scheme.name, "type": scheme.annotation_type}
+                                     for scheme in design.annotation_schemes]})
+
+
+@role_required(ORGANIZER)
+@require_POST
+def design_preview(request: HttpRequest) -> HttpResponse:
+    """The task page for the first items, as an annotator will see it; nothing is saved."""
+    try:
+        source, file_name = _source(request)
+        design = load_text(source, name=file_name)
+        records, items_name = _records(request, design)
+    except DesignError as error:
+        return render(request, "projects/design_preview.html", {"problems": error.problems}, status=400)
+    except CrowdsetError as error:
+        return render(request, "projects/design_preview.html", {"error": str(error)}, status=400)
+    stage = design.stages[0].name if design.stages else ""
+    items = [SimpleNamespace(pk=number, id=number, content=RecordItem(
+        record_id=record.id, text=record.text, fields=record.fields, stage=stage))
+        for number, record in enumerate(records[:PREVIEW_ITEMS], 1)]
+    context = task_context(design, stage_schemes(design, stage), items)
+    return render(request, "projects/design_preview.html", {
+        **context, "items_name": items_name, "count": len(records), "stage": stage,
+        "duration": design.hits.assignment_duration})
+
+
+# --- Potato -------------------------------------------------------------------------------------
+
+def _uploaded(request: HttpRequest) -> dict[str, bytes]:
+    """The uploaded files by their path: each file as it came, a zip unpacked. Paths leaving the folder, and
+    more than UPLOAD_LIMIT bytes in all, are refused by name."""
+    files: dict[str, bytes] = {}
+    total = 0
+    for upload in request.FILES.getlist("files"):
+        name = Path(upload.name).name
+        data = upload.read(UPLOAD_LIMIT + 1)
+        total += len(data)
+        if name.lower().endswith(".zip"):
+            try:
+                archive = zipfile.ZipFile(io.BytesIO(data))
+                entries = [entry for entry in archive.infolist() if not entry.is_dir()]
+            except zipfile.BadZipFile:
+                raise InputError("is not a zip file that can be opened; zip the project's folder again",
+                                 file=name) from None
+            for entry in entries:
+                path = posixpath.normpath(entry.filename.replace("\\", "/"))
+                if path.startswith(("/", "../")) or path == "..":
+                    raise InputError(f"holds {entry.filename!r}, a path outside the folder; zip the folder itself",
+                                     file=name)
+                if "__MACOSX" in path.split("/"):
+                    continue
+                total += entry.file_size
+                if total > UPLOAD_LIMIT:
+                    break
+                files[path] = archive.read(entry)
+        else:
+            files[name] = data
+        if total > UPLOAD_LIMIT:
+            raise InputError(f"the upload holds more than {UPLOAD_LIMIT // 1_000_000} MB; upload the config and the "
+                             f"data files it names", file=name)
+    if not files:
+        raise InputError("choose the Potato config and its data files, or a zip of its folder", field="files")
+    return files
+
+
+def _configs(files: dict[str, bytes]) -> list[str]:
+    """The uploaded files that are Potato configs: the YAML files that declare annotation_schemes."""
+    found = [path for path in files if path.lower().endswith(CONFIG_SUFFIXES)
+             and b"annotation_schemes" in files[path]]
+    if not found:
+        raise InputError("none of the uploaded files is a Potato config (a .yaml file with annotation_schemes)",
+                         field="files")
+    return sorted(found)
+
+
+def potato_imports(files: dict[str, bytes]) -> list[Imported]:
+    """Each config among the files, read with the files beside it (its folder is where its paths start)."""
+    found = []
+    for path in _configs(files):
+        folder = posixpath.dirname(path)
+        beside = {posixpath.relpath(name, folder or "."): data for name, data in files.items()
+                  if not folder or name.startswith(folder + "/")}
+        found.append(import_config(files[path], name=path, folder=UploadedFolder(beside)))
+    return found
+
+
+@role_required(ORGANIZER)
+@require_POST
+def potato_import(request: HttpRequest) -> HttpResponse:
+    """Check (the same report as `design import-potato --check`) or import uploaded Potato projects."""
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    importing = request.POST.get("action") == "import"
+    try:
+        imports = potato_imports(_uploaded(request))
+    except CrowdsetError as error:
+        if wants_json:
+            return JsonResponse({"error": str(error), "reports": []}, status=400)
+        return render(request, "projects/potato_report.html", {"error": str(error), "reports": []}, status=400)
+    reports = []
+    for found in imports:
+        line = found.as_json()
+        if importing and found.ok and found.design is not None:
+            try:
+                project, batch = design_project_create(
+                    source=found.source(), file_name=f"{_slug(found.design.title)}.yaml", records=found.records,
+                    user=request.user, free_slug=True)
+            except CrowdsetError as error:
+                line["ok"], line["errors"] = False, [f"{found.config}: {error}"]
+            else:
+                line.update(project=project.pk, url=reverse("projects:detail", args=[project.slug]), batch=batch.pk)
+        reports.append({**line, "notes": found.notes})
+    if importing and len(reports) == 1 and "project" in reports[0]:
+        return redirect(reports[0]["url"])
+    if wants_json:
+        return JsonResponse({"reports": reports})
+    return render(request, "projects/potato_report.html", {"reports": reports, "importing": importing})
+
+
+def _slug(title: str) -> str:
+    return slugify(title)[:60] or "potato"
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+@role_required(ORGANIZER)
+def design_export(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
+    """A design batch's answers and labels (every format the export writes) as one zip."""
+    project = get_object_or_404(Project, slug=slug)
+    batch = get_object_or_404(Batch, pk=batch_id, projects=project)
+    get_object_or_404(DesignBatch, batch=batch)
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "export"
+        written = export_batch(batch=batch, out=out)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in written:
+                archive.write(path, f"{project.slug}-batch-{batch.pk}/{path.relative_to(out)}")
+    buffer.seek(0)
+    return FileResponse(buffer, as_attachment=True, filename=f"{project.slug}-batch-{batch.pk}.zip",
+                        content_type="application/zip")

@@ -1,0 +1,143 @@
+// The design editor: the design is checked on the server as it is typed (the same checks as `design check`),
+// each problem listed with its line, which a click selects in the text. An uploaded design file is read into
+// the text box. The Potato form's Check shows its report here without leaving the page; Import submits.
+(function () {
+  const form = document.getElementById("design-form");
+  const source = document.getElementById("design-source");
+  const status = document.getElementById("design-status");
+  const fileName = document.getElementById("design-file-name");
+  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  let timer = null;
+  let asked = 0;
+
+  function selectLine(number) {
+    const lines = source.value.split("\n");
+    const start = lines.slice(0, number - 1).reduce((sum, line) => sum + line.length + 1, 0);
+    source.focus();
+    source.setSelectionRange(start, start + (lines[number - 1] || "").length);
+    const height = source.scrollHeight / Math.max(lines.length, 1);
+    source.scrollTop = Math.max(0, (number - 3) * height);
+  }
+
+  function show(result) {
+    status.replaceChildren();
+    status.classList.toggle("error", !result.valid);
+    const head = document.createElement("p");
+    if (result.valid) {
+      head.textContent = "Valid: " + result.title + " (" + result.schemes.map(s => s.name + ": " + s.type)
+        .join(", ") + ").";
+      status.append(head);
+      return;
+    }
+    const strong = document.createElement("strong");
+    strong.textContent = result.problems.length + " problem" + (result.problems.length === 1 ? "" : "s") + ":";
+    head.append(strong);
+    const list = document.createElement("ul");
+    list.className = "design-problems";
+    result.problems.forEach(problem => {
+      const entry = document.createElement("li");
+      if (problem.line) {
+        const jump = document.createElement("button");
+        jump.type = "button";
+        jump.className = "link";
+        jump.textContent = "line " + problem.line;
+        jump.addEventListener("click", () => selectLine(problem.line));
+        entry.append(jump, ": ");
+      }
+      if (problem.key) {
+        const key = document.createElement("code");
+        key.textContent = problem.key;
+        entry.append(key, ": ");
+      }
+      entry.append(problem.message);
+      list.append(entry);
+    });
+    status.append(head, list);
+  }
+
+  async function check() {
+    const mine = ++asked;
+    if (!source.value.trim()) {
+      status.classList.remove("error");
+      status.textContent = "Paste a design, upload one, or start from a shipped design.";
+      return;
+    }
+    const body = new FormData();
+    body.append("source", source.value);
+    body.append("file_name", fileName.value);
+    try {
+      const response = await fetch(form.dataset.check, {method: "POST", body: body, credentials: "same-origin",
+                                                         headers: {"X-CSRFToken": csrf, "Accept": "application/json"}});
+      if (mine !== asked) return;  // a later keystroke's check is on its way
+      if (!response.ok) throw new Error("the check answered " + response.status);
+      show(await response.json());
+    } catch (error) {
+      if (mine === asked) status.textContent = "Could not check the design just now (" + error.message + ").";
+    }
+  }
+
+  source.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(check, 350); });
+  document.getElementById("design-upload").addEventListener("change", event => {
+    const file = event.target.files[0];
+    if (!file) return;
+    file.text().then(text => {
+      source.value = text;
+      fileName.value = file.name;
+      event.target.value = "";  // the text box now holds it, edits included
+      check();
+    });
+  });
+  if (source.value.trim()) check();
+
+  // --- Potato ---------------------------------------------------------------------------------------
+  const potato = document.getElementById("potato-form");
+  const report = document.getElementById("potato-report");
+  document.getElementById("potato-check").addEventListener("click", async event => {
+    event.preventDefault();
+    const body = new FormData(potato);
+    body.set("action", "check");
+    report.textContent = "Checking…";
+    let found;
+    try {
+      // getAttribute: the form's buttons are named "action", which shadows form.action.
+      const response = await fetch(potato.getAttribute("action"), {
+        method: "POST", body: body, credentials: "same-origin",
+        headers: {"X-CSRFToken": csrf, "Accept": "application/json"}});
+      found = await response.json();
+    } catch (error) {
+      report.textContent = "Could not check the upload just now (" + error.message + "); try again.";
+      return;
+    }
+    report.replaceChildren();
+    if (found.error) {
+      const box = document.createElement("p");
+      box.className = "notice error";
+      box.textContent = found.error;
+      report.append(box);
+    }
+    found.reports.forEach(entry => {
+      const section = document.createElement("section");
+      section.className = "potato-report notice" + (entry.ok ? "" : " error");
+      const title = document.createElement("h3");
+      title.textContent = entry.config + ": " + (entry.ok ? "ready" : "not ready");
+      const summary = document.createElement("p");
+      summary.textContent = entry.items + " item" + (entry.items === 1 ? "" : "s") + "; schemes: " +
+        (entry.schemes.map(s => s.name + " (" + s.type + ")").join(", ") || "none");
+      section.append(title, summary);
+      if (entry.ignored.length) {
+        const ignored = document.createElement("p");
+        ignored.textContent = "Ignored (Potato's own server and pages, or features not used here): " +
+          entry.ignored.join(", ");
+        section.append(ignored);
+      }
+      [[entry.notes, "muted"], [entry.errors, "design-problems"]].forEach(([lines, name]) => {
+        if (!lines.length) return;
+        const list = document.createElement("ul");
+        list.className = name;
+        lines.forEach(line => { const item = document.createElement("li"); item.textContent = line; list.append(item); });
+        section.append(list);
+      });
+      report.append(section);
+    });
+  });
+})();

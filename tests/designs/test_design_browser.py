@@ -1,0 +1,245 @@
+"""The organizer's design path in headless Chromium, as a new organizer walks it: pick a shipped design, see it
+checked as they type (a typo named with its line), preview the task page for real items, make the project,
+publish it, let an annotator answer, watch agreement per scheme and download the export. Then the same for a
+Potato project uploaded on the design page: the check's report, the import, and the annotator using the keys
+the config sets. axe-core finds nothing serious; the editor fits a 390 px phone."""
+
+import io
+import json
+import zipfile
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth.models import User
+from django.test import override_settings
+
+from accounts import roles
+from designs.models import DesignBatch
+from hits.models import Assignment, Batch
+from projects.models import Project
+from tests.browser import log_in, screenshot
+from tests.test_accessibility import DESKTOP, PHONE
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+COPA = [{"id": f"q{n}", "premise": f"The man broke his toe number {n}.", "question": "What was the cause?",
+         "alternatives": ["He dropped a hammer on his foot.", "He got a hole in his sock."], "answer": "1",
+         "subset": "original"} for n in range(1, 4)]
+
+POTATO = """\
+annotation_task_name: Tweets about the weather
+task_dir: .
+data_files: [data/tweets.jsonl]
+item_properties: {id_key: tweet_id, text_key: tweet}
+num_annotators_per_item: 1
+port: 8000
+site_dir: default
+annotation_schemes:
+  - annotation_type: radio
+    name: stance
+    description: Is the writer happy with the weather?
+    labels:
+      - {name: happy, key_value: h}
+      - {name: unhappy, key_value: u}
+      - {name: unclear, key_value: x}
+    label_requirement: {required: true}
+  - annotation_type: span
+    name: cause
+    description: Underline what they are happy or unhappy about.
+    labels: [{name: cause, key_value: c}]
+    display_logic:
+      show_when: [{schema: stance, operator: not_equals, value: unclear}]
+  - annotation_type: multiselect
+    name: topics
+    description: What is it about?
+    labels: [rain, heat, wind]
+    sequential_key_binding: true
+  - annotation_type: likert
+    name: sure
+    description: How sure are you?
+    size: 5
+    min_label: guessing
+    max_label: certain
+  - annotation_type: text
+    name: comment
+    description: Anything odd about it?
+"""
+TWEETS = [{"tweet_id": 1, "tweet": "Finally some <b>rain</b> today"},
+          {"tweet_id": 2, "tweet": "Who knows what tomorrow brings"}]
+
+
+def _people(tag):
+    organizer = User.objects.create_user(f"boss{tag}", password="pass-word-1")
+    organizer.groups.add(roles.group(roles.ORGANIZER))
+    annotator = User.objects.create_user(f"rater{tag}", password="pass-word-1")
+    annotator.groups.add(roles.group(roles.ANNOTATOR))
+
+
+def _axe(page, name):
+    screenshot(page, name)
+    results = Axe().run(page)
+    bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert bad == [], bad
+
+
+def _publish(page, live_server, project):
+    page.goto(f"{live_server.url}/projects/{project.slug}/")
+    page.get_by_role("link", name="Publish (confirm the cost)").click()
+    page.check("#id_confirm")
+    page.get_by_role("button", name="Publish").click()
+    batch = project.batches.get()
+    for _ in range(100):
+        batch.refresh_from_db()
+        if batch.state == Batch.State.PUBLISHED:
+            return batch
+        page.wait_for_timeout(100)
+    raise AssertionError(f"batch {batch.pk} is {batch.state}, not published")
+
+
+@override_settings(JOBS_RUNNER="thread")
+def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(chromium, live_server, tmp_path):
+    _people("1")
+    items = tmp_path / "copa.jsonl"
+    items.write_text("".join(json.dumps(row) + "\n" for row in COPA))
+    context = chromium.new_context(**DESKTOP)
+    page = context.new_page()
+    log_in(page, live_server, "boss1", "pass-word-1", "/projects/")
+    page.click("#new-from-design")
+    page.get_by_role("link", name="Which alternative is more plausible?").click()
+    page.wait_for_selector("#design-status:has-text('Valid: Which alternative is more plausible?')")
+    # A typo: the check names its line as it is typed, and a click on the line selects it in the text.
+    source = page.input_value("#design-source")
+    page.fill("#design-source", source.replace("  items_per_hit: 10", "  items_per_hit: 10\n  rewrd: 1"))
+    problem = page.wait_for_selector(".design-problems li:has-text('rewrd')")
+    assert "hits.rewrd: unknown key 'rewrd'; did you mean 'reward'?" in problem.inner_text()
+    line = source.splitlines().index("  items_per_hit: 10") + 2
+    page.get_by_role("button", name=f"line {line}").click()
+    assert page.evaluate("(() => { const t = document.getElementById('design-source');"
+                         " return t.value.slice(t.selectionStart, t.selectionEnd); })()") == "  rewrd: 1"
+    _axe(page, "design-editor-desktop")
+    page.fill("#design-source", source.replace("items_per_hit: 10", "items_per_hit: 2").replace(
+        "assignments_per_hit: 3", "assignments_per_hit: 1"))
+    page.wait_for_selector("#design-status:has-text('Valid')")
+    page.set_input_files("#design-items", str(items))
+    page.select_option("#design-provider", "inhouse")
+    with context.expect_page() as opened:
+        page.click("#design-preview")
+    preview = opened.value
+    preview.wait_for_selector("#preview-banner")
+    assert "first 3 of the 3 items in copa.jsonl" in " ".join(preview.inner_text("#preview-banner").split())
+    assert preview.locator(".task-item").count() == 3
+    assert "The man broke his toe number 1." in preview.inner_text(".task-item >> nth=0")
+    preview.keyboard.press("1")  # the keys work as on the real page, nothing is sent
+    assert preview.is_disabled("#cf-submit")
+    _axe(preview, "design-preview")
+    preview.close()
+    page.click("#design-create")
+    page.wait_for_url(f"{live_server.url}/projects/which-alternative-is-more-plausible/")
+    project = Project.objects.get()
+    assert project.design == "design-file" and DesignBatch.objects.get().version.slug == "bcopa"
+    batch = _publish(page, live_server, project)
+    assert batch.provider == "inhouse" and batch.hits.count() == 2
+
+    worker = chromium.new_context(**DESKTOP)
+    annotator = worker.new_page()
+    log_in(annotator, live_server, "rater1", "pass-word-1", "/work/")
+    for _ in range(2):
+        annotator.click("text=Take a HIT")
+        annotator.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+        for _ in range(annotator.locator(".task-item").count()):
+            annotator.keyboard.press("1")
+        annotator.keyboard.press("Enter")
+        annotator.wait_for_url(f"{live_server.url}/work/")
+    assert Assignment.objects.filter(hit__batch=batch, state="submitted").count() == 2
+    worker.close()
+
+    page.goto(f"{live_server.url}/projects/{project.slug}/")
+    assert "choice: alpha" in page.inner_text("#step-report")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download answers and labels (zip)").click()
+    archive = zipfile.ZipFile(io.BytesIO(download.value.path().read_bytes()))
+    answers = [name for name in archive.namelist() if name.endswith("/answers.csv")]
+    assert answers and archive.read(answers[0]).decode().count("\n") == 4  # a header and three answers
+    context.close()
+
+
+def test_the_design_editor_fits_a_390_px_phone(chromium, live_server):
+    _people("2")
+    context = chromium.new_context(**PHONE)
+    page = context.new_page()
+    log_in(page, live_server, "boss2", "pass-word-1", "/projects/designs/new/?start=semeval-subtask2")
+    page.wait_for_selector("#design-status:has-text('Valid')")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page scrolls sideways by {overflow} px"
+    _axe(page, "design-editor-phone")
+    context.close()
+
+
+@override_settings(JOBS_RUNNER="thread")
+def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromium, live_server, tmp_path):
+    _people("3")
+    folder = tmp_path / "weather"
+    (folder / "data").mkdir(parents=True)
+    (folder / "config.yaml").write_text(POTATO)
+    (folder / "data" / "tweets.jsonl").write_text("".join(json.dumps(row) + "\n" for row in TWEETS))
+    zipped = tmp_path / "weather.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for path in folder.rglob("*"):
+            archive.write(path, path.relative_to(tmp_path))
+    context = chromium.new_context(**DESKTOP)
+    page = context.new_page()
+    log_in(page, live_server, "boss3", "pass-word-1", "/projects/designs/new/")
+    page.set_input_files("#potato-files", str(zipped))
+    page.click("#potato-check")
+    report = page.wait_for_selector(".potato-report")
+    text = report.inner_text()
+    assert "weather/config.yaml: ready" in text and "2 items" in text
+    assert "stance (radio), cause (span), topics (multiselect), sure (likert), comment (text)" in text
+    assert "Ignored (Potato's own server and pages, or features not used here): port, site_dir" in text
+    assert not Project.objects.exists()  # a check makes nothing
+    _axe(page, "potato-check")
+    page.click("#potato-import")
+    page.wait_for_url(f"{live_server.url}/projects/tweets-about-the-weather/")
+    project = Project.objects.get()
+    batch = _publish(page, live_server, project)
+
+    worker = chromium.new_context(**DESKTOP)
+    annotator = worker.new_page()
+    log_in(annotator, live_server, "rater3", "pass-word-1", "/work/")
+    annotator.click("text=Take a HIT")
+    annotator.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    first = annotator.locator(".task-item").first
+    assert first.locator(".scheme-span").is_hidden()
+    assert first.locator(".design-text").inner_text() == "Finally some <b>rain</b> today"  # read before answering
+    annotator.keyboard.press("h")  # happy: the config's key; the span scheme now shows, its words the text
+    assert first.locator(".scheme-span").is_visible() and first.locator(".design-text").is_hidden()
+    first.locator(".span-text").focus()
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight"):
+        annotator.keyboard.press(key)  # the cursor on "<b>rain</b>"
+    annotator.keyboard.press("c")
+    assert "cause: <b>rain</b>" in first.locator(".span-list").inner_text()
+    annotator.keyboard.press("1")  # topics: rain (the first empty scheme taking 1)
+    annotator.keyboard.press("4")  # sure: 4 of 5
+    first.locator("textarea, input[type=text]").first.fill("nothing odd")
+    second = annotator.locator(".task-item").nth(1)
+    second.locator("legend").first.click()  # out of the text box: keys pick labels again
+    annotator.keyboard.press("x")  # unclear: no span asked
+    assert second.locator(".scheme-span").is_hidden() and second.locator(".design-text").is_visible()
+    second.locator("label:has-text('wind')").click()
+    _axe(annotator, "potato-task")
+    annotator.click("#cf-submit")
+    annotator.wait_for_url(f"{live_server.url}/work/")
+    worker.close()
+    assignment = Assignment.objects.get(hit__batch=batch)
+    items = assignment.hit.ordered_items()
+    answer = assignment.answers[str(items[0].pk)]
+    assert answer["stance"] == "happy" and answer["topics"] == ["rain"] and answer["sure"] == 4
+    assert answer["cause"] == [{"start": 13, "end": 24, "label": "cause", "text": "<b>rain</b>"}]
+    assert answer["comment"] == "nothing odd"
+    assert assignment.answers[str(items[1].pk)] == {"stance": "unclear", "topics": ["wind"]}
+
+    page.goto(f"{live_server.url}/projects/{project.slug}/")
+    summary = page.inner_text("#step-report")
+    assert "stance: alpha" in summary and "sure: alpha" in summary
+    context.close()

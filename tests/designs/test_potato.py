@@ -1,0 +1,222 @@
+"""Potato projects imported unmodified: every text scheme type with its options, the data file shapes the
+facts page lists (paths from task_dir; a string, a list or {path, format}; .json as an array or as JSON Lines),
+server keys reported as ignored, and what cannot be shown refused with its line. The configs are our own."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from designs.loader import load_text
+from designs.models import DesignBatch
+from designs.potato import UploadedFolder, import_config, import_file
+from hits.models import Item
+from projects.models import Project
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Written the way many Potato projects are: JSON-ish YAML with Python's True, server keys mixed in.
+EVERY_TYPE = """\
+{
+  "port": 9001,
+  "server_name": "potato annotator",
+  "annotation_task_name": "Reviews, every scheme",
+  "task_dir": "./",
+  "output_annotation_dir": "annotation_output/",
+  "output_annotation_format": "jsonl",
+  "annotation_codebook_url": "https://example.org/codebook.pdf",
+  "data_files": ["data/reviews.json", {"path": "data/more.tsv", "format": "tsv"}],
+  "item_properties": {"id_key": "uid", "text_key": "body", "context_key": "product"},
+  "user_config": {"allow_all_users": True, "users": []},
+  "alert_time_each_instance": 600,
+  "num_annotators_per_item": 3,
+  "max_annotations_per_user": 40,
+  "assignment_strategy": "random",
+  "annotation_schemes": [
+    {"annotation_type": "radio", "name": "sentiment", "description": "How does the review sound?",
+     "labels": [{"name": "positive", "key_value": "p", "tooltip": "praises it", "color": "#2a7"},
+                {"name": "negative", "key_value": "n"}, "mixed"],
+     "has_free_response": {"instruction": "Something else"}, "horizontal": True,
+     "label_requirement": {"required": True}},
+    {"annotation_type": "multiselect", "name": "aspects", "description": "What does it talk about?",
+     "labels": ["price", "quality", "delivery"], "sequential_key_binding": True},
+    {"annotation_type": "select", "name": "country", "description": "Where is the writer?",
+     "label_file": "labels/countries.txt"},
+    {"annotation_type": "likert", "name": "helpful", "description": "How helpful is it?", "size": 7,
+     "min_label": "not at all", "max_label": "very", "displaying_score": True},
+    {"annotation_type": "slider", "name": "stars", "description": "Stars you would give",
+     "min_value": 0, "max_value": 5, "starting_value": 3},
+    {"annotation_type": "number", "name": "mentions", "description": "Products named", "min": 0, "max": 20},
+    {"annotation_type": "text", "name": "summary", "description": "Sum it up",
+     "textarea": {"on": True, "rows": 4, "cols": 60}, "allow_paste": False},
+    {"annotation_type": "span", "name": "Opinion words", "description": "Mark the opinion words",
+     "labels": [{"name": "good", "key_value": "g"}, {"name": "bad", "key_value": "b"}],
+     "bad_text_label": {"label_content": "No opinion"},
+     "display_logic": {"show_when": [{"schema": "sentiment", "operator": "not_equals", "value": "mixed"}]}},
+    {"annotation_type": "multirate", "name": "facets", "description": "Rate each",
+     "options": ["clarity", "tone"], "labels": ["low", "mid", "high"], "arrangement": "vertical"},
+    {"annotation_type": "pure_display", "name": "break", "description": "Now compare the two replies."},
+    {"annotation_type": "pairwise", "name": "reply", "description": "Which reply is better?", "mode": "binary",
+     "items_key": "replies", "allow_tie": True, "tie_label": "Same"},
+    {"annotation_type": "pairwise", "name": "reply_scale", "description": "By how much?", "mode": "scale",
+     "items_key": "replies", "scale": {"min": -2, "max": 2, "step": 1,
+                                        "labels": {"min": "A much better", "max": "B much better"}}},
+    {"annotation_type": "pairwise", "name": "reply_dims", "mode": "multi_dimension", "items_key": "replies",
+     "dimensions": [{"name": "fluency", "description": "Which reads better?"},
+                    {"name": "facts", "description": "Which is more accurate?"}]},
+    {"annotation_type": "bws", "name": "best_worst", "items_key": "tuple", "tuple_size": 4,
+     "best_description": "Most positive", "worst_description": "Least positive"},
+    {"annotation_type": "text", "name": "note", "description": "Anything else?",
+     "display_logic": {"show_when": [{"schema": "helpful", "operator": "gte", "value": 5}]}}
+  ],
+  "site_dir": "default",
+  "base_html_template": "default"
+}
+"""
+REVIEW = {"product": "kettle", "replies": ["Thanks!", "Sorry to hear that."], "tuple": ["a", "b", "c", "d"]}
+
+
+def _write_every_type(folder: Path) -> Path:
+    (folder / "data").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    (folder / "labels" / "countries.txt").write_text("Ireland\nKenya\n\nIndia\n")
+    # One record a line, then one written over several lines: both occur in exported .json files.
+    first = json.dumps({"uid": 1, "body": "Boils fast, but the lid broke.", **REVIEW})
+    second = json.dumps({"uid": "r2", "body": "Great value.", **REVIEW}, indent=2)
+    (folder / "data" / "reviews.json").write_text(f"{first}\n{second}\n")
+    (folder / "data" / "more.tsv").write_text(
+        "uid\tbody\treplies\ttuple\n"
+        'r3\tArrived late.\t["Noted", "We are sorry"]\t["w", "x", "y", "z"]\n')
+    config = folder / "config.yaml"
+    config.write_text(EVERY_TYPE)
+    return config
+
+
+def test_every_text_scheme_type_carries_over_with_its_options(tmp_path):
+    found = import_file(str(_write_every_type(tmp_path)))
+    assert found.errors == [] and found.ok
+    design = found.design
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    sentiment = schemes["sentiment"]
+    assert sentiment.keys() == {"p": "positive", "n": "negative"} and sentiment.has_free_response
+    assert sentiment.labels[0].tooltip == "praises it" and sentiment.labels[0].color == "#2a7"
+    assert sentiment.horizontal and sentiment.required
+    assert schemes["aspects"].keys() == {"1": "price", "2": "quality", "3": "delivery"}
+    assert [label.name for label in schemes["country"].labels] == ["Ireland", "Kenya", "India"]
+    assert (schemes["helpful"].size, schemes["helpful"].min_label, schemes["helpful"].max_label) == (
+        7, "not at all", "very")
+    assert (schemes["stars"].min_value, schemes["stars"].max_value, schemes["stars"].starting_value) == (0, 5, 3)
+    assert (schemes["mentions"].min, schemes["mentions"].max) == (0, 20)
+    assert schemes["summary"].textarea and schemes["summary"].rows == 4
+    # A name Potato allows but ours does not is made to fit, and the display logic naming it still finds it.
+    assert "Opinion_words" in schemes and schemes["Opinion_words"].display_logic.show_when[0].schema_ == "sentiment"
+    assert schemes["facets"].options == ["clarity", "tone"]
+    assert schemes["reply"].allow_tie and schemes["reply"].tie_label == "Same"
+    assert (schemes["reply_scale"].scale.min, schemes["reply_scale"].scale.min_label) == (-2, "A much better")
+    assert {"reply_dims.fluency", "reply_dims.facts"} <= set(schemes)
+    assert schemes["reply_dims.facts"].description == "Which is more accurate?"
+    assert schemes["best_worst"].best_description == "Most positive"
+    assert schemes["note"].display_logic.show_when[0].operator == "gte"
+    assert design.title == "Reviews, every scheme" and "codebook.pdf" in design.instructions
+    assert design.hits.assignments_per_hit == 3
+    assert (design.items.id_key, design.items.text_key) == ("uid", "body")
+    assert [record.id for record in found.records] == ["1", "r2", "r3"]
+    assert found.records[2].fields["replies"] == ["Noted", "We are sorry"]
+    assert found.ignored == ["port", "server_name", "output_annotation_dir", "output_annotation_format",
+                             "user_config", "alert_time_each_instance", "max_annotations_per_user",
+                             "assignment_strategy", "site_dir", "base_html_template"]
+    assert any("displaying_score" in note for note in found.notes)
+    # The design file it becomes is itself a valid design file.
+    assert load_text(found.source()).annotation_schemes == design.annotation_schemes
+
+
+def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_ok(tmp_path):
+    good = _write_every_type(tmp_path / "good")
+    bad = tmp_path / "bad" / "config.yaml"
+    bad.parent.mkdir()
+    (bad.parent / "items.jsonl").write_text('{"id": "1", "text": "a picture"}\n')
+    bad.write_text("annotation_task_name: Pictures\ndata_files: items.jsonl\n"
+                   "item_properties: {id_key: id, text_key: text}\nannotation_schemes:\n"
+                   "  - annotation_type: radio\n    name: ok\n    labels: [a, b]\n"
+                   "  - annotation_type: image_annotation\n    name: boxes\n    labels: [cat]\n")
+    missing = tmp_path / "nowhere.yaml"
+    result = subprocess.run([sys.executable, "manage.py", "design", "import-potato", str(good), str(bad),
+                             str(missing), "--check", "--json"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 1, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["config"] for line in lines] == [str(good), str(bad), str(missing)]
+    assert [list(line) for line in lines] == [["config", "ok", "items", "schemes", "ignored", "errors"]] * 3
+    assert lines[0]["ok"] and lines[0]["items"] == 3 and lines[0]["errors"] == []
+    assert lines[0]["schemes"][0] == {"name": "sentiment", "type": "radio"}
+    assert lines[1]["ok"] is False and lines[1]["items"] == 0
+    assert lines[1]["schemes"] == [{"name": "ok", "type": "radio"}, {"name": "boxes", "type": "image_annotation"}]
+    assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
+                                  f"annotation_type 'image_annotation', which this platform cannot show; it shows "
+                                  f"text schemes: radio, select, multiselect, likert, slider, number, text, span, "
+                                  f"pairwise, bws, multirate, pure_display"]
+    assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
+    assert "project" not in lines[0]  # --check makes nothing
+
+
+@pytest.mark.django_db
+def test_without_check_each_ok_config_becomes_a_project_with_its_items(tmp_path, capsys):
+    config = _write_every_type(tmp_path)
+    call_command("design", "import-potato", str(config), "--json")
+    line = json.loads(capsys.readouterr().out)
+    project = Project.objects.get(pk=line["project"])
+    assert line["url"].endswith(f"/projects/{project.slug}/") and project.design == "design-file"
+    batch = project.batches.get()
+    assert Item.objects.filter(batch=batch).count() == 3
+    assert batch.assignments_per_hit == 3
+    source = DesignBatch.objects.get(batch=batch).version.source
+    assert source.startswith("# Imported from the Potato config config.yaml.")
+    call_command("design", "import-potato", str(config), "--json")  # the same title again: a second project
+    assert Project.objects.count() == 2
+
+
+PROBLEMS = [
+    ("annotation_task_name: T\ndata_files: [a.jsonl]\nannotation_schemes:\n  - annotation_type: radio\n"
+     "    name: q\n    labels: [x, y]\n    display_logic:\n      show_when:\n"
+     "        - {schema: q, operator: matches, value: 'x.*'}\n",
+     "config.yaml:9: annotation_schemes.0.display_logic.show_when.0.operator: operator 'matches' cannot be checked"),
+    ("annotation_task_name: T\ndata_files: [a.jsonl]\nannotation_schemes:\n  - annotation_type: radio\n"
+     "    name: q\n    lables: [x, y]\n", "config.yaml:4: annotation_schemes.0.labels: is missing; add it"),
+    ("annotation_task_name: T\ndata_files: [a.jsonl]\nannotation_schemes:\n  - annotation_type: radio\n"
+     "    name: q\n    labels: [{name: x, key_value: '1'}, {name: y, key_value: '1'}]\n",
+     "config.yaml:6: annotation_schemes.0.labels: two labels have the key_value '1'"),
+    ("annotation_task_name: T\ndata_files: [gone.jsonl]\nannotation_schemes:\n  - {annotation_type: text, name: q}\n",
+     "config.yaml:2: data_files.0: cannot find gone.jsonl"),
+    ("annotation_task_name: T\ndata_files: [a.jsonl, a2.jsonl]\nannotation_schemes:\n"
+     "  - {annotation_type: text, name: q}\n", "a2.jsonl:1: the id '1' is used already in a.jsonl"),
+    ("annotation_task_name: T\nitem_properties: {id_key: uid}\ndata_files: a.jsonl\nannotation_schemes:\n"
+     "  - {annotation_type: text, name: q}\n", "a.jsonl:1: has no 'uid' field"),
+    ("annotation_task_name: [broken\n", "config.yaml:2: not valid YAML"),
+]
+
+
+@pytest.mark.parametrize("config,expected", PROBLEMS)
+def test_what_cannot_be_imported_is_named_by_file_and_line(config, expected):
+    folder = UploadedFolder({"a.jsonl": b'{"id": 1, "text": "x"}\n', "a2.jsonl": b'{"id": 1, "text": "y"}\n'})
+    found = import_config(config.encode(), name="config.yaml", folder=folder)
+    assert not found.ok
+    assert any(error.startswith(expected) for error in found.errors), found.errors
+
+
+def test_paths_resolve_from_task_dir_and_uploaded_files_are_found_by_name():
+    config = (b"annotation_task_name: T\ntask_dir: project/\ndata_files:\n  - {path: data/items.csv, format: csv}\n"
+              b"annotation_schemes:\n  - {annotation_type: likert, name: q, size: 3}\n")
+    # Beside the config in its folder, and uploaded loose (the folder lost): both are found.
+    for files in ({"project/data/items.csv": b"id,text\n1,hello\n"}, {"items.csv": b"id,text\n1,hello\n"}):
+        found = import_config(config, name="config.yaml", folder=UploadedFolder(files))
+        assert found.ok and [record.text for record in found.records] == ["hello"], found.errors
+
+
+def test_a_json_array_data_file_and_a_single_string_data_files():
+    config = (b"annotation_task_name: T\ndata_files: items.json\nannotation_schemes:\n"
+              b"  - {annotation_type: text, name: q}\n")
+    data = json.dumps([{"id": n, "text": f"t{n}"} for n in range(3)], indent=2).encode()
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.json": data}))
+    assert found.ok and len(found.records) == 3
