@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -153,7 +153,8 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     except DesignError as error:
         found.errors = [str(problem) for problem in error.problems]
         return found
-    found.records, problems = _records(raw, lines, name, folder, found.design.items)
+    compared = {scheme.items_key for scheme in found.design.annotation_schemes if hasattr(scheme, "items_key")}
+    found.records, problems = _records(raw, lines, name, folder, found.design.items, compared)
     found.errors += problems
     return found
 
@@ -376,7 +377,7 @@ class _Translation:
 
     def _label_file(self, path: tuple, value: Any) -> list[str]:
         try:
-            text = self.folder.read(_joined(self.raw, str(value))).decode("utf-8-sig")
+            text = _read(self.folder, self.raw, str(value))[1].decode("utf-8-sig")
         except FileNotFoundError:
             self.error((*path, "label_file"), f"cannot find {value}; upload it beside the config")
             return []
@@ -410,9 +411,10 @@ class _Translation:
                 if key in ("show_when", "logic")}
 
 
-def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder,
-             settings: Items) -> tuple[list[Record], list[str]]:
-    """Every data file's records, in order; ids unique across the files."""
+def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder, settings: Items,
+             compared: set[str]) -> tuple[list[Record], list[str]]:
+    """Every data file's records, in order; ids unique across the files. `compared`: the fields a pairwise or
+    best-worst scheme compares."""
     files = raw.get("data_files")
     if isinstance(files, str | dict):
         files = [files]
@@ -429,16 +431,15 @@ def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder,
         if not path:
             errors.append(f"{at}: data_files.{number}: names no file; give a path")
             continue
-        relative = _joined(raw, str(path))
         kind = str(kind).lower() if kind else None
         if kind is not None and kind not in FORMATS:
             errors.append(f"{at}: data_files.{number}: format {kind!r} is not one of {', '.join(FORMATS)}")
             continue
         try:
-            data = folder.read(relative)
+            relative, data = _read(folder, raw, str(path))
         except FileNotFoundError:
-            errors.append(f"{at}: data_files.{number}: cannot find {relative}; paths are relative to the "
-                          f"config's folder and its task_dir")
+            errors.append(f"{at}: data_files.{number}: cannot find {_joined(raw, str(path))}; paths are relative "
+                          f"to the config's folder and its task_dir")
             continue
         try:
             found = read_records(data, name=relative, settings=settings, format=kind)
@@ -451,8 +452,30 @@ def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder,
                               f"ids must be unique across the data files")
                 break
             seen[record.id] = relative
-        records += found
+        records += [_readable(record, settings.text_key, compared) for record in found]
     return records, errors
+
+
+def _read(folder: Folder, raw: dict, path: str) -> tuple[str, bytes]:
+    """(the path found, its bytes): under task_dir as Potato reads it, else beside the config (a task_dir
+    written for the author's machine, such as an absolute path, does not stop the import)."""
+    tried = [_joined(raw, path), posixpath.normpath(path.replace("\\", "/"))]
+    for candidate in dict.fromkeys(tried):
+        try:
+            return candidate, folder.read(candidate)
+        except FileNotFoundError:
+            continue
+    raise FileNotFoundError(path)
+
+
+def _readable(record: Record, text_key: str, compared: set[str]) -> Record:
+    """A record whose text is a list or mapping that no pairwise or best-worst scheme compares (Potato's
+    list_as_text): its text is the entries, one a line."""
+    value = record.fields.get(text_key)
+    if record.text or text_key in compared or not isinstance(value, list | dict):
+        return record
+    lines = [f"{key}: {entry}" for key, entry in value.items()] if isinstance(value, dict) else map(str, value)
+    return replace(record, text="\n".join(lines))
 
 
 def _joined(raw: dict, path: str) -> str:

@@ -220,3 +220,14 @@ def test_a_json_array_data_file_and_a_single_string_data_files():
     data = json.dumps([{"id": n, "text": f"t{n}"} for n in range(3)], indent=2).encode()
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.json": data}))
     assert found.ok and len(found.records) == 3
+
+
+def test_a_task_dir_from_the_authors_machine_and_list_texts_still_import():
+    config = (b"annotation_task_name: T\ntask_dir: /home/someone/potato/projects/t/\ndata_files: [data/items.jsonl]\n"
+              b"list_as_text: {text_list_prefix_type: alphabet}\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: q, labels: [first, second]}\n")
+    data = b'{"id": 1, "text": ["The first option", "The second option"]}\n'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"data/items.jsonl": data}))
+    assert found.ok, found.errors
+    assert found.records[0].text == "The first option\nThe second option"  # nothing compares it: it is read
+    assert "list_as_text" in found.ignored
