@@ -58,15 +58,19 @@ def load_file(path: str | Path) -> Design:
 
 
 def load_bytes(data: bytes, *, name: str) -> Design:
+    return load_text(decode(data, name=name), name=name)
+
+
+def decode(data: bytes, *, name: str, what: str = "a design file") -> str:
+    """A config's bytes as text; too large or not UTF-8 is a DesignError naming the file (and the line)."""
     if len(data) > MAX_BYTES:
-        raise DesignError([Problem(name, None, "", f"is {len(data):,} bytes; a design file is at most "
+        raise DesignError([Problem(name, None, "", f"is {len(data):,} bytes; {what} is at most "
                                                    f"{MAX_BYTES:,} (is this a data file?)")])
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
         raise DesignError([Problem(name, line, "", f"invalid UTF-8 at byte {error.start}; save it as UTF-8")]) from None
-    return load_text(text, name=name)
 
 
 def load_text(text: str, *, name: str = "design.yaml") -> Design:

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import yaml
 
 from designs.items import FORMATS, ItemsError, Record, read_records
-from designs.loader import MAX_BYTES, DesignError, Problem, parse_yaml, validate
+from designs.loader import DesignError, decode, parse_yaml, validate
 from designs.model import NAME, SCHEME_TYPES, Design, Items
 
 # Top-level keys this importer reads (the rest only set up Potato's server and pages, or are features this
@@ -160,15 +160,7 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
 
 
 def _parse(data: bytes, name: str) -> tuple[dict, dict[tuple, int]]:
-    if len(data) > MAX_BYTES:
-        raise DesignError([Problem(name, None, "", f"is {len(data):,} bytes; a Potato config is at most "
-                                                   f"{MAX_BYTES:,} (is this a data file?)")])
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise DesignError([Problem(name, line, "", f"invalid UTF-8 at byte {error.start}; save it as UTF-8")]) from None
-    return parse_yaml(text, name=name)
+    return parse_yaml(decode(data, name=name, what="a Potato config"), name=name)
 
 
 class _Translation:

@@ -23,7 +23,7 @@ from core.errors import CrowdsetError, InputError
 from core.items import RecordItem
 from designs.export import export_batch
 from designs.items import Record, read_items
-from designs.loader import MAX_BYTES, DesignError, Problem, load_text
+from designs.loader import MAX_BYTES, DesignError, decode, load_text
 from designs.model import Design
 from designs.models import DesignBatch
 from designs.potato import Imported, UploadedFolder, import_config
@@ -59,17 +59,9 @@ def _source(request: HttpRequest) -> tuple[str, str]:
     """The design's text and file name: an uploaded file wins over the text box."""
     upload = request.FILES.get("design_file")
     if upload is not None:
-        data = upload.read(MAX_BYTES + 1)
-        try:
-            return data.decode("utf-8-sig"), Path(upload.name).name
-        except UnicodeDecodeError as error:
-            raise DesignError([_problem(upload.name, data[:error.start].count(b"\n") + 1,
-                                        f"invalid UTF-8 at byte {error.start}; save it as UTF-8")]) from None
+        name = Path(upload.name).name
+        return decode(upload.read(MAX_BYTES + 1), name=name), name
     return request.POST.get("source", ""), (request.POST.get("file_name") or "design.yaml")
-
-
-def _problem(file: str, line: int | None, message: str) -> Problem:
-    return Problem(Path(file).name, line, "", message)
 
 
 def _records(request: HttpRequest, design: Design) -> tuple[list[Record], str]:

@@ -51,3 +51,14 @@ def log_in(page, live_server, username, password, next_url):
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     page.click("button:has-text('Log in')")
+
+
+def axe_clean(page, name):
+    """Screenshot the page as `name`, then run axe-core on it: no serious or critical violation."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    screenshot(page, name)
+    results = Axe().run(page)
+    bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert bad == [], bad

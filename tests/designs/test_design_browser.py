@@ -9,7 +9,6 @@ import json
 import zipfile
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from django.test import override_settings
 
@@ -17,7 +16,7 @@ from accounts import roles
 from designs.models import DesignBatch
 from hits.models import Assignment, Batch
 from projects.models import Project
-from tests.browser import log_in, screenshot
+from tests.browser import axe_clean, log_in
 from tests.test_accessibility import DESKTOP, PHONE
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -75,14 +74,6 @@ def _people(tag):
     annotator.groups.add(roles.group(roles.ANNOTATOR))
 
 
-def _axe(page, name):
-    screenshot(page, name)
-    results = Axe().run(page)
-    bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    assert bad == [], bad
-
-
 def _publish(page, live_server, project):
     page.goto(f"{live_server.url}/projects/{project.slug}/")
     page.get_by_role("link", name="Publish (confirm the cost)").click()
@@ -117,7 +108,7 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     page.get_by_role("button", name=f"line {line}").click()
     assert page.evaluate("(() => { const t = document.getElementById('design-source');"
                          " return t.value.slice(t.selectionStart, t.selectionEnd); })()") == "  rewrd: 1"
-    _axe(page, "design-editor-desktop")
+    axe_clean(page, "design-editor-desktop")
     page.fill("#design-source", source.replace("items_per_hit: 10", "items_per_hit: 2").replace(
         "assignments_per_hit: 3", "assignments_per_hit: 1"))
     page.wait_for_selector("#design-status:has-text('Valid')")
@@ -132,7 +123,7 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     assert "The man broke his toe number 1." in preview.inner_text(".task-item >> nth=0")
     preview.keyboard.press("1")  # the keys work as on the real page, nothing is sent
     assert preview.is_disabled("#cf-submit")
-    _axe(preview, "design-preview")
+    axe_clean(preview, "design-preview")
     preview.close()
     page.click("#design-create")
     page.wait_for_url(f"{live_server.url}/projects/which-alternative-is-more-plausible/")
@@ -172,7 +163,7 @@ def test_the_design_editor_fits_a_390_px_phone(chromium, live_server):
     page.wait_for_selector("#design-status:has-text('Valid')")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page scrolls sideways by {overflow} px"
-    _axe(page, "design-editor-phone")
+    axe_clean(page, "design-editor-phone")
     context.close()
 
 
@@ -198,7 +189,7 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     assert "stance (radio), cause (span), topics (multiselect), sure (likert), comment (text)" in text
     assert "Ignored (Potato's own server and pages, or features not used here): port, site_dir" in text
     assert not Project.objects.exists()  # a check makes nothing
-    _axe(page, "potato-check")
+    axe_clean(page, "potato-check")
     page.click("#potato-import")
     page.wait_for_url(f"{live_server.url}/projects/tweets-about-the-weather/")
     project = Project.objects.get()
@@ -227,7 +218,7 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     annotator.keyboard.press("x")  # unclear: no span asked
     assert second.locator(".scheme-span").is_hidden() and second.locator(".design-text").is_visible()
     second.locator("label:has-text('wind')").click()
-    _axe(annotator, "potato-task")
+    axe_clean(annotator, "potato-task")
     annotator.click("#cf-submit")
     annotator.wait_for_url(f"{live_server.url}/work/")
     worker.close()

@@ -5,7 +5,6 @@ once moved; on a 390 px phone nothing scrolls sideways; axe-core finds nothing s
 import json
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 
 from accounts import roles
@@ -13,7 +12,7 @@ from designs.items import read_items
 from designs.services import design_batch_create, design_version_save
 from hits.models import Assignment
 from hits.services import batch_publish
-from tests.browser import log_in, screenshot
+from tests.browser import axe_clean, log_in
 from tests.test_accessibility import DESKTOP, PHONE
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -65,14 +64,6 @@ def _open(chromium, live_server, size):
     return context, page
 
 
-def _axe(page, name):
-    screenshot(page, name)
-    results = Axe().run(page)
-    bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    assert bad == [], bad
-
-
 def test_an_annotator_answers_a_design_with_the_keyboard_only(chromium, live_server, batch):
     context, page = _open(chromium, live_server, DESKTOP)
     assert page.inner_text("#cf-progress") == "0 of 2 answered"
@@ -91,7 +82,7 @@ def test_an_annotator_answers_a_design_with_the_keyboard_only(chromium, live_ser
     page.keyboard.press("3")  # neutral: no spans asked
     assert page.locator(".task-item").nth(1).locator(".scheme-span").is_hidden()
     assert page.inner_text("#cf-progress") == "2 of 2 answered"
-    _axe(page, "design-task-desktop")
+    axe_clean(page, "design-task-desktop")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/work/")
     assignment = Assignment.objects.get(hit__batch=batch)
@@ -104,7 +95,7 @@ def test_an_annotator_answers_a_design_with_the_keyboard_only(chromium, live_ser
     context.close()
 
 
-def test_the_design_page_fits_a_390_px_phone_and_passes_axe(chromium, live_server, batch):
+def test_the_design_page_fits_a_390_px_phone_and_passesaxe_clean(chromium, live_server, batch):
     context, page = _open(chromium, live_server, PHONE)
     page.locator(".task-item").first.locator("label:has-text('positive')").tap()
     first = page.locator(".task-item").first
@@ -117,5 +108,5 @@ def test_the_design_page_fits_a_390_px_phone_and_passes_axe(chromium, live_serve
     assert page.locator(".task-item").first.locator("output").inner_text() == "70"
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page scrolls sideways by {overflow} px"
-    _axe(page, "design-task-phone")
+    axe_clean(page, "design-task-phone")
     context.close()

@@ -1,0 +1,72 @@
+"""The design page's endpoints refuse what they must, by name: the live check answers with lines, a zip that
+reaches outside its folder or is no zip, an upload with no Potato config, an organizer-only page for
+everyone else; text from an upload is escaped."""
+
+import io
+import zipfile
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from accounts import roles
+from projects.models import Project
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer(client):
+    user = User.objects.create_user("boss", password="pass-word-1")
+    user.groups.add(roles.group(roles.ORGANIZER))
+    client.force_login(user)
+    return client
+
+
+def _zip(entries):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in entries.items():
+            archive.writestr(name, text)
+    return SimpleUploadedFile("project.zip", buffer.getvalue())
+
+
+def test_the_live_check_names_each_problem_with_its_line(organizer):
+    found = organizer.post("/projects/designs/check.json", {
+        "source": "title: t\nannotation_schemes:\n  - {annotation_type: radoi, name: a}\n", "file_name": "s.yaml"})
+    body = found.json()
+    assert body["valid"] is False
+    assert body["problems"][0]["line"] == 3 and "did you mean 'radio'" in body["problems"][0]["message"]
+    ok = organizer.post("/projects/designs/check.json", {
+        "source": "title: t\nannotation_schemes:\n  - {annotation_type: text, name: a}\n"}).json()
+    assert ok == {"valid": True, "title": "t", "problems": [], "schemes": [{"name": "a", "type": "text"}]}
+
+
+@pytest.mark.parametrize("upload,expected", [
+    (lambda: _zip({"../evil/config.yaml": "annotation_schemes: []"}), "a path outside the folder"),
+    (lambda: SimpleUploadedFile("project.zip", b"not a zip"), "project.zip: is not a zip file"),
+    (lambda: SimpleUploadedFile("notes.txt", b"hello"), "none of the uploaded files is a Potato config"),
+])
+def test_potato_uploads_that_cannot_be_read_are_refused_by_name(organizer, upload, expected):
+    found = organizer.post("/projects/designs/potato/", {"files": upload(), "action": "import"},
+                           HTTP_ACCEPT="application/json")
+    assert found.status_code == 400 and expected in found.json()["error"]
+    assert not Project.objects.exists()
+
+
+def test_a_potato_report_escapes_what_the_upload_says(organizer):
+    config = ("annotation_task_name: t\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              "  - {annotation_type: '<script>alert(1)</script>', name: x}\n")
+    found = organizer.post("/projects/designs/potato/", {
+        "files": [_zip({"p/config.yaml": config, "p/items.jsonl": '{"id": 1, "text": "a"}\n'})], "action": "check"})
+    page = found.content.decode()
+    assert found.status_code == 200 and "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "not ready" in page
+
+
+def test_the_design_pages_are_for_organizers_only(client):
+    annotator = User.objects.create_user("rater", password="pass-word-1")
+    annotator.groups.add(roles.group(roles.ANNOTATOR))
+    client.force_login(annotator)
+    assert client.get("/projects/designs/new/").status_code == 403
+    assert client.post("/projects/designs/check.json", {"source": "title: t"}).status_code == 403
