@@ -11,6 +11,7 @@ through a `Folder`, so the command and the browser upload share every rule.
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
@@ -146,13 +147,15 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     translation = _Translation(raw, lines, name, folder)
     found.raw, found.ignored, found.notes = translation.design, translation.ignored, translation.notes
     found.errors = list(translation.errors)
+    try:
+        design = validate(translation.design, translation.lines(), name=name)
+    except DesignError as error:
+        # Every problem at once, the translation's and the model's, so one round of fixes is enough.
+        found.errors += [str(problem) for problem in error.problems if str(problem) not in found.errors]
+        return found
     if found.errors:
         return found
-    try:
-        found.design = validate(translation.design, translation.lines(), name=name)
-    except DesignError as error:
-        found.errors = [str(problem) for problem in error.problems]
-        return found
+    found.design = design
     compared = {scheme.items_key for scheme in found.design.annotation_schemes if hasattr(scheme, "items_key")}
     found.records, problems = _records(raw, lines, name, folder, found.design.items, compared)
     found.errors += problems
@@ -286,7 +289,10 @@ class _Translation:
             else:
                 dropped.append(str(key))
         if dropped:
-            self.notes.append(f"scheme {name!r}: {', '.join(dropped)} not used here")
+            allowed = [*COMMON, *KEYS[kind]]
+            self.notes.append(f"scheme {name!r}: " + ", ".join(
+                key + "".join(f" (did you mean {close!r}?)" for close in difflib.get_close_matches(key, allowed, n=1))
+                for key in dropped) + " not used here")
         if "name" in converted:
             converted["name"] = self._name(name, path)
         if "label_requirement" in converted:
