@@ -235,7 +235,8 @@ def test_a_task_dir_from_the_authors_machine_and_list_texts_still_import():
 
 def test_every_problem_of_a_config_is_reported_at_once():
     config = (b"annotation_task_name: T\ndata_files: a.jsonl\nannotation_schemes:\n"
-              b"  - {annotation_type: radio, name: q, lables: [x, y]}\n  - {annotation_type: audio_annotation, name: s}\n")
+              b"  - {annotation_type: radio, name: q, lables: [x, y]}\n"
+              b"  - {annotation_type: audio_annotation, name: s}\n")
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"a.jsonl": b'{"id": 1, "text": "x"}\n'}))
     assert [error.split(": ")[0] for error in found.errors] == ["c.yaml:5", "c.yaml:4"]
     assert "did you mean 'labels'?" in " ".join(found.notes)
