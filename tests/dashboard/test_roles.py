@@ -42,7 +42,8 @@ ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:status", "das
     f"projects:{name}" for name in ("list", "detail", "status", "job_cancel", "upload", "upload_columns", "filter",
                                     "sample", "qualification", "test_item", "batch_new", "estimate", "batch",
                                     "publish", "batch_action", "aggregation", "version_new", "version",
-                                    "version_plot")}
+                                    "version_plot", "design_new", "design_check", "design_preview", "potato_import",
+                                    "design_export")}
 ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "hits:draft", "hits:extend",
                   "hits:return", "qualification:take",
                   "qualification:submit", "qualification:result"}
