@@ -118,7 +118,7 @@ def validate(raw: dict, lines: dict[tuple, int], *, name: str) -> Design:
     except ValidationError as error:
         problems = [_problem(entry, raw, lines, name) for entry in error.errors(include_url=False)]
         raise DesignError(sorted(set(problems), key=lambda p: (p.line or 0, p.key))) from None
-    problems = [Problem(name, lines.get(path) or _nearest(path, lines), ".".join(map(str, path)), message)
+    problems = [Problem(name, lines.get(path) or nearest(path, lines), ".".join(map(str, path)), message)
                 for path, message in design.reference_problems()]
     if problems:
         raise DesignError(problems)
@@ -128,7 +128,7 @@ def validate(raw: dict, lines: dict[tuple, int], *, name: str) -> Design:
 def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Problem:
     path = _data_path(entry["loc"], raw)
     key = ".".join(str(part) for part in path)
-    line = lines.get(path) or _nearest(path, lines)
+    line = lines.get(path) or nearest(path, lines)
     kind, message = entry["type"], entry["msg"]
     if kind == "extra_forbidden":
         message = f"unknown key {path[-1]!r}{_did_you_mean(path[-1], _allowed(path, raw))}"
@@ -170,7 +170,7 @@ def _data_path(loc: tuple, raw: Any) -> tuple:
     return tuple(path)
 
 
-def _nearest(path: tuple, lines: dict[tuple, int]) -> int | None:
+def nearest(path: tuple, lines: dict[tuple, int]) -> int | None:
     for end in range(len(path), -1, -1):
         if path[:end] in lines:
             return lines[path[:end]]

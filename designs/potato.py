@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import yaml
 
 from designs.items import FORMATS, ItemsError, Record, read_records
-from designs.loader import DesignError, decode, parse_yaml, validate
+from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, SCHEME_TYPES, Design, Items
 
 # Top-level keys this importer reads (the rest only set up Potato's server and pages, or are features this
@@ -139,7 +139,7 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     "<file>:<line>: <what is wrong>"; nothing is written anywhere."""
     found = Imported(config=name)
     try:
-        raw, lines = _parse(data, name)
+        raw, lines = parse_yaml(decode(data, name=name, what="a Potato config"), name=name)
     except DesignError as error:
         found.errors = [str(problem) for problem in error.problems]
         return found
@@ -162,10 +162,6 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     return found
 
 
-def _parse(data: bytes, name: str) -> tuple[dict, dict[tuple, int]]:
-    return parse_yaml(decode(data, name=name, what="a Potato config"), name=name)
-
-
 class _Translation:
     """A Potato config as our design's data, with the config line each of our keys came from."""
 
@@ -175,11 +171,12 @@ class _Translation:
         self.notes: list[str] = []
         self.origin: dict[tuple, tuple] = {}  # our path -> the config's path it came from
         self.names: dict[str, str] = {}  # a Potato scheme name -> ours
+        self.text_key = "text"
         self.ignored = [str(key) for key in raw if key not in READ]
         self.design = self._design()
 
     def error(self, path: tuple, message: str) -> None:
-        line = _nearest(path, self.potato_lines)
+        line = nearest(path, self.potato_lines)
         key = ".".join(map(str, path))
         self.errors.append(f"{self.name}:{line}: {key}: {message}" if line else f"{self.name}: {key}: {message}")
 
@@ -188,7 +185,7 @@ class _Translation:
         found: dict[tuple, int] = {}
 
         def walk(node: Any, path: tuple) -> None:
-            line = _nearest(self._potato_path(path), self.potato_lines)
+            line = nearest(self._potato_path(path), self.potato_lines)
             if line:
                 found[path] = line
             children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
@@ -220,6 +217,8 @@ class _Translation:
             design["instructions"] = instructions
             self.origin[("instructions",)] = ("annotation_instructions",)
         design["items"] = self._items()
+        # Potato's pairwise and bws schemes compare what the text key holds unless they name another field.
+        self.text_key = design["items"].get("text_key", "text")
         schemes = raw.get("annotation_schemes")
         if not isinstance(schemes, list):
             self.error(("annotation_schemes",), "is missing or not a list; a Potato config lists its schemes "
@@ -232,13 +231,11 @@ class _Translation:
             if "display_logic" in scheme:
                 scheme["display_logic"] = self._logic(scheme["display_logic"], self.origin[("annotation_schemes",
                                                                                              ours)])
-        hits: dict[str, Any] = {}
-        for key in ("num_annotators_per_item", "max_annotations_per_item"):
-            if raw.get(key) is not None and "assignments_per_hit" not in hits:
-                hits["assignments_per_hit"] = raw[key]
-                self.origin[("hits", "assignments_per_hit")] = (key,)
-        if hits:
-            design["hits"] = hits
+        redundancy = next((key for key in ("num_annotators_per_item", "max_annotations_per_item")
+                           if raw.get(key) is not None), None)
+        if redundancy:
+            design["hits"] = {"assignments_per_hit": raw[redundancy]}
+            self.origin[("hits", "assignments_per_hit")] = (redundancy,)
         for crowd in ("prolific", "mturk"):
             if raw.get(crowd):
                 design["provider"] = {"name": crowd}
@@ -304,9 +301,7 @@ class _Translation:
         if kind == "text":
             _text_box(converted)
         if kind in ("pairwise", "bws") and "items_key" not in converted:
-            # Potato compares what the text key holds (a list of two, or of a tuple's texts).
-            converted["items_key"] = self.raw.get("item_properties", {}).get("text_key", "text") \
-                if isinstance(self.raw.get("item_properties"), dict) else "text"
+            converted["items_key"] = self.text_key
         if kind == "pairwise" and isinstance(converted.get("scale"), dict):
             converted["scale"] = _scale(converted["scale"])
         if kind == "multirate" and isinstance(converted.get("options"), list):
@@ -329,8 +324,7 @@ class _Translation:
             found: dict[str, Any] = {
                 "annotation_type": "pairwise", "name": self._name(f"{base}.{own}", (*path, "dimensions", number)),
                 "description": _text(entry.get("description")) or own, "mode": "binary",
-                "items_key": scheme.get("items_key") or (self.raw.get("item_properties") or {}).get("text_key",
-                                                                                                  "text")}
+                "items_key": scheme.get("items_key") or self.text_key}
             for key in ("labels", "allow_tie", "tie_label"):
                 value = entry.get(key, scheme.get(key))
                 if value is not None:
@@ -481,13 +475,6 @@ def _joined(raw: dict, path: str) -> str:
     task_dir = raw.get("task_dir")
     base = str(task_dir) if isinstance(task_dir, str) and task_dir.strip() else "."
     return posixpath.normpath(posixpath.join(base, path.replace("\\", "/")))
-
-
-def _nearest(path: tuple, lines: dict[tuple, int]) -> int | None:
-    for end in range(len(path), -1, -1):
-        if path[:end] in lines:
-            return lines[path[:end]]
-    return None
 
 
 def _text(value: Any) -> str:

@@ -8,6 +8,7 @@ import io
 import posixpath
 import tempfile
 import zipfile
+from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -15,7 +16,6 @@ from typing import Any
 from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ORGANIZER, role_required
@@ -30,7 +30,7 @@ from designs.potato import Imported, UploadedFolder, import_config
 from designs.task_type import stage_schemes, task_context
 from hits.models import Batch
 from projects.models import Project
-from projects.services import design_project_create
+from projects.services import design_project_create, potato_project_create
 
 SHIPPED = Path(__file__).resolve().parents[1] / "designs"
 PREVIEW_ITEMS = 3
@@ -38,21 +38,19 @@ UPLOAD_LIMIT = 50_000_000  # bytes of one Potato upload, unpacked: a folder of t
 CONFIG_SUFFIXES = (".yaml", ".yml")
 
 
-def shipped_designs() -> list[dict[str, str]]:
-    """The design files the project ships, by name, with their titles."""
+@lru_cache(maxsize=1)
+def shipped_designs() -> tuple[dict[str, str], ...]:
+    """The design files the project ships: name, title and text, read and checked once per process (they are
+    part of the code; a deploy restarts the process)."""
     found = []
     for path in sorted(SHIPPED.glob("*.yaml")):
+        source = path.read_text(encoding="utf-8")
         try:
-            title = load_text(path.read_text(encoding="utf-8"), name=path.name).title
+            title = load_text(source, name=path.name).title
         except DesignError:
             continue  # the shipped files are checked by the tests; a broken one is not offered
-        found.append({"name": path.stem, "title": title})
-    return found
-
-
-def _shipped_source(name: str) -> str:
-    names = {entry["name"] for entry in shipped_designs()}
-    return (SHIPPED / f"{name}.yaml").read_text(encoding="utf-8") if name in names else ""
+        found.append({"name": path.stem, "title": title, "source": source})
+    return tuple(found)
 
 
 def _source(request: HttpRequest) -> tuple[str, str]:
@@ -76,7 +74,9 @@ def _records(request: HttpRequest, design: Design) -> tuple[list[Record], str]:
 @role_required(ORGANIZER)
 def design_new(request: HttpRequest) -> HttpResponse:
     start = request.GET.get("start", "")
-    context: dict[str, Any] = {"shipped": shipped_designs(), "start": start, "source": _shipped_source(start),
+    shipped = shipped_designs()
+    context: dict[str, Any] = {"shipped": shipped, "start": start,
+                               "source": next((entry["source"] for entry in shipped if entry["name"] == start), ""),
                                "file_name": f"{start}.yaml" if start else "design.yaml", "problems": [],
                                "error": ""}
     if request.method == "POST":
@@ -212,9 +212,7 @@ def potato_import(request: HttpRequest) -> HttpResponse:
         line = found.as_json()
         if importing and found.ok and found.design is not None:
             try:
-                project, batch = design_project_create(
-                    source=found.source(), file_name=f"{_slug(found.design.title)}.yaml", records=found.records,
-                    user=request.user, free_slug=True)
+                project, batch = potato_project_create(imported=found, user=request.user)
             except CrowdsetError as error:
                 line["ok"], line["errors"] = False, [f"{found.config}: {error}"]
             else:
@@ -225,10 +223,6 @@ def potato_import(request: HttpRequest) -> HttpResponse:
     if wants_json:
         return JsonResponse({"reports": reports})
     return render(request, "projects/potato_report.html", {"reports": reports, "importing": importing})
-
-
-def _slug(title: str) -> str:
-    return slugify(title)[:60] or "potato"
 
 
 # --- export ---------------------------------------------------------------------------------------

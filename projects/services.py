@@ -224,3 +224,11 @@ def design_project_create(*, source: str, file_name: str, records: list, name: s
                                     provider=provider, created_by=user, seed=seed)
         project.batches.add(batch)
     return project, batch
+
+
+def potato_project_create(*, imported: Any, provider: str | None = None, user: Any = None) -> tuple[Project, Batch]:
+    """An imported Potato project (designs.potato.Imported, ok) as a project: its design stored as a version
+    named by its title, the project's slug numbered when the title is taken."""
+    name = slugify(imported.design.title)[:60] or "potato"
+    return design_project_create(source=imported.source(), file_name=f"{name}.yaml", records=imported.records,
+                                 provider=provider, user=user, free_slug=True)

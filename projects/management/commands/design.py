@@ -5,7 +5,6 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
-from django.utils.text import slugify
 
 from core.errors import CrowdsetError
 from designs.export import FORMATS, batch_aggregate, export_batch
@@ -16,7 +15,7 @@ from designs.potato import import_file
 from designs.task_type import batch_design
 from hits.models import Batch
 from hits.services import describe_batch
-from projects.services import design_project_create
+from projects.services import design_project_create, potato_project_create
 
 SCHEMA = Path(__file__).resolve().parents[3] / "designs" / "schema.json"
 
@@ -140,9 +139,7 @@ class Command(BaseCommand):
             line = found.as_json()
             if found.ok and not options["check"]:
                 try:
-                    project, batch = design_project_create(
-                        source=found.source(), file_name=f"{slugify(found.design.title) or 'potato'}.yaml",
-                        records=found.records, provider=options["provider"], free_slug=True)
+                    project, batch = potato_project_create(imported=found, provider=options["provider"])
                 except CrowdsetError as error:
                     line["ok"], line["errors"] = False, [f"{given}: {error}"]
                 else:
