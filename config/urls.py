@@ -4,6 +4,7 @@ from django.urls import include, path
 from accounts.views import api_token, home
 from hits.prolific_views import prolific_hook, prolific_start
 from hits.views import mturk_hit_page
+from projects.people_views import join
 
 urlpatterns = [
     path("", home, name="home"),
@@ -13,6 +14,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     path("accounts/token/", api_token, name="api_token"),
+    path("join/<str:token>/", join, name="join"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("work/", include("hits.urls")),
     path("review/spans/", include("annotation.urls")),

@@ -94,7 +94,9 @@ from hits.services import (
     worker_filters,
     worker_sanction,
 )
+from projects.forms import JoinForm
 from projects.models import Project, Sample
+from projects.people import invite_accept, invites_create
 from projects.services import project_create
 from qualification import mturk as qualification_mturk
 from qualification.models import Grant, QualificationTest
@@ -106,6 +108,7 @@ from releases.sampling import balanced_sample
 
 TEST_NAME = "counterfactual-screening"
 DEMO_ORGANIZER = "organizer"
+DEMO_ANNOTATOR = "annotator"
 DEMO_PROJECT = "semeval-demo"
 DESIGN_BATCH = "Balanced COPA from designs/bcopa.yaml"
 SAMPLE_SIZE = 300
@@ -757,3 +760,19 @@ class Pipeline:
         else:
             self.workspace_note = (f"log in as `{DEMO_ORGANIZER}` (its password was printed by the first run; "
                                    f"`.venv/bin/python manage.py changepassword {DEMO_ORGANIZER}` sets a new one)")
+        self.workspace_note += self._annotator()
+
+    def _annotator(self) -> str:
+        """An annotator of the SemEval demo project, joined through an invite link as a person would."""
+        if User.objects.filter(username=DEMO_ANNOTATOR).exists():
+            return (f"; the annotator `{DEMO_ANNOTATOR}` sees the work list at /work/ (password from the first run, "
+                    f"or `changepassword {DEMO_ANNOTATOR}`)")
+        project = Project.objects.get(slug=DEMO_PROJECT)
+        invite = invites_create(project=project, people=[("Demo annotator", "")])[0]
+        password = secrets.token_urlsafe(12)
+        account = JoinForm({"username": DEMO_ANNOTATOR, "password1": password, "password2": password})
+        if not account.is_valid():
+            raise DemoError(f"the demo annotator's account: {account.errors.as_text()}")
+        invite_accept(token=invite.token, account=account)
+        return (f"; an annotator: `{DEMO_ANNOTATOR}` with the password `{password}` (shown only this once; joined "
+                f"through an invite, listed at /projects/{DEMO_PROJECT}/people/)")

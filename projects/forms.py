@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.text import slugify
 
@@ -324,3 +325,11 @@ class VersionForm(forms.Form):
         if DatasetVersion.objects.filter(name=name).exists():
             raise forms.ValidationError(f"a dataset version named {name!r} exists; versions are frozen")
         return name
+
+
+class JoinForm(UserCreationForm):
+    """A new annotator's account: a username of their choice and a password they set themselves."""
+
+    class Meta(UserCreationForm.Meta):
+        model = UserCreationForm.Meta.model
+        fields = ("username",)

@@ -82,3 +82,56 @@ class Sample(models.Model):
 
     def __str__(self):
         return f"{len(self.candidate_ids)} candidates of {self.run}"
+
+
+class Invite(models.Model):
+    """A way into a project's in-house work: a link for one person (used once) or a join link shared with
+    many (up to `limit` people, until `expires`). Whoever follows it sets their own password."""
+
+    class Kind(models.TextChoices):
+        PERSON = "person"
+        LINK = "link"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invites")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    token = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=150, blank=True, help_text="who it is for (a person's invite)")
+    email = models.EmailField(blank=True)
+    limit = models.PositiveIntegerField(default=1, help_text="how many people may join with it")
+    uses = models.PositiveIntegerField(default=0)
+    expires = models.DateTimeField(null=True, blank=True)
+    revoked = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [models.CheckConstraint(condition=models.Q(uses__lte=models.F("limit")),
+                                              name="invite_uses_within_limit")]
+
+    def __str__(self):
+        return f"{self.project}: {self.kind} invite {self.name or self.email or self.pk}"
+
+
+class Member(models.Model):
+    """An annotator of a project. Pausing or removing someone stops new work; what they did stays."""
+
+    class State(models.TextChoices):
+        ACTIVE = "active"
+        PAUSED = "paused"
+        REMOVED = "removed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="memberships")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.ACTIVE)
+    invite = models.ForeignKey(Invite, null=True, blank=True, on_delete=models.SET_NULL, related_name="members")
+    joined = models.DateTimeField(auto_now_add=True)
+    changed = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["joined", "pk"]
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="member_unique_user")]
+
+    def __str__(self):
+        return f"{self.user} in {self.project} ({self.state})"

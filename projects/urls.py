@@ -1,6 +1,6 @@
 from django.urls import path
 
-from projects import design_views, views
+from projects import design_views, people_views, views
 
 app_name = "projects"
 urlpatterns = [
@@ -12,6 +12,13 @@ urlpatterns = [
     path("<slug:slug>/", views.project_detail, name="detail"),
     path("<slug:slug>/status.json", views.project_status, name="status"),
     path("<slug:slug>/jobs/<int:job_id>/cancel/", views.job_cancel_view, name="job_cancel"),
+    path("<slug:slug>/people/", people_views.people_page, name="people"),
+    path("<slug:slug>/people/invite/", people_views.invite_people, name="invite_people"),
+    path("<slug:slug>/people/link/", people_views.join_link, name="join_link"),
+    path("<slug:slug>/people/invites.csv", people_views.invites_csv, name="invites_csv"),
+    path("<slug:slug>/people/invites/<int:invite_id>/withdraw/", people_views.invite_withdraw,
+         name="invite_withdraw"),
+    path("<slug:slug>/people/<int:member_id>/<slug:state>/", people_views.member_state, name="member_state"),
     path("<slug:slug>/corpus/", views.upload, name="upload"),
     path("<slug:slug>/corpus/<int:upload_id>/columns/", views.upload_columns, name="upload_columns"),
     path("<slug:slug>/filter/", views.filter_view, name="filter"),

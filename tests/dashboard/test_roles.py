@@ -7,7 +7,7 @@ from tests.base import BaseTestCase
 
 # Pages anyone may open: logging in and out, and the MTurk task page MTurk shows to its workers.
 PUBLIC = {"login", "logout", "password_reset", "password_reset_done", "password_reset_confirm",
-          "password_reset_complete", "mturk_hit", "home"}
+          "password_reset_complete", "mturk_hit", "home", "join"}
 # Routes with their own guard (Django's admin asks for staff; password change asks for a login only; the
 # Prolific entries ask Prolific whether the link's submission is the participant's, and webhooks must be
 # signed: tests/hits/test_prolific.py).
@@ -43,7 +43,8 @@ ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:status", "das
                                     "sample", "qualification", "test_item", "batch_new", "estimate", "batch",
                                     "publish", "batch_action", "aggregation", "version_new", "version",
                                     "version_plot", "design_new", "design_check", "design_preview", "potato_import",
-                                    "design_export")}
+                                    "design_export", "people", "invite_people", "join_link", "invites_csv",
+                                    "invite_withdraw", "member_state")}
 ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "hits:draft", "hits:extend",
                   "hits:return", "qualification:take",
                   "qualification:submit", "qualification:result"}

@@ -1,0 +1,102 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError
+
+from core.errors import CrowdsetError
+from projects import people
+from projects.models import Member, Project
+
+
+class Command(BaseCommand):
+    help = ("A project's annotators, as the People page has them: invite links (one per person, or a join link "
+            "to share), who joined and how they do, pausing, resuming and removing someone.")
+
+    def add_arguments(self, parser):
+        commands = parser.add_subparsers(dest="action", required=True)
+        invite = commands.add_parser("invite", help="a single-use invite link per person")
+        invite.add_argument("project", help="the project's slug")
+        invite.add_argument("people", nargs="*", help="emails or names (\"Ada Lovelace, ada@example.org\")")
+        invite.add_argument("--file", help="a CSV or text file: a name and/or email column, or one per line")
+        link = commands.add_parser("link", help="a join link many people may use")
+        link.add_argument("project")
+        link.add_argument("--limit", type=int, required=True, help="how many people may join with it")
+        link.add_argument("--days", type=int, help="how long it works (default: until withdrawn)")
+        listing = commands.add_parser("list", help="who joined, their state, screening test, HITs and accuracy")
+        listing.add_argument("project")
+        listing.add_argument("--json", action="store_true", help="one JSON line per person")
+        add = commands.add_parser("add", help="make an existing account an annotator of the project")
+        add.add_argument("project")
+        add.add_argument("username")
+        for state, verb in (("pause", "paused"), ("resume", "active"), ("remove", "removed")):
+            change = commands.add_parser(state, help=f"mark an annotator {verb} (past work stays)")
+            change.add_argument("project")
+            change.add_argument("username")
+            change.set_defaults(state=verb)
+
+    def handle(self, *args, **options):
+        project = Project.objects.filter(slug=options["project"]).first()
+        if project is None:
+            known = ", ".join(Project.objects.order_by("slug").values_list("slug", flat=True)[:20]) or "none yet"
+            raise CommandError(f"no project {options['project']!r}; projects: {known}")
+        try:
+            getattr(self, f"do_{options['action']}", self.do_state)(project, options)
+        except CrowdsetError as error:
+            raise CommandError(str(error)) from None
+
+    def _url(self, invite):
+        return settings.SITE_URL.rstrip("/") + people.invite_url(invite)
+
+    def do_invite(self, project, options):
+        if options["file"]:
+            path = Path(options["file"])
+            try:
+                data = path.read_bytes()
+            except OSError as error:
+                raise CommandError(f"{path}: {error.strerror}") from None
+            rows = people.invite_rows(data, path.name)
+        else:
+            rows = people.invite_rows("\n".join(options["people"]), "the people given")
+        for invite in people.invites_create(project=project, people=rows):
+            self.stdout.write("\t".join((invite.name or "-", invite.email or "-", self._url(invite))))
+
+    def do_link(self, project, options):
+        invite = people.join_link_create(project=project, limit=options["limit"], days=options["days"])
+        until = f" until {invite.expires:%Y-%m-%d %H:%M} UTC" if invite.expires else ""
+        self.stdout.write(f"{self._url(invite)}\t(up to {invite.limit} people{until})")
+
+    def do_list(self, project, options):
+        rows = people.people_rows(project)
+        for row in rows:
+            line = {"username": row["username"], "name": row["name"], "email": row["email"],
+                    "state": row["member"].state, "joined": row["member"].joined.isoformat(timespec="seconds"),
+                    "test": row["test"], "hits": row["hits"], "accuracy": row["accuracy"]}
+            if options["json"]:
+                self.stdout.write(json.dumps(line))
+            else:
+                accuracy = "-" if row["accuracy"] is None else f"{row['accuracy']:.2f}"
+                self.stdout.write(f"{row['username']}\t{line['state']}\t{line['test']}\t{row['hits']} HITs\t"
+                                  f"accuracy {accuracy}")
+        if not rows and not options["json"]:
+            self.stdout.write(f"nobody has joined {project.slug} yet")
+
+    def _member(self, project, username):
+        member = Member.objects.filter(project=project, user__username=username).first()
+        if member is None:
+            raise CommandError(f"{username!r} is not an annotator of {project.slug}; `people list {project.slug}` "
+                               f"shows who is")
+        return member
+
+    def do_add(self, project, options):
+        user = User.objects.filter(username=options["username"]).first()
+        if user is None:
+            raise CommandError(f"no account {options['username']!r}; invite the person instead: "
+                               f"`people invite {project.slug} EMAIL`")
+        member = people.member_add(project=project, user=user)
+        self.stdout.write(f"{user.username} is an {member.state} annotator of {project.slug}")
+
+    def do_state(self, project, options):
+        member = people.member_set_state(member=self._member(project, options["username"]), state=options["state"])
+        self.stdout.write(f"{member.user.username} is {member.state} in {project.slug}")

@@ -1,0 +1,247 @@
+"""A project's people: invites (a link for one person, or a join link with a limit and an expiry), joining
+with an account of one's own, and pausing or removing an annotator without touching what they did.
+
+Every annotator of the site may take a project's in-house work unless the project paused or removed them
+(`member_refusal`, registered as an eligibility check): an invite is how someone new gets an account and
+lands on the project's work, not a lock on it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts import roles
+from core.errors import CrowdsetError
+from hits.extensions import WORKER_ACCURACY, Refusal
+from hits.models import Assignment, Batch, Worker
+from projects.models import Invite, Member, Project
+from qualification.models import Attempt, Grant
+
+MAX_INVITES = 500  # rows of one list: more is a mistake (a whole file pasted) more often than a plan
+MAX_DAYS = 365
+
+
+class PeopleError(CrowdsetError):
+    pass
+
+
+def _token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def invite_url(invite: Invite) -> str:
+    return reverse("join", args=[invite.token])
+
+
+def invite_rows(data: bytes | str, name: str = "the list") -> list[tuple[str, str]]:
+    """(name, email) per row of a list of people: one per line, an email, a name, or both separated by a comma
+    (a CSV with a `name` and/or `email` header works too). Every problem is named by line; nothing is kept
+    from a list with a problem."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            line = data[:error.start].count(b"\n") + 1
+            raise PeopleError(f"{name} line {line}: not UTF-8 text; save it as UTF-8 (CSV UTF-8 in a "
+                              f"spreadsheet) and upload it again") from None
+    lines = list(csv.reader(io.StringIO(data)))
+    header: dict[str, int] = {}
+    if lines and {cell.strip().lower() for cell in lines[0]} & {"name", "email", "e-mail"}:
+        header = {cell.strip().lower().replace("e-mail", "email"): n for n, cell in enumerate(lines[0])}
+    rows, problems, seen = [], [], {}
+    for number, cells in enumerate(lines, 1):
+        if header and number == 1:
+            continue
+        cells = [cell.strip() for cell in cells]
+        if not any(cells):
+            continue
+        if header:
+            person = cells[header["name"]] if "name" in header and header["name"] < len(cells) else ""
+            email = cells[header["email"]] if "email" in header and header["email"] < len(cells) else ""
+        else:
+            emails = [cell for cell in cells if "@" in cell]
+            names = [cell for cell in cells if cell and "@" not in cell]
+            email, person = (emails[0] if emails else ""), " ".join(names)
+        if email:
+            try:
+                validate_email(email)
+            except ValidationError:
+                problems.append(f"{name} line {number}: {email[:80]!r} is not an email address")
+                continue
+        if not (person or email):
+            problems.append(f"{name} line {number}: no name or email")
+            continue
+        if len(person) > 150:
+            problems.append(f"{name} line {number}: the name is {len(person)} characters long; 150 at most")
+            continue
+        key = (email or person).lower()
+        if key in seen:
+            problems.append(f"{name} line {number}: {email or person!r} is on line {seen[key]} already")
+            continue
+        seen[key] = number
+        rows.append((person, email))
+    if len(rows) > MAX_INVITES:
+        problems.append(f"{name}: {len(rows)} people; invite at most {MAX_INVITES} at once, or share a join link")
+    if problems:
+        shown = problems[:20] + ([f"… and {len(problems) - 20} more"] if len(problems) > 20 else [])
+        raise PeopleError("; ".join(shown) + ". Nothing was invited; correct the list and send it again.")
+    if not rows:
+        raise PeopleError(f"{name} is empty: write one email or name per line")
+    return rows
+
+
+def invites_create(*, project: Project, people: list[tuple[str, str]], user: User | None = None) -> list[Invite]:
+    """One single-use invite per person (name, email)."""
+    return Invite.objects.bulk_create([Invite(project=project, kind=Invite.Kind.PERSON, token=_token(), name=person,
+                                              email=email, limit=1, created_by=user) for person, email in people])
+
+
+def join_link_create(*, project: Project, limit: int, days: int | None, user: User | None = None) -> Invite:
+    """A link many people may join with: up to `limit` of them, for `days` days (None: until revoked)."""
+    if not 1 <= limit <= 10_000:
+        raise PeopleError(f"a join link's limit is {limit}; give 1 to 10000 people")
+    if days is not None and not 1 <= days <= MAX_DAYS:
+        raise PeopleError(f"a join link lasting {days} days; give 1 to {MAX_DAYS} days, or none for no expiry")
+    expires = timezone.now() + timedelta(days=days) if days else None
+    return Invite.objects.create(project=project, kind=Invite.Kind.LINK, token=_token(), limit=limit,
+                                 expires=expires, created_by=user)
+
+
+def invite_refusal(invite: Invite, now=None) -> str | None:
+    """Why the invite cannot be used any more, or None."""
+    now = now or timezone.now()
+    if invite.revoked:
+        return "this invite was withdrawn by the project's organizer; ask them for a new one"
+    if invite.expires and invite.expires <= now:
+        return f"this join link expired on {invite.expires:%Y-%m-%d}; ask the project's organizer for a new one"
+    if invite.uses >= invite.limit:
+        return ("this invite has been used already; log in with the account made with it, or ask the project's "
+                "organizer for a new one" if invite.kind == Invite.Kind.PERSON else
+                f"this join link is full ({invite.limit} people joined); ask the project's organizer for a new one")
+    return None
+
+
+def invite_state(invite: Invite, now=None) -> str:
+    now = now or timezone.now()
+    if invite.revoked:
+        return "withdrawn"
+    if invite.expires and invite.expires <= now:
+        return "expired"
+    if invite.uses >= invite.limit:
+        return "used" if invite.kind == Invite.Kind.PERSON else "full"
+    return "open"
+
+
+def invite_revoke(*, invite: Invite) -> Invite:
+    if not invite.revoked:
+        invite.revoked = timezone.now()
+        invite.save(update_fields=["revoked"])
+    return invite
+
+
+def invite_accept(*, token: str, user: User | None = None, account: Any = None) -> Member:
+    """Join the invite's project: as `user` (logged in already), or with a new account from `account` (a bound,
+    valid UserCreationForm). The invite is locked while it is used, so a link at its limit lets nobody else
+    in, and a refusal leaves nothing written (no account without its membership)."""
+    with transaction.atomic():
+        invite = Invite.objects.select_for_update().select_related("project").filter(token=token).first()
+        if invite is None:
+            raise PeopleError("this invite link is not known here; check that it was copied whole")
+        if user is not None:
+            member = Member.objects.filter(project=invite.project, user=user).first()
+            if member is not None:
+                if member.state == Member.State.REMOVED:
+                    raise PeopleError(f"you were removed from {invite.project.name}; ask its organizer")
+                return member  # following the link again is not a second use
+        refusal = invite_refusal(invite)
+        if refusal:
+            raise PeopleError(refusal)
+        if user is None:
+            user = account.save()
+            if invite.email and not user.email:
+                user.email = invite.email
+                user.save(update_fields=["email"])
+        user.groups.add(roles.group(roles.ANNOTATOR))
+        member = Member.objects.create(project=invite.project, user=user, invite=invite)
+        Invite.objects.filter(pk=invite.pk).update(uses=invite.uses + 1)
+    return member
+
+
+def member_add(*, project: Project, user: User) -> Member:
+    """An existing account made an annotator of the project (the command's `add`; invites are the browser's
+    way). Someone paused or removed is made active again."""
+    user.groups.add(roles.group(roles.ANNOTATOR))
+    member, _ = Member.objects.get_or_create(project=project, user=user)
+    if member.state != Member.State.ACTIVE:
+        member = member_set_state(member=member, state=Member.State.ACTIVE)
+    return member
+
+
+def member_set_state(*, member: Member, state: str) -> Member:
+    """Pause, resume or remove an annotator. HITs they hold stay theirs to submit (the work was given); they
+    take no new HIT of the project. Past answers, payments and grants are untouched."""
+    if state not in Member.State.values:
+        raise PeopleError(f"{state!r} is not a member state; use one of {', '.join(Member.State.values)}")
+    member.state = state
+    member.save(update_fields=["state", "changed"])
+    return member
+
+
+def member_refusal(batch: Batch, worker: Worker) -> Refusal | None:
+    """The eligibility check: a worker the batch's project paused or removed takes none of its HITs."""
+    if worker.user_id is None:
+        return None
+    member = (Member.objects.filter(user_id=worker.user_id, project__batches=batch)
+              .exclude(state=Member.State.ACTIVE).select_related("project").first())
+    if member is None:
+        return None
+    if member.state == Member.State.PAUSED:
+        return Refusal(f"your work on {member.project.name} is paused by its organizer; ask them when it "
+                       f"resumes")
+    return Refusal(f"you were removed from {member.project.name}; ask its organizer if this is a mistake")
+
+
+def people_rows(project: Project) -> list[dict[str, Any]]:
+    """One row per member: who, state, when they joined, their screening test, HITs done and accuracy."""
+    members = list(project.members.select_related("user").order_by("joined", "pk"))
+    users = [member.user_id for member in members]
+    workers = dict(Worker.objects.filter(user_id__in=users).values_list("user_id", "pk"))
+    batches = list(project.batches.values_list("pk", flat=True))
+    done = dict(Assignment.objects.filter(worker__in=workers.values(), hit__batch__in=batches)
+                .values_list("worker").annotate(
+                    n=Count("pk", filter=Q(state__in=Assignment.DONE_STATES))).values_list("worker", "n"))
+    tests = list(project.tests.values_list("pk", flat=True))
+    passed = set(Grant.objects.filter(test__in=tests, worker__in=workers.values(), revoked=None)
+                 .values_list("worker", flat=True))
+    tried = set(Attempt.objects.filter(test__in=tests, worker__in=workers.values()).exclude(submitted=None)
+                .values_list("worker", flat=True))
+    accuracy: dict[int, float | None] = {}
+    for _, source in WORKER_ACCURACY.items():
+        accuracy.update(source(workers.values()))
+    rows = []
+    for member in members:
+        worker = workers.get(member.user_id)
+        if not tests:
+            test = "no test"
+        elif worker in passed:
+            test = "passed"
+        elif worker in tried:
+            test = "not passed"
+        else:
+            test = "not taken"
+        rows.append({"member": member, "name": member.user.get_full_name() or member.user.username,
+                     "username": member.user.username, "email": member.user.email, "test": test,
+                     "hits": done.get(worker, 0), "accuracy": accuracy.get(worker) if worker else None})
+    return rows
