@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
+from aggregation.selectors import outcome_summary
 from hits.models import Batch
 from projects.designs import DESIGNS, Design, Step
 from projects.models import Project
@@ -138,11 +139,8 @@ def _aggregation_step(context: ProjectContext) -> Step:
         step.state = "ready"
     else:
         step.state = "done"
-        outcomes = run.summary.get("outcomes", {})
         alpha = f"alpha {run.alpha:.3f}" if run.alpha is not None else "alpha n/a"
-        step.summary = (f"aggregation {run.pk}: {outcomes.get('positive', 0)} positive, "
-                        f"{outcomes.get('negative-100', 0) + outcomes.get('negative-80', 0)} negative, "
-                        f"{outcomes.get('discarded', 0)} discarded, {outcomes.get('pending', 0)} pending; {alpha}")
+        step.summary = f"aggregation {run.pk} ({run.method}): {outcome_summary(run)}; {alpha}"
         step.links = [(f"Aggregation {run.pk}", _url("aggregation", project, run.pk))]
         step.action = ("Aggregate again", _url("batch", project, batch.pk) + "#aggregate")
     if waiting or pending_checks:

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 
 from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
+from aggregation.selectors import outcome_counts, positive_meaning
 from aggregation.services import SPOT_CHECKED, runs_compare, spotcheck_draw
 from core.errors import CrowdsetError
 from hits.adaptive import adaptive_savings
@@ -40,10 +41,6 @@ from qualification.services import test_item_update
 from releases.models import DatasetVersion
 from releases.selectors import version_rows
 from releases.services import word_count_figure
-
-OUTCOME_LABELS = [("positive", "positive (5/5 yes)"), ("negative-100", "negative (5/5 no)"),
-                  ("negative-80", "negative (4/5 no)"), ("discarded", "discarded"), ("pending", "pending")]
-METHOD_LABELS = [("positive", "positive"), ("negative", "negative"), ("pending", "pending (no vote)")]
 
 
 def _project(slug: str) -> Project:
@@ -471,7 +468,8 @@ def _bonus(request: HttpRequest, batch: Batch, form: forms.BonusForm) -> None:
 def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     project = _project(slug)
     run = get_object_or_404(AggregationRun.objects.select_related("batch"), pk=run_id, projects=project)
-    outcomes = run.summary.get("outcomes", {})
+    counts = outcome_counts(run)
+    positives = next(found.count for found in counts if found.key == "positive")
     split = (run.outcomes.filter(yes__gt=0, no__gt=0).select_related("item").order_by("-yes", "pk")[:50])
     votes = Counter(dict(run.outcomes.values_list("yes").annotate(n=Count("pk")).order_by()))
     # The other runs of the batch, and what changes against the one asked for (?compare=RUN).
@@ -480,7 +478,7 @@ def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     against = next((other for other in others if str(other.pk) == wanted), None)
     comparison = runs_compare(before=against, after=run, limit=30) if against else None
     form = forms.SpanBatchForm(request.POST or None, tests=selectors.test_choices(project),
-                               items=outcomes.get("positive", 0), initial={"name": f"{project.name}: spans"})
+                               items=positives, initial={"name": f"{project.name}: spans"})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         _start(request, project, "project-span-batch", {
@@ -490,13 +488,13 @@ def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
             "qualification": data["qualification"], "requirements": form.requirements(), "seed": data["seed"]})
         return redirect("projects:detail", project.slug)
     return render(request, "projects/aggregation.html", {
-        "project": project, "run": run, "outcomes": outcomes, "split": split, "form": form,
-        "outcome_rows": [(label, outcomes.get(key, 0))
-                         for key, label in (OUTCOME_LABELS if run.method == "paper" else METHOD_LABELS)],
+        "project": project, "run": run, "positives": positives, "positive_meaning": positive_meaning(run),
+        "split": split, "form": form, "outcome_rows": counts, "total": sum(found.count for found in counts),
         "others": others, "comparison": comparison,
         "votes": sorted(votes.items()), "workers": run.worker_stats.select_related("worker__user")
-        .order_by("-consensus_accuracy", "pk"), "few_votes": run.rules.get("votes_required", 5) >
-        run.batch.assignments_per_hit, "domains": sorted(run.summary.get("by_domain", {}).items())})
+        .order_by("-consensus_accuracy", "pk"),
+        "few_votes": run.method == "paper" and run.rules.get("votes_required", 5) > run.batch.assignments_per_hit,
+        "domains": sorted(run.summary.get("by_domain", {}).items())})
 
 
 # --- dataset versions ---------------------------------------------------------------------------------
