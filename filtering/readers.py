@@ -14,8 +14,10 @@ from pathlib import Path
 
 from core.errors import InputError
 
+# The paper's domains, offered as suggestions: a corpus may name any other ("technology", "sports", ...).
 # "mixed": text from several of the three without a domain per document, e.g. the released SemEval sentences.
-DOMAINS = ("finance", "politics", "healthcare", "mixed")
+KNOWN_DOMAINS = ("finance", "politics", "healthcare", "mixed")
+MAX_DOMAIN_LENGTH = 40  # Document.domain
 # The longest document id the database keeps (Document.external_id).
 MAX_ID_LENGTH = 200
 FORMATS = ("jsonl", "csv", "txt-dir")
@@ -57,8 +59,22 @@ def detect_format(path):
     return "jsonl"
 
 
+def domain_problem(domain, allowed=()):
+    """Why `domain` cannot be a document's domain, or None. `allowed`: the project's list (empty: any)."""
+    if not isinstance(domain, str):
+        return f"domain {domain!r} is not text; write a word such as finance"
+    if len(domain) > MAX_DOMAIN_LENGTH:
+        return f"domain {domain[:20]!r}... is {len(domain)} characters long; use at most {MAX_DOMAIN_LENGTH}"
+    if any(not char.isprintable() for char in domain):
+        return f"domain {domain!r} has a control character; write it as plain text"
+    if allowed and domain not in allowed:
+        return (f"domain {domain!r} is not one of the accepted domains ({', '.join(allowed)}); fix the row, or "
+                f"add the domain to the accepted ones")
+    return None
+
+
 def read_records(path, fmt=None, *, domain=None, text_column="text", id_column="id",
-                 max_bytes=DEFAULT_MAX_BYTES):
+                 max_bytes=DEFAULT_MAX_BYTES, domains=()):
     path = Path(path)
     if not path.exists():
         raise CorpusFileError(f"{path}: no such file or folder")
@@ -68,11 +84,11 @@ def read_records(path, fmt=None, *, domain=None, text_column="text", id_column="
     if fmt == "txt-dir" and not path.is_dir():
         raise CorpusFileError(f"{path}: is a file; --format txt-dir reads a folder of .txt files")
     if fmt == "jsonl":
-        return _read_jsonl(path, domain, max_bytes)
+        return _read_jsonl(path, domain, max_bytes, domains)
     if fmt == "csv":
-        return _read_csv(path, domain, text_column, id_column, max_bytes)
+        return _read_csv(path, domain, text_column, id_column, max_bytes, domains)
     if fmt == "txt-dir":
-        return _read_txt_dir(path, domain, max_bytes)
+        return _read_txt_dir(path, domain, max_bytes, domains)
     raise CorpusFileError(f"{path}: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
@@ -93,7 +109,7 @@ def _bounded_lines(handle, max_bytes):
             yield number, line
 
 
-def _record(file, line, fields, default_domain):
+def _record(file, line, fields, default_domain, allowed=()):
     """Validate one document's fields; return a Record or a BadRecord.
 
     Everything a database could refuse is refused here, by name, so that one
@@ -125,11 +141,13 @@ def _record(file, line, fields, default_domain):
                                          f"(\\u{ord(value[surrogate]):04x}) at character {surrogate}; write the "
                                          f"character itself or a complete surrogate pair")
     domain = fields.get("domain") or default_domain
+    if isinstance(domain, str):
+        domain = domain.strip()
     if not domain:
         return BadRecord(file, line, f"document {external_id!r}: missing field 'domain'; add it or pass --domain")
-    if domain not in DOMAINS:
-        return BadRecord(file, line,
-                         f"document {external_id!r}: unknown domain {domain!r}; use one of {', '.join(DOMAINS)}")
+    problem = domain_problem(domain, allowed)
+    if problem:
+        return BadRecord(file, line, f"document {external_id!r}: {problem}")
     return Record(file, line, external_id, domain, text,
                   title=str(fields.get("title") or ""), source=str(fields.get("source") or ""))
 
@@ -139,7 +157,7 @@ def _too_long(file, line, max_bytes):
                      f"line is longer than {max_bytes:,} bytes; split the document or raise --max-bytes")
 
 
-def _read_jsonl(path, domain, max_bytes):
+def _read_jsonl(path, domain, max_bytes, allowed=()):
     file = str(path)
     seen_any = False
     with open(path, "rb") as handle:
@@ -167,12 +185,12 @@ def _read_jsonl(path, domain, max_bytes):
             if not isinstance(fields, dict):
                 yield BadRecord(file, number, "expected a JSON object with id, domain and text")
                 continue
-            yield _record(file, number, fields, domain)
+            yield _record(file, number, fields, domain, allowed)
     if not seen_any:
         raise CorpusFileError(f"{file}: the file is empty")
 
 
-def _read_csv(path, domain, text_column, id_column, max_bytes):
+def _read_csv(path, domain, text_column, id_column, max_bytes, allowed=()):
     file = str(path)
     # The csv module refuses fields over 131,072 characters; a document may be as long as max_bytes.
     csv.field_size_limit(max(csv.field_size_limit(), max_bytes + 1))
@@ -228,14 +246,14 @@ def _read_csv(path, domain, text_column, id_column, max_bytes):
                 fields["id"] = fields.pop(id_column)
             else:
                 fields["id"] = f"row-{start_line}"
-            yield _record(file, start_line, fields, domain)
+            yield _record(file, start_line, fields, domain, allowed)
 
 
 def _has_bad_bytes(value):
     return any("\udc80" <= char <= "\udcff" for char in value)
 
 
-def _read_txt_dir(path, domain, max_bytes):
+def _read_txt_dir(path, domain, max_bytes, allowed=()):
     files = sorted(p for p in path.rglob("*.txt") if p.is_file())
     if not files:
         raise CorpusFileError(f"{path}: the folder has no .txt files")
@@ -254,4 +272,4 @@ def _read_txt_dir(path, domain, max_bytes):
             line = raw.count(b"\n", 0, error.start) + 1
             yield BadRecord(file, line, "invalid UTF-8; re-encode the file as UTF-8")
             continue
-        yield _record(file, 1, {"id": external_id, "text": text}, domain)
+        yield _record(file, 1, {"id": external_id, "text": text}, domain, allowed)

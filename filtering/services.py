@@ -42,7 +42,8 @@ Pending = dict[str, tuple[Record, str, list[tuple[int, int]]]]
 
 def corpus_ingest(*, path: str | PathLike[str], corpus_name: str, fmt: str | None = None, domain: str | None = None,
                   replace: bool = False, force: bool = False, text_column: str = "text", id_column: str = "id",
-                  max_bytes: int | None = None, progress: Callable[[Any], None] | None = None) -> IngestReport:
+                  max_bytes: int | None = None, progress: Callable[[Any], None] | None = None,
+                  domains: tuple[str, ...] = ()) -> IngestReport:
     """Stream documents from `path` into `corpus_name`, split into sentences.
 
     Documents are validated and split before anything is written; each flush
@@ -58,7 +59,8 @@ def corpus_ingest(*, path: str | PathLike[str], corpus_name: str, fmt: str | Non
     superseded, so the work that refers to them stays valid.
     """
     report = IngestReport(corpus=corpus_name)
-    options: dict[str, Any] = {"domain": domain, "text_column": text_column, "id_column": id_column}
+    options: dict[str, Any] = {"domain": domain, "text_column": text_column, "id_column": id_column,
+                               "domains": domains}
     if max_bytes:
         options["max_bytes"] = max_bytes
     pending: Pending = {}

@@ -11,7 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.text import slugify
 
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
-from filtering.readers import DOMAINS
+from filtering.readers import KNOWN_DOMAINS, domain_problem
 from hits.adaptive import adaptive_refusal
 from hits.models import Batch
 from hits.providers import PROVIDERS
@@ -57,9 +57,37 @@ class UploadForm(forms.Form):
     format = forms.ChoiceField(required=False, choices=[("", "from the file name"), ("jsonl", "JSONL"),
                                                         ("csv", "CSV"), ("txt-dir", "zip of .txt files")])
     corpus = forms.SlugField(max_length=100, required=False, help_text="the corpus name; from the file name if empty")
-    domain = forms.ChoiceField(required=False, choices=[("", "named in the file")] + [(d, d) for d in DOMAINS],
-                               help_text="for documents that do not name their domain (every .txt file, a CSV "
-                                         "without a domain column)")
+    domain = forms.CharField(required=False, max_length=40,
+                             help_text="for documents that do not name their domain (every .txt file, a CSV without "
+                                       "a domain column); any word, e.g. finance, technology")
+    domains = forms.CharField(required=False, label="Domains this project takes", max_length=500,
+                              help_text="comma-separated; documents naming another domain are refused and listed. "
+                                        "Empty: any domain the file names")
+
+    def __init__(self, *args: Any, project: Project, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["domains"].initial = ", ".join(project.domains)
+        known = list(dict.fromkeys([*project.domains, *KNOWN_DOMAINS]))
+        self.fields["domain"].widget.attrs.update({"list": "known-domains"})
+        self.known_domains = known
+
+    def clean_domains(self) -> list[str]:
+        domains = list(dict.fromkeys(part.strip() for part in self.cleaned_data["domains"].split(",")
+                                     if part.strip()))
+        for domain in domains:
+            problem = domain_problem(domain)
+            if problem:
+                raise forms.ValidationError(problem)
+        return domains
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        domain = (data.get("domain") or "").strip()
+        problem = domain and domain_problem(domain, tuple(data.get("domains") or ()))
+        if problem:
+            self.add_error("domain", problem)
+        data["domain"] = domain
+        return data
 
 
 class CsvColumnsForm(forms.Form):

@@ -12,6 +12,7 @@ from aggregation.models import AggregationRun
 from aggregation.services import batch_aggregate, span_batch_create
 from annotation.services import subtask1_batch_create
 from filtering.models import Corpus, FilterChunk
+from filtering.readers import CorpusFileError
 from filtering.services import corpus_ingest, filter_run_prepare
 from filtering.tasks import filter_chunk
 from hits.models import Batch
@@ -23,6 +24,7 @@ from qualification.services import qualification_test_create, reserved_sentence_
 from releases.services import dataset_from_aggregation
 
 SHOWN_ERRORS = 200
+MAX_REFUSED_LINES = 100_000
 CHECK_EVERY = 250  # records between two looks at the cancel flag and two progress notes
 
 
@@ -38,11 +40,18 @@ def run_ingest(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
             job_check_cancelled(job)
             job_record(job, read=seen)
 
-    report = corpus_ingest(path=Path(upload.path), corpus_name=options["corpus"], fmt=upload.format,
-                           domain=options.get("domain") or None, text_column=options.get("text_column", "text"),
-                           id_column=options.get("id_column", "id"), progress=progress)
+    try:
+        report = corpus_ingest(path=Path(upload.path), corpus_name=options["corpus"], fmt=upload.format,
+                               domain=options.get("domain") or None, text_column=options.get("text_column", "text"),
+                               id_column=options.get("id_column", "id"), progress=progress,
+                               domains=tuple(project.domains))
+    except CorpusFileError as error:
+        # Named by the file the organizer uploaded, never by where this server keeps it.
+        raise JobFailed(str(error).replace(str(upload.path), upload.name), result={}) from None
     errors = [_refusal(upload, error) for error in report.errors]
-    refused = {"read": seen, "error_count": len(errors), "errors": errors[:SHOWN_ERRORS]}
+    # The lines of the refused documents, for the file of them the organizer downloads, fixes and uploads again.
+    lines = sorted({error.line for error in report.errors})[:MAX_REFUSED_LINES] if upload.format != "txt-dir" else []
+    refused = {"read": seen, "error_count": len(errors), "errors": errors[:SHOWN_ERRORS], "refused_lines": lines}
     corpus = Corpus.objects.filter(name=report.corpus).first()
     if corpus is None:
         raise JobFailed(f"nothing was stored from {upload.name}: "

@@ -24,6 +24,8 @@ class Project(models.Model):
     description = models.TextField(blank=True)
     # What all the project's batches may spend together, fees included (hits.services.budget_check).
     budget = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    # The only domains its corpus files may name; empty: any (a corpus names its own).
+    domains = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(auto_now_add=True)
     corpora = models.ManyToManyField(Corpus, blank=True, related_name="projects")

@@ -7,6 +7,7 @@ import io
 import shutil
 import uuid
 import zipfile
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -232,3 +233,32 @@ def potato_project_create(*, imported: Any, provider: str | None = None, user: A
     name = slugify(imported.design.title)[:60] or "potato"
     return design_project_create(source=imported.source(), file_name=f"{name}.yaml", records=imported.records,
                                  provider=provider, user=user, free_slug=True)
+
+
+def refused_rows(upload: Upload, lines: list[int]) -> Iterator[bytes]:
+    """The refused documents of an ingest as a file of the upload's own format (a CSV keeps its header line),
+    to fix and upload again. Streamed: the upload may be large."""
+    wanted = set(lines)
+    if upload.format == "csv":
+        csv.field_size_limit(max(csv.field_size_limit(), settings.UPLOAD_MAX_BYTES))
+        # surrogateescape both ways: a row refused for its bad bytes comes back with the same bytes.
+        with open(upload.path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+            reader = csv.reader(handle)
+            out = io.StringIO()
+            writer = csv.writer(out, lineterminator="\n")
+            start = 1
+            try:
+                for number, row in enumerate(reader):
+                    if number == 0 or start in wanted:
+                        writer.writerow(row)
+                        yield out.getvalue().encode("utf-8", errors="surrogateescape")
+                        out.seek(0)
+                        out.truncate()
+                    start = reader.line_num + 1
+            except csv.Error:
+                return  # a quote never closed: the rest of the file was one refused record, named on the page
+        return
+    with open(upload.path, "rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if number in wanted:
+                yield line if line.endswith(b"\n") else line + b"\n"

@@ -21,6 +21,7 @@ urlpatterns = [
     path("<slug:slug>/people/<int:member_id>/<slug:state>/", people_views.member_state, name="member_state"),
     path("<slug:slug>/corpus/", views.upload, name="upload"),
     path("<slug:slug>/corpus/<int:upload_id>/columns/", views.upload_columns, name="upload_columns"),
+    path("<slug:slug>/corpus/refused/<int:job_id>/", views.refused_download, name="refused_download"),
     path("<slug:slug>/filter/", views.filter_view, name="filter"),
     path("<slug:slug>/sample/", views.sample, name="sample"),
     path("<slug:slug>/qualification/", views.qualification, name="qualification"),

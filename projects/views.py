@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from matplotlib.figure import Figure
 
@@ -123,10 +125,13 @@ def job_cancel_view(request: HttpRequest, slug: str, job_id: int) -> HttpRespons
 @role_required(ORGANIZER)
 def upload(request: HttpRequest, slug: str) -> HttpResponse:
     project = _project(slug)
-    form = forms.UploadForm(request.POST or None, request.FILES or None)
+    form = forms.UploadForm(request.POST or None, request.FILES or None, project=project)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         uploaded = data["file"]
+        if data["domains"] != project.domains:
+            project.domains = data["domains"]
+            project.save(update_fields=["domains"])
         try:
             stored = services.upload_store(project=project, source=uploaded, name=uploaded.name,
                                            kind=Upload.Kind.CORPUS, fmt=data["format"], user=request.user)
@@ -142,8 +147,28 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect("projects:upload", project.slug)
     ingests = [(job, job_progress(job) if job.is_live else None)
                for job in Job.objects.filter(kind="project-ingest", target=project.pk)[:10]]
+    refused = next((job for job, _ in ingests if not job.is_live), None)
     return render(request, "projects/upload.html", {"project": project, "form": form, "ingests": ingests,
-                                                    "busy": any(job.is_live for job, _ in ingests)})
+                                                    "busy": any(job.is_live for job, _ in ingests),
+                                                    "refused": refused if refused and refused.result.get("error_count")
+                                                    else None})
+
+
+@role_required(ORGANIZER)
+def refused_download(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    """The documents an ingest refused, in the uploaded file's format, to fix and upload again."""
+    project = _project(slug)
+    job = get_object_or_404(Job, pk=job_id, kind="project-ingest", target=project.pk)
+    stored = get_object_or_404(Upload, pk=job.options.get("upload"), project=project)
+    lines = job.result.get("refused_lines") or []
+    if not lines:
+        raise Http404("this ingest refused no line of a JSONL or CSV file")
+    stem = Path(stored.name).stem or "corpus"
+    response = StreamingHttpResponse(services.refused_rows(stored, lines),
+                                     content_type="text/csv" if stored.format == "csv" else "application/x-ndjson")
+    response["Content-Disposition"] = (f'attachment; filename="{slugify(stem) or "corpus"}-refused.'
+                                       f'{"csv" if stored.format == "csv" else "jsonl"}"')
+    return response
 
 
 @role_required(ORGANIZER)

@@ -44,7 +44,7 @@ ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:status", "das
                                     "publish", "batch_action", "aggregation", "version_new", "version",
                                     "version_plot", "design_new", "design_check", "design_preview", "potato_import",
                                     "design_export", "people", "invite_people", "join_link", "invites_csv",
-                                    "invite_withdraw", "member_state")}
+                                    "invite_withdraw", "member_state", "refused_download")}
 ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "hits:draft", "hits:extend",
                   "hits:return", "qualification:take",
                   "qualification:submit", "qualification:result"}

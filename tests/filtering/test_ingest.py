@@ -83,7 +83,7 @@ class JsonlTests(IngestTestCase):
             json.dumps({"domain": "finance", "text": "no id"}),
             json.dumps({"id": "no-text", "domain": "finance"}),
             _doc("empty", "   "),
-            _doc("sports", "Goal!", domain="sports"),
+            json.dumps({"id": "sports", "domain": 7, "text": "Goal!"}),
             "{not json",
             _doc("nul", "Bad \x00 byte."),
             _doc("good-1", "Repeated id."),
@@ -95,7 +95,7 @@ class JsonlTests(IngestTestCase):
         messages = [str(error) for error in report.errors]
         self.assertEqual([error.line for error in report.errors], [2, 3, 4, 5, 6, 7, 8, 9])
         expected = ["invalid UTF-8", "missing field 'id'", "missing field 'text'", "is empty",
-                    "unknown domain 'sports'", "not valid JSON", "NUL character", "repeats line 1"]
+                    "domain 7 is not text", "not valid JSON", "NUL character", "repeats line 1"]
         for message, fragment in zip(messages, expected, strict=True):
             self.assertIn(str(path), message)
             self.assertIn(fragment, message)
@@ -188,6 +188,14 @@ class IngestCommandTests(IngestTestCase):
         path = self.write("news.jsonl", "\n".join([_doc("a", "One."), _doc("b", "Two.", domain="sport")]))
         err = StringIO()
         with self.assertRaisesRegex(CommandError, "1 documents were not stored"):
-            call_command("ingest", str(path), stdout=StringIO(), stderr=err)
-        self.assertIn("news.jsonl:2: document 'b': unknown domain 'sport'", err.getvalue())
+            call_command("ingest", str(path), "--domains", "finance,politics", stdout=StringIO(), stderr=err)
+        self.assertIn("news.jsonl:2: document 'b': domain 'sport' is not one of the accepted domains (finance, "
+                      "politics)", err.getvalue())
         self.assertEqual(Document.objects.count(), 1)
+
+    def test_any_domain_the_corpus_names_is_taken(self):
+        path = self.write("news.jsonl", "\n".join([_doc("a", "One."), _doc("b", "Two.", domain="technology")]))
+        out = StringIO()
+        call_command("ingest", str(path), stdout=out)
+        self.assertRegex(out.getvalue(), r"technology\s+1 documents")
+        self.assertEqual(sorted(Document.objects.values_list("domain", flat=True)), ["finance", "technology"])

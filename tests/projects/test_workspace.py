@@ -158,7 +158,51 @@ class WorkspaceTest(BaseTestCase):
         self.assertEqual(project.corpora.count(), 0)
         self.assertEqual(Document.objects.count(), 0)
         page = self.client.get("/projects/counterfactual-news/corpus/").content.decode()
-        self.assertIn("<details open><summary>3 refused, with the reason</summary>", page)
+        self.assertIn('<section aria-labelledby="refused-heading" id="refused">', page)  # open, not folded
+        self.assertIn("3 documents of job", page)
         self.assertIn("<code>mine.jsonl:2:", page)
         upload = project.uploads.get()
         self.assertNotIn(str(Path(upload.path).parent), page)  # where the server keeps it is not shown
+
+    def test_domains_are_what_the_corpus_says_and_refused_rows_download_to_fix(self):
+        project = self.make_project()
+        documents = [{"id": "t1", "domain": "technology", "text": "If the chip had shipped, sales would have risen."},
+                     {"id": "b1", "domain": "business", "text": "Had the merger failed, shares would have fallen."},
+                     {"id": "x1", "domain": "sports", "text": "If the team had won, the coach would have stayed."},
+                     {"id": "x2", "domain": "finance"}]
+        self.post("/projects/counterfactual-news/corpus/", {"file": SimpleUploadedFile("news.jsonl", jsonl(documents)),
+                                                           "domains": "technology, business"})
+        project.refresh_from_db()
+        self.assertEqual(project.domains, ["technology", "business"])
+        self.assertEqual(sorted(Document.objects.values_list("domain", flat=True)), ["business", "technology"])
+        job = Job.objects.get(kind="project-ingest")
+        self.assertIn("news.jsonl:3: document 'x1': domain 'sports' is not one of the accepted domains "
+                      "(technology, business)", job.result["errors"][0])
+        page = self.client.get("/projects/counterfactual-news/corpus/").content.decode()
+        self.assertIn("2 documents of job", page)
+        self.assertIn("technology, business", page)  # the help says what is accepted
+        download = self.client.get(f"/projects/counterfactual-news/corpus/refused/{job.pk}/")
+        lines = b"".join(download.streaming_content).decode().splitlines()
+        self.assertEqual([json.loads(line)["id"] for line in lines], ["x1", "x2"])
+        self.assertIn('filename="news-refused.jsonl"', download["Content-Disposition"])
+
+    def test_a_csv_s_refused_rows_come_back_with_its_header(self):
+        self.make_project()
+        data = (b"id,domain,text\nc1,technology,\"If the app had launched,\nusers would have come.\"\n"
+                b"c2,,No domain here.\nc3,weather,If it had rained the match would have stopped.\n")
+        self.post("/projects/counterfactual-news/corpus/", {"file": SimpleUploadedFile("rows.csv", data)})
+        upload = Upload.objects.get()
+        self.post(f"/projects/counterfactual-news/corpus/{upload.pk}/columns/", {"text_column": "text",
+                                                                                 "id_column": "id"})
+        job = Job.objects.get(kind="project-ingest")
+        self.assertEqual(sorted(Document.objects.values_list("domain", flat=True)), ["technology", "weather"])
+        self.assertEqual(job.result["refused_lines"], [4])
+        download = self.client.get(f"/projects/counterfactual-news/corpus/refused/{job.pk}/")
+        self.assertEqual(b"".join(download.streaming_content), b"id,domain,text\nc2,,No domain here.\n")
+
+    def test_an_empty_corpus_file_is_named_by_its_upload_never_its_server_path(self):
+        self.make_project()
+        self.post("/projects/counterfactual-news/corpus/", {"file": SimpleUploadedFile("blank.jsonl", b"\n\n")})
+        job = Job.objects.get(kind="project-ingest")
+        self.assertEqual(job.state, "failed")
+        self.assertEqual(job.message, "blank.jsonl: the file is empty")

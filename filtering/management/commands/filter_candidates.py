@@ -3,7 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from filtering.models import Corpus, Domain
+from filtering.models import Corpus
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.services import CHUNK_SIZE, filter_run_prepare, filter_run_report
 from filtering.tasks import filter_chunk
@@ -14,7 +14,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", help="only this corpus (default: all)")
-        parser.add_argument("--domain", choices=Domain.values, help="only this domain (default: all)")
+        parser.add_argument("--domain", help="only this domain (default: all)")
         parser.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES))
         parser.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
         parser.add_argument("--no-wait", action="store_true", help="queue the chunks and return (workers only)")

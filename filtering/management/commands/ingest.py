@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from filtering.readers import DEFAULT_MAX_BYTES, DOMAINS, FORMATS, CorpusFileError
+from filtering.readers import DEFAULT_MAX_BYTES, FORMATS, CorpusFileError, domain_problem
 from filtering.services import corpus_ingest
 
 SHOWN_ERRORS = 50
@@ -15,7 +15,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path", help="a .jsonl or .csv file, or a folder of .txt files")
         parser.add_argument("--format", choices=FORMATS, help="default: from the path (.csv, folder, else jsonl)")
-        parser.add_argument("--domain", choices=DOMAINS, help="domain for documents that do not name one")
+        parser.add_argument("--domain", help="domain for documents that do not name one (any word, e.g. finance)")
+        parser.add_argument("--domains", help="comma-separated: the only domains to accept (default: any)")
         parser.add_argument("--corpus", help="corpus name (default: the file or folder name)")
         parser.add_argument("--replace", action="store_true", help="replace documents whose id is already stored")
         parser.add_argument("--force", action="store_true",
@@ -28,13 +29,18 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path = Path(options["path"])
         corpus = options["corpus"] or path.stem.replace("_", "-").replace(".", "-")
+        domains = tuple(part.strip() for part in (options["domains"] or "").split(",") if part.strip())
+        for domain in (options["domain"], *domains):
+            problem = domain and domain_problem(domain)
+            if problem:
+                raise CommandError(problem)
         bar = tqdm(unit=" docs", desc=f"ingest {path.name}", disable=None, leave=False)
         try:
             report = corpus_ingest(path=path, corpus_name=corpus, fmt=options["format"], domain=options["domain"],
                                    replace=options["replace"], force=options["force"],
                                    text_column=options["text_column"],
                                    id_column=options["id_column"], max_bytes=options["max_bytes"],
-                                   progress=lambda item: bar.update())
+                                   domains=domains, progress=lambda item: bar.update())
         except CorpusFileError as error:
             raise CommandError(str(error)) from None
         finally:
@@ -49,7 +55,7 @@ class Command(BaseCommand):
             f"replaced {report.replaced}; skipped {report.skipped_existing} already stored, "
             f"{len(report.errors)} with errors"
         )
-        for domain in DOMAINS:
+        for domain in sorted({domain for domain, _ in report.by_domain}):
             documents = report.by_domain[domain, "documents"]
             if documents:
                 sentences = report.by_domain[domain, "sentences"]
