@@ -20,7 +20,8 @@ from projects.selectors import project_rows
 from qualification.models import Attempt, Grant, QualificationTest
 from releases.selectors import version_rows
 
-RUNS, BATCHES, JOBS, PLOTS = 10, 20, 15, 3
+# A summary that fits a phone: the latest few of each, with links to where the rest are.
+RUNS, BATCHES, JOBS, PLOTS = 5, 8, 6, 1
 
 
 def _share(done: int, total: int) -> int:
@@ -67,7 +68,8 @@ def overview() -> dict[str, Any]:
         "spans": spans,
         "flagged": SpanAnnotation.objects.filter(Q(state="unreviewed") & Q(flagged=True)).count(),
         "versions": version_rows(), "jobs": job_rows, "busy": any(job.is_live for job in jobs),
-        "projects": project_rows()}
+        "projects": project_rows(), "limits": {"runs": RUNS, "batches": BATCHES, "jobs": JOBS},
+        "batch_total": Batch.objects.count()}
 
 
 def status() -> dict[str, Any]:

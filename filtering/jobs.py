@@ -1,5 +1,6 @@
 """The filtering app's job kinds."""
 
+from core.words import counted
 from filtering.models import FilterChunk
 from filtering.patterns import DEFAULT_PROFILE
 from filtering.services import filter_run_prepare
@@ -10,7 +11,7 @@ from jobs.registry import JOB_KINDS, JobKind
 def run_filter(job, corpus):
     run = filter_run_prepare(profile=job.options.get("profile", DEFAULT_PROFILE), corpus=corpus)
     chunks = filter_run_queue(run)  # one task per chunk: every worker takes a share
-    return f"filter run {run.pk}: {len(chunks)} chunks handed to the workers", {"run": run.pk}
+    return f"filter run {run.pk}: {counted(len(chunks), 'chunk')} handed to the workers", {"run": run.pk}
 
 
 def filter_progress(job):

@@ -10,6 +10,8 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.text import slugify
 
+from aggregation.maths import PAPER_RULES
+from core.words import counted
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.readers import KNOWN_DOMAINS, domain_problem
 from hits.adaptive import adaptive_refusal
@@ -108,8 +110,10 @@ class CsvColumnsForm(forms.Form):
 
 class FilterForm(forms.Form):
     corpus = forms.ChoiceField()
-    profile = forms.ChoiceField(choices=[(name, name) for name in PROFILES], initial=DEFAULT_PROFILE,
-                                help_text="paper: Table 5 as printed; news: also a bare 'if' needs an Appendix B form")
+    profile = forms.ChoiceField(choices=[(name, f"{name}: {profile.description}") for name, profile
+                                         in PROFILES.items()], initial=DEFAULT_PROFILE, widget=forms.RadioSelect,
+                                help_text="which token patterns pick a sentence, and which of them also need an "
+                                          "Appendix B part-of-speech form")
 
     def __init__(self, *args: Any, corpora: list[Any], **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -234,6 +238,10 @@ class LabelingBatchForm(BatchForm):
                   "sentences still open into new HITs; the batch page shows the votes and money saved. In-house "
                   "and MTurk")
 
+    fewer_workers = forms.BooleanField(
+        required=False, widget=forms.HiddenInput, label="Fewer workers than the paper's rules need: I will aggregate "
+        "with majority vote or Dawid-Skene")
+
     def __init__(self, *args: Any, uploads: list[Upload], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.fields["gold_upload"].choices = [("", "none")] + [(u.pk, u.name) for u in uploads]
@@ -244,6 +252,14 @@ class LabelingBatchForm(BatchForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        needed = PAPER_RULES.votes_required
+        workers = data.get("assignments_per_hit")
+        if workers is not None and workers < needed and not data.get("fewer_workers"):
+            self.add_error("assignments_per_hit", f"the paper's rules need {needed} votes a sentence: with "
+                                                  f"{counted(workers, 'worker')} a HIT every sentence stays "
+                                                  f"pending under them. Give {needed}, or tick the box below to "
+                                                  f"aggregate with majority vote or Dawid-Skene instead")
+            self.fields["fewer_workers"].widget = forms.CheckboxInput()
         refusal = adaptive_refusal(provider=data.get("provider", ""), task_type="subtask1",
                                    mode=data["adaptive"]) if data.get("adaptive") else None
         if refusal:
@@ -264,7 +280,9 @@ class BonusForm(forms.Form):
 
 
 class PublishForm(forms.Form):
-    confirm = forms.BooleanField(label="I confirm this cost")
+    confirm = forms.BooleanField(label="I confirm this cost", error_messages={
+        "required": "tick \"I confirm this cost\" to publish: publishing spends the total above"},
+        help_text="publishing starts spending: tick the box to say the total above is what you mean to spend")
     total = forms.DecimalField(widget=forms.HiddenInput)
 
 
@@ -347,6 +365,24 @@ class VersionForm(forms.Form):
     seed = forms.IntegerField(initial=0)
     stratify = forms.ChoiceField(choices=[("label", "label"), ("label,domain", "label and domain")], initial="label")
     group_by_document = forms.BooleanField(required=False, help_text="keep each article on one side")
+    without_unreviewed = forms.BooleanField(required=False, widget=forms.HiddenInput,
+                                            label="Build it without the spans not reviewed yet")
+
+    def __init__(self, *args: Any, unreviewed: int = 0, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.unreviewed = unreviewed
+        if unreviewed:
+            self.fields["without_unreviewed"].widget = forms.CheckboxInput()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.unreviewed and not data.get("without_unreviewed"):
+            many = self.unreviewed != 1
+            self.add_error("without_unreviewed", f"{counted(self.unreviewed, 'span annotation')} "
+                                                 f"{'are' if many else 'is'} not reviewed: the version leaves "
+                                                 f"{'their' if many else 'its'} spans out. Review them first, or "
+                                                 f"tick the box to build without them")
+        return data
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]

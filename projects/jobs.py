@@ -11,6 +11,7 @@ from aggregation.maths import Rules
 from aggregation.models import AggregationRun
 from aggregation.services import batch_aggregate, span_batch_create
 from annotation.services import subtask1_batch_create
+from core.words import counted
 from filtering.models import Corpus, FilterChunk
 from filtering.readers import CorpusFileError
 from filtering.services import corpus_ingest, filter_run_prepare
@@ -90,7 +91,8 @@ def run_filter(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     for chunk_id in pending:  # one task per chunk: with a broker, every worker takes a share
         job_check_cancelled(job)
         filter_chunk.delay(chunk_id)
-    return f"filter run {run.pk} ({run.profile}): {len(pending)} chunks of sentences handed out", {"run": run.pk}
+    message = f"filter run {run.pk} ({run.profile}): {counted(len(pending), 'chunk')} of sentences handed out"
+    return message, {"run": run.pk}
 
 
 def filter_progress(job: Job) -> tuple[int, int] | None:

@@ -25,7 +25,9 @@ from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
 from aggregation.selectors import outcome_counts, positive_meaning
 from aggregation.services import SPOT_CHECKED, runs_compare, spotcheck_draw
+from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
+from core.words import counted
 from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch, Payment
 from hits.providers import get_provider
@@ -531,7 +533,10 @@ def version_new(request: HttpRequest, slug: str) -> HttpResponse:
     if not runs:
         messages.warning(request, "Aggregate the votes first.")
         return redirect("projects:detail", project.slug)
-    form = forms.VersionForm(request.POST or None, initial={"name": f"{project.slug}-v{project.versions.count() + 1}"})
+    unreviewed = SpanAnnotation.objects.filter(source_item__in=runs[0].outcomes.values("item"),
+                                               state=SpanAnnotation.State.UNREVIEWED).count()
+    form = forms.VersionForm(request.POST or None, unreviewed=unreviewed,
+                             initial={"name": f"{project.slug}-v{project.versions.count() + 1}"})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         _start(request, project, "project-version", {
@@ -541,7 +546,10 @@ def version_new(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "projects/form.html", {
         "project": project, "form": form, "title": "Build a dataset version", "submit": "Build the version",
         "intro": f"Freezes the labels of aggregation {runs[0].pk} ({runs[0].batch.name}) and the accepted spans "
-                 f"into a version with a train/test split; a version never changes afterwards."})
+                 f"into a version with a train/test split; a version never changes afterwards.",
+        "warning": f"{counted(unreviewed, 'span annotation')} of its positives "
+                   f"{'are' if unreviewed != 1 else 'is'} not reviewed yet: the version would leave "
+                   f"{'their' if unreviewed != 1 else 'its'} spans out of Subtask 2." if unreviewed else ""})
 
 
 def _version(project: Project, name: str) -> DatasetVersion:

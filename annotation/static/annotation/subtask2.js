@@ -45,6 +45,11 @@
     else if (key === "k") { task.setCurrent(task.current - 1, {focus: true, scroll: true}); event.preventDefault(); }
     else if (key === "y") { check("1"); event.preventDefault(); }
     else if (key === "n") { check("0"); event.preventDefault(); }
+    else if (key === "Enter" && task.enterIsFree(event) && !task.submits[0].disabled) {
+      // As on the labeling page: Enter sends the HIT once every sentence is done.
+      event.preventDefault();
+      form.requestSubmit(task.submits[0]);
+    }
   });
   task.onCurrent(refresh);
   window.focus();

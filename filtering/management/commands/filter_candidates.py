@@ -3,6 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from core.words import counted
 from filtering.models import Corpus
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.services import CHUNK_SIZE, filter_run_prepare, filter_run_report
@@ -32,14 +33,14 @@ class Command(BaseCommand):
                                  chunk_size=options["chunk_size"])
         pending = list(run.chunks.filter(done=False).values_list("id", flat=True))
         total = run.chunks.count()
-        self.stdout.write(f"filter run {run}: {total} chunks, {total - len(pending)} already done")
+        self.stdout.write(f"filter run {run}: {counted(total, 'chunk')}, {total - len(pending)} already done")
         with tqdm(total=total, initial=total - len(pending), unit=" chunks", disable=None, leave=False) as bar:
             for chunk_id in pending:
                 filter_chunk.delay(chunk_id)
                 if filter_chunk.app.conf.task_always_eager:
                     bar.update()
             if options["no_wait"]:
-                self.stdout.write(f"queued {len(pending)} chunks; run this command again to see the result")
+                self.stdout.write(f"queued {counted(len(pending), 'chunk')}; run this command again to see the result")
                 return
             last_progress, seen = time.monotonic(), total - len(pending)
             while (done := run.chunks.filter(done=True).count()) < total:
