@@ -48,7 +48,7 @@ def outcome_counts(run: AggregationRun) -> list[OutcomeCount]:
 def outcome_summary(run: AggregationRun) -> str:
     """One line: "2 positive, 1 negative, 3 pending of 6 items" (negatives of both kinds together)."""
     counts = outcome_counts(run)
-    by_kind = Counter()
+    by_kind: Counter[str] = Counter()
     for found in counts:
         by_kind["negative" if found.key.startswith("negative") else found.key] += found.count
     total = sum(found.count for found in counts)

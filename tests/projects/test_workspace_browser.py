@@ -17,8 +17,9 @@ from accounts import roles
 from demo.crowd import SimulatedWorker, SpanAnnotator, run_inhouse, run_spans, take_test_inhouse
 from hits.models import Batch
 from projects.models import Project
-from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
+from tests.browser import axe_clean, chromium, log_in  # noqa: F401  (fixture)
 from tests.fixtures import released_sample
+from tests.test_accessibility import PHONE
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 NEWS = settings.SHARED_DIR / "corpora" / "news_sample.jsonl"
@@ -42,11 +43,65 @@ def _shot(page, name):
 
 
 @override_settings(JOBS_RUNNER="thread")
-def test_an_organizer_runs_a_project_from_an_empty_database_to_a_download(browser_page, live_server, tmp_path):  # noqa: F811
+def test_an_organizer_runs_a_project_from_an_empty_database_to_a_download(chromium, live_server, tmp_path):  # noqa: F811
     if not NEWS.exists():
         pytest.skip(f"the news sample is not at {NEWS}")
     with override_settings(UPLOAD_ROOT=tmp_path / "uploads", EXPORT_ROOT=tmp_path / "exports"):
-        _walk(browser_page, live_server, tmp_path)
+        _walk(chromium.new_page(), live_server, tmp_path)
+        _on_a_phone(chromium, live_server)
+
+
+def _on_a_phone(browser, live_server):
+    """Every organizer page of the finished project, and the pages an invited annotator sees, on a 390 px
+    phone: nothing scrolls sideways and axe finds no serious or critical violation."""
+    project = Project.objects.get()
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    log_in(page, live_server, "boss", "pass-word-1", "/dashboard/")
+    page.wait_for_selector("h1")
+    slug = project.slug
+    labels, spans = (Batch.objects.get(task_type=kind) for kind in ("subtask1", "subtask2"))
+    run = project.aggregations.order_by("-created").first()
+    version = project.versions.get()
+    page.goto(f"{live_server.url}/projects/{slug}/people/")
+    page.fill("#id_people", "Ada Lovelace, ada@example.org")
+    page.get_by_role("button", name="Make invite links").click()
+    link = page.input_value("input.invite-link")
+    for name, path in [("dashboard", "/dashboard/"), ("projects", "/projects/"), ("project", f"/projects/{slug}/"),
+                       ("corpus", f"/projects/{slug}/corpus/"), ("filter", f"/projects/{slug}/filter/"),
+                       ("sample", f"/projects/{slug}/sample/"), ("qualification", f"/projects/{slug}/qualification/"),
+                       ("batch-new", f"/projects/{slug}/batches/new/"),
+                       ("batch-labels", f"/projects/{slug}/batches/{labels.pk}/"),
+                       ("batch-spans", f"/projects/{slug}/batches/{spans.pk}/"),
+                       ("aggregation", f"/projects/{slug}/aggregations/{run.pk}/"),
+                       ("version-new", f"/projects/{slug}/versions/new/"),
+                       ("version", f"/projects/{slug}/versions/{version.name}/"),
+                       ("people", f"/projects/{slug}/people/"),
+                       ("design-new", "/projects/designs/new/"), ("datasets", "/datasets/"),
+                       ("token", "/accounts/token/"), ("span-review", "/review/spans/?show=all"),
+                       ("spot-checks", "/review/spot-checks/")]:
+        page.goto(live_server.url + path)
+        _fits(page, f"organizer-{name}")
+    context.close()
+    # The invited annotator: the join page, then their work list.
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    page.goto(link)
+    _fits(page, "join")
+    page.fill("#id_username", "ada")
+    page.fill("#id_password1", "a-long-pass-phrase-42")
+    page.fill("#id_password2", "a-long-pass-phrase-42")
+    page.get_by_role("button", name="Join and start").click()
+    page.wait_for_selector("#open-heading")
+    _fits(page, "joined-work-list")
+    context.close()
+
+
+def _fits(page, name):
+    page.wait_for_load_state("networkidle")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    axe_clean(page, f"{name}-phone")
+    assert overflow <= 0, f"{name} scrolls sideways by {overflow} px on a 390 px phone"
 
 
 def _walk(page, live_server, tmp_path):
@@ -66,7 +121,7 @@ def _walk(page, live_server, tmp_path):
     page.get_by_role("link", name="← Counterfactual news").click()
 
     page.click("#step-filter a.button")
-    page.select_option("#id_profile", "news")
+    page.check("input[name=profile][value=news]")
     page.click("button:has-text('Run the filter')")
     _wait_for_step(page, "filter")
     assert "candidates of 18,308 sentences" in page.inner_text("#step-filter")
