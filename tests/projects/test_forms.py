@@ -100,6 +100,54 @@ class FormTest(BaseTestCase):
         self.assertFalse(Batch.objects.exists())
         self.assertFalse(Job.objects.exists())
 
+    def test_fewer_workers_than_the_rules_need_is_caught_before_the_batch_is_made(self):
+        self._sampled()
+        base = {"name": "b", "items_per_hit": 25, "assignments_per_hit": 3, "reward": "0.50", "provider": "inhouse",
+                "seed": 0, "gold_count": 0, "gold_rate": 0}
+        response = self.post("/projects/forms/batches/new/", base)
+        self.assertIn("the paper's rules need 5 votes a sentence: with 3 workers a HIT every sentence stays pending",
+                      self.field_error(response, "assignments_per_hit"))
+        self.assertContains(response, 'type="checkbox" name="fewer_workers"')
+        self.assertFalse(Job.objects.exists())
+        response = self.post("/projects/forms/batches/new/", {**base, "fewer_workers": "on"})
+        self.assertEqual(response.status_code, 302)
+        self.assertEqual(Job.objects.get().kind, "project-batch")
+
+    def test_a_version_over_unreviewed_spans_says_how_many_and_asks(self):
+        from aggregation.models import AggregationRun, ItemOutcome
+        from annotation.models import SpanAnnotation
+
+        labels = batch_create(name="b", task_type="subtask1", items=[
+            ItemSpec(key=f"s{n}", payload=SentenceItem(text=f"If S{n} had been, T.", sentence_id=f"s{n}"))
+            for n in range(3)])
+        run = AggregationRun.objects.create(batch=labels, rules={}, rules_text="", votes=0)
+        self.project.aggregations.add(run)
+        spans = batch_create(name="spans", task_type="subtask2", items=[
+            ItemSpec(key=f"p{n}", payload=SentenceItem(text=f"If S{n} had been, T.", sentence_id=f"s{n}"))
+            for n in range(3)])
+        for source, item in zip(labels.items.order_by("pk"), spans.items.order_by("pk"), strict=True):
+            ItemOutcome.objects.create(run=run, item=source, yes=5, no=0, outcome="positive")
+            SpanAnnotation.objects.create(item=item, source_item=source, text=source.content.text,
+                                          state="accepted" if source.key == "s0" else "unreviewed")
+        page = self.client.get("/projects/forms/versions/new/")
+        self.assertContains(page, "2 span annotations of its positives are not reviewed yet")
+        data = {"name": "v1", "test_share": 0.35, "seed": 0, "stratify": "label"}
+        response = self.post("/projects/forms/versions/new/", data)
+        self.assertIn("2 span annotations are not reviewed", self.field_error(response, "without_unreviewed"))
+        self.assertFalse(Job.objects.exists())
+        response = self.post("/projects/forms/versions/new/", {**data, "without_unreviewed": "on"})
+        self.assertEqual(response.status_code, 302)
+        self.assertEqual(Job.objects.get().kind, "project-version")
+
+    def test_the_filter_form_explains_every_profile(self):
+        from filtering.patterns import PROFILES
+
+        Corpus.objects.create(name="c")
+        self.project.corpora.add(Corpus.objects.get())
+        page = self.client.get("/projects/forms/filter/").content.decode()
+        for name, profile in PROFILES.items():
+            self.assertIn(f"{name}: {profile.description}".replace('"', "&quot;").replace("'", "&#x27;"), page)
+
     def test_publishing_over_the_budget_is_refused_on_the_page(self):
         batch = batch_create(name="tight", task_type="subtask1", items=[
             ItemSpec(key=f"s{n}", payload=SentenceItem(text=f"Sentence {n}.", sentence_id=f"s{n}")) for n in range(10)],
@@ -110,7 +158,9 @@ class FormTest(BaseTestCase):
         response = self.post(f"/projects/forms/batches/{batch.pk}/publish/", {"confirm": "on", "total": "5.00"})
         self.assertIn("over the budget 1.00", self.field_error(response, "confirm"))
         response = self.post(f"/projects/forms/batches/{batch.pk}/publish/", {"total": "5.00"})
-        self.assertIn("required", self.field_error(response, "confirm"))
+        self.assertIn('tick "I confirm this cost" to publish: publishing spends the total above',
+                      self.field_error(response, "confirm"))
+        self.assertContains(page, 'id="publish-form" novalidate')  # the page says why, not a browser bubble
         batch.refresh_from_db()
         self.assertEqual((batch.state, batch.hits.exclude(provider_hit_id="").count()), ("draft", 0))
         self.assertFalse(Job.objects.exists())
