@@ -214,6 +214,9 @@ class ProlificEmulator:
         self.httpd.faults = self.faults
         self.httpd.verbose = verbose
         self.delivered: list[dict] = []  # every webhook sent, for tests: {event, status}
+        # Events taken from the outbox and not yet sent: a test that reads delivered + outbox + sending under the
+        # workspace lock sees every event once raised, wherever the sender thread is.
+        self.sending: list[tuple[str, dict]] = []
         self._running = False
 
     @property
@@ -250,6 +253,7 @@ class ProlificEmulator:
         while self._running:
             with self.workspace.lock:
                 events, self.workspace.outbox = self.workspace.outbox, []
+                self.sending = events
                 targets = [(s["event_type"], s["target_url"]) for s in self.workspace.subscriptions.values()
                            if s["is_enabled"]]
                 secret = self.workspace.hook_secret
@@ -257,6 +261,8 @@ class ProlificEmulator:
                 for kind, target in targets:
                     if kind == event_type:
                         self._deliver(target, secret, payload)
+            with self.workspace.lock:
+                self.sending = []
             time.sleep(0.05)
 
     def _deliver(self, target, secret, payload, attempts=3):

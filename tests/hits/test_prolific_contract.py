@@ -191,7 +191,8 @@ class ContractTests(BaseTestCase):
         expected = {path for _, path, _, _ in ENDPOINTS}
         self.assertEqual(expected - covered, set(), "endpoints the provider uses that this run never saw")
         with self.emulator.workspace.lock:  # what was sent and what waits to be sent
-            events = [d["event"] for d in self.emulator.delivered] + [p for _, p in self.emulator.workspace.outbox]
+            events = ([d["event"] for d in self.emulator.delivered] + [p for _, p in self.emulator.workspace.outbox]
+                      + [p for _, p in self.emulator.sending])
         self.assertTrue({event["event_type"] for event in events} >= set(EVENTS))
         for event in events:
             jsonschema.validate(event, EVENTS[event["event_type"]])  # no study id on a submission event
