@@ -11,6 +11,7 @@ from django.db.models import Count
 
 from aggregation import maths
 from aggregation.models import AggregationRun
+from core.words import counted
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def outcome_summary(run: AggregationRun) -> str:
         by_kind["negative" if found.key.startswith("negative") else found.key] += found.count
     total = sum(found.count for found in counts)
     shown = [f"{count} {kind}" for kind, count in by_kind.items() if count or kind in ("positive", "negative")]
-    return f"{', '.join(shown)} of {total} item{'s' if total != 1 else ''}"
+    return f"{', '.join(shown)} of {counted(total, 'item')}"
 
 
 def positive_meaning(run: AggregationRun) -> str:

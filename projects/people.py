@@ -119,21 +119,8 @@ def join_link_create(*, project: Project, limit: int, days: int | None, user: Us
                                  expires=expires, created_by=user)
 
 
-def invite_refusal(invite: Invite, now=None) -> str | None:
-    """Why the invite cannot be used any more, or None."""
-    now = now or timezone.now()
-    if invite.revoked:
-        return "this invite was withdrawn by the project's organizer; ask them for a new one"
-    if invite.expires and invite.expires <= now:
-        return f"this join link expired on {invite.expires:%Y-%m-%d}; ask the project's organizer for a new one"
-    if invite.uses >= invite.limit:
-        return ("this invite has been used already; log in with the account made with it, or ask the project's "
-                "organizer for a new one" if invite.kind == Invite.Kind.PERSON else
-                f"this join link is full ({invite.limit} people joined); ask the project's organizer for a new one")
-    return None
-
-
 def invite_state(invite: Invite, now=None) -> str:
+    """open, withdrawn, expired, used (a person's invite) or full (a join link)."""
     now = now or timezone.now()
     if invite.revoked:
         return "withdrawn"
@@ -142,6 +129,17 @@ def invite_state(invite: Invite, now=None) -> str:
     if invite.uses >= invite.limit:
         return "used" if invite.kind == Invite.Kind.PERSON else "full"
     return "open"
+
+
+def invite_refusal(invite: Invite, now=None) -> str | None:
+    """Why the invite cannot be used any more, or None."""
+    state = invite_state(invite, now)
+    ask = "ask the project's organizer for a new one"
+    return {"open": None,
+            "withdrawn": "this invite was withdrawn by the project's organizer; ask them for a new one",
+            "expired": f"this join link expired on {invite.expires:%Y-%m-%d}; {ask}" if invite.expires else "",
+            "used": f"this invite has been used already; log in with the account made with it, or {ask}",
+            "full": f"this join link is full ({invite.limit} people joined); {ask}"}[state]
 
 
 def invite_revoke(*, invite: Invite) -> Invite:
@@ -203,14 +201,24 @@ def member_refusal(batch: Batch, worker: Worker) -> Refusal | None:
     """The eligibility check: a worker the batch's project paused or removed takes none of its HITs."""
     if worker.user_id is None:
         return None
-    member = (Member.objects.filter(user_id=worker.user_id, project__batches=batch)
-              .exclude(state=Member.State.ACTIVE).select_related("project").first())
+    member = _held_back(worker).get(batch.pk)
     if member is None:
         return None
     if member.state == Member.State.PAUSED:
         return Refusal(f"your work on {member.project.name} is paused by its organizer; ask them when it "
                        f"resumes")
     return Refusal(f"you were removed from {member.project.name}; ask its organizer if this is a mistake")
+
+
+def _held_back(worker: Worker) -> dict[int, Member]:
+    """Batch id -> the paused or removed membership that keeps the worker from it. Read once per worker object
+    (it lives as long as the request): the work list asks for every open batch, and almost nobody is held back,
+    so that is one query a page instead of one a batch."""
+    if not hasattr(worker, "_held_back"):
+        members = (Member.objects.filter(user_id=worker.user_id).exclude(state=Member.State.ACTIVE)
+                   .select_related("project").prefetch_related("project__batches"))
+        worker._held_back = {batch.pk: member for member in members for batch in member.project.batches.all()}
+    return worker._held_back
 
 
 def people_rows(project: Project) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import ORGANIZER, role_required
 from core.semeval import spreadsheet_csv
+from core.words import counted
 from projects import people
 from projects.forms import JoinForm
 from projects.models import Invite, Member, Project
@@ -69,7 +70,7 @@ def invite_people(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, str(error))
         return _page(request, project, pasted=pasted, status=400)
     made = people.invites_create(project=project, people=rows, user=request.user)
-    messages.success(request, f"{len(made)} invite{'s' if len(made) != 1 else ''} made. Send each person their "
+    messages.success(request, f"{counted(len(made), 'invite')} made. Send each person their "
                               f"link (the table below, or download the CSV); each link works once.")
     return redirect("projects:people", slug=project.slug)
 

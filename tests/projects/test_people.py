@@ -9,7 +9,9 @@ from datetime import timedelta
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts import roles
@@ -161,6 +163,16 @@ class PeoplePageTest(BaseTestCase):
         self.assertContains(people, '<td class="num">1</td>', html=False)  # the HIT they did still counts
         self.client.post(f"/projects/{self.project.slug}/people/{member.pk}/active/")
         self.assertIsNotNone(assignment_claim(batch=self.batch, worker=worker))
+
+    def test_the_work_list_asks_about_memberships_once_however_many_batches(self):
+        for n in range(3):
+            self.project.batches.add(batch_publish(batch=make_batch(count=4, items_per_hit=4, name=f"more {n}")))
+        client = Client()
+        client.force_login(self.annotator)
+        with CaptureQueriesContext(connection) as queries:
+            self.assertEqual(client.get("/work/").status_code, 200)
+        asked = [query["sql"] for query in queries.captured_queries if "projects_member" in query["sql"]]
+        self.assertEqual(len(asked), 1, asked)
 
     def test_the_invites_csv_has_the_links_and_neutralizes_formulas(self):
         self._invite('=HYPERLINK("http://evil.example"), eve@example.org\nada@example.org')
