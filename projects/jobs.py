@@ -59,9 +59,10 @@ def run_ingest(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
                         + (f"all {len(errors):,} of its documents were refused (the reasons below); fix them and "
                            f"upload the file again" if errors else "it holds no document"), result=refused)
     project.corpora.add(corpus)
-    message = (f"corpus {corpus.name}: {report.documents:,} documents and {report.sentences:,} sentences stored"
-               + (f", {report.skipped_existing} already there" if report.skipped_existing else "")
-               + (f"; {len(errors)} documents refused (see below)" if errors else ""))
+    message = (f"corpus {corpus.name}: {counted(report.documents, 'document')} and "
+               f"{counted(report.sentences, 'sentence')} stored"
+               + (f", {report.skipped_existing:,} already there" if report.skipped_existing else "")
+               + (f"; {counted(len(errors), 'document')} refused (listed on the upload page)" if errors else ""))
     return message, {"corpus": corpus.pk, "documents": report.documents, "sentences": report.sentences, **refused}
 
 
