@@ -28,10 +28,33 @@ from qualification.models import Grant
 
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 # The task types whose answers are yes/no votes the agreement rules aggregate. Spans are reviewed, not voted
-# on; the other designs have their own reports (choices, facts).
+# on; the other designs have their own reports (choices, facts) or a design file's aggregation.
 AGGREGATED = ("subtask1",)
-# The task types whose answers are single labels a spot check can compare with known answers.
-SPOT_CHECKED = ("subtask1", "choice")
+SINGLE_LABEL = ("radio", "select", "pairwise")  # design scheme types whose answer is one label
+
+
+def spot_scheme(batch: Batch) -> str | None:
+    """The design scheme a spot check compares with the known answers: the design's first scheme when it is
+    one label per item (a radio, a select, a binary pairwise choice); None when the design has no such first
+    scheme. A subtask-1 batch's answers are the label themselves ("")."""
+    if batch.task_type == "subtask1":
+        return ""
+    if batch.task_type != "design":
+        return None
+    from designs.task_type import batch_design
+
+    design, stage = batch_design(batch.pk)
+    schemes = [scheme for scheme in design.annotation_schemes
+               if not stage or scheme.name in next(entry.schemes for entry in design.stages if entry.name == stage)]
+    first = schemes[0] if schemes else None
+    if first is None or first.annotation_type not in SINGLE_LABEL or getattr(first, "mode", "binary") != "binary":
+        return None
+    return first.name
+
+
+def spot_checked(batch: Batch) -> bool:
+    """Whether the batch's answers are single labels a spot check can compare with known answers."""
+    return spot_scheme(batch) is not None
 
 
 def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
@@ -261,9 +284,11 @@ def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0, by_skill: 
     With `by_skill`, a worker's rate grows as their weight in the batch's latest aggregation falls (the
     method's skill, or agreement with the others under the rules): rate × (2 − weight), at most all of
     their HITs, so a worker the model trusts least is looked at up to twice as often."""
-    if batch.task_type not in SPOT_CHECKED:
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; spot checks compare answers with known "
-                         f"answers and the consensus, which {', '.join(SPOT_CHECKED)} batches have")
+    scheme = spot_scheme(batch)
+    if scheme is None:
+        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch without one label per item; spot checks "
+                         f"compare answers with known answers and the consensus, which subtask-1 batches and "
+                         f"designs whose first scheme is a {', '.join(SINGLE_LABEL)} choice have")
     if not 0 < rate <= 1:
         raise CrowdError("the spot-check rate is a share between 0 and 1, e.g. 0.1")
     consensus = _consensus(batch)
@@ -282,10 +307,11 @@ def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0, by_skill: 
         weight = weights.get(worker)
         share = min(1.0, rate * (2 - weight)) if weight is not None else rate
         for assignment in rng.sample(assignments, max(1, round(share * len(assignments)))):
+            labels = _labels(assignment.answers, scheme)
             drawn.append(SpotCheck(assignment=assignment,
-                                   consensus_accuracy=_share(assignment.answers, consensus),
-                                   gold_accuracy=_share(assignment.answers, gold),
-                                   accuracy=_share(assignment.answers, {**consensus, **gold})))
+                                   consensus_accuracy=_share(labels, consensus),
+                                   gold_accuracy=_share(labels, gold),
+                                   accuracy=_share(labels, {**consensus, **gold})))
     return SpotCheck.objects.bulk_create(drawn)
 
 
@@ -298,9 +324,20 @@ def _consensus(batch: Batch) -> dict[int, int]:
             if outcome in labels}
 
 
-def _share(answers: dict[str, Any] | None, truth: dict[int, Any]) -> float | None:
-    pairs = [(int(label), truth[int(item)]) for item, label in (answers or {}).items() if int(item) in truth]
-    return sum(label == int(answer) for label, answer in pairs) / len(pairs) if pairs else None
+def _labels(answers: dict[str, Any] | None, scheme: str) -> dict[int, str]:
+    """{item id: label} of an assignment's answers; a design answer's label is its scheme's value."""
+    found = {}
+    for item, answer in (answers or {}).items():
+        label = answer.get(scheme) if scheme else answer
+        if label is not None:
+            found[int(item)] = str(label)
+    return found
+
+
+def _share(labels: dict[int, str], truth: dict[int, Any]) -> float | None:
+    # Compared as text: a subtask-1 vote and its known answer are 0/1, a design's labels are its label names.
+    pairs = [(label, str(truth[item])) for item, label in labels.items() if item in truth]
+    return sum(label == answer for label, answer in pairs) / len(pairs) if pairs else None
 
 
 def spotcheck_decide(*, spot_check: SpotCheck, accept: bool, user: Any, feedback: str = "") -> SpotCheck:

@@ -1,11 +1,8 @@
-"""2-choice validation (Balanced COPA's design): the task type, batches from COPA files, the report."""
+"""Balanced COPA's component: the paper's sample, its batches from designs/bcopa.yaml and its report."""
 
 from django.apps import AppConfig
 
 
 class ChoicesConfig(AppConfig):
     name = "choices"
-    verbose_name = "2-choice validation"
-
-    def ready(self):
-        from choices import task_types  # noqa: F401  (registers the "choice" task type)
+    verbose_name = "Balanced COPA"

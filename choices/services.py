@@ -1,6 +1,7 @@
-"""2-choice validation batches (Balanced COPA's human check) and what comes out of them: the majority
-answer per item with ties, accuracy against the intended answers, and Fleiss' kappa and
-Krippendorff's alpha with bootstrap intervals, overall and per subset (original vs mirrored)."""
+"""Balanced COPA's validation as designs/bcopa.yaml runs it: the paper's sample of original and mirrored items,
+their batch from the shipped design file, and what comes out of it: the majority answer per item with ties,
+accuracy against the intended answers, and Fleiss' kappa and Krippendorff's alpha with bootstrap intervals,
+overall and per subset (original vs mirrored)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,19 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
+
 from aggregation import maths
 from aggregation.services import COUNTED
 from core.items import ChoiceItem
+from designs.items import Record
+from designs.services import design_batch_create, design_version_save
 from hits.models import Assignment, Batch, Item, Worker
-from hits.services import CrowdError, ItemSpec, batch_create
+from hits.services import CrowdError
 
 ORIGINAL, MIRRORED = "original", "mirrored"
+DESIGN = "bcopa"  # the shipped design file the batches are made from
+SCHEME = "choice"  # its one scheme: which alternative, "1" or "2"
 
 
 def copa_sample(items: Sequence[ChoiceItem], *, per_subset: int | None, seed: int = 0) -> list[ChoiceItem]:
@@ -33,12 +40,23 @@ def copa_sample(items: Sequence[ChoiceItem], *, per_subset: int | None, seed: in
     return chosen
 
 
+def copa_records(items: Sequence[ChoiceItem]) -> list[Record]:
+    """COPA items as the design's records: the premise is the text, what is asked and the two alternatives are
+    shown, the subset is the group and the intended answer the known one (measured against, never shown)."""
+    return [Record(id=item.item_id, text=item.premise, gold=str(item.answer),
+                   group=MIRRORED if item.mirrored else ORIGINAL,
+                   fields={"question": item.question, "alternatives": [item.alternative_1, item.alternative_2]})
+            for item in items]
+
+
 def choice_batch_create(*, items: Sequence[ChoiceItem], name: str, **options: Any) -> Batch:
-    """A batch of the 2-choice task; each item's subset is its group, its intended answer the known answer
-    (measured against, never shown)."""
-    return batch_create(name=name, task_type="choice", items=[
-        ItemSpec(key=item.item_id, payload=item, group=MIRRORED if item.mirrored else ORIGINAL,
-                 gold_answer=item.answer) for item in items], **options)
+    """A batch of designs/bcopa.yaml for `items`; `options` as design_batch_create takes them (packing, reward,
+    provider, filters, seed), the design's own where not given; the provider is the site's own annotators unless
+    named, as for every batch a command makes (the design's MTurk is where the paper ran)."""
+    options.setdefault("provider", "inhouse")
+    source = (settings.BASE_DIR / "designs" / f"{DESIGN}.yaml").read_text(encoding="utf-8")
+    version = design_version_save(source=source, slug=DESIGN)
+    return design_batch_create(version=version, records=copa_records(items), name=name, **options)
 
 
 def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: float = 0.8) -> dict[str, Any]:
@@ -50,13 +68,16 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: 
     "trusted" repeats the overall numbers without the workers below `trusted` (a careless worker's random
     clicks pull kappa down for every item they touched), naming who was left out.
     """
-    if batch.task_type != "choice":
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not a 2-choice one")
+    if not _is_choice_batch(batch):
+        raise CrowdError(f"batch {batch.pk} is not a 2-choice batch (one made from designs/{DESIGN}.yaml or a design "
+                         f"with a '{SCHEME}' scheme)")
     rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
             .values_list("answers", "worker_id"))
-    votes = [(int(item), worker, int(label)) for answers, worker in rows for item, label in (answers or {}).items()]
+    votes = [(int(item), worker, int(answer[SCHEME])) for answers, worker in rows
+             for item, answer in (answers or {}).items() if answer.get(SCHEME) is not None]
     subsets = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
-    intended = dict(Item.objects.filter(batch=batch).values_list("pk", "gold_answer"))
+    intended = {pk: int(known) for pk, known in Item.objects.filter(batch=batch).exclude(gold_answer=None)
+                .values_list("pk", "gold_answer")}
     report: dict[str, Any] = {"batch": batch.pk, "workers": len({worker for _, worker, _ in votes})}
     for name, members in (("all", votes), *((subset, [vote for vote in votes if subsets[vote[0]] == subset])
                                              for subset in (ORIGINAL, MIRRORED))):
@@ -97,3 +118,12 @@ def _subset_report(votes: list[tuple[int, int, int]], intended: dict[int, Any], 
 
 def _number(value: float | None) -> float | None:
     return None if value is None or value != value else float(value)
+
+
+def _is_choice_batch(batch: Batch) -> bool:
+    from designs.task_type import batch_design
+
+    if batch.task_type != "design":
+        return False
+    design, _ = batch_design(batch.pk)
+    return any(scheme.name == SCHEME and scheme.annotation_type == "pairwise" for scheme in design.annotation_schemes)

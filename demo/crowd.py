@@ -346,27 +346,20 @@ def choice_crowd(size=6, seed=0):
     return [*people, ChoiceWorker("copa-careless1", 0.5, careless=True)]
 
 
-def run_choices(batch, workers, seed=0):
-    """Every simulated worker claims HITs of the 2-choice batch over HTTP and answers until none is left."""
+def run_choices(batch, workers, seed=0, *, draw_per_button=True):
+    """Every simulated worker claims HITs of a 2-choice design batch (designs/bcopa.yaml) over HTTP and answers its
+    choice scheme on each item until no HIT is left: the intended alternative (the item's known answer) with
+    their accuracy, less on mirrored items. With `draw_per_button` a worker draws once per radio button and the
+    last draw counts, once per item otherwise: the demo's seeded figures were made that way (stage 11, stage 14)."""
     rng = random.Random(seed)
-    items = {item.pk: item.content for item in Item.objects.filter(batch=batch)}
+    items = {item.pk: (int(item.gold_answer), item.group == "mirrored") for item in Item.objects.filter(batch=batch)}
+    fields = _CHOICE_BUTTON if draw_per_button else _CHOICE_FIELD
     return _work_through(batch, workers, lambda worker, page: {
-        f"item-{pk}": str(worker.answer(items[int(pk)].answer, items[int(pk)].mirrored, rng))
-        for pk in _ITEM_FIELD.findall(page)})
+        f"a-{pk}-0": str(worker.answer(*items[int(pk)], rng)) for pk in fields.findall(page)})
 
 
-def run_design_choices(batch, workers, seed=0):
-    """Simulated annotators (name, accuracy) answer a design batch's first scheme, a 2-way choice, over HTTP
-    until no HIT is left: the right alternative (the item's known answer) with their accuracy."""
-    rng = random.Random(seed)
-    known = {item.pk: item.gold_answer for item in Item.objects.filter(batch=batch)}
-    people = [ChoiceWorker(name, accuracy) for name, accuracy in workers]
-    return _work_through(batch, people, lambda worker, page: {
-        f"a-{pk}-0": known[int(pk)] if rng.random() < worker.accuracy else {"1": "2", "2": "1"}[known[int(pk)]]
-        for pk in _DESIGN_FIELD.findall(page)})
-
-
-_DESIGN_FIELD = re.compile(r'name="a-(\d+)-0" value="1"')
+_CHOICE_FIELD = re.compile(r'name="a-(\d+)-0" value="1"')
+_CHOICE_BUTTON = re.compile(r'name="a-(\d+)-0" value="[12]"')
 
 
 # --- facts and counter-facts (Cheap Facts) -----------------------------------------------

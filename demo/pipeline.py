@@ -41,6 +41,7 @@ from core import copa, cues
 from core.semeval import read_subtask1_rows, read_subtask2_gold
 from core.stories import read_stories
 from demo.crowd import (
+    ChoiceWorker,
     Rater,
     SpanAnnotator,
     StoryWorker,
@@ -49,7 +50,6 @@ from demo.crowd import (
     crowd,
     review_spans,
     run_choices,
-    run_design_choices,
     run_inhouse,
     run_mturk,
     run_prolific,
@@ -63,8 +63,6 @@ from demo.crowd import (
 )
 from designs.export import batch_aggregate as design_aggregate
 from designs.export import export_batch as export_design
-from designs.items import Record as DesignRecord
-from designs.services import design_batch_create, design_version_save
 from facts.report import tables_text
 from facts.rte import read_rte
 from facts.services import draw_items, export_pairs, fact_batch_create
@@ -115,8 +113,6 @@ SAMPLE_SIZE = 300
 SPOT_CHECK_PASS = 0.7
 SPAN_ANNOTATORS = 3  # the paper had one; three give span agreement and a majority to review from
 COPA_BATCH = "B-COPA validation"
-# The paper's workers: Masters with at least 10,000 approved HITs and a 99% approval rate.
-COPA_FILTERS = {"masters": True, "min_approved_hits": 10_000, "min_approval_rate": 99}
 FACTS_BATCH = "Cheap Facts writing"
 STORIES_WORKFLOW = "TimeTravel stories"
 
@@ -571,15 +567,14 @@ class Pipeline:
         batch = Batch.objects.filter(name=COPA_BATCH).first()
         if batch is None:
             batch = batch_publish(batch=choice_batch_create(
-                items=copa_sample(items, per_subset=100, seed=3), name=COPA_BATCH, items_per_hit=10,
-                assignments_per_hit=3, reward=Decimal("0.10"), seed=3, requirements=COPA_FILTERS))
+                items=copa_sample(items, per_subset=100, seed=3), name=COPA_BATCH, provider="inhouse", seed=3))
             run_choices(batch, choice_crowd(seed=4), seed=5)
         mturk = cost_estimate(provider="mturk", hits=batch.hits.count(), assignments_per_hit=3,
                               reward=batch.reward, masters=True)
         self.stdout.write("   " + describe_batch(batch).replace("\n", "\n   "))
         self.stdout.write(f"   on MTurk the same batch would cost {mturk.total} ({mturk.fees} in fees with Masters); "
                           "who may work there: " + "; ".join(worker_filters(provider="mturk",
-                                                                             requirements=COPA_FILTERS)))
+                                                                             requirements=batch.requirements)))
         found = choice_report(batch, samples=1000)
         self.stdout.write("   validation (paper: accuracy 100% original, 97% mirrored; Fleiss' kappa 0.973, 0.798):")
         self.stdout.write("   " + report_table(found).replace("\n", "\n   "))
@@ -710,16 +705,12 @@ class Pipeline:
         source = settings.BASE_DIR / "designs" / "bcopa.yaml"
         batch = Batch.objects.filter(name=DESIGN_BATCH).first()
         if batch is None:
-            version = design_version_save(source=source.read_text(encoding="utf-8"), slug=source.stem)
-            records = [DesignRecord(id=item.item_id, text=item.premise, gold=str(item.answer),
-                                    group="mirrored" if item.mirrored else "original",
-                                    fields={"question": item.question,
-                                            "alternatives": [item.alternative_1, item.alternative_2]})
-                       for item in copa_sample(copa.read_copa(path), per_subset=20, seed=7)]
-            batch = batch_publish(batch=design_batch_create(version=version, records=records, name=DESIGN_BATCH,
-                                                            provider="inhouse", seed=7))
-            run_design_choices(batch, [("design-careful1", 0.97), ("design-careful2", 0.93),
-                                       ("design-careless1", 0.5)], seed=8)
+            batch = batch_publish(batch=choice_batch_create(
+                items=copa_sample(copa.read_copa(path), per_subset=20, seed=7), name=DESIGN_BATCH,
+                provider="inhouse", seed=7))
+            run_choices(batch, [ChoiceWorker(name, accuracy, mirrored_penalty=0) for name, accuracy in
+                                (("design-careful1", 0.97), ("design-careful2", 0.93), ("design-careless1", 0.5))],
+                        seed=8, draw_per_button=False)
         results, rows = design_aggregate(batch)
         choice = results["choice"]
         known = {item.content.record_id: item.gold_answer for item in batch.items.all()}

@@ -12,7 +12,7 @@ from core.errors import InputError
 from core.items import RecordItem
 from designs.items import Record
 from designs.loader import load_text
-from designs.model import Design
+from designs.model import Design, Qualification
 from designs.model import slug as make_slug
 from designs.models import DesignBatch, DesignVersion
 from hits.models import Batch
@@ -51,11 +51,33 @@ def requirements_of(design: Design) -> dict[str, Any]:
     return found
 
 
+def screening_requirements(qualification: Qualification) -> dict[str, Any]:
+    """The batch requirements that let only workers who passed the design's screening test work: the test's
+    grant on this site and at Prolific (its participant group), its qualification type at MTurk with the
+    design's minimum score. The test must exist: a batch nobody may take is refused before it is made."""
+    from qualification.services import current_test
+
+    test = current_test(qualification.test)
+    if test is None:
+        raise InputError(f"the design asks for the screening test {qualification.test!r}, which this site does not "
+                         f"have; draw it first (the project's Screening test step, or `manage.py qualification "
+                         f"draw --name {qualification.test} --file LABELLED.csv`), or take the qualification block "
+                         f"out",
+                         field="qualification.test")
+    found: dict[str, Any] = {"qualification": test.name, "min_score": qualification.min_score}
+    if test.mturk_qualification_type_id:
+        found["qualification_type_id"] = test.mturk_qualification_type_id
+    return found
+
+
 def design_batch_create(*, version: DesignVersion, records: Sequence[Record], name: str, stage: str = "",
-                        provider: str | None = None, created_by: Any = None, seed: int = 0) -> Batch:
+                        provider: str | None = None, created_by: Any = None, seed: int = 0,
+                        items_per_hit: int | None = None, assignments_per_hit: int | None = None,
+                        reward: Any = None, requirements: dict[str, Any] | None = None) -> Batch:
     """A draft batch of the design's HITs for `records`. Items with a known answer become the checks mixed into
     every HIT when the design sets a gold_rate and some items have none; otherwise (no gold_rate, or every item
-    known, as in a released file) they are the batch's items, measured against."""
+    known, as in a released file) they are the batch's items, measured against. The packing, reward and worker
+    filters are the design's unless given (a command's flags)."""
     design = version.design
     if stage and stage not in [entry.name for entry in design.stages]:
         raise InputError(f"the design has no stage {stage!r}; its stages are "
@@ -64,15 +86,20 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
     specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
                       payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))
              for record in records]
+    requirements = requirements_of(design) if requirements is None else requirements
+    if design.qualification is not None:
+        requirements = {**requirements, **screening_requirements(design.qualification)}
     checks = hits.gold_rate and any(spec.gold_answer is None for spec in specs)
     gold = [spec for spec in specs if spec.gold_answer is not None] if checks else []
     plain = [spec for spec in specs if spec not in gold] if gold else specs
     with transaction.atomic():
         batch = batch_create(
             name=name, task_type="design", items=plain, gold_items=gold, provider=provider or design.provider.name,
-            items_per_hit=hits.items_per_hit, assignments_per_hit=hits.assignments_per_hit,
-            gold_rate=hits.gold_rate if gold else 0.0, seed=seed, reward=hits.reward, budget=hits.budget,
-            requirements=requirements_of(design), created_by=created_by if getattr(created_by, "pk", None) else None,
+            items_per_hit=items_per_hit or hits.items_per_hit,
+            assignments_per_hit=assignments_per_hit or hits.assignments_per_hit,
+            gold_rate=hits.gold_rate if gold else 0.0, seed=seed, reward=hits.reward if reward is None else reward,
+            budget=hits.budget, requirements=requirements,
+            created_by=created_by if getattr(created_by, "pk", None) else None,
             assignment_duration=hits.assignment_duration, lifetime=hits.lifetime)
         DesignBatch.objects.create(batch=batch, version=version, stage=stage)
     return batch

@@ -109,10 +109,12 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     rows = []
     for item in items:
         found = record(item)
-        schemes = [{**entry, "field": field_prefix(item.pk, entry["index"]),
-                    "compared": _compared(entry["scheme"], found),
-                    "words": _words(found.text) if entry["scheme"].annotation_type == "span" else []}
-                   for entry in shown_schemes]
+        schemes = []
+        for entry in shown_schemes:
+            compared = _compared(entry["scheme"], found)
+            schemes.append({**entry, "field": field_prefix(item.pk, entry["index"]), "compared": compared,
+                            "options": _options(entry["keys"], compared),
+                            "words": _words(found.text) if entry["scheme"].annotation_type == "span" else []})
         shown = [(name, found.fields.get(name)) for name in design.items.show if name in found.fields]
         spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
                     for entry in schemes)
@@ -139,6 +141,12 @@ def _words(text: str) -> list[dict]:
                       "gap": text[end:match.start()]})
         end = match.end()
     return words
+
+
+def _options(keys: dict[str, str], compared: list[str]) -> list[dict[str, str]]:
+    """A binary pairwise scheme's choices with their key and the compared thing each picks (none for the tie)."""
+    return [{"key": key, "value": value, "text": compared[index] if index < min(len(compared), 2) else ""}
+            for index, (key, value) in enumerate(keys.items())]
 
 
 def _compared(scheme, found: Record) -> list[str]:

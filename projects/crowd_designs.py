@@ -83,8 +83,8 @@ DESIGNS.register("balanced-copa", Design(
     name="balanced-copa", title="2-choice validation (Balanced COPA)",
     description="Original and mirrored COPA items, three workers each: majority accuracy against the intended "
                 "answers and Fleiss' kappa by subset, the superficial-cue report, pair-keeping train/dev files.",
-    steps=lambda context: _batch_steps(context, "choice", "manage.py copa batch COPA.xml --name NAME",
-                                       _copa_numbers, "manage.py copa export COPA.xml --out DIR")))
+    steps=lambda context: _batch_steps(context, "design", "manage.py copa batch COPA.xml --name NAME",
+                                       _copa_numbers, "manage.py copa export COPA.xml --out DIR", download=True)))
 
 DESIGNS.register("cheap-facts", Design(
     name="cheap-facts", title="Facts and counter-facts (Cheap Facts)",

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
 from aggregation.selectors import outcome_counts, positive_meaning
-from aggregation.services import SPOT_CHECKED, runs_compare, spotcheck_draw
+from aggregation.services import runs_compare, spot_checked, spotcheck_draw
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
@@ -375,7 +375,7 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
         "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
-        "spot_checked": batch.task_type in SPOT_CHECKED,
+        "spot_checked": spot_checked(batch),
         "rejection_categories": forms.REJECTION_CATEGORIES})
 
 

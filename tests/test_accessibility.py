@@ -146,7 +146,7 @@ def _pages(chromium, live_server, site, size, width):
 
     page.goto(f"{live_server.url}/work/")
     page.click("button:has-text('Take a HIT of Causes and effects')")
-    page.wait_for_selector(".choice-item")
+    page.wait_for_selector(".pair-option")
     page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
     page.keyboard.press("2")
     _check(page, "choice", width)

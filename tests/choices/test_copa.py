@@ -1,5 +1,5 @@
-"""Balanced COPA: the shipped file read into pairs, the pair-keeping export, the cue report, the 2-choice
-task's answers, and a validation batch worked over HTTP by simulated workers with its report."""
+"""Balanced COPA: the shipped file read into pairs, the pair-keeping export, the cue report, the answers of
+designs/bcopa.yaml's choice, and a validation batch worked over HTTP by simulated workers with its report."""
 
 import json
 from io import StringIO
@@ -10,12 +10,13 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
+from aggregation.services import spotcheck_draw
 from choices.services import choice_batch_create, choice_report, copa_sample
-from choices.task_types import CHOICE
 from core import copa, cues
 from core.items import ChoiceItem
 from demo.crowd import ChoiceWorker, run_choices
-from hits.models import Assignment, Item
+from designs.task_type import DESIGN
+from hits.models import Assignment, Batch, Item
 from hits.services import batch_publish
 from hits.task_types import AnswerError
 from tests.base import BaseTestCase
@@ -116,25 +117,39 @@ class ChoiceTaskTests(BaseTestCase):
         return batch_publish(batch=choice_batch_create(items=items, name="copa", **options))
 
     def test_answers_are_one_or_two_for_every_question_of_the_hit(self):
-        hit = self.batch().hits.first()
+        batch = self.batch()
+        self.assertEqual(batch.task_type, "design")
+        self.assertEqual(batch.requirements, {"min_approval_rate": 99, "min_approved_hits": 10000, "masters": True})
+        hit = batch.hits.first()
         items = hit.ordered_items()
-        answers = {f"item-{item.pk}": "2" for item in items}
-        self.assertEqual(set(CHOICE.parse_answers(items, answers).values()), {2})
-        with self.assertRaisesRegex(AnswerError, "questions 1, 2 are not answered"):
-            CHOICE.parse_answers(items, {key: "1" for key in list(answers)[2:]})
-        with self.assertRaisesRegex(AnswerError, "question 1: the answer '3'"):
-            CHOICE.parse_answers(items, {**answers, f"item-{items[0].pk}": "3"})
+        answers = {f"a-{item.pk}-0": "2" for item in items}
+        self.assertEqual(list(DESIGN.parse_answers(items, answers).values()), [{"choice": "2"}] * len(items))
+        with self.assertRaisesRegex(AnswerError, r"question 1 \(choice\); question 2 \(choice\): not answered"):
+            DESIGN.parse_answers(items, {key: "1" for key in list(answers)[2:]})
+        with self.assertRaisesRegex(AnswerError, "question 1: .*'3'"):
+            DESIGN.parse_answers(items, {**answers, f"a-{items[0].pk}-0": "3"})
         with self.assertRaisesRegex(AnswerError, "not in this HIT"):
-            CHOICE.parse_answers(items, {**answers, "item-999999": "1"})
+            DESIGN.parse_answers(items, {**answers, "a-999999-0": "1"})
 
     def test_the_page_shows_premise_question_and_alternatives_escaped(self):
-        item = ChoiceItem(premise="<script>alert(1)</script> rained.", alternative_1="A.", alternative_2="B.",
+        item = ChoiceItem(premise="<script>alert(1)</script> rained.", alternative_1="A.", alternative_2="<b>B</b>.",
                           item_id="9", asks_for="effect", answer=1)
         batch = batch_publish(batch=choice_batch_create(items=[item], name="x", items_per_hit=1))
-        html = CHOICE.html_question(batch.hits.get(), batch.hits.get().ordered_items())
+        html = DESIGN.html_question(batch.hits.get(), batch.hits.get().ordered_items())
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt; rained.", html)
         self.assertNotIn("<script>alert(1)", html)
+        self.assertIn("&lt;b&gt;B&lt;/b&gt;.", html)
         self.assertIn("What happened as a result?", html)
+
+    def test_the_command_makes_the_batch_from_the_design_with_its_flags_over_the_designs_values(self):
+        out = _call("copa", "batch", str(SHIPPED), "--name", "cmd", "--per-subset", "5", "--items-per-hit", "5",
+                    "--reward", "0.20")
+        batch = Batch.objects.get(name="cmd")
+        self.assertEqual((batch.task_type, batch.items_per_hit, batch.assignments_per_hit, str(batch.reward)),
+                         ("design", 5, 3, "0.20"))
+        self.assertEqual(batch.design_link.version.slug, "bcopa")
+        self.assertIn("5 original and 5 mirrored items in 2 HITs", out)
+        self.assertIn("min approval rate, min approved hits, masters: MTurk and Prolific only", out)
 
     def test_a_simulated_crowd_validates_over_http_and_the_report_has_the_papers_numbers(self):
         batch = self.batch(per_subset=20)
@@ -148,8 +163,8 @@ class ChoiceTaskTests(BaseTestCase):
         # The same votes through statsmodels: items × labels counts.
         counts = {}
         for assignment in Assignment.objects.filter(hit__batch=batch):
-            for item, label in assignment.answers.items():
-                counts.setdefault(item, [0, 0])[label - 1] += 1
+            for item, answer in assignment.answers.items():
+                counts.setdefault(item, [0, 0])[int(answer["choice"]) - 1] += 1
         expected = statsmodels_fleiss(np.array(list(counts.values())), method="fleiss")
         self.assertAlmostEqual(found["all"]["fleiss"]["value"], expected, places=9)
         kappa = found["all"]["fleiss"]
@@ -168,3 +183,10 @@ class ChoiceTaskTests(BaseTestCase):
         self.assertEqual(found["trusted"]["left_out"], ["sim-careless"])
         self.assertEqual(found["trusted"]["fleiss"]["value"], 1.0)
         self.assertEqual(found["trusted"]["votes"], 120 - by_worker["sim-careless"]["votes"])
+
+    def test_spot_checks_compare_the_design_choice_with_the_intended_answers(self):
+        batch = self.batch(per_subset=5, items_per_hit=5, assignments_per_hit=2)
+        run_choices(batch, [ChoiceWorker("right", 1.0, mirrored_penalty=0), ChoiceWorker("wrong", 0.0)], seed=2)
+        drawn = spotcheck_draw(batch=batch, rate=1.0)
+        accuracy = {check.assignment.worker.user.username: check.gold_accuracy for check in drawn}
+        self.assertEqual(accuracy, {"sim-right": 1.0, "sim-wrong": 0.0})

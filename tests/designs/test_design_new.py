@@ -12,7 +12,9 @@ from django.core.management import CommandError, call_command
 from designs.items import ItemsError, read_items
 from designs.loader import load_file
 from designs.models import DesignBatch
-from hits.models import Batch, Item
+from hits.extensions import refusal
+from hits.models import Batch, Item, Worker
+from qualification.models import QualificationTest
 from projects.models import Project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +30,13 @@ def test_it_makes_a_project_and_batch_from_the_released_subtask1_file(tmp_path, 
         pytest.skip("../shared/ is not beside the project")
     sample = tmp_path / "sample.csv"
     sample.write_text("".join(released.read_text(encoding="utf-8").splitlines(keepends=True)[:101]))
+    # The design lets only those who passed its screening test work: without the test nothing is made.
+    with pytest.raises(CommandError, match="qualification.test: the design asks for the screening test "
+                                           "'semeval-screening', which this site does not have; draw it first"):
+        call_command("design", "new", str(SUBTASK1), "--items", str(sample), "--provider", "inhouse")
+    assert not Project.objects.exists() and not Batch.objects.exists()
+    QualificationTest.objects.create(name="semeval-screening", title="Screening", instructions="Label them.",
+                                     mturk_qualification_type_id="QT123")
     call_command("design", "new", str(SUBTASK1), "--items", str(sample), "--provider", "inhouse")
     out = capsys.readouterr().out
     project = Project.objects.get()
@@ -35,6 +44,11 @@ def test_it_makes_a_project_and_batch_from_the_released_subtask1_file(tmp_path, 
     assert project.design == "design-file" and batch.task_type == "design"
     assert (batch.items_per_hit, batch.assignments_per_hit, str(batch.reward)) == (25, 5, "0.50")
     assert DesignBatch.objects.get(batch=batch).version.slug == "semeval-subtask1"
+    assert batch.requirements == {"min_approval_rate": 82, "locales": ["US", "GB", "CA", "AU", "NZ", "IE"],
+                                  "qualification": "semeval-screening", "min_score": 80,
+                                  "qualification_type_id": "QT123"}
+    worker = Worker.objects.create(provider="inhouse", external_id="u1")
+    assert "needs the screening test" in str(refusal(batch, worker))
     # Every sentence has its released label: all are measured against, none is a check (gold_rate needs items
     # without a known answer to mix the checks into).
     assert Item.objects.filter(batch=batch, is_gold=False).exclude(gold_answer=None).count() == 100

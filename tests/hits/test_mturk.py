@@ -243,8 +243,8 @@ class ExternalQuestionTests(MTurkTestCase):
 
 
 class OtherDesignsOnMTurkTests(MTurkTestCase):
-    """The 2-choice and the facts task go out as HTML questions and come back through sync, parsed by their
-    task types: a statement that breaks a rule is kept as sent with the reason, and counts as no answer."""
+    """Balanced COPA's design file and the facts task go out as HTML questions and come back through sync, parsed
+    by their task types: a statement that breaks a rule is kept as sent with the reason, and counts as no answer."""
 
     def test_a_choice_batch_goes_out_and_its_answers_come_back(self):
         items = [ChoiceItem(premise=f"The man {n} broke his toe.", alternative_1="He dropped a hammer.",
@@ -259,9 +259,9 @@ class OtherDesignsOnMTurkTests(MTurkTestCase):
         self.assertIn("He got a hole in his sock.", question)
         worker = self.worker("ACHOOSER", masters=True, approved=100)
         assignment_id = worker.accept(hit.provider_hit_id)
-        worker.submit(assignment_id, {f"item-{item.id}": "2" for item in hit.ordered_items()})
+        worker.submit(assignment_id, {f"a-{item.id}-0": "2" for item in hit.ordered_items()})
         batch_sync(batch=batch)
-        self.assertEqual(set(Assignment.objects.get().answers.values()), {2})
+        self.assertEqual(list(Assignment.objects.get().answers.values()), [{"choice": "2"}] * 3)
 
     def test_a_facts_batch_goes_out_and_a_copied_statement_is_not_counted_at_sync(self):
         text = "Oracle had fought to keep the forms from being released."

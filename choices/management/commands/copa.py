@@ -13,8 +13,9 @@ from hits.services import describe_batch
 
 
 class Command(BaseCommand):
-    help = ("Balanced COPA: a 2-choice validation batch from a COPA XML file, its report (majority accuracy, "
-            "Fleiss' kappa by subset), the train/dev export that keeps pairs together, the superficial-cue report.")
+    help = ("Balanced COPA: a 2-choice validation batch of designs/bcopa.yaml from a COPA XML file, its report "
+            "(majority accuracy, Fleiss' kappa by subset), the train/dev export that keeps pairs together, the "
+            "superficial-cue report.")
 
     def add_arguments(self, parser):
         commands = parser.add_subparsers(dest="action", required=True)
@@ -23,9 +24,9 @@ class Command(BaseCommand):
         batch.add_argument("--name", required=True)
         batch.add_argument("--per-subset", type=int, default=100,
                            help="originals and mirrored items each (the paper's 100 + 100); 0 takes all")
-        batch.add_argument("--items-per-hit", type=int, default=10)
-        batch.add_argument("--assignments", type=int, default=3, help="workers per HIT (the paper's 3)")
-        batch.add_argument("--reward", default="0.10", help="per HIT (the paper's $0.10)")
+        batch.add_argument("--items-per-hit", type=int, help="default: designs/bcopa.yaml's 10")
+        batch.add_argument("--assignments", type=int, help="workers per HIT (designs/bcopa.yaml: the paper's 3)")
+        batch.add_argument("--reward", help="per HIT (designs/bcopa.yaml: the paper's $0.10)")
         batch.add_argument("--provider", default="inhouse")
         batch.add_argument("--seed", type=int, default=0)
         add_filter_arguments(batch)
@@ -53,12 +54,13 @@ class Command(BaseCommand):
 
     def batch(self, options):
         items = copa.read_copa(options["file"])
-        reward = parse_reward(options["reward"])
+        reward = parse_reward(options["reward"]) if options["reward"] is not None else None
         chosen = copa_sample(items, per_subset=options["per_subset"] or None, seed=options["seed"])
+        # Worker filters given on the command line replace the design's (the paper's Masters, 10,000, 99%).
         batch = choice_batch_create(items=chosen, name=options["name"], items_per_hit=options["items_per_hit"],
                                     assignments_per_hit=options["assignments"], reward=reward,
                                     provider=options["provider"], seed=options["seed"],
-                                    requirements=filter_requirements(options))
+                                    requirements=filter_requirements(options) or None)
         mirrored = sum(item.mirrored for item in chosen)
         self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(chosen) - mirrored} original and {mirrored} mirrored "
                           f"items in {hits_text(batch)}, {batch.assignments_per_hit} workers each, "
