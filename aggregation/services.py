@@ -24,32 +24,17 @@ from core.items import SentenceItem
 from core.spans import Spans
 from hits.models import Assignment, Batch, Item, Worker
 from hits.services import CrowdError, assignment_approve, assignment_reject
+from hits.task_types import get_task_type
 from qualification.models import Grant
 
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 # The task types whose answers are yes/no votes the agreement rules aggregate. Spans are reviewed, not voted
 # on; the other designs have their own reports (choices, facts) or a design file's aggregation.
 AGGREGATED = ("subtask1",)
-SINGLE_LABEL = ("radio", "select", "pairwise")  # design scheme types whose answer is one label
-
-
 def spot_scheme(batch: Batch) -> str | None:
-    """The design scheme a spot check compares with the known answers: the design's first scheme when it is
-    one label per item (a radio, a select, a binary pairwise choice); None when the design has no such first
-    scheme. A subtask-1 batch's answers are the label themselves ("")."""
-    if batch.task_type == "subtask1":
-        return ""
-    if batch.task_type != "design":
-        return None
-    from designs.task_type import batch_design
-
-    design, stage = batch_design(batch.pk)
-    schemes = [scheme for scheme in design.annotation_schemes
-               if not stage or scheme.name in next(entry.schemes for entry in design.stages if entry.name == stage)]
-    first = schemes[0] if schemes else None
-    if first is None or first.annotation_type not in SINGLE_LABEL or getattr(first, "mode", "binary") != "binary":
-        return None
-    return first.name
+    """Where a spot check finds each item's label in an answer (see TaskType.label_key); None when the batch's
+    answers are not one label per item."""
+    return get_task_type(batch.task_type).label_key(batch)
 
 
 def spot_checked(batch: Batch) -> bool:
@@ -288,7 +273,7 @@ def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0, by_skill: 
     if scheme is None:
         raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch without one label per item; spot checks "
                          f"compare answers with known answers and the consensus, which subtask-1 batches and "
-                         f"designs whose first scheme is a {', '.join(SINGLE_LABEL)} choice have")
+                         f"designs whose first scheme is a radio, select or binary pairwise choice have")
     if not 0 < rate <= 1:
         raise CrowdError("the spot-check rate is a share between 0 and 1, e.g. 0.1")
     consensus = _consensus(batch)

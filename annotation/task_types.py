@@ -38,6 +38,9 @@ class Subtask1Labeling(TaskType):
     keywords = "counterfactual, labeling, sentences, news"
     template = "annotation/subtask1.html"
 
+    def label_key(self, batch):
+        return ""  # the answer is the vote, 0 or 1
+
     def parse_answers(self, items, raw):
         answers = {}
         missing = []

@@ -16,6 +16,8 @@ from designs.model import Design
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
+SINGLE_LABEL = ("radio", "select", "pairwise")  # scheme types whose answer is one label
+
 
 @lru_cache(maxsize=64)
 def _parsed(source: str, slug: str) -> Design:
@@ -61,6 +63,15 @@ class DesignTask(TaskType):
         return {"title": design.title, "description": design.description or design.instructions[:2000]
                 or self.description, "keywords": ", ".join(scheme.annotation_type for scheme
                                                             in design.annotation_schemes)}
+
+    def label_key(self, batch):
+        """The first scheme the batch asks, when it is one label per item (radio, select, binary pairwise)."""
+        design, stage = batch_design(batch.pk)
+        asked = stage_schemes(design, stage)
+        first = next((scheme for scheme in design.annotation_schemes if asked is None or scheme.name in asked), None)
+        if first is None or first.annotation_type not in SINGLE_LABEL or getattr(first, "mode", "binary") != "binary":
+            return None
+        return first.name
 
     def parse_answers(self, items, raw):
         if not items:

@@ -34,6 +34,11 @@ class TaskType:
         """How the provider lists the batch's HITs: title, description and keywords."""
         return {"title": self.title, "description": self.description, "keywords": self.keywords}
 
+    def label_key(self, batch: Batch) -> str | None:
+        """Where an item's one label is in an answer, for spot checks against known answers: "" when the answer
+        is the label, a key of the answer when it is a dict, None when answers are not one label per item."""
+        return None
+
     def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any]) -> dict[str, Any]:
         """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit."""
         raise NotImplementedError

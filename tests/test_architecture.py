@@ -12,8 +12,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Packages of the running site, bottom to top; tests and bench scripts may import anything.
+# The design-file engine sits below the seed designs' own packages: a seed design's component builds on it.
 PACKAGES = ("core", "config", "accounts", "jobs", "filtering", "hits", "qualification", "annotation", "aggregation",
-            "choices", "facts", "chains", "designs", "releases", "projects", "dashboard", "api", "demo")
+            "designs", "choices", "facts", "chains", "releases", "projects", "dashboard", "api", "demo")
 EXEMPT = {ROOT / "config" / "urls.py"}
 # The core package is plain Python: no Django, so its maths and formats run anywhere.
 DJANGO_FREE = ("core",)

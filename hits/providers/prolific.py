@@ -289,9 +289,12 @@ class ProlificProvider(Provider):
             Batch.objects.filter(pk=batch.pk).update(provider_state=state)
         if not state.get("study_id"):
             minutes = self.minutes(batch)
+            # Participants see the task's own title and description, as MTurk's workers do; the batch's name is
+            # the organizer's and stays in the internal name's key.
+            listing = get_task_type(batch.task_type).listing(batch)
             study = self.study_create(
-                key=state["study_key"], name=batch.name, path="/prolific/start/",
-                description=f"{batch.name}: {get_task_type(batch.task_type).listing(batch)['description']}",
+                key=state["study_key"], name=listing["title"], path="/prolific/start/",
+                description=listing["description"],
                 places=batch.places(), minutes=minutes, reward=batch.reward,
                 codes=[{"code": state["completion_code"], "code_type": "COMPLETED",
                         "actions": [{"action": "MANUALLY_REVIEW"}]}],

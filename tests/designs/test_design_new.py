@@ -14,8 +14,8 @@ from designs.loader import load_file
 from designs.models import DesignBatch
 from hits.extensions import refusal
 from hits.models import Batch, Item, Worker
-from qualification.models import QualificationTest
 from projects.models import Project
+from qualification.models import QualificationTest
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBTASK1 = ROOT / "designs" / "semeval-subtask1.yaml"
@@ -31,8 +31,8 @@ def test_it_makes_a_project_and_batch_from_the_released_subtask1_file(tmp_path, 
     sample = tmp_path / "sample.csv"
     sample.write_text("".join(released.read_text(encoding="utf-8").splitlines(keepends=True)[:101]))
     # The design lets only those who passed its screening test work: without the test nothing is made.
-    with pytest.raises(CommandError, match="qualification.test: the design asks for the screening test "
-                                           "'semeval-screening', which this site does not have; draw it first"):
+    with pytest.raises(CommandError, match=r"qualification\.test: the design asks for the screening test "
+                                           r"'semeval-screening', which this site does not have; draw it first"):
         call_command("design", "new", str(SUBTASK1), "--items", str(sample), "--provider", "inhouse")
     assert not Project.objects.exists() and not Batch.objects.exists()
     QualificationTest.objects.create(name="semeval-screening", title="Screening", instructions="Label them.",

@@ -1,17 +1,31 @@
 """A design batch on MTurk (through the emulator, which speaks MTurk's wire protocol): the HIT type carries the
 design's title, the HTMLQuestion is the generic page for the HIT's items, and a worker's externalSubmit comes
-back through sync as answers read by the same scheme types."""
+back through sync as answers read by the same scheme types. On Prolific (its emulator): the study lists the
+design, the design's screening test keeps out who did not pass it, the page is the same generic page."""
 
+from decimal import Decimal
+
+from django.test import Client
+
+from core.errors import InputError
 from designs.items import read_items
 from designs.services import design_batch_create, design_version_save
-from hits.models import Assignment, Batch
+from hits.models import Assignment, Batch, Payment
 from hits.mturk_emulator import MTurkEmulator
 from hits.mturk_emulator.worker_client import EmulatedWorker
+from hits.prolific_emulator import ProlificEmulator
+from hits.prolific_emulator.participant import EmulatedParticipant
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
-from hits.services import batch_publish, batch_sync
+from hits.providers.prolific import ProlificProvider
+from hits.reconcile import batch_reconcile
+from hits.services import assignment_approve, batch_publish, batch_sync
+from qualification.prolific import screening_study_create
+from qualification.services import qualification_test_create
 from tests.base import BaseTestCase
 from tests.designs.fixtures import EVERY_TYPE, full_answer, items_jsonl
+from tests.fixtures import released_sample
+from tests.hits.helpers import take_screening
 
 
 class MTurkDesignTests(BaseTestCase):
@@ -46,3 +60,66 @@ class MTurkDesignTests(BaseTestCase):
         first = hit.ordered_items()[0]
         self.assertEqual(assignment.answers[str(first.pk)]["extremes"], {"best": "x", "worst": "z"})
         self.assertEqual(assignment.answers[str(first.pk)]["topics"], ["money", "politics"])
+
+
+class ProlificDesignTests(BaseTestCase):
+    """A design batch on Prolific (through its emulator): the study lists the design, only participants who
+    passed the design's screening test get in, the generic page takes the answers, and the pay reconciles."""
+
+    def setUp(self):
+        self.emulator = ProlificEmulator(seed=4).start()
+        self.addCleanup(self.emulator.stop)
+        self.provider = ProlificProvider(self.emulator.api_url, self.emulator.token, external_url="http://testserver",
+                                         complete_url=f"{self.emulator.url}/submissions/complete", backoff=0)
+        previous = use_provider("prolific", self.provider)
+        self.addCleanup(use_provider, "prolific", previous)
+
+    def test_a_screened_design_batch_runs_on_prolific_from_study_to_reconciled_pay(self):
+        version = design_version_save(source=EVERY_TYPE + "qualification: {test: screen, min_score: 80}\n",
+                                      slug="every")
+        records = read_items(items_jsonl(), name="posts.jsonl", design=version.design)
+        with self.assertRaisesRegex(InputError, "screening test 'screen', which this site does not have"):
+            design_batch_create(version=version, records=records, name="every", provider="prolific")
+        self.assertFalse(Batch.objects.exists())
+        test = qualification_test_create(name="screen", path=released_sample())
+        screening_study_create(test=test, provider=self.provider, places=4)
+        test.refresh_from_db()
+        good, poor = EmulatedParticipant(self.emulator.url, "GOOD"), EmulatedParticipant(self.emulator.url, "POOR")
+        take_screening(good, test, [True] * 40)
+        take_screening(poor, test, [n % 2 == 0 for n in range(40)])
+
+        batch = batch_publish(batch=design_batch_create(version=version, records=records, name="every",
+                                                        provider="prolific"))
+        self.assertEqual(batch.requirements["qualification"], "screen")
+        study = self.emulator.workspace.studies[batch.provider_state["study_id"]]
+        self.assertIn("Every scheme type", study["name"])
+        self.assertIn("A test study.", study["description"])
+        self.assertEqual((study["total_available_places"], study["reward"]), (2, 20))
+        with self.assertRaisesRegex(Exception, "not in the allowed participant group"):
+            poor.start(batch.provider_state["study_id"])
+
+        session, url = good.start(batch.provider_state["study_id"])
+        client = Client()
+        arrived = client.get(url.split("http://testserver", 1)[1])
+        self.assertEqual(arrived.status_code, 302, arrived.content[:300])
+        page = client.get(arrived.url).content.decode()
+        self.assertIn('data-type="bws"', page)
+        self.assertNotIn("<script>x()</script>", page)
+        hit = Assignment.objects.get(provider_assignment_id=session).hit
+        fields = {key: value for item in hit.ordered_items()
+                  for key, value in full_answer(item.pk, item.content.text).items()}
+        done = client.post(arrived.url + "submit/", fields)
+        self.assertEqual(done.status_code, 302, done.content[:500])
+        self.assertTrue(done.url.startswith(f"{self.emulator.url}/submissions/complete?cc="), done.url)
+        good.complete(done.url)
+        with self.captureOnCommitCallbacks(execute=True):
+            batch_sync(batch=Batch.objects.get(pk=batch.pk))
+        assignment = Assignment.objects.get(provider_assignment_id=session)
+        first = hit.ordered_items()[0]
+        self.assertEqual(assignment.state, "submitted")
+        self.assertEqual(assignment.answers[str(first.pk)]["sentiment"], "negative")
+        self.assertEqual(assignment.answers[str(first.pk)]["extremes"], {"best": "x", "worst": "z"})
+        assignment_approve(assignment=assignment)
+        self.assertEqual(self.emulator.workspace.submissions[session].status, "APPROVED")
+        self.assertEqual(Payment.objects.get(assignment=assignment, kind="reward").amount, Decimal("0.20"))
+        self.assertTrue(batch_reconcile(batch=Batch.objects.get(pk=batch.pk)).clean)

@@ -172,7 +172,8 @@ class WritingTests(BaseTestCase):
 
     def test_spot_checks_are_not_drawn_from_written_statements(self):
         batch = batch_publish(batch=fact_batch_create(items=[_item("a")], name="f", items_per_hit=1))
-        with self.assertRaisesRegex(CrowdError, f"batch {batch.pk} is a facts batch without one label per item; spot checks compare"):
+        with self.assertRaisesRegex(CrowdError, f"batch {batch.pk} is a facts batch without one label per item; "
+                                                f"spot checks compare"):
             spotcheck_draw(batch=batch)
 
     def test_the_csv_export_neutralizes_formulas_and_the_jsonl_keeps_them(self):

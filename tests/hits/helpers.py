@@ -1,5 +1,9 @@
 """Small builders shared by the tests."""
 
+import re
+
+from django.test import Client
+
 from core.items import SentenceItem
 from hits.services import ItemSpec, batch_create
 
@@ -29,3 +33,18 @@ def make_batch(count=50, **options):
 
 def answers_for(hit, value="1"):
     return {f"item-{item.id}": value for item in hit.ordered_items()}
+
+
+def take_screening(participant, test, answers):
+    """An emulated Prolific participant takes the screening study of `test` on this site, right where `answers`
+    (one bool per item) says, and goes back to Prolific with the code: the result page."""
+    _, url = participant.start(test.provider_state["prolific"]["study_id"])
+    client = Client()
+    page = client.get(url.split("http://testserver", 1)[1], follow=True)
+    attempt = re.search(r"attempts/(\d+)/submit/", page.content.decode()).group(1)
+    fields = {f"item-{item.pk}": str(item.answer if right else 1 - item.answer)
+              for item, right in zip(test.items.all(), answers, strict=True)}
+    result = client.post(f"/qualification/{test.name}/attempts/{attempt}/submit/", fields, follow=True)
+    link = re.search(r'href="([^"]+)" id="complete"', result.content.decode()).group(1).replace("&amp;", "&")
+    participant.complete(link)
+    return result

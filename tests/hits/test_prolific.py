@@ -32,7 +32,7 @@ from qualification.prolific import screening_study_create
 from qualification.services import grants_revoke, qualification_test_create
 from tests.base import BaseTestCase
 from tests.fixtures import released_sample
-from tests.hits.helpers import make_batch
+from tests.hits.helpers import make_batch, take_screening
 
 SECRET = "a-webhook-secret"
 
@@ -273,16 +273,7 @@ class ScreeningTests(ProlificTestCase):
     the test are open to that group only; a revoked participant is blocked there and refused here."""
 
     def screen(self, participant, test, answers):
-        _, url = participant.start(test.provider_state["prolific"]["study_id"])
-        client = Client()
-        page = client.get(url.split("http://testserver", 1)[1], follow=True)
-        attempt = re.search(r"attempts/(\d+)/submit/", page.content.decode()).group(1)
-        fields = {f"item-{item.pk}": str(item.answer if right else 1 - item.answer)
-                  for item, right in zip(test.items.all(), answers, strict=True)}
-        result = client.post(f"/qualification/{test.name}/attempts/{attempt}/submit/", fields, follow=True)
-        link = re.search(r'href="([^"]+)" id="complete"', result.content.decode()).group(1).replace("&amp;", "&")
-        participant.complete(link)
-        return result
+        return take_screening(participant, test, answers)
 
     def test_passers_join_the_group_and_only_they_take_the_batch(self):
         test = qualification_test_create(name="screen", path=released_sample())
