@@ -76,8 +76,9 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: 
     votes = [(int(item), worker, int(answer[SCHEME])) for answers, worker in rows
              for item, answer in (answers or {}).items() if answer.get(SCHEME) is not None]
     subsets = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
-    intended = {pk: int(known) for pk, known in Item.objects.filter(batch=batch).exclude(gold_answer=None)
-                .values_list("pk", "gold_answer")}
+    known: list[tuple[int, Any]] = list(Item.objects.filter(batch=batch).exclude(gold_answer=None)
+                                        .values_list("pk", "gold_answer"))
+    intended = {pk: int(answer) for pk, answer in known}
     report: dict[str, Any] = {"batch": batch.pk, "workers": len({worker for _, worker, _ in votes})}
     for name, members in (("all", votes), *((subset, [vote for vote in votes if subsets[vote[0]] == subset])
                                              for subset in (ORIGINAL, MIRRORED))):

@@ -190,3 +190,35 @@ class ChoiceTaskTests(BaseTestCase):
         drawn = spotcheck_draw(batch=batch, rate=1.0)
         accuracy = {check.assignment.worker.user.username: check.gold_accuracy for check in drawn}
         self.assertEqual(accuracy, {"sim-right": 1.0, "sim-wrong": 0.0})
+
+    def test_a_batch_of_the_old_choice_task_type_becomes_a_bcopa_design_batch_with_its_answers(self):
+        import importlib
+
+        from django.apps import apps
+
+        from designs.models import DesignBatch
+
+        batch = self.batch(per_subset=5, items_per_hit=5)
+        run_choices(batch, [ChoiceWorker(f"w{n}", 0.8) for n in range(3)], seed=4)
+        before = choice_report(batch, samples=50)
+        # The rows as the retired task type stored them: a choice payload, int answers and known answers.
+        DesignBatch.objects.filter(batch=batch).delete()
+        Batch.objects.filter(pk=batch.pk).update(task_type="choice")
+        sample = {item.item_id: item for item in copa_sample(copa.read_copa(SHIPPED), per_subset=5, seed=1)}
+        for item in Item.objects.filter(batch=batch):
+            old = sample[item.content.record_id]
+            Item.objects.filter(pk=item.pk).update(payload=old.to_json(), gold_answer=int(item.gold_answer))
+        for assignment in Assignment.objects.filter(hit__batch=batch):
+            Assignment.objects.filter(pk=assignment.pk).update(answers={
+                item: int(answer["choice"]) for item, answer in assignment.answers.items()})
+        migration = importlib.import_module("designs.migrations.0002_choice_batches_as_bcopa")
+        migration.forwards(apps, None)
+        batch.refresh_from_db()
+        self.assertEqual((batch.task_type, batch.design_link.version.slug), ("design", "bcopa"))
+        first = Item.objects.filter(batch=batch).first()
+        self.assertEqual(first.content.fields["alternatives"], [sample[first.content.record_id].alternative_1,
+                                                                sample[first.content.record_id].alternative_2])
+        self.assertEqual(choice_report(batch, samples=50), before)
+        hit = first.hits.get()
+        page = DESIGN.html_question(hit, hit.ordered_items())
+        self.assertIn(sample[first.content.record_id].premise.replace("'", "&#x27;"), page)

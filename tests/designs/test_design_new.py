@@ -120,3 +120,18 @@ def test_design_new_with_a_broken_design_prints_each_problem_without_a_traceback
     assert run.returncode == 1
     assert "mine.yaml:3: annotation_schemes.0.lables: unknown key 'lables'; did you mean 'labels'?" in run.stderr
     assert "nothing was written" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_spot_checks_compare_the_first_scheme_a_batch_asks_when_it_is_one_label():
+    from aggregation.services import spot_checked, spot_scheme
+    from designs.items import Record
+    from designs.services import design_batch_create, design_version_save
+
+    version = design_version_save(source=(ROOT / "designs" / "timetravel.yaml").read_text(encoding="utf-8"),
+                                  slug="timetravel")
+    records = [Record(id="s1", text="Ann went out.", fields={"initial": "It rained.", "ending": "She got wet."})]
+    write = design_batch_create(version=version, records=records, name="write", stage="write")
+    check = design_batch_create(version=version, records=records, name="check", stage="check")
+    # The write stage asks for free text: nothing to compare. The check stage asks first for a yes/no.
+    assert (spot_scheme(write), spot_checked(write)) == (None, False)
+    assert (spot_scheme(check), spot_checked(check)) == ("consistent", True)
