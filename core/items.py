@@ -153,45 +153,6 @@ class ChoiceItem(Payload):
 
 @payload_kind
 @dataclass(frozen=True)
-class FactItem(Payload):
-    """A paragraph with one highlighted entity and N answer slots (the Cheap Facts design).
-
-    `instruction` is "facts" (write facts about the entity according to the paragraph) or "counterfacts"
-    (write statements that contradict it); `rules` are the `core.textrules.TextRules` every statement
-    must pass, as JSON. `hypothesis` and `label` keep the source pair's own hypothesis (RTE) to compare with.
-    """
-
-    kind: ClassVar[str] = "fact"
-    text: str
-    entity: str
-    entity_start: int
-    item_id: str
-    instruction: str = "facts"
-    slots: int = 3
-    rules: dict = dataclasses.field(default_factory=dict)
-    hypothesis: str = ""
-    label: str = ""
-    source: str = ""
-
-    INSTRUCTIONS: ClassVar[tuple[str, ...]] = ("facts", "counterfacts")
-
-    def __post_init__(self) -> None:
-        if not self.text.strip():
-            raise InputError("is empty", field="text")
-        if self.instruction not in self.INSTRUCTIONS:
-            raise InputError(f"is {self.instruction!r}; use facts or counterfacts", field="instruction")
-        if not 1 <= self.slots <= 10:
-            raise InputError(f"is {self.slots}; use 1 to 10 answer lines", field="slots")
-        if not self.entity.strip() or self.text[self.entity_start:self.entity_end] != self.entity:
-            raise InputError(f"{self.entity!r} is not at offset {self.entity_start} of the text", field="entity")
-
-    @property
-    def entity_end(self) -> int:
-        return self.entity_start + len(self.entity)
-
-
-@payload_kind
-@dataclass(frozen=True)
 class StoryItem(Payload):
     """A five-sentence story for the counterfactual rewriting design (core.stories). Without a
     `counterfactual` it is shown to a writer, who writes one for s2; with one, to a checker who first judges

@@ -364,7 +364,7 @@ _CHOICE_BUTTON = re.compile(r'name="a-(\d+)-0" value="[12]"')
 
 # --- facts and counter-facts (Cheap Facts) -----------------------------------------------
 
-_FACT_FIELD = re.compile(r'name="fact-(\d+)-(\d+)"')
+_FACT_FIELD = re.compile(r'name="a-(\d+)-0-(\d+)"')  # designs/cheap-facts.yaml: scheme 0, one box a line
 _OPPOSITES = {"rose": "fell", "fell": "rose", "won": "lost", "lost": "won", "increased": "decreased",
               "decreased": "increased", "more": "fewer", "high": "low", "low": "high", "before": "after",
               "after": "before", "first": "last", "last": "first", "new": "old", "old": "new", "up": "down",
@@ -413,12 +413,29 @@ class Writer:
         return lines[:count]
 
 
+@dataclass(frozen=True)
+class _Paragraph:
+    text: str
+    entity: str
+    entity_start: int
+    instruction: str
+
+    @property
+    def entity_end(self):
+        return self.entity_start + len(self.entity)
+
+
+def _paragraph(record):
+    return _Paragraph(record.text, record.fields["entity"], record.fields["entity_start"],
+                      record.fields["instruction"])
+
+
 def run_writers(batch, writers, seed=0):
     """Every simulated writer claims HITs of the writing batch over HTTP and submits until none is left.
     A refused submission (the server's rules) is written again once; returns (HITs submitted, refusals by
     rule)."""
     rng = random.Random(seed)
-    items = {item.pk: item.content for item in Item.objects.filter(batch=batch)}
+    items = {item.pk: _paragraph(item.content) for item in Item.objects.filter(batch=batch)}
     refusals = Counter()
     active = [(writer, *_logged_in(writer.name)) for writer in writers]
     # The refusals are the point here and are counted: Django's warning line for each 400 is left out.
@@ -443,13 +460,13 @@ def _write_through(batch, active, items, rng, refusals):
             page = client.get(response.url).content.decode()
             shown = sorted({int(pk) for pk, _ in _FACT_FIELD.findall(page)})
             for first_try in (True, False):
-                fields = {f"fact-{pk}-{line}": text for pk in shown
+                fields = {f"a-{pk}-0-{line}": text for pk in shown
                           for line, text in enumerate(writer.write(items[pk], rng, first_try), 1)}
                 result = client.post(response.url + "submit/", {**fields, "csrfmiddlewaretoken": token})
                 if result.status_code == 302:
                     submitted += 1
                     break
-                refused = re.search(r"line \d+: (\w+):", result.content.decode())
+                refused = re.search(r"Statement \d+: (\w+):", result.content.decode())
                 refusals[refused.group(1) if refused else "other"] += 1
                 if not first_try:
                     raise RuntimeError(f"{writer.name}: submit refused twice: {result.content.decode()[:300]}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,6 +172,32 @@ def _records(rows: list[tuple[int, Any]], name: str, settings: Items) -> list[Re
             fields[settings.text_key], text = text, ""
         gold = fields.pop(settings.gold_key, None) if settings.gold_key else None
         group = str(fields.get(settings.group_key, "")) if settings.group_key else ""
-        records.append(Record(id=record_id, text=str(text), fields=fields, gold=gold, group=group,
-                              line=line))
+        record = Record(id=record_id, text=str(text), fields=fields, gold=gold, group=group, line=line)
+        try:
+            highlight(record, settings)
+        except InputError as error:
+            raise ItemsError(error.message, file=name, line=line or None, field=error.field) from None
+        records.append(record)
     return records
+
+
+def highlight(record: Record, settings: Items) -> tuple[int, int] | None:
+    """Where the item's highlight (items.highlight_key, e.g. an entity) stands in its text: at the offset of
+    highlight_start_key, or else its first place as whole words ("Iraq" not inside "Iraqi"). None when the
+    design or the item has none; an InputError when it is not in the text where it is said to be."""
+    wanted = record.fields.get(settings.highlight_key) if settings.highlight_key else None
+    if wanted in (None, ""):
+        return None
+    wanted = str(wanted)
+    offset = record.fields.get(settings.highlight_start_key) if settings.highlight_start_key else None
+    if offset not in (None, ""):
+        start = int(offset) if str(offset).lstrip("-").isdigit() else -1
+        if start < 0 or record.text[start:start + len(wanted)] != wanted:
+            raise InputError(f"{wanted!r} is not at offset {offset} of the text of {record.id!r}; give the offset "
+                             f"of its first character (0 is the first)", field=settings.highlight_start_key)
+        return start, start + len(wanted)
+    found = re.search(r"(?<!\w)" + re.escape(wanted) + r"(?!\w)", record.text)
+    if found is None:
+        raise InputError(f"{wanted!r} is not in the text of {record.id!r} as whole words; the highlight marks "
+                         f"words of the text", field=settings.highlight_key)
+    return found.start(), found.end()

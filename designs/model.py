@@ -177,7 +177,7 @@ class Number(SchemeBase):
 
 
 class Text(SchemeBase):
-    """Free text. The quality rules are the ones the facts design checks (core.textrules), as options."""
+    """Free text, held to quality rules (core.textrules) checked as it is typed and again on the server."""
 
     annotation_type: Literal["text"]
     textarea: bool = False
@@ -192,6 +192,10 @@ class Text(SchemeBase):
     must_differ_from: str | None = Field(None, description="an item field the text may not copy")
     max_overlap: float | None = Field(None, ge=0, le=1, description="share of words found in must_differ_from")
     banned: list[str] = Field(default_factory=list, description="words the text may not use")
+    must_mention: str | None = Field(None, description="an item field (e.g. the highlighted entity) whose words "
+                                                       "every text must contain")
+    rules_key: str | None = Field(None, description="an item field holding that item's own rules, an object of "
+                                                    "min_words, max_words, max_overlap, banned")
 
 
 class Span(LabelledScheme):
@@ -272,6 +276,11 @@ class Items(Strict):
     noun: str = Field("item", description="what one item is called on the page (sentence, question, story)")
     gold_key: str | None = Field(None, description="the field holding an item's known answer, {scheme: value}")
     group_key: str | None = Field(None, description="the field HITs are interleaved by, e.g. the domain")
+    highlight_key: str | None = Field(None, description="a field whose words are marked in the text (an entity)")
+    highlight_start_key: str | None = Field(None, description="the field with the highlight's character offset; "
+                                                              "without it, its first place as whole words")
+    prompt_key: str | None = Field(None, description="a field holding the item's own instruction, shown above its "
+                                                     "schemes")
 
 
 class Hits(Strict):

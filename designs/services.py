@@ -10,11 +10,12 @@ from django.db.models import Max
 
 from core.errors import InputError
 from core.items import RecordItem
-from designs.items import Record
+from designs.items import Record, highlight
 from designs.loader import load_text
 from designs.model import Design, Qualification
 from designs.model import slug as make_slug
 from designs.models import DesignBatch, DesignVersion
+from designs.schemes.text import rules as text_rules
 from hits.models import Batch
 from hits.services import ItemSpec, batch_create
 
@@ -83,6 +84,7 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
         raise InputError(f"the design has no stage {stage!r}; its stages are "
                          f"{', '.join(entry.name for entry in design.stages) or 'none'}", field="stage")
     hits = design.hits
+    _check_records(design, records)
     specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
                       payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))
              for record in records]
@@ -103,3 +105,16 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
             assignment_duration=hits.assignment_duration, lifetime=hits.lifetime)
         DesignBatch.objects.create(batch=batch, version=version, stage=stage)
     return batch
+
+
+def _check_records(design: Design, records: Sequence[Record]) -> None:
+    """What reading an items file checks, for records made in code too (an RTE draw, a stage's outputs): the
+    highlight stands where it is said to, and an item's own text rules can be read."""
+    keyed = [scheme for scheme in design.annotation_schemes if getattr(scheme, "rules_key", None)]
+    for record in records:
+        try:
+            highlight(record, design.items)
+            for scheme in keyed:
+                text_rules(scheme, record)
+        except InputError as error:
+            raise InputError(f"item {record.id!r}: {error.message}", field=error.field) from None

@@ -11,9 +11,12 @@ from django.template.loader import render_to_string
 
 from core.items import RecordItem
 from designs.answers import field_prefix, read_item, visible
+from designs.evidence import canary_word
+from designs.items import highlight
 from designs.loader import load_text
 from designs.model import Design
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
+from designs.schemes.text import live_rules
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 SINGLE_LABEL = ("radio", "select", "pairwise")  # scheme types whose answer is one label
@@ -32,6 +35,11 @@ def batch_design(batch_id: int) -> tuple[Design, str]:
     source, slug, stage = DesignBatch.objects.values_list("version__source", "version__slug", "stage").get(
         batch_id=batch_id)
     return _parsed(source, slug), stage
+
+
+def writing_evidence(batch) -> bool:
+    """Whether the batch's task page records how answers were written (the writing-evidence component)."""
+    return batch.task_type == "design" and "writing-evidence" in batch_design(batch.pk)[0].components
 
 
 def stage_schemes(design: Design, stage: str) -> list[str] | None:
@@ -123,17 +131,41 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
         schemes = []
         for entry in shown_schemes:
             compared = _compared(entry["scheme"], found)
-            schemes.append({**entry, "field": field_prefix(item.pk, entry["index"]), "compared": compared,
+            scheme, kind = entry["scheme"], entry["scheme"].annotation_type
+            field = field_prefix(item.pk, entry["index"])
+            schemes.append({**entry, "field": field, "compared": compared,
                             "options": _options(entry["keys"], compared),
-                            "words": _words(found.text) if entry["scheme"].annotation_type == "span" else []})
+                            "words": _words(found.text) if kind == "span" else [],
+                            "rules_json": json.dumps(live_rules(scheme, found)) if kind == "text" else "",
+                            "boxes": [(label.name, f"{field}-{number}") for number, label
+                                      in enumerate(scheme.labels, 1)] if kind == "text" else []})
         shown = [(name, found.fields.get(name)) for name in design.items.show if name in found.fields]
         spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
                     for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
         # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
-        rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "text": not spans})
+        rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "text": not spans,
+                     "marked": _marked(found, design), "prompt": _prompt(found, design)})
+    evidence = "writing-evidence" in design.components
     return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,
-            "items": items}
+            "items": items, "evidence": evidence,
+            "canary": canary_word([item.pk for item in items]) if evidence else ""}
+
+
+def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:
+    """The text cut around its highlight (before, highlighted, after), or None."""
+    try:
+        place = highlight(found, design.items)
+    except ValueError:
+        place = None  # an item changed since it was read: shown plain rather than marked in the wrong place
+    if place is None:
+        return None
+    return found.text[:place[0]], found.text[place[0]:place[1]], found.text[place[1]:]
+
+
+def _prompt(found: Record, design: Design) -> str:
+    key = design.items.prompt_key
+    return str(found.fields.get(key) or "") if key else ""
 
 
 def _points(scheme) -> list[int]:

@@ -1,5 +1,5 @@
-"""Free-text facts and counter-facts about a highlighted entity (the Cheap Facts design): RTE texts in,
-the writing task with its quality rules, the statements out as RTE-style T-H pairs with the paper's tables."""
+"""Free-text facts and counter-facts about a highlighted entity (the Cheap Facts design, designs/cheap-facts.yaml):
+RTE texts in as the design's items, the statements out as RTE-style T-H pairs with the paper's tables."""
 
 from django.apps import AppConfig
 
@@ -7,6 +7,3 @@ from django.apps import AppConfig
 class FactsConfig(AppConfig):
     name = "facts"
     verbose_name = "Facts and counter-facts"
-
-    def ready(self):
-        from facts import task_types  # noqa: F401  (registers the "facts" task type)

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from os import PathLike
 
 from core.errors import InputError
-from core.items import FactItem
-from core.textrules import COUNTERFACT_RULES, FACT_RULES
 from core.xmlrecords import read_records
+from designs.items import Record
 from filtering import nlp
 
 # RTE-1 says value="TRUE/FALSE", RTE-2 and RTE-3 entailment="YES/NO"; both are two-way.
@@ -88,18 +87,37 @@ def shared_entities(pair: RtePair) -> list[str]:
     return sorted(found, key=lambda entity: (-len(entity), pair.hypothesis.index(entity)))
 
 
-def fact_items(pairs: list[RtePair], *, instruction: str, slots: int = 3) -> list[FactItem]:
-    """One item per pair that shares an entity, the longest shared entity highlighted at its first place in
-    the text, with the instruction's rules (counter-facts may not say "not" or "never")."""
-    rules = (COUNTERFACT_RULES if instruction == "counterfacts" else FACT_RULES).to_json()
+INSTRUCTIONS = {
+    "facts": ("Write several facts about the highlighted words according to the paragraph. You may add common "
+              "knowledge (e.g. Paris is in France), but mainly use what the paragraph says. Do not copy and paste."),
+    "counterfacts": ("Write several statements that contradict the paragraph. Make them about the highlighted "
+                     "words and use mainly what the paragraph says. Avoid words like not or never."),
+}
+# What an item adds to the design's rules (designs/cheap-facts.yaml): counter-facts may not simply negate.
+ITEM_RULES = {"facts": {}, "counterfacts": {"banned": ["not", "never"]}}
+
+
+def fact_items(pairs: list[RtePair], *, instruction: str) -> list[Record]:
+    """One record per pair that shares an entity, the longest shared entity highlighted at its first place in
+    the text, with the source pair's own hypothesis and label kept to compare with."""
     items = []
     for pair in pairs:
         entities = shared_entities(pair)
-        if not entities:
-            continue
-        entity = entities[0]
-        items.append(FactItem(text=pair.text, entity=entity, entity_start=whole_word(entity, pair.text),
-                              item_id=f"{pair.source}-{pair.pair_id}-{instruction}", instruction=instruction,
-                              slots=slots, rules=rules, hypothesis=pair.hypothesis, label=pair.label,
-                              source=f"{pair.source}:{pair.pair_id}"))
+        if entities:
+            items.append(paragraph(f"{pair.source}-{pair.pair_id}-{instruction}", pair.text, entities[0],
+                                   instruction, hypothesis=pair.hypothesis, label=pair.label,
+                                   source=f"{pair.source}:{pair.pair_id}"))
     return items
+
+
+def paragraph(record_id: str, text: str, entity: str, instruction: str = "facts", *, hypothesis: str = "",
+              label: str = "", source: str = "") -> Record:
+    """A record of designs/cheap-facts.yaml: the paragraph, its entity highlighted where it first stands as whole
+    words, the instruction (the record's group) and what it adds to the design's rules."""
+    start = whole_word(entity, text)
+    if instruction not in INSTRUCTIONS or start < 0:
+        raise InputError(f"{record_id}: the instruction is facts or counterfacts and the entity words of the text "
+                         f"(got {instruction!r}, {entity!r})", field="entity")
+    return Record(id=record_id, text=text, group=instruction, fields={
+        "entity": entity, "entity_start": start, "instruction": instruction, "prompt": INSTRUCTIONS[instruction],
+        "rules": ITEM_RULES[instruction], "hypothesis": hypothesis, "label": label, "source": source})

@@ -11,31 +11,40 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
 from aggregation.services import COUNTED
-from core.items import FactItem
 from core.semeval import spreadsheet_csv
 from core.textrules import overlap, position, words
+from designs.items import Record
+from designs.services import design_batch_create, design_version_save
+from designs.task_type import batch_design, record
 from facts.rte import RtePair, fact_items
 from hits.models import Assignment, Batch, Item
-from hits.services import CrowdError, ItemSpec, batch_create
+from hits.services import CrowdError
 
+DESIGN = "cheap-facts"  # designs/cheap-facts.yaml
+SCHEME = "statements"
 LABELS = {"facts": "entailment", "counterfacts": "contradiction"}
 PAIR_FIELDS = ("id", "text", "hypothesis", "label", "entity", "source", "worker")
 
 
-def fact_batch_create(*, items: Sequence[FactItem], name: str, **options: Any) -> Batch:
-    """A batch of the writing task; the instruction variant is each item's group."""
-    return batch_create(name=name, task_type="facts", items=[
-        ItemSpec(key=item.item_id, payload=item, group=item.instruction) for item in items], **options)
+def fact_batch_create(*, items: Sequence[Record], name: str, **options: Any) -> Batch:
+    """A batch of designs/cheap-facts.yaml for `items` (fact_items' records); `options` as design_batch_create
+    takes them (packing, reward, provider, filters, seed), the design's own where not given."""
+    options.setdefault("provider", "inhouse")
+    source = (settings.BASE_DIR / "designs" / f"{DESIGN}.yaml").read_text(encoding="utf-8")
+    return design_batch_create(version=design_version_save(source=source, slug=DESIGN), records=items, name=name,
+                               **options)
 
 
-def draw_items(pairs: list[RtePair], *, texts: int, instruction: str, seed: int = 0) -> list[FactItem]:
+def draw_items(pairs: list[RtePair], *, texts: int, instruction: str, seed: int = 0) -> list[Record]:
     """`texts` paragraphs with a shared entity drawn (seeded); with "both", half for each instruction."""
     usable = fact_items(pairs, instruction="facts")
     if texts > len(usable):
         raise CrowdError(f"asked for {texts} paragraphs; {len(usable)} of the file's {len(pairs)} pairs share an "
                            f"entity between text and hypothesis")
-    chosen = {item.source for item in random.Random(seed).sample(usable, texts)}
+    chosen = {item.fields["source"] for item in random.Random(seed).sample(usable, texts)}
     kept = [pair for pair in pairs if f"{pair.source}:{pair.pair_id}" in chosen]
     if instruction != "both":
         return fact_items(kept, instruction=instruction)
@@ -45,20 +54,32 @@ def draw_items(pairs: list[RtePair], *, texts: int, instruction: str, seed: int 
 
 def statements(batch: Batch) -> list[dict[str, Any]]:
     """Every statement of submitted or approved work as a T-H pair, in submission order."""
-    if batch.task_type != "facts":
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not a facts one")
-    items = {item.pk: _fact(item) for item in Item.objects.filter(batch=batch)}
+    labels = _statement_labels(batch)
+    items = {item.pk: record(item) for item in Item.objects.filter(batch=batch)}
     rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
             .order_by("submitted", "pk").values_list("pk", "answers", "worker__external_id"))
     pairs = []
     for assignment, answers, worker in rows:
-        for item_pk, written in (answers or {}).items():
+        for item_pk, answer in (answers or {}).items():
             payload = items[int(item_pk)]
-            for line, statement in enumerate(written, 1):
-                pairs.append({"id": f"{payload.item_id}-{assignment}-{line}", "text": payload.text,
-                              "hypothesis": statement, "label": LABELS[payload.instruction],
-                              "entity": payload.entity, "source": payload.source, "worker": worker})
+            written = (answer or {}).get(SCHEME) or {}
+            # In the design's box order (a JSON column may keep keys in its own order).
+            for line, statement in enumerate((written[name] for name in labels if name in written), 1):
+                pairs.append({"id": f"{payload.id}-{assignment}-{line}", "text": payload.text,
+                              "hypothesis": statement, "label": LABELS[payload.fields["instruction"]],
+                              "entity": payload.fields["entity"], "source": payload.fields["source"],
+                              "worker": worker})
     return pairs
+
+
+def _statement_labels(batch: Batch) -> list[str]:
+    """The boxes of the batch's statements scheme; a batch of another design is refused."""
+    if batch.task_type == "design":
+        design = batch_design(batch.pk)[0]
+        found = [scheme for scheme in design.annotation_schemes if scheme.name == SCHEME]
+        if found and found[0].annotation_type == "text":
+            return [label.name for label in found[0].labels]
+    raise CrowdError(f"batch {batch.pk} is not a facts batch (one made from designs/{DESIGN}.yaml)")
 
 
 def tables(batch: Batch, pairs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -66,10 +87,10 @@ def tables(batch: Batch, pairs: list[dict[str, Any]] | None = None) -> dict[str,
     bag-of-words overlap with the text, where the entity sits) per instruction, with the source's own
     hypotheses of the same texts as the paper's comparison rows."""
     pairs = statements(batch) if pairs is None else pairs
-    items = [_fact(item) for item in Item.objects.filter(batch=batch)]
+    items = [record(item) for item in Item.objects.filter(batch=batch)]
     table1, table2 = {}, {}
     for instruction, label in LABELS.items():
-        shown = [item for item in items if item.instruction == instruction]
+        shown = [item for item in items if item.fields["instruction"] == instruction]
         if not shown:
             continue
         written = [pair for pair in pairs if pair["label"] == label]
@@ -81,16 +102,10 @@ def tables(batch: Batch, pairs: list[dict[str, Any]] | None = None) -> dict[str,
                                "statements_per_text": len(written) / len(texts) if texts else 0.0}
         table2[instruction] = _shape([(pair["hypothesis"], pair["text"], pair["entity"]) for pair in written])
         original = "entailment" if instruction == "facts" else "not-entailment"
-        table2[f"source {original} hypotheses"] = _shape([(item.hypothesis, item.text, item.entity)
-                                                         for item in shown if item.label == original])
+        table2[f"source {original} hypotheses"] = _shape([
+            (item.fields["hypothesis"], item.text, item.fields["entity"]) for item in shown
+            if item.fields["label"] == original])
     return {"batch": batch.pk, "table1": table1, "table2": table2}
-
-
-def _fact(item: Item) -> FactItem:
-    payload = item.content
-    if not isinstance(payload, FactItem):
-        raise CrowdError(f"item {item.pk} is a {payload.kind} item, not a paragraph to write about")
-    return payload
 
 
 def _shape(rows: list[tuple[str, str, str]]) -> dict[str, Any]:

@@ -90,8 +90,8 @@ DESIGNS.register("cheap-facts", Design(
     name="cheap-facts", title="Facts and counter-facts (Cheap Facts)",
     description="RTE paragraphs with a highlighted entity; workers write facts or contradicting statements under "
                 "live quality rules; RTE-style T-H pairs with the paper's Tables 1 and 2.",
-    steps=lambda context: _batch_steps(context, "facts", "manage.py facts batch RTE.xml --name NAME",
-                                       _facts_numbers, "manage.py facts export BATCH --out DIR")))
+    steps=lambda context: _batch_steps(context, "design", "manage.py facts batch RTE.xml --name NAME",
+                                       _facts_numbers, "manage.py facts export BATCH --out DIR", download=True)))
 
 
 def _stories_numbers(batch: Batch) -> str:

@@ -28,6 +28,7 @@ from aggregation.services import runs_compare, spot_checked, spotcheck_draw
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
+from designs.task_type import writing_evidence
 from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch, Payment
 from hits.providers import get_provider
@@ -375,7 +376,7 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
         "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
-        "spot_checked": spot_checked(batch),
+        "spot_checked": spot_checked(batch), "writing_evidence": writing_evidence(batch),
         "rejection_categories": forms.REJECTION_CATEGORIES})
 
 

@@ -10,8 +10,8 @@ from accounts import roles
 from aggregation.services import batch_aggregate
 from annotation.models import SpanAnnotation
 from choices.services import choice_batch_create
-from core.items import ChoiceItem, FactItem
-from core.textrules import FACT_RULES
+from core.items import ChoiceItem
+from facts.rte import paragraph
 from facts.services import fact_batch_create
 from hits.models import Worker
 from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
@@ -72,8 +72,7 @@ def site():
                    alternative_2="She was in a good mood.", item_id="2", asks_for="effect", answer=2)]))
     text = "Oracle had fought to keep the forms from being released, the court heard."
     facts = batch_publish(batch=fact_batch_create(name="Facts about companies", items_per_hit=1, assignments_per_hit=2,
-                                                  items=[FactItem(text=text, entity="Oracle", entity_start=0,
-                                                                  item_id="o1", rules=FACT_RULES.to_json())]))
+                                                  items=[paragraph("o1", text, "Oracle")]))
     # Span annotations for the review page, from two other workers: the page shows both and their majority.
     other = worker_for_user(_user("other", roles.ANNOTATOR))
     reviewed = batch_publish(batch=batch_create(
@@ -90,7 +89,7 @@ def site():
         f"ant-{second}": "0:1", f"nocon-{second}": "1"})
     written = assignment_claim(batch=facts, worker=other)
     assignment_submit(assignment=written, worker=other, raw_answers={
-        f"fact-{written.hit.ordered_items()[0].pk}-1": "Oracle wanted the papers kept secret",
+        f"a-{written.hit.ordered_items()[0].pk}-0-1": "Oracle wanted the papers kept secret",
         "_evidence": '{"lines": {}, "blurs": 2}', "_elapsed_ms": "41000"})
     # A batch whose truth-inference run gives one worker a low skill: the spot-check page suggests them.
     voted = batch_publish(batch=batch_create(name="Skills", task_type="subtask1", items_per_hit=4,
@@ -153,8 +152,8 @@ def _pages(chromium, live_server, site, size, width):
 
     page.goto(f"{live_server.url}/work/")
     page.click("button:has-text('Take a HIT of Facts about companies')")
-    page.wait_for_selector(".fact-item")
-    page.locator(".fact-input").first.fill("Oracle had fought to keep the forms")  # a refused line, its note shown
+    page.wait_for_selector(".design-item")
+    page.locator(".text-input").first.fill("Oracle had fought to keep the forms")  # a refused line, its note shown
     _check(page, "facts", width)
 
     page.goto(f"{live_server.url}/qualification/screen/")

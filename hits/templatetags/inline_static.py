@@ -5,6 +5,7 @@ site while a worker answers), so its task pages carry the site's stylesheet
 and scripts inside them. The files themselves live once, under static/.
 """
 
+import re
 from functools import lru_cache
 
 from django import template
@@ -23,13 +24,27 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-_cached = lru_cache(maxsize=64)(_read)
+def _compact(text: str, css: bool) -> str:
+    """The file without its comment lines and indentation: MTurk caps a question at 64 KB and the files are
+    written to be read. Only whole-line comments go (a "//" inside a line may be in a string or a URL); CSS
+    block comments go whole, CSS having no other use for "/*"."""
+    if css:
+        text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    lines = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not (not css and line.startswith("//")))
+
+
+def _load(path: str) -> str:
+    return _compact(_read(path), path.endswith(".css"))
+
+
+_cached = lru_cache(maxsize=64)(_load)
 
 
 @register.simple_tag
 def inline_static(path: str) -> SafeString:
     """A <style> or <script> element holding the static file at `path`."""
-    text = _read(path) if settings.DEBUG else _cached(path)
+    text = _load(path) if settings.DEBUG else _cached(path)
     element = "style" if path.endswith(".css") else "script"
     # A closing tag inside the file would end the element early; a backslash keeps it from reading as one.
     text = text.replace(f"</{element}", f"<\\/{element}")

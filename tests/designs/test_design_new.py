@@ -135,3 +135,34 @@ def test_spot_checks_compare_the_first_scheme_a_batch_asks_when_it_is_one_label(
     # The write stage asks for free text: nothing to compare. The check stage asks first for a yes/no.
     assert (spot_scheme(write), spot_checked(write)) == (None, False)
     assert (spot_scheme(check), spot_checked(check)) == ("consistent", True)
+
+
+CHEAP_FACTS = ROOT / "designs" / "cheap-facts.yaml"
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b'{"id": "p1", "text": "Oracle won.", "entity": "Oracle", "entity_start": 3}\n',
+     "p.jsonl:1: entity_start: 'Oracle' is not at offset 3 of the text of 'p1'; give the offset of its first"),
+    (b'{"id": "p1", "text": "Oracle won."}\n{"id": "p2", "text": "Iraqi oil rose.", "entity": "Iraq"}\n',
+     "p.jsonl:2: entity: 'Iraq' is not in the text of 'p2' as whole words"),
+])
+def test_a_highlight_that_is_not_in_the_text_is_refused_by_line(data, message):
+    with pytest.raises(ItemsError) as caught:
+        read_items(data, name="p.jsonl", design=load_file(CHEAP_FACTS))
+    assert str(caught.value).startswith(message), str(caught.value)
+
+
+def test_design_new_with_an_items_own_rules_it_cannot_read_makes_nothing(tmp_path):
+    bad = tmp_path / "paragraphs.jsonl"
+    bad.write_text('{"id": "p1", "text": "Oracle won the case.", "entity": "Oracle", "instruction": "facts", '
+                   '"rules": {"banned": ["not"], "colour": "red"}}\n')
+    with pytest.raises(CommandError, match=re.escape("rules: item 'p1': unknown rule(s) colour; an item may set "
+                                                     "min_words, max_words, max_overlap, banned")):
+        call_command("design", "new", str(CHEAP_FACTS), "--items", str(bad))
+    assert not Project.objects.exists() and not Batch.objects.exists()
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"id": "p1", "text": "Oracle won the case.", "entity": "Oracle", "instruction": "facts", '
+                    '"prompt": "Write facts.", "rules": {"banned": ["not"]}}\n')
+    call_command("design", "new", str(CHEAP_FACTS), "--items", str(good))
+    item = Item.objects.get()
+    assert item.content.fields["rules"] == {"banned": ["not"]} and item.group == "facts"

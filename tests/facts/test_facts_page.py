@@ -6,8 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from accounts import roles
-from core.items import FactItem
-from core.textrules import FACT_RULES
+from facts.rte import paragraph
 from facts.services import fact_batch_create
 from hits.models import Assignment
 from hits.services import batch_publish
@@ -19,41 +18,43 @@ TEXT = "Oracle had fought to keep the forms from being released, the court heard
 
 
 def test_a_copied_statement_is_refused_live_and_on_the_server(browser_page, live_server, tmp_path):  # noqa: F811
-    item = FactItem(text=TEXT, entity="Oracle", entity_start=0, item_id="o1", rules=FACT_RULES.to_json())
+    item = paragraph("o1", TEXT, "Oracle")
     batch = batch_publish(batch=fact_batch_create(items=[item], name="facts", items_per_hit=1, assignments_per_hit=1))
     user = User.objects.create_user("writer", password="pass-word-1")
     user.groups.add(roles.group(roles.ANNOTATOR))
     page = browser_page
     log_in(page, live_server, "writer", "pass-word-1", "/work/")
     page.click("text=Take a HIT")
-    page.wait_for_selector(".fact-item")
-    assert page.inner_text("mark.fact-entity") == "Oracle"
-    field = page.locator(".fact-input").first
+    page.wait_for_selector(".design-item")
+    assert page.inner_text("mark.highlight") == "Oracle"
+    field = page.locator(".text-input").first
     field.fill("Oracle had fought to keep the forms from being released")
-    note = page.locator(".fact-note").first
-    assert note.inner_text().startswith("copy: 100% of its words are in the paragraph (at most 90%)")
+    note = page.locator(".text-note").first
+    assert note.inner_text().startswith("copy: 100% of its words are in the text (at most 90%)")
     assert field.get_attribute("aria-invalid") == "true"
     assert page.is_disabled("#cf-submit")
     page.screenshot(path=str(tmp_path / "facts-refused.png"), full_page=True)
 
     # The page's check bypassed (as a script or an old page would): the server refuses it, naming the rule.
+    field.evaluate("input => input.blur()")  # its change event has run: nothing shuts submit again
     page.evaluate("document.getElementById('cf-submit').disabled = false")
     page.click("#cf-submit")
     page.wait_for_selector("#task-error")
-    assert "line 1: copy: 100% of its words are in the paragraph" in page.inner_text("#task-error")
+    assert "Statement 1: copy: 100% of its words are in the text" in page.inner_text("#task-error")
     assert Assignment.objects.get(hit__batch=batch).state == "claimed"
 
-    field = page.locator(".fact-input").first
+    field = page.locator(".text-input").first
     field.fill("Oracle wanted the papers kept secret")
-    assert page.locator(".fact-note").first.inner_text() == ""
-    page.locator(".fact-input").nth(1).fill("Oracle")
-    assert page.locator(".fact-note").nth(1).inner_text().startswith("words: has 1 word;")
+    assert page.locator(".text-note").first.inner_text() == ""
+    page.locator(".text-input").nth(1).fill("Oracle")
+    assert page.locator(".text-note").nth(1).inner_text().startswith("words: has 1 word;")
     assert page.is_disabled("#cf-submit")
-    page.locator(".fact-input").nth(1).fill("")
+    page.locator(".text-input").nth(1).fill("")
     assert page.is_enabled("#cf-submit")
     page.screenshot(path=str(tmp_path / "facts-ok.png"), full_page=True)
     page.click("#cf-submit")
     page.wait_for_url(f"{live_server.url}/work/")
     assignment = Assignment.objects.get(hit__batch=batch)
     assert assignment.state == "submitted"
-    assert list(assignment.answers.values()) == [["Oracle wanted the papers kept secret"]]
+    assert list(assignment.answers.values()) == [
+        {"statements": {"Statement 1": "Oracle wanted the papers kept secret"}}]

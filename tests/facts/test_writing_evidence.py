@@ -5,9 +5,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from accounts import roles
-from core.items import FactItem
-from core.textrules import FACT_RULES
-from facts.evidence import card
+from designs.evidence import card
+from facts.rte import paragraph
 from facts.services import fact_batch_create
 from hits.models import Assignment
 from hits.services import batch_publish
@@ -24,8 +23,8 @@ def _write(page, live_server, name, *, paste):
     user.groups.add(roles.group(roles.ANNOTATOR))
     log_in(page, live_server, name, "pass-word-1", "/work/")
     page.click("text=Take a HIT")
-    page.wait_for_selector(".fact-item")
-    field = page.locator(".fact-input").first
+    page.wait_for_selector(".design-item")
+    field = page.locator(".text-input").first
     field.click()
     if paste:
         page.evaluate("text => navigator.clipboard.writeText(text)", ANSWER)
@@ -39,7 +38,7 @@ def _write(page, live_server, name, *, paste):
 
 
 def test_a_pasted_answer_and_a_typed_one_give_different_cards(browser_page, live_server, tmp_path):  # noqa: F811
-    item = FactItem(text=TEXT, entity="Oracle", entity_start=0, item_id="o1", rules=FACT_RULES.to_json())
+    item = paragraph("o1", TEXT, "Oracle")
     batch = batch_publish(batch=fact_batch_create(items=[item], name="facts", items_per_hit=1, assignments_per_hit=2))
     page = browser_page
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
@@ -47,7 +46,7 @@ def test_a_pasted_answer_and_a_typed_one_give_different_cards(browser_page, live
     _write(page, live_server, "paster", paste=True)
     stored = {a.worker.user.username: a for a in Assignment.objects.select_related("worker__user")}
     assert {a.state for a in stored.values()} == {"submitted"}
-    fields = {name: TEXT for name in stored["paster"].raw_answers if name.startswith("fact-")}
+    fields = {name: TEXT for name in stored["paster"].raw_answers if name.startswith("a-")}
     pasted, typed = (card(stored[name].raw_answers, fields) for name in ("paster", "typist"))
     assert pasted.lines[0].statement == typed.lines[0].statement == ANSWER
     assert (pasted.pasted_share, pasted.lines[0].pastes, pasted.lines[0].reading) == (1.0, 1, "pasted whole")

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 
 from choices.services import choice_batch_create
-from core.items import ChoiceItem, FactItem
-from core.textrules import FACT_RULES
+from core.items import ChoiceItem
+from facts.rte import paragraph
 from facts.services import fact_batch_create
 from hits.models import Assignment, Hit
 from hits.mturk_emulator import MTurkEmulator
@@ -265,20 +265,21 @@ class OtherDesignsOnMTurkTests(MTurkTestCase):
 
     def test_a_facts_batch_goes_out_and_a_copied_statement_is_not_counted_at_sync(self):
         text = "Oracle had fought to keep the forms from being released."
-        item = FactItem(text=text, entity="Oracle", entity_start=0, item_id="o1", rules=FACT_RULES.to_json())
+        item = paragraph("o1", text, "Oracle")
         batch = batch_publish(batch=fact_batch_create(items=[item], name="facts", provider="mturk", items_per_hit=1,
                                                       assignments_per_hit=2))
         hit = batch.hits.get()
         question = self.emulator.account.hits[hit.provider_hit_id]["Question"]
-        self.assertIn('<mark class="fact-entity">Oracle</mark>', question)
-        self.assertIn("fact-input", question)
-        field = f"fact-{hit.ordered_items()[0].id}-1"
+        self.assertIn('<mark class="highlight">Oracle</mark>', question)
+        self.assertIn("text-input", question)
+        field = f"a-{hit.ordered_items()[0].id}-0-1"
         good, copier = self.worker("AWRITER"), self.worker("ACOPIER")
         good.submit(good.accept(hit.provider_hit_id), {field: "Oracle wanted the papers kept secret"})
         copier.submit(copier.accept(hit.provider_hit_id), {field: "Oracle had fought to keep the forms"})
         batch_sync(batch=batch)
         stored = {a.worker.external_id: a for a in Assignment.objects.select_related("worker")}
-        self.assertEqual(list(stored["AWRITER"].answers.values()), [["Oracle wanted the papers kept secret"]])
+        self.assertEqual(list(stored["AWRITER"].answers.values()),
+                         [{"statements": {"Statement 1": "Oracle wanted the papers kept secret"}}])
         # Kept as sent, with no answers to count and the reason for the reviewer (MTurk's form has no server check).
         self.assertIsNone(stored["ACOPIER"].answers)
-        self.assertIn("line 1: copy: 100% of its words are in the paragraph", stored["ACOPIER"].feedback)
+        self.assertIn("Statement 1: copy: 100% of its words are in the text", stored["ACOPIER"].feedback)

@@ -30,7 +30,7 @@
     const count = words(input.value).length;
     note.textContent = problem ? "The new sentence " + problem + "." : (count ? count + " words" : "");
     input.setAttribute("aria-invalid", problem ? "true" : "false");
-    input.closest(".fact-line").classList.toggle("invalid", Boolean(problem));
+    input.closest(".text-line").classList.toggle("invalid", Boolean(problem));
     return count > 0 && !problem;
   }
 

@@ -71,7 +71,61 @@
     const text = item.querySelector(".design-text");
     if (text) text.hidden = schemesOf(item).some(s => s.dataset.type === "span" && !s.hidden);
   }
+  // --- text rules: each box checked as it is typed, as the server checks it (core/textrules.py) ---------
+  const WORD = /[\p{L}\p{N}_']+/gu;
+  const words = text => (text.match(WORD) || []).map(word => word.toLowerCase());
+  function overlap(statement, source) {
+    const found = words(statement);
+    if (!found.length) return 0;
+    const known = new Set(words(source));
+    return found.filter(word => known.has(word)).length / found.length;
+  }
+  function mentions(statement, entity) {
+    const needle = words(entity), hay = words(statement);
+    if (!needle.length) return false;
+    for (let start = 0; start + needle.length <= hay.length; start++) {
+      if (needle.every((word, i) => hay[start + i] === word)) return true;
+    }
+    return false;
+  }
+  const percent = share => Math.round(share * 100) + "%";
+  const count = n => n.toLocaleString("en-US");
+  const quoted = word => "'" + word + "'";
+  function refusals(statement, rules) {  // the same rules, order and wording as core.textrules.check
+    const text = statement.trim();
+    if (!text) return [];
+    const found = words(text), out = [];
+    if (text.length > rules.max_chars) out.push(`length: is ${count(text.length)} characters long; keep it under ${count(rules.max_chars)}`);
+    if (found.length < rules.min_words) out.push(`words: has ${found.length} word${found.length === 1 ? "" : "s"}; write at least ${rules.min_words}`);
+    if (rules.max_words !== null && found.length > rules.max_words) out.push(`words: has ${found.length} words; write at most ${rules.max_words}`);
+    const source = words(rules.source);
+    const shared = overlap(text, rules.source);
+    if (rules.differ && found.length && found.join(" ") === source.join(" ")) out.push(`copy: is the same as the ${rules.source_name}; change it`);
+    else if (rules.max_overlap !== null && shared > rules.max_overlap) {
+      out.push(`copy: ${percent(shared)} of its words are in the ${rules.source_name} (at most ${percent(rules.max_overlap)}); write it in your own words, do not copy`);
+    }
+    const used = [...new Set(found.filter(word => rules.banned.includes(word)))].sort();
+    if (used.length) out.push(`banned: uses ${used.map(quoted).join(", ")}; write it without ${rules.banned.map(quoted).join(" or ")}`);
+    if (rules.mention && !mentions(text, rules.entity)) out.push(`mention: does not mention ${quoted(rules.entity)}; write about the highlighted words`);
+    return out;
+  }
+  // A box breaking a rule keeps its item open; the note under it names the rule, as the server would.
+  function textOk(scheme) {
+    if (scheme.dataset.type !== "text" || scheme.hidden) return true;
+    const box = scheme.querySelector("[data-rules]");
+    const rules = box && box.dataset.rules ? JSON.parse(box.dataset.rules) : null;
+    if (!rules) return true;
+    return [...scheme.querySelectorAll(".text-input")].map(input => {
+      const problems = refusals(input.value, rules);
+      const note = document.getElementById(input.id + "-note");
+      if (note) note.textContent = problems.join(" ");
+      input.setAttribute("aria-invalid", problems.length ? "true" : "false");
+      input.closest(".text-line").classList.toggle("invalid", problems.length > 0);
+      return !problems.length;
+    }).every(Boolean);
+  }
   function done(item) {
+    if (!schemesOf(item).map(textOk).every(Boolean)) return false;
     const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.type !== "pure_display");
     const required = shown.filter(s => s.dataset.required === "true");
     if (required.length) return required.every(s => !empty(value(s)));
@@ -93,6 +147,37 @@
     refresh();
     task.saveSoon();
   }
+  // Writing-behaviour evidence for the reviewer, when the design names the writing-evidence component
+  // (designs/evidence.py reads it): keys, pastes and pasted characters per box, when the box was first and last
+  // changed, and how often the page lost focus.
+  const evidenceField = document.getElementById("design-evidence");
+  const evidence = {lines: {}, blurs: 0};
+  function seen(target) {
+    if (!evidenceField || !target.classList || !target.classList.contains("text-input")) return null;
+    const line = evidence.lines[target.name] || (evidence.lines[target.name] = {keys: 0, pastes: 0, pasted: 0});
+    const now = Math.round(performance.now() - started);
+    if (line.first === undefined) line.first = now;
+    line.last = now;
+    return line;
+  }
+  const keep = () => { if (evidenceField) evidenceField.value = JSON.stringify(evidence); };
+  form.addEventListener("keydown", event => {
+    const line = seen(event.target);
+    // Keys that write: a shortcut (Ctrl+V, Cmd+A) is not typing.
+    if (line && !event.ctrlKey && !event.metaKey && (event.key.length === 1 || event.key === "Backspace")) {
+      line.keys += 1;
+      keep();
+    }
+  });
+  form.addEventListener("paste", event => {
+    const line = seen(event.target);
+    if (!line) return;
+    line.pastes += 1;
+    line.pasted += event.clipboardData ? event.clipboardData.getData("text").length : 0;
+    keep();
+  });
+  if (evidenceField) window.addEventListener("blur", () => { evidence.blurs += 1; keep(); });
+
   form.addEventListener("change", event => changed(event.target));
   form.addEventListener("input", event => {
     if (event.target.type === "range") {
@@ -100,7 +185,11 @@
       hidden.value = event.target.value;
       event.target.parentElement.querySelector("output").textContent = event.target.value;
       changed(hidden);
-    } else if (event.target.tagName === "TEXTAREA" || event.target.type === "text") refresh();
+    } else if (event.target.tagName === "TEXTAREA" || event.target.type === "text") {
+      if (seen(event.target)) keep();
+      refresh();
+      task.saveSoon();
+    }
   });
 
   // --- spans ---------------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ class Command(BaseCommand):
         batch = fact_batch_create(items=items, name=options["name"], items_per_hit=options["per_hit"],
                                   assignments_per_hit=options["assignments"], reward=reward,
                                   provider=options["provider"], seed=options["seed"],
-                                    requirements=filter_requirements(options))
+                                  requirements=filter_requirements(options) or None)
         self.stdout.write(f"batch {batch.pk} {batch.name!r}: {len(items)} paragraphs in {hits_text(batch)}, "
                           f"{batch.assignments_per_hit} workers each, {batch.reward} per HIT")
         self.stdout.write(describe_batch(batch))

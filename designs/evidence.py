@@ -2,11 +2,11 @@
 rejection): how each statement got into its box (typed keys, paste events and the pasted share), how long
 it took, how often the page lost focus, and how close it is to the source text.
 
-The page (facts.js) records per line: keys pressed, paste events, characters pasted, and the first and
-last moment of input; per page: focus losses. They arrive with the submission as the raw field
-`_evidence` (JSON) and are kept with it. A statement that arrives whole in one paste, with few keys and
-no time spent, reads differently from one typed key by key: the card shows both the raw signals and a
-one-line reading.
+The task page of a design naming the writing-evidence component (design.js) records per text box: keys
+pressed, paste events, characters pasted, and the first and last moment of input; per page: focus losses.
+They arrive with the submission as the raw field `_evidence` (JSON) and are kept with it. A statement that
+arrives whole in one paste, with few keys and no time spent, reads differently from one typed key by key: the
+card shows both the raw signals and a one-line reading.
 
 The page also carries a hidden canary: an instruction placed off screen and hidden from screen readers,
 which a person working the page never meets but a language model given the page's text would follow
@@ -31,7 +31,7 @@ MAX_FIELD = 20_000  # characters of the raw field read; a longer one is a forged
 
 @dataclass(frozen=True)
 class LineEvidence:
-    line: str  # the form field ("fact-<item>-<n>")
+    line: str  # the form field ("a-<item>-<scheme>[-<box>]")
     statement: str
     chars: int
     keys: int

@@ -1,8 +1,8 @@
 from django.urls import path
 
-from facts import views
+from designs import views
 
-app_name = "facts"
+app_name = "designs"
 urlpatterns = [
     path("<int:batch_id>/", views.writing_review, name="writing_review"),
 ]
