@@ -232,9 +232,13 @@ class RecordItem(Payload):
     record_id: str
     text: str
     fields: dict = dataclasses.field(default_factory=dict)
-    # The workflow stage the item belongs to, and the answer it shows from an earlier stage (stages).
+    # Stages (designs/stages.py): the stage the item belongs to, the item whose answer it carries on (an
+    # earlier stage's output, or the check that sent it back), how often its chain was sent back, and the first
+    # stage's item the chain began with (its authors are kept from its later stages).
     stage: str = ""
     source_item: int | None = None
+    round: int = 0
+    origin: int | None = None
 
     def __post_init__(self) -> None:
         if not self.record_id:

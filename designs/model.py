@@ -425,6 +425,13 @@ class Design(Strict):
                 problems.append((("stages", index, "name"), f"{stage.name!r} names an earlier stage too"))
             problems += [(("stages", index, "schemes"), _unknown_scheme(name, names)) for name in stage.schemes
                          if name not in names]
+            if stage.from_stage is None and index > 0:
+                problems.append((("stages", index), f"stage {stage.name!r} comes after the first, so its items are "
+                                 f"an earlier stage's outputs: give it from_stage (one of "
+                                 f"{', '.join(stages[:index])})"))
+            elif stage.gate is not None and index == 0:
+                problems.append((("stages", index, "gate"), "the first stage has no earlier stage to send what "
+                                 "fails its check back to; put the gate on a stage with from_stage"))
             if stage.from_stage is not None and stage.from_stage not in stages[:index]:
                 problems.append((("stages", index, "from_stage"),
                                  f"{stage.from_stage!r} is not an earlier stage; use one of "

@@ -39,6 +39,9 @@ class DesignBatch(models.Model):
     batch = models.OneToOneField(Batch, on_delete=models.CASCADE, related_name="design_link")
     version = models.ForeignKey(DesignVersion, on_delete=models.PROTECT, related_name="batches")
     stage = models.CharField(max_length=60, blank=True)
+    # A multi-stage design's batches are one workflow: each stage's batch points at the first stage's.
+    workflow = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.CASCADE, related_name="stage_links")
+    note = models.CharField(max_length=500, blank=True, help_text="why the stage's new HITs wait, if they do")
 
     def __str__(self):
         return f"{self.batch} from {self.version}"

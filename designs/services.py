@@ -16,6 +16,7 @@ from designs.model import Design, Qualification
 from designs.model import slug as make_slug
 from designs.models import DesignBatch, DesignVersion
 from designs.schemes.text import rules as text_rules
+from designs.stages import later_stages_create
 from hits.models import Batch
 from hits.services import ItemSpec, batch_create
 
@@ -75,7 +76,8 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
                         provider: str | None = None, created_by: Any = None, seed: int = 0,
                         items_per_hit: int | None = None, assignments_per_hit: int | None = None,
                         reward: Any = None, requirements: dict[str, Any] | None = None) -> Batch:
-    """A draft batch of the design's HITs for `records`. Items with a known answer become the checks mixed into
+    """A draft batch of the design's HITs for `records` (for a multi-stage design's first stage, the later stages'
+    batches too: empty, filled by its outputs; designs.stages). Items with a known answer become the checks mixed into
     every HIT when the design sets a gold_rate and some items have none; otherwise (no gold_rate, or every item
     known, as in a released file) they are the batch's items, measured against. The packing, reward and worker
     filters are the design's unless given (a command's flags)."""
@@ -104,6 +106,8 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
             created_by=created_by if getattr(created_by, "pk", None) else None,
             assignment_duration=hits.assignment_duration, lifetime=hits.lifetime)
         DesignBatch.objects.create(batch=batch, version=version, stage=stage)
+        if design.stages and stage == design.stages[0].name:
+            later_stages_create(first=batch, version=version)
     return batch
 
 

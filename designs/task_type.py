@@ -17,6 +17,7 @@ from designs.loader import load_text
 from designs.model import Design
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from designs.schemes.text import live_rules
+from designs.stages import stages_advance
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 SINGLE_LABEL = ("radio", "select", "pairwise")  # scheme types whose answer is one label
@@ -102,6 +103,12 @@ class DesignTask(TaskType):
         refuse_foreign_fields(raw, items, ("a",), noun)
         return answers
 
+    def on_submitted(self, assignment):
+        """A stage's outputs go on to the stages that read it (designs.stages)."""
+        design, stage = batch_design(assignment.hit.batch_id)
+        if stage and len(design.stages) > 1:
+            stages_advance(assignment, design, stage)
+
     def page_context(self, items):
         if not items:
             return {"rows": [], "design": None}
@@ -139,7 +146,7 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                             "rules_json": json.dumps(live_rules(scheme, found)) if kind == "text" else "",
                             "boxes": [(label.name, f"{field}-{number}") for number, label
                                       in enumerate(scheme.labels, 1)] if kind == "text" else []})
-        shown = [(name, found.fields.get(name)) for name in design.items.show if name in found.fields]
+        shown = [(name, _shown(found.fields[name])) for name in design.items.show if name in found.fields]
         spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
                     for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
@@ -150,6 +157,11 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,
             "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
+
+
+def _shown(value) -> str:
+    """A field as the page shows it: a list (an ending of three sentences) as its parts one after another."""
+    return " ".join(str(part) for part in value) if isinstance(value, list) else str(value)
 
 
 def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:

@@ -8,11 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.db.models import F
 from django.urls import reverse
 
 from chains.models import Stage
 from chains.report import statistics
 from choices.services import choice_report
+from core.words import counted
+from designs.models import DesignBatch
+from designs.stages import workflow_batches, workflow_report
 from facts.services import tables
 from hits.models import Batch
 from projects.designs import DESIGNS, Design, Step
@@ -23,6 +27,11 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str,
                  numbers: Callable[[Batch], str], export: str, download: bool = False) -> list[Step]:
     project = context.project
     rows = context.batches_of(task_type)
+    if task_type == "design":
+        # A multi-stage design's later stages fill from the first: the steps follow the first stage's batch.
+        later = set(DesignBatch.objects.filter(batch__in=[row["batch"] for row in rows]).exclude(workflow=None)
+                    .exclude(workflow=F("batch")).values_list("batch_id", flat=True))
+        rows = [row for row in rows if row["batch"].pk not in later]
     made = Step("batch", "Batch", summary=f"made with `{command}`, then linked to this project "
                                           f"(a form for it here is not built yet)")
     if download:
@@ -120,6 +129,13 @@ def _design_numbers(batch: Batch) -> str:
     results, _ = batch_aggregate(batch)
     parts = [f"{name}: alpha {'-' if result.alpha is None else format(result.alpha, '.2f')}"
              for name, result in results.items() if result.level]
+    if len(workflow_batches(batch)) > 1:
+        found = workflow_report(batch)
+        parts += [f"stage {name}: {counted(row['items'], 'item')}, {counted(row['answers'], 'answer')}, "
+                  f"{row['sent_back']} sent back" + (f" (waiting: {row['note']})" if row["note"] else "")
+                  for name, row in found["stages"].items()]
+        parts.append(f"{counted(found['waiting'], 'chain')} used {'its' if found['waiting'] == 1 else 'their'} "
+                     f"rounds and wait{'s' if found['waiting'] == 1 else ''} for you")
     return "; ".join(parts or ["answers stored"]) + f" (`manage.py design report {batch.pk}`)"
 
 

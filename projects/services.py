@@ -205,6 +205,7 @@ def design_project_create(*, source: str, file_name: str, records: list, name: s
     `free_slug` numbers the project's slug (-2, -3, ...) when its name is taken, for imports of many."""
     from designs.loader import load_text
     from designs.services import design_batch_create, design_version_save
+    from designs.stages import workflow_batches
 
     design = load_text(source, name=file_name)
     stage = stage or (design.stages[0].name if design.stages else "")
@@ -223,7 +224,7 @@ def design_project_create(*, source: str, file_name: str, records: list, name: s
                                  user=user)
         batch = design_batch_create(version=version, records=records, name=f"{project.name} ({stem})", stage=stage,
                                     provider=provider, created_by=user, seed=seed)
-        project.batches.add(batch)
+        project.batches.add(*workflow_batches(batch).values())  # a multi-stage design's later stages too
     return project, batch
 
 

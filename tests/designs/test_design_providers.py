@@ -5,6 +5,7 @@ design, the design's screening test keeps out who did not pass it, the page is t
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.test import Client
 
 from core.errors import InputError
@@ -60,6 +61,30 @@ class MTurkDesignTests(BaseTestCase):
         first = hit.ordered_items()[0]
         self.assertEqual(assignment.answers[str(first.pk)]["extremes"], {"best": "x", "worst": "z"})
         self.assertEqual(assignment.answers[str(first.pk)]["topics"], ["money", "politics"])
+
+
+    def test_a_stage_s_outputs_go_out_as_the_next_stage_s_hits_once_the_submission_is_synced(self):
+        from designs.items import Record
+        from designs.stages import workflow_batches
+
+        source = (settings.BASE_DIR / "designs" / "timetravel.yaml").read_text(encoding="utf-8")
+        version = design_version_save(source=source, slug="timetravel")
+        story = Record(id="s1", text="Ann planned a picnic in the park.", fields={
+            "initial": "The sun was shining all morning.", "ending": ["She packed sandwiches.", "They ate."]})
+        write = batch_publish(batch=design_batch_create(version=version, records=[story], name="tales", stage="write",
+                                                        provider="mturk", items_per_hit=1))
+        check = workflow_batches(write)["check"]
+        hit = write.hits.get()
+        writer = EmulatedWorker(self.emulator.url, "AWRITER")
+        writer.submit(writer.accept(hit.provider_hit_id), {f"a-{hit.ordered_items()[0].pk}-0": "Dark clouds came."})
+        with self.captureOnCommitCallbacks(execute=True):
+            batch_sync(batch=Batch.objects.get(pk=write.pk))
+        check_hit = check.hits.get()
+        self.assertTrue(check_hit.provider_hit_id)  # published at MTurk once the synced submission was stored
+        question = self.emulator.account.hits[check_hit.provider_hit_id]["Question"]
+        self.assertIn("Dark clouds came.", question)
+        self.assertEqual([worker.external_id for worker in check_hit.ordered_items()[0].excluded_workers.all()],
+                         ["AWRITER"])
 
 
 class ProlificDesignTests(BaseTestCase):

@@ -7,11 +7,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
 from core.errors import CrowdsetError
+from core.words import counted
 from designs.export import FORMATS, batch_aggregate, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.models import DesignBatch
 from designs.potato import import_file
+from designs.stages import workflow_batches, workflow_report
 from designs.task_type import batch_design
 from hits.models import Batch
 from hits.services import describe_batch
@@ -96,6 +98,9 @@ class Command(BaseCommand):
         self.stdout.write(f"project {project.slug!r}: design {version} ({len(design.annotation_schemes)} schemes), "
                           f"{len(records)} items from {data_path.name}")
         self.stdout.write(f"batch {batch.pk}: {describe_batch(batch)}")
+        later = [(stage, stage_batch) for stage, stage_batch in workflow_batches(batch).items() if stage_batch != batch]
+        for stage, stage_batch in later:
+            self.stdout.write(f"stage {stage!r}: batch {stage_batch.pk}, filled by the stage it reads as work comes in")
         self.stdout.write(f"next: python manage.py hits publish {batch.pk}")
 
     def _batch(self, number):
@@ -117,6 +122,15 @@ class Command(BaseCommand):
             extra += f"; top {next(iter(result.scores))}" if result.scores else ""
             self.stdout.write(f"{name} ({result.type}): {result.answers} answers, alpha ({result.level}) {alpha}, "
                               f"{result.method}: {decided} of {len(result.items)} items decided{extra}")
+        batch = self._batch(options["batch"])
+        if len(workflow_batches(batch)) > 1:
+            found = workflow_report(batch)
+            for name, row in found["stages"].items():
+                self.stdout.write(f"stage {name} (batch {row['batch']}): {counted(row['items'], 'item')}, "
+                                  f"{counted(row['answers'], 'answer')}, {row['sent_back']} sent back"
+                                  + (f"; waiting: {row['note']}" if row["note"] else ""))
+            self.stdout.write(f"{counted(found['waiting'], 'chain')} used the rounds the design allows and "
+                              f"wait{'s' if found['waiting'] == 1 else ''} for the organizer")
 
     def do_export(self, options):
         batch = self._batch(options["batch"])

@@ -1,0 +1,171 @@
+"""Multi-stage designs run from the file. Each stage is a batch; the first stage's batch is the workflow's. A
+later stage's items are an earlier stage's outputs (`from_stage`, those passing its `when`), carrying the
+earlier answers as fields, and the workers who already worked on the chain never get them (`exclude_authors`).
+A stage's `gate` checks what it was given: an output that fails it goes back to the stage it came from, to be
+done again by someone else, at most `max_rounds` times; after that the chain waits for the organizer.
+
+Runs inside the transaction that stores a submission (the task type's on_submitted), in-house and synced alike:
+the new items are in the next stage's batch when the submission is; their HITs open at once in-house, and once
+the submission is committed at a provider.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from core.errors import CrowdsetError
+from core.items import RecordItem
+from designs.answers import holds
+from designs.models import DesignBatch, DesignVersion
+from hits.models import Assignment, Batch, Item, Worker
+from hits.services import ItemSpec, batch_create, batch_extend, batch_publish
+
+
+def later_stages_create(*, first: Batch, version: DesignVersion) -> list[Batch]:
+    """The batches of every stage after the first: empty, growing as outputs arrive, packed and paid as the
+    first stage's batch, and joined to it as one workflow."""
+    design = version.design
+    made = []
+    for stage in design.stages[1:]:
+        batch = batch_create(
+            name=f"{first.name}: {stage.name}"[:200], task_type="design", items=[], grows=True, provider=first.provider,
+            items_per_hit=first.items_per_hit, assignments_per_hit=first.assignments_per_hit, reward=first.reward,
+            budget=first.budget, requirements=first.requirements, created_by=first.created_by,
+            assignment_duration=first.assignment_duration, lifetime=first.lifetime)
+        DesignBatch.objects.create(batch=batch, version=version, stage=stage.name, workflow=first)
+        made.append(batch)
+    DesignBatch.objects.filter(batch=first).update(workflow=first)
+    return made
+
+
+def workflow_batches(batch: Batch) -> dict[str, Batch]:
+    """{stage name: batch} of the workflow `batch` belongs to (itself alone when it is not a stage)."""
+    link = DesignBatch.objects.filter(batch=batch).first()
+    if link is None or link.workflow_id is None:
+        return {link.stage if link else "": batch}
+    rows = DesignBatch.objects.select_related("batch").filter(workflow_id=link.workflow_id).order_by("batch_id")
+    return {row.stage: row.batch for row in rows}
+
+
+def stages_advance(assignment: Assignment, design: Any, stage_name: str) -> None:
+    """Send a submission's outputs on to the stages that read this one, and what its gate fails back."""
+    link = DesignBatch.objects.filter(batch_id=assignment.hit.batch_id).first()
+    if link is None or link.workflow_id is None or not stage_name:
+        return
+    stage = next(entry for entry in design.stages if entry.name == stage_name)
+    readers = [entry for entry in design.stages if entry.from_stage == stage.name]
+    batches = {row.stage: row.batch_id for row in DesignBatch.objects.filter(workflow_id=link.workflow_id)}
+    sending: dict[str, list[tuple[ItemSpec, list[Worker]]]] = {}
+    gold = _gold(assignment)
+    for item in assignment.hit.ordered_items():
+        answer = (assignment.answers or {}).get(str(item.pk))
+        if answer is None or item.pk in gold:
+            continue
+        payload: RecordItem = item.content
+        origin = payload.origin or item.pk
+        for reader in readers:
+            if reader.when is not None and not holds(reader.when, answer.get(reader.when.schema_)):
+                continue
+            # The earlier stage's answers become fields of the item, shown where the design's items.show names them.
+            spec = ItemSpec(key=f"{reader.name}:{item.pk}:{assignment.pk}"[:100], group=item.group,
+                            payload=RecordItem(record_id=payload.record_id, text=payload.text,
+                                               fields={**payload.fields, **answer}, stage=reader.name,
+                                               source_item=item.pk, round=payload.round, origin=origin))
+            authors = _authors(origin, batches.values(), assignment) if reader.exclude_authors else []
+            sending.setdefault(reader.name, []).append((spec, authors))
+        if stage.gate is not None and stage.from_stage and not holds(stage.gate, answer.get(stage.gate.schema_)):
+            back = _sent_back(stage, item, payload, origin, batches, assignment)
+            if back is not None:
+                sending.setdefault(stage.from_stage, []).append(back)
+    for name, specs in sending.items():
+        _extend(batches[name], specs)
+
+
+def _gold(assignment: Assignment) -> set[int]:
+    # A check item mixed into the HIT is measured, not worked on: it is nobody's output.
+    return set(assignment.hit.hit_items.filter(item__is_gold=True).values_list("item_id", flat=True))
+
+
+def _sent_back(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
+               assignment: Assignment) -> tuple[ItemSpec, list[Worker]] | None:
+    """The item of the earlier stage, to be done again, for an output this stage's gate failed; None once the
+    chain has used its rounds (it waits for the organizer) or when another check of this round sent it back."""
+    round_ = payload.round + 1
+    source = Item.objects.filter(pk=payload.source_item).first()
+    if source is None or round_ > stage.max_rounds:
+        return None
+    key = f"{stage.from_stage}:{origin}:r{round_}"
+    if Item.objects.filter(batch_id=batches[stage.from_stage], key=key).exists():
+        return None
+    earlier: RecordItem = source.content
+    spec = ItemSpec(key=key, group=source.group, payload=RecordItem(
+        record_id=earlier.record_id, text=earlier.text, fields=earlier.fields, stage=stage.from_stage,
+        source_item=item.pk, round=round_, origin=origin))
+    return spec, _authors(origin, batches.values(), assignment)
+
+
+def _authors(origin: int, batches: Any, assignment: Assignment) -> list[Worker]:
+    """Everyone who worked on the chain: the first item's and every later item's workers, this one included."""
+    items = Item.objects.filter(Q(pk=origin) | Q(payload__origin=origin), batch_id__in=list(batches))
+    found = {worker.pk: worker for worker in Worker.objects.filter(
+        assignments__hit__hit_items__item__in=items).exclude(assignments__submitted=None).distinct()}
+    found[assignment.worker_id] = assignment.worker
+    return list(found.values())
+
+
+def _extend(batch_id: int, specs: list[tuple[ItemSpec, list[Worker]]]) -> None:
+    batch = Batch.objects.get(pk=batch_id)
+    batch_extend(batch=batch, items=[spec for spec, _ in specs],
+                 excluded={spec.key: authors for spec, authors in specs})
+    if batch.provider == "inhouse":
+        stage_open(batch.pk)  # publishing in-house is marking rows: done at once, in this transaction
+    else:
+        transaction.on_commit(functools.partial(stage_open, batch.pk))  # a provider's calls wait for the commit
+
+
+def stage_open(batch_id: int) -> str:
+    """Publish a stage's waiting HITs; returns (and keeps on the stage) why some still wait, or "". A refusal
+    (the budget, the provider) leaves them waiting and never undoes the submission that made them."""
+    batch = Batch.objects.get(pk=batch_id)
+    note = ""
+    if batch.hits.filter(provider_hit_id="").exists():
+        try:
+            with transaction.atomic():
+                batch_publish(batch=batch)
+        except CrowdsetError as error:
+            note = str(error)[:500]
+    DesignBatch.objects.filter(batch_id=batch_id).update(note=note)
+    return note
+
+
+def workflow_report(batch: Batch) -> dict[str, Any]:
+    """Per stage: items, answers, items sent back (round > 0) and the note; and the chains that used their
+    rounds and wait for the organizer."""
+    from designs.task_type import batch_design
+
+    stages = workflow_batches(batch)
+    design, _ = batch_design(batch.pk)
+    found: dict[str, Any] = {"stages": {}}
+    waiting = set()
+    for name, stage_batch in stages.items():
+        items = list(Item.objects.filter(batch=stage_batch))
+        answers = Assignment.objects.filter(hit__batch=stage_batch).exclude(submitted=None).count()
+        rounds = Counter(item.content.round for item in items)
+        found["stages"][name] = {"batch": stage_batch.pk, "items": len(items), "answers": answers,
+                                 "sent_back": sum(count for round_, count in rounds.items() if round_ > 0),
+                                 "note": DesignBatch.objects.get(batch=stage_batch).note}
+    for entry in design.stages:
+        if entry.gate is None or entry.name not in stages:
+            continue
+        for assignment in Assignment.objects.filter(hit__batch=stages[entry.name]).exclude(answers=None):
+            for item_pk, answer in assignment.answers.items():
+                item = Item.objects.get(pk=int(item_pk))
+                if item.content.round >= entry.max_rounds and not holds(entry.gate, answer.get(entry.gate.schema_)):
+                    waiting.add(item.content.origin)
+    found["waiting"] = len(waiting)
+    return found

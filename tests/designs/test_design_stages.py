@@ -1,0 +1,143 @@
+"""Multi-stage designs run from the file (designs/timetravel.yaml): the write stage's outputs become the check
+stage's items with the writer kept out, a failed check sends the story back to be written again by someone new,
+at most max_rounds times, and then the chain waits for the organizer."""
+
+from pathlib import Path
+
+import pytest
+
+from designs.items import Record
+from designs.services import design_batch_create, design_version_save
+from designs.stages import workflow_batches, workflow_report
+from designs.task_type import DESIGN
+from hits.models import Assignment, Item, Worker
+from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+STORY = Record(id="s1", text="Ann planned a picnic in the park.", fields={
+    "initial": "The sun was shining all morning.",
+    "ending": ["She packed sandwiches.", "Her friends came along.", "They ate on the grass."]})
+
+
+def _workflow(max_rounds=3):
+    source = (ROOT / "designs" / "timetravel.yaml").read_text(encoding="utf-8")
+    source = source.replace("max_rounds: 3", f"max_rounds: {max_rounds}")
+    version = design_version_save(source=source, slug=f"timetravel-{max_rounds}")
+    first = design_batch_create(version=version, records=[STORY], name="picnic", stage="write", items_per_hit=1)
+    batch_publish(batch=first)
+    return workflow_batches(first)
+
+
+def _worker(name):
+    return Worker.objects.create(provider="inhouse", external_id=name)
+
+
+def _write(batch, worker, text):
+    batch.refresh_from_db()
+    assignment = assignment_claim(batch=batch, worker=worker)
+    item = assignment.hit.ordered_items()[0]
+    return assignment_submit(assignment=assignment, worker=worker, raw_answers={f"a-{item.pk}-0": text})
+
+
+def _check(batch, worker, fits, ending=""):
+    batch.refresh_from_db()  # a later stage opens when its first items arrive
+    assignment = assignment_claim(batch=batch, worker=worker)
+    item = assignment.hit.ordered_items()[0]
+    raw = {f"a-{item.pk}-1": "yes" if fits else "no"}
+    if fits:
+        raw[f"a-{item.pk}-2"] = ending
+    return assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)
+
+
+def test_the_design_makes_a_batch_per_stage_and_outputs_flow_on_without_their_authors():
+    stages = _workflow()
+    assert list(stages) == ["write", "check"]
+    write, check = stages["write"], stages["check"]
+    assert (check.state, check.items.count()) == ("draft", 0)  # it fills as stories are written
+    ann, ben, cat, dan = (_worker(name) for name in ("ann", "ben", "cat", "dan"))
+    _write(write, ann, "Dark clouds rolled in before noon.")
+    check.refresh_from_db()
+    item = check.items.get()
+    assert check.state == "published"
+    assert item.content.fields["counterfactual"] == "Dark clouds rolled in before noon."
+    assert item.content.source_item == write.items.get().pk
+    assert list(item.excluded_workers.all()) == [ann]
+    assert assignment_claim(batch=check, worker=ann) is None  # a writer never checks their own story
+    # Ben says it does not fit: the story goes back to be written again, by neither Ann nor Ben.
+    _check(check, ben, fits=False)
+    again = write.items.get(key__endswith=":r1")
+    assert (again.content.round, again.content.origin) == (1, write.items.order_by("pk").first().pk)
+    assert set(again.excluded_workers.all()) == {ann, ben}
+    _write(write, cat, "A cold storm arrived in the morning.")
+    second = check.items.order_by("-pk").first()
+    assert second.content.round == 1 and set(second.excluded_workers.all()) == {ann, ben, cat}
+    _check(check, dan, fits=True, ending="She packed umbrellas. Her friends stayed home. They ate indoors.")
+    report = workflow_report(write)
+    assert report["stages"]["write"]["sent_back"] == 1 and report["stages"]["check"]["items"] == 2
+    assert report["waiting"] == 0
+    page = check.hits.order_by("-pk").first()
+    html = DESIGN.html_question(page, page.ordered_items())
+    assert "A cold storm arrived in the morning." in html and "She packed sandwiches. Her friends came along." in html
+
+
+def test_a_chain_that_used_its_rounds_waits_for_the_organizer():
+    stages = _workflow(max_rounds=1)
+    write, check = stages["write"], stages["check"]
+    ann, ben, cat, dan = (_worker(name) for name in ("ann", "ben", "cat", "dan"))
+    _write(write, ann, "Dark clouds rolled in before noon.")
+    _check(check, ben, fits=False)
+    _write(write, cat, "A cold storm arrived in the morning.")
+    _check(check, dan, fits=False)  # the second failure: its one round is used
+    assert write.items.count() == 2 and check.items.count() == 2
+    assert workflow_report(write)["waiting"] == 1
+    assert Assignment.objects.filter(hit__batch=check, state="submitted").count() == 2
+
+
+def test_an_answer_that_breaks_the_stage_s_rules_sends_nothing_on():
+    stages = _workflow()
+    with pytest.raises(CrowdError, match="is the same as the initial"):
+        _write(stages["write"], _worker("ann"), "The sun was shining all morning.")
+    assert stages["check"].items.count() == 0 and Item.objects.filter(batch=stages["write"]).count() == 1
+
+
+def test_a_later_stage_must_say_which_stage_it_reads():
+    from designs.loader import DesignError, load_text
+
+    text = ("title: t\nannotation_schemes:\n  - {annotation_type: text, name: a}\n"
+            "  - {annotation_type: text, name: b}\n"
+            "stages:\n  - {name: one, schemes: [a], gate: {schema: a, value: x}}\n  - {name: two, schemes: [b]}\n")
+    with pytest.raises(DesignError) as caught:
+        load_text(text, name="s.yaml")
+    found = [str(problem) for problem in caught.value.problems]
+    assert "s.yaml:6: stages.0.gate: the first stage has no earlier stage to send what fails its check back to" in \
+        found[0]
+    assert found[1].startswith("s.yaml:7: stages.1: stage 'two' comes after the first, so its items are an earlier "
+                               "stage's outputs: give it from_stage (one of one)")
+
+
+def test_design_new_makes_every_stage_and_the_project_follows_the_first(tmp_path, client):
+    import json
+
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    from accounts import roles
+    from projects.models import Project
+
+    items = tmp_path / "stories.jsonl"
+    items.write_text(json.dumps({"story_id": "s1", "premise": STORY.text, **STORY.fields}) + "\n")
+    call_command("design", "new", str(ROOT / "designs" / "timetravel.yaml"), "--items", str(items), "--name", "Tales")
+    project = Project.objects.get(slug="tales")
+    first, later = project.batches.order_by("pk")
+    assert workflow_batches(first) == {"write": first, "check": later}
+    boss = User.objects.create_user("boss", password="pass-word-1")
+    boss.groups.add(roles.group(roles.ORGANIZER))
+    client.force_login(boss)
+    page = client.get(f"/projects/{project.slug}/").content.decode()
+    assert f"/projects/{project.slug}/batches/{first.pk}/publish/" in page  # the first stage is what is published
+    batch_publish(batch=first)
+    _write(first, _worker("ann"), "Dark clouds rolled in before noon.")
+    page = client.get(f"/projects/{project.slug}/").content.decode()
+    assert "stage write: 1 item, 1 answer, 0 sent back; stage check: 1 item, 0 answers" in page
