@@ -11,21 +11,21 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 
 from aggregation.maths import alpha, alpha_interval, ordinal_alpha, ordinal_alpha_interval
 from aggregation.services import COUNTED
 from chains.models import Workflow
 from chains.report import endings
-from core.items import PairItem, RatingItem
+from designs.items import Record
+from designs.services import design_batch_create, design_version_save
+from designs.task_type import batch_design, record
 from hits.models import Assignment, Batch, Item
-from hits.services import CrowdError, ItemSpec, batch_create
+from hits.services import CrowdError
 
-QUESTIONS = (
-    "Does the ending fit the new second sentence?",
-    "Does the ending keep as much of the original as it could?",
-)
-PAIR_QUESTION = "Which ending fits the story with its new second sentence better, changing as little as needed?"
-PAIR_LABELS = ("a", "b", "both_good", "both_bad")
+RATINGS, COMPARISONS = "timetravel-ratings", "timetravel-comparisons"  # designs/<name>.yaml
+# The comparison's choices as the design names them, and as the report (and the paper) calls them.
+PAIR_LABELS = {"A": "a", "B": "b", "Equally good": "both_good", "Equally bad": "both_bad"}
 
 
 def _context(entry: dict[str, Any]) -> str:
@@ -33,70 +33,105 @@ def _context(entry: dict[str, Any]) -> str:
     return f"{story.premise} {entry['counterfactual']} (Original: {story.initial} {story.original_ending})"
 
 
-def likert_batch_create(workflow: Workflow, *, name: str, scale: int = 3, questions: Sequence[str] = QUESTIONS,
-                        assignments_per_hit: int = 2, items_per_hit: int = 10, **options: Any) -> Batch:
+def _design(name: str, scale: int = 3) -> Any:
+    source = (settings.BASE_DIR / "designs" / f"{name}.yaml").read_text(encoding="utf-8")
+    if scale != 3:  # another scale is another version of the design, its answers kept under it
+        source = source.replace("size: 3", f"size: {scale}")
+    return design_version_save(source=source, slug=name if scale == 3 else f"{name}-{scale}")
+
+
+def likert_records(workflow: Workflow) -> list[Record]:
     """Each counterfactual's first edited ending ("human") and its original ending ("original") to rate."""
     found = endings(workflow)
     if not found:
         raise CrowdError(f"workflow {workflow.name} has no edited endings to rate yet")
-    items = []
+    records = []
     for entry in found:
         outputs = {"human": " ".join(entry["endings"][0]["ending"]), "original": entry["story"].original_ending}
-        for system, output in outputs.items():
-            items.append(ItemSpec(key=f"{system}:{entry['chain']}:{entry['round']}", group=system, payload=RatingItem(
-                item_id=f"{entry['story'].story_id}-{system}", context=_context(entry), output=output,
-                questions=tuple(questions), scale=scale, system=system)))
-    return batch_create(name=name, task_type="likert", items=items, items_per_hit=items_per_hit,
-                        assignments_per_hit=assignments_per_hit, **options)
+        records += [Record(id=f"{entry['story'].story_id}-{system}", text=output, group=system,
+                           fields={"story": _context(entry), "system": system}) for system, output in outputs.items()]
+    return records
 
 
-def pairwise_batch_create(workflow: Workflow, *, name: str, assignments_per_hit: int = 3, items_per_hit: int = 10,
-                          seed: int = 0, **options: Any) -> Batch:
+def pairwise_records(workflow: Workflow, *, seed: int = 0) -> list[Record]:
     """The crowd's edited ending against the original ending, A and B in a seeded random order."""
     found = endings(workflow)
     if not found:
         raise CrowdError(f"workflow {workflow.name} has no edited endings to compare yet")
     rng = random.Random(seed)
-    items = []
+    records = []
     for entry in found:
         pair = [("human", " ".join(entry["endings"][0]["ending"])), ("original", entry["story"].original_ending)]
         rng.shuffle(pair)
-        items.append(ItemSpec(key=f"pair:{entry['chain']}:{entry['round']}", payload=PairItem(
-            item_id=f"{entry['story'].story_id}-pair", context=_context(entry), output_a=pair[0][1],
-            output_b=pair[1][1], question=PAIR_QUESTION, system_a=pair[0][0], system_b=pair[1][0])))
-    return batch_create(name=name, task_type="pairwise", items=items, items_per_hit=items_per_hit,
-                        assignments_per_hit=assignments_per_hit, **options)
+        records.append(Record(id=f"{entry['story'].story_id}-pair", text=_context(entry), fields={
+            "endings": [pair[0][1], pair[1][1]], "system_a": pair[0][0], "system_b": pair[1][0]}))
+    return records
 
 
-def _answers(batch: Batch) -> tuple[dict[int, Item], list[tuple[int, str, Any]]]:
-    items = {item.pk: item for item in Item.objects.filter(batch=batch)}
+def likert_batch_create(workflow: Workflow, *, name: str, scale: int = 3, **options: Any) -> Batch:
+    """A batch of designs/timetravel-ratings.yaml over the workflow's endings; `options` as design_batch_create
+    takes them."""
+    return design_batch_create(version=_design(RATINGS, scale), records=likert_records(workflow), name=name,
+                               **{"provider": "inhouse", **options})
+
+
+def pairwise_batch_create(workflow: Workflow, *, name: str, seed: int = 0, **options: Any) -> Batch:
+    """A batch of designs/timetravel-comparisons.yaml over the workflow's endings."""
+    return design_batch_create(version=_design(COMPARISONS), records=pairwise_records(workflow, seed=seed),
+                               name=name, **{"provider": "inhouse", **options})
+
+
+def ratings_batch_create(records: Sequence[Record], *, name: str, comparisons: bool = False, **options: Any) -> Batch:
+    """A batch of either evaluation design for records made elsewhere (another system's outputs)."""
+    return design_batch_create(version=_design(COMPARISONS if comparisons else RATINGS), records=records, name=name,
+                               **{"provider": "inhouse", **options})
+
+
+def evaluation_kind(batch: Batch) -> str:
+    """"likert" or "pairwise": which evaluation design the batch was made from."""
+    found = batch_design(batch.pk)[0] if batch.task_type == "design" else None
+    schemes = [scheme.annotation_type for scheme in found.annotation_schemes] if found else []
+    if schemes == ["likert", "likert"]:
+        return "likert"
+    if schemes == ["pairwise"]:
+        return "pairwise"
+    raise CrowdError(f"batch {batch.pk} is not a Likert or pairwise evaluation batch (designs/{RATINGS}.yaml or "
+                     f"designs/{COMPARISONS}.yaml)")
+
+
+def _answers(batch: Batch, design: str) -> tuple[dict[int, Record], list[tuple[int, str, Any]], Any]:
+    kind = "likert" if design == RATINGS else "pairwise"
+    found = batch_design(batch.pk)[0] if batch.task_type == "design" else None
+    if found is None or evaluation_kind(batch) != kind:
+        raise CrowdError(f"batch {batch.pk} is not a {'Likert' if design == RATINGS else kind} batch (one made "
+                         f"from designs/{design}.yaml)")
+    items = {item.pk: record(item) for item in Item.objects.filter(batch=batch)}
     rows = []
     for worker, answers in (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
                             .values_list("worker__external_id", "answers")):
         rows += [(int(item), worker, answer) for item, answer in answers.items()]
-    return items, rows
+    return items, rows, found
 
 
 def likert_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Per question: the mean rating of each system and Krippendorff's alpha (ordinal) with its bootstrap
     interval, over the items rated by two or more workers."""
-    if batch.task_type != "likert":
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not a Likert one")
-    items, rows = _answers(batch)
+    items, rows, design = _answers(batch, RATINGS)
     if not items:
         raise CrowdError(f"batch {batch.pk} has no items")
-    first = next(iter(items.values())).content
-    report: dict[str, Any] = {"batch": batch.pk, "scale": first.scale, "ratings": len(rows), "questions": []}
+    questions = design.annotation_schemes
+    scale = questions[0].size
+    report: dict[str, Any] = {"batch": batch.pk, "scale": scale, "ratings": len(rows), "questions": []}
     index = {pk: n for n, pk in enumerate(items)}
-    for number, question in enumerate(first.questions):
-        counts = np.zeros((len(items), first.scale))
+    for question in questions:
+        counts = np.zeros((len(items), scale))
         by_system: dict[str, list[int]] = defaultdict(list)
         for item, _, ratings in rows:
-            counts[index[item], ratings[number] - 1] += 1
-            by_system[items[item].content.system].append(ratings[number])
+            counts[index[item], ratings[question.name] - 1] += 1
+            by_system[items[item].fields["system"]].append(ratings[question.name])
         low, high = ordinal_alpha_interval(counts, samples=samples, seed=seed)
         report["questions"].append({
-            "question": question, "alpha": ordinal_alpha(counts), "interval": [low, high],
+            "question": question.description, "alpha": ordinal_alpha(counts), "interval": [low, high],
             "mean": {system: sum(found) / len(found) for system, found in sorted(by_system.items())}})
     return report
 
@@ -104,20 +139,20 @@ def likert_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[s
 def pairwise_report(batch: Batch, *, samples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Each pair's majority answer (a tie when no answer leads), turned into wins of the systems; the share of
     each answer by system; nominal alpha over the four answers."""
-    if batch.task_type != "pairwise":
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not a pairwise one")
-    items, rows = _answers(batch)
+    items, rows, design = _answers(batch, COMPARISONS)
+    scheme = design.annotation_schemes[0].name
     votes: dict[int, Counter] = defaultdict(Counter)
     for item, _, answer in rows:
-        votes[item][answer] += 1
+        votes[item][PAIR_LABELS[answer[scheme]]] += 1
     outcomes: Counter = Counter()
     for item, counted in votes.items():
-        payload = items[item].content
+        fields = items[item].fields
         ranked = counted.most_common()
         label = ranked[0][0] if len(ranked) == 1 or ranked[0][1] > ranked[1][1] else None
-        outcomes["tie" if label is None else {"a": payload.system_a, "b": payload.system_b}.get(label, label)] += 1
-    counts = np.array([[votes[item][label] for label in PAIR_LABELS] for item in votes], dtype=float) \
-        if votes else np.zeros((0, len(PAIR_LABELS)))
+        outcomes["tie" if label is None else {"a": fields["system_a"], "b": fields["system_b"]}.get(label, label)] += 1
+    labels = list(PAIR_LABELS.values())
+    counts = np.array([[votes[item][label] for label in labels] for item in votes], dtype=float) \
+        if votes else np.zeros((0, len(labels)))
     low, high = alpha_interval(counts, samples=samples, seed=seed) if len(counts) else (float("nan"),) * 2
     return {"batch": batch.pk, "pairs": len(votes), "answers": len(rows), "outcomes": dict(sorted(outcomes.items())),
             "alpha": alpha(counts) if len(counts) else float("nan"), "interval": [low, high]}

@@ -1,12 +1,11 @@
-"""The task types of the chains design and of human evaluation.
+"""The task types of the chains design (its human evaluation runs as the design files
+designs/timetravel-ratings.yaml and designs/timetravel-comparisons.yaml; chains/evaluation.py).
 
 - `story-write`: a story with its second sentence marked; the worker writes a counterfactual s2' within the
   word bounds and ticks the three conditions it must meet.
 - `story-edit`: the story and a counterfactual; the worker first answers the three conditions about it. If
   any fails, they rewrite the counterfactual (it then goes to another worker); if all hold, they edit the
   ending, which starts as the original, within the item's edit bound (measured here, and live on the page).
-- `likert`: an output rated on a 3-, 5- or 7-point scale for each question.
-- `pairwise`: two outputs compared: A better, B better, equally good, equally bad.
 """
 
 from django.template.loader import render_to_string
@@ -21,11 +20,6 @@ CONDITIONS = (
     ("ending", "At least one sentence of the ending no longer fits after it."),
 )
 WRITE_RULES = {"min_words": 5, "max_words": 30}
-PAIR_CHOICES = (("a", "A is better"), ("b", "B is better"), ("both_good", "Equally good"),
-                ("both_bad", "Equally bad"))
-SCALES = {3: ("1 · poor", "2 · fair", "3 · good"),
-          5: ("1 · very poor", "2 · poor", "3 · fair", "4 · good", "5 · very good"),
-          7: tuple(str(n) for n in range(1, 8))}
 
 
 def _counterfactual_refusal(text, payload, rules):
@@ -152,73 +146,6 @@ class StoryEdit(StoryTask):
         return answers
 
 
-class LikertRating(TaskType):
-    """Form fields: "rate-<item id>-<question number>" (1..scale). The answer is the list of ratings."""
-
-    name = "likert"
-    title = "Rate short texts"
-    description = "Read a short text and what it answers, and rate it on a few questions."
-    keywords = "rating, evaluation, likert"
-    template = "chains/likert.html"
-    item_noun = "text"
-
-    def parse_answers(self, items, raw):
-        answers, missing = {}, []
-        for position, item in enumerate(items, 1):
-            payload = item.content
-            ratings = []
-            for number in range(1, len(payload.questions) + 1):
-                value = str(raw.get(f"rate-{item.id}-{number}", ""))
-                if not value.isdigit() or not 1 <= int(value) <= payload.scale:
-                    missing.append(f"text {position}, question {number}")
-                    continue
-                ratings.append(int(value))
-            answers[str(item.id)] = ratings
-        if missing:
-            raise AnswerError(f"rate {', '.join(missing[:3])}{' and more' if len(missing) > 3 else ''} "
-                              f"on the scale shown")
-        refuse_foreign_fields(raw, items, ("rate",), "text")
-        return answers
-
-    def page_context(self, items):
-        return {"items": rating_rows(items)}
-
-    def html_question(self, hit, items):
-        return render_to_string("chains/likert_mturk.html", question_context(hit, items=rating_rows(items)))
-
-
-class PairwiseComparison(TaskType):
-    """Form fields: "pair-<item id>", one of a, b, both_good, both_bad."""
-
-    name = "pairwise"
-    title = "Compare two short texts"
-    description = "Read two texts written for the same story and say which is better."
-    keywords = "comparison, evaluation, pairwise"
-    template = "chains/pairwise.html"
-    item_noun = "pair"
-
-    def parse_answers(self, items, raw):
-        answers, missing = {}, []
-        allowed = {key for key, _ in PAIR_CHOICES}
-        for position, item in enumerate(items, 1):
-            value = raw.get(f"pair-{item.id}")
-            if value not in allowed:
-                missing.append(str(position))
-            answers[str(item.id)] = value
-        if missing:
-            raise AnswerError(f"pair{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                              f"{'have' if len(missing) > 1 else 'has'} no answer yet")
-        refuse_foreign_fields(raw, items, ("pair",), "pair")
-        return answers
-
-    def page_context(self, items):
-        return {"items": items, "choices": PAIR_CHOICES}
-
-    def html_question(self, hit, items):
-        return render_to_string("chains/pairwise_mturk.html",
-                                question_context(hit, items=items, choices=PAIR_CHOICES))
-
-
 def story_rows(items):
     rows = []
     for item in items:
@@ -229,13 +156,5 @@ def story_rows(items):
     return rows
 
 
-def rating_rows(items):
-    return [{"item": item, "payload": item.content,
-             "questions": [(number, question, list(enumerate(SCALES[item.content.scale], 1)))
-                           for number, question in enumerate(item.content.questions, 1)]} for item in items]
-
-
 STORY_WRITE = TASK_TYPES.register("story-write", StoryWrite())
 STORY_EDIT = TASK_TYPES.register("story-edit", StoryEdit())
-LIKERT = TASK_TYPES.register("likert", LikertRating())
-PAIRWISE = TASK_TYPES.register("pairwise", PairwiseComparison())

@@ -181,49 +181,6 @@ class StoryItem(Payload):
 
 @payload_kind
 @dataclass(frozen=True)
-class RatingItem(Payload):
-    """An output to rate on a Likert scale (human evaluation): the context it answers, the output, which
-    system made it, and the questions, each rated 1..`scale`."""
-
-    kind: ClassVar[str] = "rating"
-    item_id: str
-    context: str
-    output: str
-    questions: tuple[str, ...]
-    scale: int = 3
-    system: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.output.strip():
-            raise InputError("is empty", field="output")
-        if not self.questions or not all(question.strip() for question in self.questions):
-            raise InputError("needs at least one question", field="questions")
-        if self.scale not in (3, 5, 7):
-            raise InputError(f"is {self.scale}; use a 3-, 5- or 7-point scale", field="scale")
-
-
-@payload_kind
-@dataclass(frozen=True)
-class PairItem(Payload):
-    """Two outputs for the same context, to compare (A better, B better, equally good, equally bad)."""
-
-    kind: ClassVar[str] = "pair"
-    item_id: str
-    context: str
-    output_a: str
-    output_b: str
-    question: str
-    system_a: str = ""
-    system_b: str = ""
-
-    def __post_init__(self) -> None:
-        for name in ("output_a", "output_b", "question"):
-            if not getattr(self, name).strip():
-                raise InputError("is empty", field=name)
-
-
-@payload_kind
-@dataclass(frozen=True)
 class RecordItem(Payload):
     """One record of a design file's items (designs/): its id, its text and the record's other fields as
     they came (shown, compared in pairwise and best-worst schemes, or kept for the export)."""

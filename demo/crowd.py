@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from accounts import roles
 from annotation.models import SpanAnnotation
+from chains.evaluation import PAIR_LABELS, evaluation_kind
 from core import spans
 from hits.models import Item
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
@@ -556,8 +557,9 @@ def run_story_workers(workflow, workers, known, seed=0):
     return dict(submitted), refusals
 
 
-_RATE_FIELD = re.compile(r'name="rate-(\d+)-(\d+)"')
-_PAIR_FIELD = re.compile(r'name="pair-(\d+)"')
+_RATE_FIELD = re.compile(r'name="a-(\d+)-(\d+)"')  # designs/timetravel-ratings.yaml: one radio a point
+_PAIR_FIELD = re.compile(r'name="a-(\d+)-0"')  # designs/timetravel-comparisons.yaml
+_PAIR_VALUES = {label: value for value, label in PAIR_LABELS.items()}
 
 
 @dataclass
@@ -570,31 +572,33 @@ class Rater:
     name: str
     noise: float = 0.25
 
-    def rating(self, item, question, rng):
-        payload = item.content
+    def rating(self, item, question, rng, scale=3):
+        system = item.content.fields["system"]
         if rng.random() < self.noise:
-            return rng.randint(1, payload.scale)
+            return rng.randint(1, scale)
         quality = random.Random(f"{item.pk}-{question}")
-        top = payload.scale
         if question == 1:
-            return quality.choice((top, top - 1)) if payload.system == "human" else quality.choice((1, 2))
-        return top if payload.system == "original" else quality.choice((top, top - 1))
+            return quality.choice((scale, scale - 1)) if system == "human" else quality.choice((1, 2))
+        return scale if system == "original" else quality.choice((scale, scale - 1))
 
-    def compare(self, payload, rng):
+    def compare(self, fields, rng):
         if rng.random() < self.noise:
             return rng.choice(("a", "b", "both_good", "both_bad"))
-        return "a" if payload.system_a == "human" else "b"
+        return "a" if fields["system_a"] == "human" else "b"
 
 
 def run_raters(batch, raters, seed=0):
     """The raters take the Likert or pairwise batch's HITs over HTTP until none is left; returns HITs submitted."""
     rng = random.Random(seed)
     items = {str(item.pk): item for item in Item.objects.filter(batch=batch)}
+    likert = evaluation_kind(batch) == "likert"
 
     def answer(rater, page):
-        if batch.task_type == "likert":
-            return {f"rate-{pk}-{question}": str(rater.rating(items[pk], int(question), rng))
-                    for pk, question in _RATE_FIELD.findall(page)}
-        return {f"pair-{pk}": rater.compare(items[pk].content, rng) for pk in dict.fromkeys(_PAIR_FIELD.findall(page))}
+        if likert:
+            # Question n is the design's scheme n - 1; every radio button of a question draws, the last one counts.
+            return {f"a-{pk}-{index}": str(rater.rating(items[pk], int(index) + 1, rng))
+                    for pk, index in _RATE_FIELD.findall(page)}
+        return {f"a-{pk}-0": _PAIR_VALUES[rater.compare(items[pk].content.fields, rng)]
+                for pk in dict.fromkeys(_PAIR_FIELD.findall(page))}
 
     return _work_through(batch, raters, answer)

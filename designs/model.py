@@ -231,6 +231,8 @@ class Pairwise(SchemeBase):
                                json_schema_extra=labels_in_any_form)
     allow_tie: bool = False
     tie_label: str = "Equal"
+    tie_labels: list[str] = Field(default_factory=list, description="several ways to call it even (equally good, "
+                                                                    "equally bad), instead of tie_label")
     scale: Scale = Field(default_factory=Scale)
 
 

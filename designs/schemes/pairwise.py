@@ -22,7 +22,8 @@ class Pairwise(SchemeType):
         return pick(value, self.choices(scheme), "choices")
 
     def choices(self, scheme):
-        return [label.name for label in scheme.labels[:2]] + ([scheme.tie_label] if scheme.allow_tie else [])
+        ties = (scheme.tie_labels or [scheme.tie_label]) if scheme.allow_tie else []
+        return [label.name for label in scheme.labels[:2]] + ties
 
     def keys(self, scheme):
         if scheme.mode == "scale":

@@ -9,12 +9,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from accounts import roles
+from chains.evaluation import ratings_batch_create
 from chains.models import Chain
 from chains.services import workflow_create, workflow_publish
-from core.items import PairItem, RatingItem
 from core.stories import read_stories
+from designs.items import Record
 from hits.models import Assignment, Batch, Worker
-from hits.services import ItemSpec, assignment_claim, assignment_submit, batch_create, batch_publish
+from hits.services import assignment_claim, assignment_submit, batch_publish
 from tests.browser import chromium, log_in, screenshot  # noqa: F401  (fixture)
 from tests.test_accessibility import DESKTOP, PHONE, _check
 
@@ -37,17 +38,14 @@ def site():
         assignment_submit(assignment=assignment, worker=writer, raw_answers={
             f"cf-{item.pk}": known[item.content.story_id]["counterfactual"],
             **{f"cond-{item.pk}-{key}": "on" for key in ("related", "premise", "ending")}})
-    batch_publish(batch=batch_create(name="Rate endings", task_type="likert", items_per_hit=2, assignments_per_hit=2,
-                                     items=[ItemSpec(key=f"r{n}", payload=RatingItem(
-                                         item_id=f"r{n}", context="Maya wanted to learn to bake bread.",
-                                         output="She borrowed flour from a neighbor.", system="human",
-                                         questions=("Does the ending fit?", "Is it a minimal edit?")))
-                                            for n in range(2)]))
-    batch_publish(batch=batch_create(name="Compare endings", task_type="pairwise", items_per_hit=1,
-                                     assignments_per_hit=2, items=[ItemSpec(key="p", payload=PairItem(
-                                         item_id="p", context="Maya wanted to learn to bake bread.",
-                                         output_a="She borrowed flour.", output_b="She baked bread.",
-                                         question="Which ending fits better?"))]))
+    batch_publish(batch=ratings_batch_create([Record(
+        id=f"r{n}", text="She borrowed flour from a neighbor.", group="human",
+        fields={"story": "Maya wanted to learn to bake bread.", "system": "human"}) for n in range(2)],
+        name="Rate endings", items_per_hit=2, assignments_per_hit=2))
+    batch_publish(batch=ratings_batch_create([Record(
+        id="p", text="Maya wanted to learn to bake bread.",
+        fields={"endings": ["She borrowed flour.", "She baked bread."], "system_a": "human", "system_b": "original"})],
+        name="Compare endings", comparisons=True, items_per_hit=1, assignments_per_hit=2))
     for name, role in (("editor", roles.ANNOTATOR), ("boss", roles.ORGANIZER)):
         user = User.objects.create_user(name, password="pass-word-1")
         user.groups.add(roles.group(role))
@@ -122,12 +120,12 @@ def _pages(chromium, live_server, site, size, width):  # noqa: F811
     first = page.locator(".story-end").first
     first.fill(first.input_value().replace(".", " at last."))
     _check(page, "story-edit", width)
-    for name, selector in (("Rate endings", ".rating-item"), ("Compare endings", ".pair-item")):
+    for name, shot in (("Rate endings", "rating"), ("Compare endings", "pair")):
         page.goto(f"{live_server.url}/work/")
         page.click(f"button:has-text('Take a HIT of {name}')")
-        page.wait_for_selector(selector)
-        page.locator(selector).first.locator("input[type=radio]").first.check()
-        _check(page, selector.strip(".").replace("-item", ""), width)
+        page.wait_for_selector(".design-item")
+        page.locator(".design-item").first.locator("input[type=radio]").first.check()
+        _check(page, shot, width)
     context.close()
 
     context = chromium.new_context(**size)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from aggregation.maths import ordinal_alpha, ordinal_alpha_interval
-from chains.evaluation import likert_report, pairwise_report
-from core.items import PairItem, RatingItem
+from chains.evaluation import likert_report, pairwise_report, ratings_batch_create
+from designs.items import Record
 from hits.models import Worker
-from hits.services import CrowdError, ItemSpec, assignment_claim, assignment_submit, batch_create, batch_publish
+from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
 from tests.base import BaseTestCase
 
 
@@ -58,42 +58,46 @@ class EvaluationTests(BaseTestCase):
         return assignment_submit(assignment=assignment, worker=worker, raw_answers=fields)
 
     def test_likert_ratings_are_parsed_and_reported_by_system_with_ordinal_alpha(self):
-        items = [ItemSpec(key=f"{system}:{n}", group=system, payload=RatingItem(
-            item_id=f"{system}{n}", context="A story.", output=f"Ending {system} {n}.", questions=("Fits?", "Minimal?"),
-            scale=3, system=system)) for system in ("human", "original") for n in range(2)]
-        batch = batch_publish(batch=batch_create(name="rate", task_type="likert", items=items, items_per_hit=4,
-                                                 assignments_per_hit=2))
+        records = [Record(id=f"{system}{n}", text=f"Ending {system} {n}.", group=system,
+                          fields={"story": "A story.", "system": system})
+                   for system in ("human", "original") for n in range(2)]
+        batch = batch_publish(batch=ratings_batch_create(records, name="rate", items_per_hit=4,
+                                                         assignments_per_hit=2))
         given = {"human": (3, 2), "original": (1, 3)}
-        shift = {0: 0, 1: -1}  # the second rater is one point harsher on "Fits?" for human endings
-        with self.assertRaisesMessage(CrowdError, "rate text 1, question 2"):
-            self.answer(batch, self.workers[0], lambda item: {f"rate-{item.pk}-1": "2", f"rate-{item.pk}-2": "9"})
+        shift = {0: 0, 1: -1}  # the second rater is one point harsher on "fits" for human endings
+        with self.assertRaisesMessage(CrowdError, "text 1: Does the ending keep as much of the original as it "
+                                                  "could?: '9' is not"):
+            self.answer(batch, self.workers[0], lambda item: {f"a-{item.pk}-0": "2", f"a-{item.pk}-1": "9"})
         for rater in (0, 1):
             self.answer(batch, self.workers[rater], lambda item, rater=rater: {
-                f"rate-{item.pk}-1": str(given[item.content.system][0] + (shift[rater] if item.content.system ==
-                                                                          "human" else 0)),
-                f"rate-{item.pk}-2": str(given[item.content.system][1])})
+                f"a-{item.pk}-0": str(given[item.content.fields["system"]][0] + (
+                    shift[rater] if item.content.fields["system"] == "human" else 0)),
+                f"a-{item.pk}-1": str(given[item.content.fields["system"]][1])})
         found = likert_report(batch, samples=100)
         fits, minimal = found["questions"]
+        self.assertEqual(fits["question"], "Does the ending fit the new second sentence?")
         self.assertEqual(fits["mean"], {"human": 2.5, "original": 1.0})
         self.assertEqual(minimal["mean"], {"human": 2.0, "original": 3.0})
         data = np.array([[3, 3, 1, 1], [2, 2, 1, 1]], dtype=float)
         self.assertAlmostEqual(fits["alpha"], krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal",
                                                                  value_domain=[1, 2, 3]))
         self.assertEqual(minimal["alpha"], 1.0)
+        with self.assertRaisesMessage(CrowdError, f"batch {batch.pk} is not a pairwise batch"):
+            pairwise_report(batch)
 
     def test_pairwise_answers_give_wins_ties_and_alpha(self):
-        items = [ItemSpec(key=f"p{n}", payload=PairItem(item_id=f"p{n}", context="A story.", output_a="One.",
-                                                        output_b="Two.", question="Which is better?",
-                                                        system_a=a, system_b=b))
-                 for n, (a, b) in enumerate((("human", "original"), ("original", "human"), ("human", "original")))]
-        batch = batch_publish(batch=batch_create(name="pairs", task_type="pairwise", items=items, items_per_hit=3,
-                                                 assignments_per_hit=2))
-        with self.assertRaisesMessage(CrowdError, "pairs 1, 2, 3 have no answer yet"):
-            self.answer(batch, self.workers[0], lambda item: {f"pair-{item.pk}": "c"})
-        votes = {"p0": ("a", "a"), "p1": ("b", "both_good"), "p2": ("both_bad", "both_bad")}
+        records = [Record(id=f"p{n}", text="A story.", fields={"endings": ["One.", "Two."], "system_a": a,
+                                                                "system_b": b})
+                   for n, (a, b) in enumerate((("human", "original"), ("original", "human"), ("human", "original")))]
+        batch = batch_publish(batch=ratings_batch_create(records, name="pairs", comparisons=True, items_per_hit=3,
+                                                         assignments_per_hit=2))
+        with self.assertRaisesMessage(CrowdError, "pair 1: Which ending fits the story with its new second sentence "
+                                                  "better, changing as little as needed?: 'c' is not one of"):
+            self.answer(batch, self.workers[0], lambda item: {f"a-{item.pk}-0": "c"})
+        votes = {"p0": ("A", "A"), "p1": ("B", "Equally good"), "p2": ("Equally bad", "Equally bad")}
         for rater in (0, 1):
             self.answer(batch, self.workers[rater],
-                        lambda item, rater=rater: {f"pair-{item.pk}": votes[item.key][rater]})
+                        lambda item, rater=rater: {f"a-{item.pk}-0": votes[item.content.record_id][rater]})
         found = pairwise_report(batch, samples=100)
         # p0: A (human) wins; p1: "b" and "both_good" tie; p2: equally bad.
         self.assertEqual(found["outcomes"], {"both_bad": 1, "human": 1, "tie": 1})
@@ -102,20 +106,68 @@ class EvaluationTests(BaseTestCase):
                                                                   level_of_measurement="nominal"))
 
 
+    def test_old_likert_and_pairwise_batches_become_design_batches_with_their_answers(self):
+        import importlib
+        import json
+
+        from django.apps import apps
+
+        from designs.models import DesignBatch
+        from hits.models import Assignment, Batch, Item
+
+        rate = batch_publish(batch=ratings_batch_create(
+            [Record(id=f"r{n}", text=f"Ending {n}.", group=system, fields={"story": "A story.", "system": system})
+             for n, system in enumerate(("human", "original"))], name="rate", items_per_hit=2, assignments_per_hit=2))
+        pairs = batch_publish(batch=ratings_batch_create(
+            [Record(id="p", text="A story.", fields={"endings": ["One.", "Two."], "system_a": "original",
+                                                     "system_b": "human"})],
+            name="pairs", comparisons=True, items_per_hit=1, assignments_per_hit=2))
+        for rater, (fits, vote) in enumerate((("3", "B"), ("2", "Equally good"))):
+            self.answer(rate, self.workers[rater], lambda item, fits=fits: {
+                f"a-{item.pk}-0": fits, f"a-{item.pk}-1": "3" if item.content.fields["system"] == "original" else "1"})
+            self.answer(pairs, self.workers[rater], lambda item, vote=vote: {f"a-{item.pk}-0": vote})
+        before = likert_report(rate, samples=50), pairwise_report(pairs, samples=50)
+        # The rows as the retired task types stored them.
+        old_vote = {"A": "a", "B": "b", "Equally good": "both_good", "Equally bad": "both_bad"}
+        for batch, kind in ((rate, "likert"), (pairs, "pairwise")):
+            DesignBatch.objects.filter(batch=batch).delete()
+            Batch.objects.filter(pk=batch.pk).update(task_type=kind)
+            for item in Item.objects.filter(batch=batch):
+                fields = item.content.fields
+                payload = ({"kind": "rating", "item_id": item.content.record_id, "context": fields["story"],
+                            "output": item.content.text, "system": fields["system"], "scale": 3,
+                            "questions": ["Does the ending fit the new second sentence?",
+                                          "Does the ending keep as much of the original as it could?"]}
+                           if kind == "likert" else
+                           {"kind": "pair", "item_id": item.content.record_id, "context": item.content.text,
+                            "output_a": "One.", "output_b": "Two.", "question": "Which?",
+                            "system_a": fields["system_a"], "system_b": fields["system_b"]})
+                Item.objects.filter(pk=item.pk).update(payload=payload)
+            for assignment in Assignment.objects.filter(hit__batch=batch):
+                Assignment.objects.filter(pk=assignment.pk).update(answers={
+                    item: [answer["fits"], answer["minimal"]] if kind == "likert" else old_vote[answer["better"]]
+                    for item, answer in assignment.answers.items()})
+        importlib.import_module("designs.migrations.0005_rating_batches_as_designs").forwards(apps, None)
+        rate.refresh_from_db()
+        pairs.refresh_from_db()
+        self.assertEqual((rate.task_type, pairs.task_type), ("design", "design"))
+        # As JSON: an alpha of one pair is NaN, which equals nothing, not even itself.
+        self.assertEqual(json.dumps((likert_report(rate, samples=50), pairwise_report(pairs, samples=50))),
+                         json.dumps(before))
+        self.assertEqual(before[1]["outcomes"], {"tie": 1})
+        self.assertEqual(before[0]["questions"][1]["alpha"], 1.0)
+
 class MTurkQuestionTests(BaseTestCase):
     def test_every_new_task_type_has_a_self_contained_mturk_question(self):
-        from chains.task_types import LIKERT, PAIRWISE, STORY_EDIT, STORY_WRITE
+        from chains.task_types import STORY_EDIT, STORY_WRITE
         from core.items import StoryItem
+        from hits.services import ItemSpec, batch_create
 
         story = StoryItem(story_id="s", premise="Maya baked.", initial="She bought flour.",
                           ending=("One <b>.", "Two.", "Three."), counterfactual="She had no flour at all.")
         cases = [
             (STORY_WRITE, "story-write", story, ("cf-", "cond-", "One &lt;b&gt;.")),
             (STORY_EDIT, "story-edit", story, ("check-", "rewrite-", "end-", "She had no flour at all.")),
-            (LIKERT, "likert", RatingItem(item_id="r", context="C.", output="O.", questions=("Fits?",)),
-             ("rate-", "Fits?")),
-            (PAIRWISE, "pairwise", PairItem(item_id="p", context="C.", output_a="A.", output_b="B.",
-                                            question="Which?"), ("pair-", "both_bad")),
         ]
         for task_type, name, payload, expected in cases:
             batch = batch_create(name=name, task_type=name, items=[ItemSpec(key="k", payload=payload)],
@@ -126,3 +178,18 @@ class MTurkQuestionTests(BaseTestCase):
             self.assertNotIn('src="/static', question)  # scripts and styles inlined
             for text in expected:
                 self.assertIn(text, question, f"{name}: {text}")
+
+    def test_the_evaluation_designs_go_out_as_the_generic_question(self):
+        from designs.task_type import DESIGN
+
+        cases = [(False, Record(id="r", text="An <b>ending</b>.", fields={"story": "C.", "system": "human"}),
+                  ("Does the ending fit the new second sentence?", "An &lt;b&gt;ending&lt;/b&gt;.")),
+                 (True, Record(id="p", text="C.", fields={"endings": ["A.", "B."], "system_a": "human",
+                                                          "system_b": "original"}), ("Equally bad", "A."))]
+        for comparisons, found, expected in cases:
+            batch = ratings_batch_create([found], name="q", comparisons=comparisons, items_per_hit=1)
+            hit = batch.hits.get()
+            question = DESIGN.html_question(hit, hit.ordered_items())
+            self.assertIn("externalSubmit", question)
+            for text in expected:
+                self.assertIn(text, question)

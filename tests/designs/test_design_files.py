@@ -23,9 +23,10 @@ def problems(text, name="study.yaml"):
     return [str(problem) for problem in caught.value.problems]
 
 
-def test_it_ships_the_five_seed_designs_and_each_loads():
+def test_it_ships_the_five_seed_designs_and_timetravel_s_evaluation_and_each_loads():
     assert [path.name for path in SHIPPED] == ["bcopa.yaml", "cheap-facts.yaml", "semeval-subtask1.yaml",
-                                               "semeval-subtask2.yaml", "timetravel.yaml"]
+                                               "semeval-subtask2.yaml", "timetravel-comparisons.yaml",
+                                               "timetravel-ratings.yaml", "timetravel.yaml"]
     designs = {path.stem: load_file(path) for path in SHIPPED}
     subtask2 = designs["semeval-subtask2"]
     assert [s.annotation_type for s in subtask2.annotation_schemes] == ["radio", "span", "text"]

@@ -2,7 +2,14 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from chains.evaluation import likert_batch_create, likert_report, pairwise_batch_create, pairwise_report, report_text
+from chains.evaluation import (
+    evaluation_kind,
+    likert_batch_create,
+    likert_report,
+    pairwise_batch_create,
+    pairwise_report,
+    report_text,
+)
 from chains.models import Workflow
 from chains.report import export, statistics, statistics_text
 from chains.services import workflow_create, workflow_publish
@@ -93,12 +100,12 @@ class Command(BaseCommand):
         batch = Batch.objects.filter(pk=options["batch"]).first()
         if batch is None:
             raise CommandError(f"no batch {options['batch']}")
-        found = likert_report(batch) if batch.task_type == "likert" else pairwise_report(batch)
+        kind = evaluation_kind(batch)
+        found = likert_report(batch) if kind == "likert" else pairwise_report(batch)
         if options["json"]:
             self.stdout.write(json.dumps(found, indent=2))
         else:
-            self.stdout.write(report_text(found if batch.task_type == "likert" else None,
-                                          found if batch.task_type == "pairwise" else None))
+            self.stdout.write(report_text(found if kind == "likert" else None, found if kind == "pairwise" else None))
 
     def _workflow(self, options):
         key = options["workflow"]
