@@ -112,16 +112,25 @@ def _sent_back(stage: Any, item: Item, payload: RecordItem, origin: int, batches
 def _authors(origin: int, batches: Any, assignment: Assignment) -> list[Worker]:
     """Everyone who worked on the chain: the first item's and every later item's workers, this one included."""
     items = Item.objects.filter(Q(pk=origin) | Q(payload__origin=origin), batch_id__in=list(batches))
+    # One filter(): the submitted assignment is the one on the chain's items, not any of the worker's.
     found = {worker.pk: worker for worker in Worker.objects.filter(
-        assignments__hit__hit_items__item__in=items).exclude(assignments__submitted=None).distinct()}
+        assignments__hit__hit_items__item__in=items, assignments__submitted__isnull=False).distinct()}
     found[assignment.worker_id] = assignment.worker
     return list(found.values())
 
 
 def _extend(batch_id: int, specs: list[tuple[ItemSpec, list[Worker]]]) -> None:
     batch = Batch.objects.get(pk=batch_id)
-    batch_extend(batch=batch, items=[spec for spec, _ in specs],
-                 excluded={spec.key: authors for spec, authors in specs})
+    try:
+        with transaction.atomic():
+            batch_extend(batch=batch, items=[spec for spec, _ in specs],
+                         excluded={spec.key: authors for spec, authors in specs})
+    except CrowdsetError as error:
+        # A stage that takes no more items (cancelled, expired) never costs the worker their submission: the
+        # outputs stay in its answers and the stage says why they did not go on.
+        DesignBatch.objects.filter(batch_id=batch_id).update(
+            note=f"{len(specs)} output(s) not added: {error}"[:500])
+        return
     if batch.provider == "inhouse":
         stage_open(batch.pk)  # publishing in-house is marking rows: done at once, in this transaction
     else:

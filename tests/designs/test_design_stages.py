@@ -141,3 +141,30 @@ def test_design_new_makes_every_stage_and_the_project_follows_the_first(tmp_path
     _write(first, _worker("ann"), "Dark clouds rolled in before noon.")
     page = client.get(f"/projects/{project.slug}/").content.decode()
     assert "stage write: 1 item, 1 answer, 0 sent back; stage check: 1 item, 0 answers" in page
+
+
+def test_a_cancelled_later_stage_keeps_the_submission_and_says_why_outputs_wait():
+    from hits.models import Batch
+
+    stages = _workflow()
+    Batch.objects.filter(pk=stages["check"].pk).update(state="cancelled")
+    ann = _worker("ann")
+    _write(stages["write"], ann, "Dark clouds rolled in before noon.")
+    assert Assignment.objects.get(worker=ann).state == "submitted"
+    report = workflow_report(stages["write"])
+    assert report["stages"]["check"]["items"] == 0
+    assert report["stages"]["check"]["note"].startswith("1 output(s) not added: batch ")
+
+
+def test_a_writer_busy_elsewhere_is_still_kept_from_their_story_when_it_comes_back():
+    stages = _workflow()
+    ann, ben = _worker("ann"), _worker("ben")
+    _write(stages["write"], ann, "Dark clouds rolled in before noon.")
+    other = design_batch_create(version=stages["write"].design_link.version, records=[
+        Record(id="s2", text="Bo fed the cat.", fields={"initial": "It was late.", "ending": ["A.", "B.", "C."]})],
+        name="other", stage="write", items_per_hit=1)
+    batch_publish(batch=other)
+    assert assignment_claim(batch=other, worker=ann) is not None  # a claimed, unsubmitted place elsewhere
+    _check(stages["check"], ben, fits=False)
+    again = stages["write"].items.get(key__endswith=":r1")
+    assert set(again.excluded_workers.all()) == {ann, ben}
