@@ -23,8 +23,8 @@ from projects.designs import DESIGNS, Design, Step
 from projects.selectors import ProjectContext
 
 
-def _batch_steps(context: ProjectContext, task_type: str, command: str,
-                 numbers: Callable[[Batch], str], export: str, download: bool = False) -> list[Step]:
+def _batch_steps(context: ProjectContext, task_type: str, command: str, numbers: Callable[[Batch], str],
+                 export: str, download: bool = False, report_title: str = "The paper's numbers") -> list[Step]:
     project = context.project
     rows = context.batches_of(task_type)
     if task_type == "design":
@@ -37,7 +37,7 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str,
     if download:
         made.summary = f"made with the design page ({reverse('projects:design_new')}) or `{command}`"
     work = Step("work", "Crowd work")
-    report = Step("report", "The paper's numbers")
+    report = Step("report", report_title)
     out = Step("export", "Export", summary=f"`{export}`")
     if not rows:
         made.state = "ready"
@@ -46,7 +46,14 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str,
     batch = row["batch"]
     page = reverse("projects:batch", args=[project.slug, batch.pk])
     made.state, made.links = "done", [(f"Batch {batch.pk}", page)]
-    made.summary = f"{batch.name}: {row['hits']['total']} HITs, {batch.assignments_per_hit} workers a HIT"
+    made.summary = (f"{batch.name}: {counted(row['hits']['total'], 'HIT')}, "
+                    f"{counted(batch.assignments_per_hit, 'worker')} a HIT")
+    stages = workflow_batches(batch) if task_type == "design" else {}
+    if len(stages) > 1:
+        # Publishing the first stage is enough: each later one opens as the stage it reads sends work on.
+        made.summary += "; stages " + ", ".join(stages) + " (each later stage fills as the one it reads is done)"
+        made.links += [(f"Stage {name}: batch {stage.pk}", reverse("projects:batch", args=[project.slug, stage.pk]))
+                       for name, stage in stages.items() if stage != batch]
     work.summary = (f"{row['submitted']}/{row['needed']} assignments submitted, {row['approved']} approved; spent "
                     f"{row['spent']} of {row['estimate']}")
     work.links = [("Filters, cost and review", page)]
@@ -145,4 +152,5 @@ DESIGNS.register("design-file", Design(
                 "agreement per scheme, answers and labels exported as CSV, JSON Lines, Parquet and a Hugging Face "
                 "dataset folder.",
     steps=lambda context: _batch_steps(context, "design", "manage.py design new FILE --items DATA",
-                                       _design_numbers, "manage.py design export BATCH --out DIR", download=True)))
+                                       _design_numbers, "manage.py design export BATCH --out DIR", download=True,
+                                       report_title="Agreement and labels")))
