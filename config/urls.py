@@ -18,7 +18,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("work/", include("hits.urls")),
     path("review/spans/", include("annotation.urls")),
-    path("review/writing/", include("designs.urls")),
+    path("review/", include("designs.urls")),
     path("chains/", include("chains.urls")),
     path("review/", include("aggregation.urls")),
     path("qualification/", include("qualification.urls")),

@@ -45,3 +45,25 @@ class DesignBatch(models.Model):
 
     def __str__(self):
         return f"{self.batch} from {self.version}"
+
+
+class ChainDecision(models.Model):
+    """The organizer's word on a chain of a multi-stage design that used its rounds: send it back once more, or
+    drop it (it stays in the answers and the export, and no longer waits)."""
+
+    class Decision(models.TextChoices):
+        AGAIN = "again", "send back once more"
+        DROP = "drop", "drop"
+
+    workflow = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="chain_decisions")
+    origin = models.ForeignKey("hits.Item", on_delete=models.CASCADE, related_name="chain_decisions")
+    round = models.PositiveIntegerField(help_text="the round the chain had used when the decision was taken")
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["origin", "round"], name="chain_decision_once_a_round")]
+
+    def __str__(self):
+        return f"chain {self.origin_id}, round {self.round}: {self.decision}"

@@ -21,9 +21,9 @@ from django.db.models import Q
 from core.errors import CrowdsetError
 from core.items import RecordItem
 from designs.answers import holds
-from designs.models import DesignBatch, DesignVersion
+from designs.models import ChainDecision, DesignBatch, DesignVersion
 from hits.models import Assignment, Batch, Item, Worker
-from hits.services import ItemSpec, batch_create, batch_extend, batch_publish
+from hits.services import CrowdError, ItemSpec, batch_create, batch_extend, batch_publish
 
 
 def later_stages_create(*, first: Batch, version: DesignVersion) -> list[Batch]:
@@ -92,12 +92,13 @@ def _gold(assignment: Assignment) -> set[int]:
 
 
 def _sent_back(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
-               assignment: Assignment) -> tuple[ItemSpec, list[Worker]] | None:
+               assignment: Assignment | None, limit: bool = True) -> tuple[ItemSpec, list[Worker]] | None:
     """The item of the earlier stage, to be done again, for an output this stage's gate failed; None once the
-    chain has used its rounds (it waits for the organizer) or when another check of this round sent it back."""
+    chain has used its rounds (it waits for the organizer, whose "again" lifts the `limit`) or when another check
+    of this round sent it back."""
     round_ = payload.round + 1
     source = Item.objects.filter(pk=payload.source_item).first()
-    if source is None or round_ > stage.max_rounds:
+    if source is None or (limit and round_ > stage.max_rounds):
         return None
     key = f"{stage.from_stage}:{origin}:r{round_}"
     if Item.objects.filter(batch_id=batches[stage.from_stage], key=key).exists():
@@ -109,13 +110,14 @@ def _sent_back(stage: Any, item: Item, payload: RecordItem, origin: int, batches
     return spec, _authors(origin, batches.values(), assignment)
 
 
-def _authors(origin: int, batches: Any, assignment: Assignment) -> list[Worker]:
+def _authors(origin: int, batches: Any, assignment: Assignment | None) -> list[Worker]:
     """Everyone who worked on the chain: the first item's and every later item's workers, this one included."""
     items = Item.objects.filter(Q(pk=origin) | Q(payload__origin=origin), batch_id__in=list(batches))
     # One filter(): the submitted assignment is the one on the chain's items, not any of the worker's.
     found = {worker.pk: worker for worker in Worker.objects.filter(
         assignments__hit__hit_items__item__in=items, assignments__submitted__isnull=False).distinct()}
-    found[assignment.worker_id] = assignment.worker
+    if assignment is not None:
+        found[assignment.worker_id] = assignment.worker
     return list(found.values())
 
 
@@ -155,12 +157,8 @@ def stage_open(batch_id: int) -> str:
 def workflow_report(batch: Batch) -> dict[str, Any]:
     """Per stage: items, answers, items sent back (round > 0) and the note; and the chains that used their
     rounds and wait for the organizer."""
-    from designs.task_type import batch_design
-
     stages = workflow_batches(batch)
-    design, _ = batch_design(batch.pk)
     found: dict[str, Any] = {"stages": {}}
-    waiting = set()
     for name, stage_batch in stages.items():
         items = list(Item.objects.filter(batch=stage_batch))
         answers = Assignment.objects.filter(hit__batch=stage_batch).exclude(submitted=None).count()
@@ -168,13 +166,68 @@ def workflow_report(batch: Batch) -> dict[str, Any]:
         found["stages"][name] = {"batch": stage_batch.pk, "items": len(items), "answers": answers,
                                  "sent_back": sum(count for round_, count in rounds.items() if round_ > 0),
                                  "note": DesignBatch.objects.get(batch=stage_batch).note}
-    for entry in design.stages:
-        if entry.gate is None or entry.name not in stages:
-            continue
-        for assignment in Assignment.objects.filter(hit__batch=stages[entry.name]).exclude(answers=None):
-            for item_pk, answer in assignment.answers.items():
-                item = Item.objects.get(pk=int(item_pk))
-                if item.content.round >= entry.max_rounds and not holds(entry.gate, answer.get(entry.gate.schema_)):
-                    waiting.add(item.content.origin)
-    found["waiting"] = len(waiting)
+    found["waiting"] = len(waiting_chains(batch))
     return found
+
+
+def waiting_chains(batch: Batch) -> list[dict[str, Any]]:
+    """The chains that used their rounds: a check failed them at the last round the design allows, nothing was
+    sent back after it and the organizer has not dropped them. One row a chain, with the failed item and its
+    answer."""
+    from designs.task_type import batch_design
+
+    stages = workflow_batches(batch)
+    if len(stages) < 2:
+        return []
+    design, _ = batch_design(batch.pk)
+    first = next(iter(stages.values()))
+    dropped = set(ChainDecision.objects.filter(workflow=first, decision=ChainDecision.Decision.DROP)
+                  .values_list("origin_id", flat=True))
+    rows: dict[int, dict[str, Any]] = {}
+    for entry in design.stages:
+        if entry.gate is None or not entry.from_stage or entry.name not in stages:
+            continue
+        sent = set(Item.objects.filter(batch=stages[entry.from_stage]).values_list("key", flat=True))
+        items = {item.pk: item for item in Item.objects.filter(batch=stages[entry.name])}
+        for assignment in (Assignment.objects.filter(hit__batch=stages[entry.name]).exclude(answers=None)
+                           .select_related("worker").order_by("pk")):
+            for item_pk, answer in assignment.answers.items():
+                item = items.get(int(item_pk))
+                if item is None:
+                    continue
+                payload: RecordItem = item.content
+                origin = payload.origin or item.pk
+                if (payload.round < entry.max_rounds or origin in dropped or origin in rows
+                        or f"{entry.from_stage}:{origin}:r{payload.round + 1}" in sent
+                        or holds(entry.gate, answer.get(entry.gate.schema_))):
+                    continue
+                earlier = next(stage.schemes for stage in design.stages if stage.name == entry.from_stage)
+                carried = {name: payload.fields[name] for name in earlier if name in payload.fields}
+                rows[origin] = {"origin": origin, "record": payload.record_id, "stage": entry.name,
+                                "round": payload.round, "item": item, "output": carried, "answer": answer,
+                                "worker": assignment.worker}
+    return list(rows.values())
+
+
+def chain_decide(*, batch: Batch, origin: int, decision: str, user: Any = None) -> ChainDecision:
+    """The organizer's word on a waiting chain: "again" sends it back once more (to someone who has not worked on
+    it), "drop" stops it waiting. A chain that is not waiting is refused, so a replayed form decides nothing."""
+    if decision not in ChainDecision.Decision.values:
+        raise CrowdError(f"unknown decision {decision!r}; use again or drop")
+    row = next((row for row in waiting_chains(batch) if row["origin"] == origin), None)
+    if row is None:
+        raise CrowdError(f"chain {origin} is not waiting for a decision (decided already, or still in its rounds)")
+    from designs.task_type import batch_design
+
+    design, _ = batch_design(batch.pk)
+    stage = next(entry for entry in design.stages if entry.name == row["stage"])
+    batches = {name: stage_batch.pk for name, stage_batch in workflow_batches(batch).items()}
+    first = Batch.objects.get(pk=next(iter(batches.values())))
+    with transaction.atomic():
+        made = ChainDecision.objects.create(workflow=first, origin_id=origin, round=row["round"], decision=decision,
+                                            by=user if getattr(user, "pk", None) else None)
+        if decision == ChainDecision.Decision.AGAIN:
+            back = _sent_back(stage, row["item"], row["item"].content, origin, batches, None, limit=False)
+            if back is not None:
+                _extend(batches[stage.from_stage], [back])
+    return made

@@ -4,5 +4,6 @@ from designs import views
 
 app_name = "designs"
 urlpatterns = [
-    path("<int:batch_id>/", views.writing_review, name="writing_review"),
+    path("writing/<int:batch_id>/", views.writing_review, name="writing_review"),
+    path("chains/<int:batch_id>/", views.waiting_chains, name="chains"),
 ]

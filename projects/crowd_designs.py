@@ -54,6 +54,7 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str, numbers:
         made.summary += "; stages " + ", ".join(stages) + " (each later stage fills as the one it reads is done)"
         made.links += [(f"Stage {name}: batch {stage.pk}", reverse("projects:batch", args=[project.slug, stage.pk]))
                        for name, stage in stages.items() if stage != batch]
+        made.links.append(("Chains that used their rounds", reverse("designs:chains", args=[batch.pk])))
     work.summary = (f"{row['submitted']}/{row['needed']} assignments submitted, {row['approved']} approved; spent "
                     f"{row['spent']} of {row['estimate']}")
     work.links = [("Filters, cost and review", page)]

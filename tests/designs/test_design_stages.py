@@ -168,3 +168,35 @@ def test_a_writer_busy_elsewhere_is_still_kept_from_their_story_when_it_comes_ba
     _check(stages["check"], ben, fits=False)
     again = stages["write"].items.get(key__endswith=":r1")
     assert set(again.excluded_workers.all()) == {ann, ben}
+
+
+def test_the_organizer_sends_a_waiting_chain_back_once_more_or_drops_it(client):
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+
+    stages = _workflow(max_rounds=1)
+    write, check = stages["write"], stages["check"]
+    ann, ben, cat, dan, eve, fay = (_worker(name) for name in ("ann", "ben", "cat", "dan", "eve", "fay"))
+    _write(write, ann, "Dark clouds rolled in before noon.")
+    _check(check, ben, fits=False)
+    _write(write, cat, "A cold storm arrived in the morning.")
+    _check(check, dan, fits=False)
+    boss = User.objects.create_user("boss", password="pass-word-1")
+    boss.groups.add(roles.group(roles.ORGANIZER))
+    client.force_login(boss)
+    page = client.get(f"/review/chains/{check.pk}/").content.decode()
+    origin = write.items.order_by("pk").first().pk
+    assert f'id="chain-{origin}"' in page and "A cold storm arrived in the morning." in page
+    client.post(f"/review/chains/{write.pk}/", {"origin": origin, "decision": "again"})
+    again = write.items.get(key__endswith=":r2")
+    assert set(again.excluded_workers.all()) == {ann, ben, cat, dan}
+    assert workflow_report(write)["waiting"] == 0
+    replayed = client.post(f"/review/chains/{write.pk}/", {"origin": origin, "decision": "again"}, follow=True)
+    assert f"chain {origin} is not waiting for a decision" in replayed.content.decode()
+    assert write.items.count() == 3
+    _write(write, eve, "Snow fell on the park that day.")
+    _check(check, fay, fits=False)
+    assert workflow_report(write)["waiting"] == 1
+    client.post(f"/review/chains/{write.pk}/", {"origin": origin, "decision": "drop"})
+    assert workflow_report(write)["waiting"] == 0 and write.items.count() == 3

@@ -130,7 +130,8 @@ class Command(BaseCommand):
                                   f"{counted(row['answers'], 'answer')}, {row['sent_back']} sent back"
                                   + (f"; waiting: {row['note']}" if row["note"] else ""))
             self.stdout.write(f"{counted(found['waiting'], 'chain')} used the rounds the design allows and "
-                              f"wait{'s' if found['waiting'] == 1 else ''} for the organizer")
+                              f"wait{'s' if found['waiting'] == 1 else ''} for the organizer at "
+                              f"/review/chains/{batch.pk}/")
 
     def do_export(self, options):
         batch = self._batch(options["batch"])
