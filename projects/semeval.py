@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.urls import reverse
 
 from aggregation.selectors import outcome_summary
+from core.words import counted
 from hits.models import Batch
 from projects.designs import DESIGNS, Design, Step
 from projects.models import Project
@@ -31,8 +32,9 @@ def _corpus_step(context: ProjectContext) -> Step:
     else:
         step.state = "ready"
     if stored:
-        step.summary = "; ".join(f"{row['corpus'].name}: {row['documents']:,} documents, {row['sentences']:,} "
-                                 f"sentences" for row in stored) + (f" ({step.summary})" if step.summary else "")
+        stored_text = "; ".join(f"{row['corpus'].name}: {counted(row['documents'], 'document')}, "
+                                f"{counted(row['sentences'], 'sentence')}" for row in stored)
+        step.summary = stored_text + (f" ({step.summary})" if step.summary else "")
     return step
 
 

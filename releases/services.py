@@ -21,6 +21,7 @@ from aggregation.services import run_staleness, span_batch_agreement
 from annotation.models import SpanAnnotation
 from core import semeval as formats
 from core.errors import InputError
+from core.words import counted
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -473,6 +474,15 @@ def _span_provenance(run: AggregationRun) -> list[str]:
     return lines
 
 
+def _domains_line(version: DatasetVersion) -> str:
+    """The card's first limitation, naming the domains the version's sentences really come from."""
+    domains = sorted(domain for domain in set(version.sentences.values_list("domain", flat=True)) if domain)
+    where = (f"news in {counted(len(domains), 'domain')} ({', '.join(domains)})" if domains
+             else "news text whose domain was not recorded")
+    return (f"- Sentences come from {where} and were picked by a pattern filter first, so counterfactuals without "
+            f"any of its patterns are under-represented.")
+
+
 def dataset_card(version: DatasetVersion, statistics: dict[str, Any], has_spans: bool) -> str:
     import yaml  # PyYAML, only here: the card's front matter
 
@@ -510,8 +520,7 @@ def dataset_card(version: DatasetVersion, statistics: dict[str, Any], has_spans:
         "sentence with its split, domain, document, votes, agreement and outcome: "
         "`datasets.load_dataset(\"parquet\", data_files=\"FOLDER/subtask1.parquet\")`.", "",
         "## Known limitations", "",
-        "- Sentences come from news in three domains (finance, politics, healthcare) and were picked by a "
-        "pattern filter first, so counterfactuals without any of its patterns are under-represented.",
+        _domains_line(version),
         "- A sentence is positive only when every annotator said so; sentences without a clear majority are "
         "left out, so the data is easier than the text it came from.", "",
         "## Citation", "",

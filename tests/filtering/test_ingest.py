@@ -181,13 +181,14 @@ class IngestCommandTests(IngestTestCase):
         out = StringIO()
         call_command("ingest", str(path), "--corpus", "wire", stdout=out)
         self.assertIn("corpus wire: stored 2 documents, 3 sentences", out.getvalue())
-        self.assertRegex(out.getvalue(), r"politics\s+1 documents\s+1 sentences")
+        self.assertRegex(out.getvalue(), r"politics\s+1 document\s+1 sentence\n")
+        self.assertRegex(out.getvalue(), r"finance\s+1 document\s+2 sentences")
         self.assertTrue(Corpus.objects.filter(name="wire").exists())
 
     def test_it_exits_with_an_error_when_documents_were_skipped(self):
         path = self.write("news.jsonl", "\n".join([_doc("a", "One."), _doc("b", "Two.", domain="sport")]))
         err = StringIO()
-        with self.assertRaisesRegex(CommandError, "1 documents were not stored"):
+        with self.assertRaisesRegex(CommandError, "1 document not stored because of the errors above"):
             call_command("ingest", str(path), "--domains", "finance,politics", stdout=StringIO(), stderr=err)
         self.assertIn("news.jsonl:2: document 'b': domain 'sport' is not one of the accepted domains (finance, "
                       "politics)", err.getvalue())
@@ -197,5 +198,5 @@ class IngestCommandTests(IngestTestCase):
         path = self.write("news.jsonl", "\n".join([_doc("a", "One."), _doc("b", "Two.", domain="technology")]))
         out = StringIO()
         call_command("ingest", str(path), stdout=out)
-        self.assertRegex(out.getvalue(), r"technology\s+1 documents")
+        self.assertRegex(out.getvalue(), r"technology\s+1 document\s")
         self.assertEqual(sorted(Document.objects.values_list("domain", flat=True)), ["finance", "technology"])

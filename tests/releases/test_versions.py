@@ -121,6 +121,7 @@ class KeptSidesTests(BaseTestCase):
             self.assertEqual((folder / f"{name}.csv").read_bytes(), source.read_bytes(), name)
         card = (folder / "README.md").read_text(encoding="utf-8")
         self.assertIn("the released train and test files kept as they are (8450 train / 4550 test", card)
+        self.assertIn("Sentences come from news text whose domain was not recorded", card)
         # The card's front matter follows the Hugging Face conventions, with the released data's licence.
         meta = yaml.safe_load(card.split("---\n")[1])
         for key in ("pretty_name", "license", "language", "task_categories", "task_ids", "size_categories",
@@ -180,6 +181,9 @@ class AggregatedTests(BaseTestCase):
         self.assertEqual(pq.read_table(folder / "subtask1.parquet").num_rows, 20)
         card = (folder / "README.md").read_text()
         self.assertIn("config_name: subtask1", card)
+        domains = sorted(set(DatasetSentence.objects.filter(version=version).values_list("domain", flat=True)))
+        self.assertIn(f"Sentences come from news in {len(domains)} domain", card)
+        self.assertIn(f"({', '.join(domains)}) and were picked by a pattern filter", card)
         self.assertIn(f"aggregation run {run.pk}", card)
         self.assertEqual(DatasetSentence.objects.filter(version=version, split="test").count(), 7)
 

@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from core.words import counted
 from filtering.readers import DEFAULT_MAX_BYTES, FORMATS, CorpusFileError, domain_problem
 from filtering.services import corpus_ingest
 
@@ -51,15 +52,16 @@ class Command(BaseCommand):
         if len(report.errors) > SHOWN_ERRORS:
             self.stderr.write(f"... and {len(report.errors) - SHOWN_ERRORS} more errors")
         self.stdout.write(
-            f"corpus {report.corpus}: stored {report.documents} documents, {report.sentences} sentences; "
-            f"replaced {report.replaced}; skipped {report.skipped_existing} already stored, "
-            f"{len(report.errors)} with errors"
+            f"corpus {report.corpus}: stored {counted(report.documents, 'document')}, "
+            f"{counted(report.sentences, 'sentence')}; replaced {report.replaced}; skipped "
+            f"{report.skipped_existing} already stored, {len(report.errors)} with errors"
         )
         for domain in sorted({domain for domain, _ in report.by_domain}):
             documents = report.by_domain[domain, "documents"]
             if documents:
                 sentences = report.by_domain[domain, "sentences"]
-                self.stdout.write(f"  {domain:<11} {documents:>6} documents {sentences:>8} sentences")
+                self.stdout.write(f"  {domain:<11} {documents:>6} document{'s' if documents != 1 else ''} "
+                                  f"{sentences:>8} sentence{'s' if sentences != 1 else ''}")
         if report.errors:
-            raise CommandError(f"{len(report.errors)} documents were not stored because of the errors above; "
+            raise CommandError(f"{counted(len(report.errors), 'document')} not stored because of the errors above; "
                                f"fix them and run the same command again (stored documents are skipped)")
