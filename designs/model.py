@@ -176,6 +176,15 @@ class Number(SchemeBase):
     step: float | None = Field(None, gt=0)
 
 
+class EditLimits(Strict):
+    """How far an answer that starts as an item's text (prefill_key) may move from it, in words: the word edit
+    distance and the words kept in order (core.stories.edit_size), as shares of the prefilled text's words."""
+
+    max_changed: float | None = Field(None, ge=0, le=1, description="share of the words changed, at most")
+    min_kept: float | None = Field(None, ge=0, le=1, description="share of the words kept in order, at least")
+    must_change: bool = Field(True, description="an answer left as it was prefilled is refused")
+
+
 class Text(SchemeBase):
     """Free text, held to quality rules (core.textrules) checked as it is typed and again on the server."""
 
@@ -196,6 +205,9 @@ class Text(SchemeBase):
                                                        "every text must contain")
     rules_key: str | None = Field(None, description="an item field holding that item's own rules, an object of "
                                                     "min_words, max_words, max_overlap, banned")
+    prefill_key: str | None = Field(None, description="an item field the boxes start with, to be edited (a list "
+                                                      "fills one box a label)")
+    edit: EditLimits | None = Field(None, description="how far the answer may move from the prefilled text")
 
 
 class Span(LabelledScheme):
@@ -404,6 +416,9 @@ class Design(Strict):
                 if condition.schema_ not in names:
                     problems.append((("annotation_schemes", index, "display_logic", "show_when", number, "schema"),
                                      _unknown_scheme(condition.schema_, names)))
+        problems += [(("annotation_schemes", index, "edit"), "an edit bound needs prefill_key, the item field "
+                      "the answer starts as") for index, scheme in enumerate(self.annotation_schemes)
+                     if getattr(scheme, "edit", None) is not None and not scheme.prefill_key]
         problems += [(("aggregation", name), _unknown_scheme(name, names)) for name in self.aggregation
                      if name not in names]
         for name, rule in self.aggregation.items():

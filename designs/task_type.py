@@ -16,7 +16,7 @@ from designs.items import highlight
 from designs.loader import load_text
 from designs.model import Design
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
-from designs.schemes.text import live_rules
+from designs.schemes.text import live_rules, prefill
 from designs.stages import stages_advance
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
@@ -143,9 +143,7 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             schemes.append({**entry, "field": field, "compared": compared,
                             "options": _options(entry["keys"], compared),
                             "words": _words(found.text) if kind == "span" else [],
-                            "rules_json": json.dumps(live_rules(scheme, found)) if kind == "text" else "",
-                            "boxes": [(label.name, f"{field}-{number}") for number, label
-                                      in enumerate(scheme.labels, 1)] if kind == "text" else []})
+                            **(_text_boxes(scheme, found, field) if kind == "text" else {})})
         shown = [(name, _shown(found.fields[name])) for name in design.items.show if name in found.fields]
         spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
                     for entry in schemes)
@@ -157,6 +155,14 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,
             "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
+
+
+def _text_boxes(scheme, found: Record, field: str) -> dict:
+    """A text scheme's boxes (label, field, what it starts as) and the rules the page checks as it is typed."""
+    start = prefill(scheme, found)
+    boxes = [(label.name, f"{field}-{number}", start[number - 1] if number <= len(start) else "")
+             for number, label in enumerate(scheme.labels, 1)]
+    return {"rules_json": json.dumps(live_rules(scheme, found)), "boxes": boxes, "start": " ".join(start)}
 
 
 def _shown(value) -> str:

@@ -1,7 +1,7 @@
 """text: free text, one box or one per label, held to the design's rules (core.textrules: words, copying the
 item's text, banned words, mentioning the highlighted words), which an item may tighten (rules_key)."""
 
-from core import textrules
+from core import stories, textrules
 from core.errors import InputError
 from designs.schemes.base import AnswerProblem, SchemeType, scheme_type
 
@@ -23,11 +23,46 @@ def source(scheme, record) -> str:
     return str(record.fields.get(name, record.text if name == "text" else ""))
 
 
+def prefill(scheme, record) -> list[str]:
+    """What the boxes start as (prefill_key): a list field one part a box, any other value the first box; [] when
+    the scheme or the item has none."""
+    if not scheme.prefill_key:
+        return []
+    value = record.fields.get(scheme.prefill_key, record.text if scheme.prefill_key == "text" else None)
+    if value in (None, "", []):
+        return []
+    return [str(part) for part in value] if isinstance(value, list) else [str(value)]
+
+
 def live_rules(scheme, record) -> dict:
     """The rules as the page checks them as the worker types (design.js), with the texts they compare with."""
-    return {**rules(scheme, record).to_json(), "source": source(scheme, record),
-            "source_name": scheme.must_differ_from or "text",
-            "entity": str(record.fields.get(scheme.must_mention, "")) if scheme.must_mention else ""}
+    found = {**rules(scheme, record).to_json(), "source": source(scheme, record),
+             "source_name": scheme.must_differ_from or "text",
+             "entity": str(record.fields.get(scheme.must_mention, "")) if scheme.must_mention else ""}
+    start = prefill(scheme, record)
+    if start:
+        limits = scheme.edit
+        found["edit"] = {"original": start, "labels": [label.name for label in scheme.labels],
+                         "max_changed": limits.max_changed if limits else None,
+                         "min_kept": limits.min_kept if limits else None,
+                         "must_change": limits.must_change if limits else False}
+    return found
+
+
+def edit_refusal(scheme, start: list[str], parts: list[str]) -> str:
+    """Why an edited answer (its boxes' texts) moved too little or too far from what it started as, or ""."""
+    limits = scheme.edit
+    if limits is None:
+        return ""
+    if limits.must_change and stories.words(" ".join(parts)) == stories.words(" ".join(start)):
+        return "edit: is unchanged; edit it"
+    size = stories.edit_size(start, parts)
+    if limits.max_changed is not None and size.changed_share > limits.max_changed + 1e-9:
+        return (f"edit: is rewritten, not edited: {size.describe()}; change at most {limits.max_changed:.0%} of "
+                f"the words")
+    if limits.min_kept is not None and size.kept_share < limits.min_kept - 1e-9:
+        return f"edit: keeps too little: {size.describe()}; keep at least {limits.min_kept:.0%} of the words"
+    return ""
 
 
 @scheme_type
@@ -40,10 +75,22 @@ class Text(SchemeType):
             held = rules(scheme, record)
         except InputError as error:
             raise AnswerProblem(f"the item's {scheme.rules_key}: {error.message}") from None
+        start = prefill(scheme, record)
         if not scheme.labels:
-            return self._one(scheme, fields.get(), record, held, "")
+            found = self._one(scheme, fields.get(), record, held, "")
+            if start and found is not None and (problem := edit_refusal(scheme, [" ".join(start)], [found])):
+                raise AnswerProblem(problem)
+            return found
         answers = {label.name: self._one(scheme, fields.get(str(number)), record, held, f"{label.name}: ")
                    for number, label in enumerate(scheme.labels, 1)}
+        if start and any(text is not None for text in answers.values()):
+            # An edit keeps every box it was given: emptying one deletes a part instead of editing it.
+            emptied = [name for (name, text), part in zip(answers.items(), start, strict=False) if text is None]
+            if emptied:
+                raise AnswerProblem(f"{emptied[0]}: is empty; edit it, do not delete it")
+            problem = edit_refusal(scheme, start[:len(answers)], [text or "" for text in answers.values()])
+            if problem:
+                raise AnswerProblem(problem)
         answers = {name: text for name, text in answers.items() if text is not None}
         return answers or None
 

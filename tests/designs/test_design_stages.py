@@ -47,7 +47,7 @@ def _check(batch, worker, fits, ending=""):
     item = assignment.hit.ordered_items()[0]
     raw = {f"a-{item.pk}-1": "yes" if fits else "no"}
     if fits:
-        raw[f"a-{item.pk}-2"] = ending
+        raw |= {f"a-{item.pk}-2-{n}": sentence for n, sentence in enumerate(ending, 1)}
     return assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)
 
 
@@ -73,7 +73,8 @@ def test_the_design_makes_a_batch_per_stage_and_outputs_flow_on_without_their_au
     _write(write, cat, "A cold storm arrived in the morning.")
     second = check.items.order_by("-pk").first()
     assert second.content.round == 1 and set(second.excluded_workers.all()) == {ann, ben, cat}
-    _check(check, dan, fits=True, ending="She packed umbrellas. Her friends stayed home. They ate indoors.")
+    _check(check, dan, fits=True,
+           ending=["She packed umbrellas.", "Her friends stayed home.", "They ate on the grass."])
     report = workflow_report(write)
     assert report["stages"]["write"]["sent_back"] == 1 and report["stages"]["check"]["items"] == 2
     assert report["waiting"] == 0

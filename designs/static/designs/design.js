@@ -109,13 +109,47 @@
     if (rules.mention && !mentions(text, rules.entity)) out.push(`mention: does not mention ${quoted(rules.entity)}; write about the highlighted words`);
     return out;
   }
+  // An answer that starts as the item's text (prefill_key) is an edit of it, measured as the server measures it
+  // (core/stories.py: its words, the word edit distance, the words kept in order).
+  const EDIT_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+  const editWords = text => (text.match(EDIT_WORD) || []).map(word => word.toLowerCase());
+  function editSize(before, after) {
+    let previous = Array.from({length: after.length + 1}, (_, j) => j);
+    let common = new Array(after.length + 1).fill(0);
+    before.forEach((word, i) => {
+      const current = [i + 1], shared = [0];
+      after.forEach((other, j) => {
+        const match = word === other;
+        current.push(Math.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (match ? 0 : 1)));
+        shared.push(match ? common[j] + 1 : Math.max(common[j + 1], shared[j]));
+      });
+      previous = current;
+      common = shared;
+    });
+    const total = before.length, distance = previous[after.length], kept = common[after.length];
+    const changed = total ? distance / total : 0, keptShare = total ? kept / total : 1;
+    return {changed, kept: keptShare, text: `${distance} word edit${distance === 1 ? "" : "s"} for ${total} words (${percent(changed)} changed, ${percent(keptShare)} kept)`};
+  }
+  function editProblem(edit, inputs) {  // as designs/schemes/text.py edit_refusal
+    const parts = inputs.map(input => input.value.trim());
+    if (!parts.some(Boolean)) return ["", ""];  // nothing written: the required check speaks
+    const emptied = edit.labels.findIndex((label, i) => i < edit.original.length && !parts[i]);
+    if (edit.labels.length && parts.some(Boolean) && emptied >= 0) return [`${edit.labels[emptied]}: is empty; edit it, do not delete it`, ""];
+    const before = editWords(edit.original.join(" ")), after = editWords(parts.join(" "));
+    const size = editSize(before, after);
+    if (edit.must_change && before.join(" ") === after.join(" ")) return ["edit: is unchanged; edit it", size.text];
+    if (edit.max_changed !== null && size.changed > edit.max_changed + 1e-9) return [`edit: is rewritten, not edited: ${size.text}; change at most ${percent(edit.max_changed)} of the words`, ""];
+    if (edit.min_kept !== null && size.kept < edit.min_kept - 1e-9) return [`edit: keeps too little: ${size.text}; keep at least ${percent(edit.min_kept)} of the words`, ""];
+    return ["", size.text];
+  }
   // A box breaking a rule keeps its item open; the note under it names the rule, as the server would.
   function textOk(scheme) {
     if (scheme.dataset.type !== "text" || scheme.hidden) return true;
     const box = scheme.querySelector("[data-rules]");
     const rules = box && box.dataset.rules ? JSON.parse(box.dataset.rules) : null;
     if (!rules) return true;
-    return [...scheme.querySelectorAll(".text-input")].map(input => {
+    const inputs = [...scheme.querySelectorAll(".text-input")];
+    const boxesOk = inputs.map(input => {
       const problems = refusals(input.value, rules);
       const note = document.getElementById(input.id + "-note");
       if (note) note.textContent = problems.join(" ");
@@ -123,6 +157,14 @@
       input.closest(".text-line").classList.toggle("invalid", problems.length > 0);
       return !problems.length;
     }).every(Boolean);
+    if (!rules.edit) return boxesOk;
+    const [problem, size] = editProblem(rules.edit, inputs);
+    const note = document.getElementById(scheme.dataset.field + "-edit");
+    if (note) {
+      note.textContent = problem || size;
+      note.classList.toggle("invalid", Boolean(problem));
+    }
+    return boxesOk && !problem;
   }
   function done(item) {
     if (!schemesOf(item).map(textOk).every(Boolean)) return false;
