@@ -59,7 +59,10 @@ def holds(condition: Condition, answer: Any) -> bool:
         return False  # a scheme not answered yet shows nothing that depends on its answer
     if condition.operator in NUMERIC:
         return _compare(condition.operator, condition.value, answer)
-    found = [_text(value) for value in answer] if isinstance(answer, list) else [_text(answer)]
+    # A list (multiselect) or a {row: label} answer (multirate) holds several values: equals means any of them is
+    # wanted, not_equals none is ("no row answered no" reads `not_equals: "no"`).
+    values = list(answer.values()) if isinstance(answer, dict) else answer
+    found = [_text(value) for value in values] if isinstance(values, list) else [_text(values)]
     if condition.operator in ("equals", "not_equals"):
         hit = any(value in wanted for value in found)
         return hit if condition.operator == "equals" else not hit

@@ -287,6 +287,8 @@ class Items(Strict):
     id_key: str = "id"
     text_key: str = "text"
     show: list[str] = Field(default_factory=list, description="other item fields shown above the text")
+    show_after: list[str] = Field(default_factory=list, description="other item fields shown below the text (a "
+                                                                    "story's later sentences)")
     noun: str = Field("item", description="what one item is called on the page (sentence, question, story)")
     gold_key: str | None = Field(None, description="the field holding an item's known answer, {scheme: value}")
     group_key: str | None = Field(None, description="the field HITs are interleaved by, e.g. the domain")
@@ -354,6 +356,13 @@ class Aggregation(Strict):
                                                              "pending")
 
 
+class Rewrite(Strict):
+    """A check that fails writes the replacement itself, which goes on to be checked again by someone new."""
+
+    scheme: str = Field(description="the stage's scheme in which a failing check writes the replacement")
+    replaces: str = Field(description="the earlier stage's scheme whose answer (an item field) it replaces")
+
+
 class Stage(Strict):
     """One stage of a multi-stage workflow: its items are an earlier stage's outputs."""
 
@@ -364,6 +373,8 @@ class Stage(Strict):
     exclude_authors: bool = True
     gate: Condition | None = Field(None, description="the check an output must pass to be final")
     max_rounds: int = Field(1, ge=1, le=10, description="times an output may be sent back and redone")
+    rewrite: Rewrite | None = Field(None, description="instead of sending a failed item back to from_stage, the "
+                                                      "check's own rewrite goes on to be checked again")
 
 
 class Split(Strict):
@@ -449,6 +460,8 @@ class Design(Strict):
             elif stage.gate is not None and index == 0:
                 problems.append((("stages", index, "gate"), "the first stage has no earlier stage to send what "
                                  "fails its check back to; put the gate on a stage with from_stage"))
+            if stage.rewrite is not None:
+                problems += _rewrite_problems(self, index, stage)
             if stage.from_stage is not None and stage.from_stage not in stages[:index]:
                 problems.append((("stages", index, "from_stage"),
                                  f"{stage.from_stage!r} is not an earlier stage; use one of "
@@ -457,6 +470,22 @@ class Design(Strict):
 
     def scheme(self, name: str) -> Any:
         return next(scheme for scheme in self.annotation_schemes if scheme.name == name)
+
+
+def _rewrite_problems(design: Design, index: int, stage: Stage) -> list[tuple[tuple, str]]:
+    rewrite = stage.rewrite
+    where = ("stages", index, "rewrite")
+    if stage.gate is None:
+        return [(where, "a rewrite replaces what a failed check refused: give the stage a gate")]
+    problems = []
+    if rewrite.scheme not in stage.schemes:
+        problems.append(((*where, "scheme"), f"{rewrite.scheme!r} is not one of this stage's schemes "
+                                             f"({', '.join(stage.schemes)})"))
+    earlier = next((entry for entry in design.stages if entry.name == stage.from_stage), None)
+    if earlier is not None and rewrite.replaces not in earlier.schemes:
+        problems.append(((*where, "replaces"), f"{rewrite.replaces!r} is not a scheme of stage {earlier.name!r} "
+                                               f"({', '.join(earlier.schemes)}), whose answer the item carries"))
+    return problems
 
 
 def _unknown_scheme(name: str, names: list[str]) -> str:

@@ -79,9 +79,9 @@ def stages_advance(assignment: Assignment, design: Any, stage_name: str) -> None
             authors = _authors(origin, batches.values(), assignment) if reader.exclude_authors else []
             sending.setdefault(reader.name, []).append((spec, authors))
         if stage.gate is not None and stage.from_stage and not holds(stage.gate, answer.get(stage.gate.schema_)):
-            back = _sent_back(stage, item, payload, origin, batches, assignment)
+            back = _redo(stage, item, payload, origin, batches, assignment, answer)
             if back is not None:
-                sending.setdefault(stage.from_stage, []).append(back)
+                sending.setdefault(_redone_in(stage), []).append(back)
     for name, specs in sending.items():
         _extend(batches[name], specs)
 
@@ -89,6 +89,39 @@ def stages_advance(assignment: Assignment, design: Any, stage_name: str) -> None
 def _gold(assignment: Assignment) -> set[int]:
     # A check item mixed into the HIT is measured, not worked on: it is nobody's output.
     return set(assignment.hit.hit_items.filter(item__is_gold=True).values_list("item_id", flat=True))
+
+
+def _redone_in(stage: Any) -> str:
+    """Where a failed item is done again: this stage, on the check's own rewrite, or the stage it came from."""
+    return stage.name if stage.rewrite is not None else stage.from_stage
+
+
+Redo = tuple[ItemSpec, list[Worker]] | None
+
+
+def _redo(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
+          assignment: Assignment | None, answer: dict[str, Any], limit: bool = True) -> Redo:
+    if stage.rewrite is None:
+        return _sent_back(stage, item, payload, origin, batches, assignment, limit)
+    return _rewritten(stage, item, payload, origin, batches, assignment, answer, limit)
+
+
+def _rewritten(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
+               assignment: Assignment | None, answer: dict[str, Any],
+               limit: bool = True) -> tuple[ItemSpec, list[Worker]] | None:
+    """The check's own rewrite, as the next round's item of this stage; None past the rounds (unless the organizer
+    lifts the `limit`), without a rewrite, or when another check of this round already sent one on."""
+    text = answer.get(stage.rewrite.scheme)
+    round_ = payload.round + 1
+    if not text or (limit and round_ > stage.max_rounds):
+        return None
+    key = f"{stage.name}:{origin}:r{round_}"
+    if Item.objects.filter(batch_id=batches[stage.name], key=key).exists():
+        return None
+    spec = ItemSpec(key=key, group=item.group, payload=RecordItem(
+        record_id=payload.record_id, text=payload.text, fields={**payload.fields, stage.rewrite.replaces: text},
+        stage=stage.name, source_item=item.pk, round=round_, origin=origin))
+    return spec, _authors(origin, batches.values(), assignment)
 
 
 def _sent_back(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
@@ -187,7 +220,8 @@ def waiting_chains(batch: Batch) -> list[dict[str, Any]]:
     for entry in design.stages:
         if entry.gate is None or not entry.from_stage or entry.name not in stages:
             continue
-        sent = set(Item.objects.filter(batch=stages[entry.from_stage]).values_list("key", flat=True))
+        redone_in = _redone_in(entry)
+        sent = set(Item.objects.filter(batch=stages[redone_in]).values_list("key", flat=True))
         items = {item.pk: item for item in Item.objects.filter(batch=stages[entry.name])}
         for assignment in (Assignment.objects.filter(hit__batch=stages[entry.name]).exclude(answers=None)
                            .select_related("worker").order_by("pk")):
@@ -198,7 +232,7 @@ def waiting_chains(batch: Batch) -> list[dict[str, Any]]:
                 payload: RecordItem = item.content
                 origin = payload.origin or item.pk
                 if (payload.round < entry.max_rounds or origin in dropped or origin in rows
-                        or f"{entry.from_stage}:{origin}:r{payload.round + 1}" in sent
+                        or f"{redone_in}:{origin}:r{payload.round + 1}" in sent
                         or holds(entry.gate, answer.get(entry.gate.schema_))):
                     continue
                 earlier = next(stage.schemes for stage in design.stages if stage.name == entry.from_stage)
@@ -227,7 +261,7 @@ def chain_decide(*, batch: Batch, origin: int, decision: str, user: Any = None) 
         made = ChainDecision.objects.create(workflow=first, origin_id=origin, round=row["round"], decision=decision,
                                             by=user if getattr(user, "pk", None) else None)
         if decision == ChainDecision.Decision.AGAIN:
-            back = _sent_back(stage, row["item"], row["item"].content, origin, batches, None, limit=False)
+            back = _redo(stage, row["item"], row["item"].content, origin, batches, None, row["answer"], limit=False)
             if back is not None:
-                _extend(batches[stage.from_stage], [back])
+                _extend(batches[_redone_in(stage)], [back])
     return made

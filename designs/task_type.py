@@ -145,11 +145,13 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                             "words": _words(found.text) if kind == "span" else [],
                             **(_text_boxes(scheme, found, field) if kind == "text" else {})})
         shown = [(name, _shown(found.fields[name])) for name in design.items.show if name in found.fields]
+        after = [(name, _shown(found.fields[name])) for name in design.items.show_after if name in found.fields]
         spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
                     for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
         # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
-        rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "text": not spans,
+        rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "after": after,
+                     "text": not spans,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = "writing-evidence" in design.components
     return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,

@@ -126,9 +126,9 @@ def test_spot_checks_compare_the_first_scheme_a_batch_asks_when_it_is_one_label(
     from aggregation.services import spot_checked, spot_scheme
     from designs.items import Record
     from designs.services import design_batch_create, design_version_save
+    from tests.designs.test_design_stages import WRITE_CHECK
 
-    version = design_version_save(source=(ROOT / "designs" / "timetravel.yaml").read_text(encoding="utf-8"),
-                                  slug="timetravel")
+    version = design_version_save(source=WRITE_CHECK, slug="write-check")
     records = [Record(id="s1", text="Ann went out.", fields={"initial": "It rained.", "ending": "She got wet."})]
     write = design_batch_create(version=version, records=records, name="write", stage="write")
     check = design_batch_create(version=version, records=records, name="check", stage="check")

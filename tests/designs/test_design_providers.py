@@ -76,13 +76,14 @@ class MTurkDesignTests(BaseTestCase):
         check = workflow_batches(write)["check"]
         hit = write.hits.get()
         writer = EmulatedWorker(self.emulator.url, "AWRITER")
-        writer.submit(writer.accept(hit.provider_hit_id), {f"a-{hit.ordered_items()[0].pk}-0": "Dark clouds came."})
+        writer.submit(writer.accept(hit.provider_hit_id),
+                      {f"a-{hit.ordered_items()[0].pk}-0": "Dark clouds came over the hill."})
         with self.captureOnCommitCallbacks(execute=True):
             batch_sync(batch=Batch.objects.get(pk=write.pk))
         check_hit = check.hits.get()
         self.assertTrue(check_hit.provider_hit_id)  # published at MTurk once the synced submission was stored
         question = self.emulator.account.hits[check_hit.provider_hit_id]["Question"]
-        self.assertIn("Dark clouds came.", question)
+        self.assertIn("Dark clouds came over the hill.", question)
         self.assertEqual([worker.external_id for worker in check_hit.ordered_items()[0].excluded_workers.all()],
                          ["AWRITER"])
 

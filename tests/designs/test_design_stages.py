@@ -8,7 +8,7 @@ import pytest
 
 from designs.items import Record
 from designs.services import design_batch_create, design_version_save
-from designs.stages import workflow_batches, workflow_report
+from designs.stages import chain_decide, waiting_chains, workflow_batches, workflow_report
 from designs.task_type import DESIGN
 from hits.models import Assignment, Item, Worker
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
@@ -21,9 +21,46 @@ STORY = Record(id="s1", text="Ann planned a picnic in the park.", fields={
     "ending": ["She packed sandwiches.", "Her friends came along.", "They ate on the grass."]})
 
 
+# Write -> check, a failed check sending the story back to be written again (designs/timetravel.yaml instead has
+# the checker rewrite it: see test_a_check_that_fails_sends_its_own_rewrite_on_to_be_checked_again).
+WRITE_CHECK = """title: Rewrite a story's turn
+items: {id_key: story_id, text_key: premise, noun: story, show: [initial, counterfactual, ending]}
+annotation_schemes:
+  - annotation_type: text
+    name: counterfactual
+    description: Rewrite the second sentence so that the story could go another way.
+    min_words: 3
+    max_words: 30
+    must_differ_from: initial
+    max_overlap: 0.8
+    label_requirement: {required: true}
+  - annotation_type: radio
+    name: consistent
+    description: Does the new second sentence fit?
+    labels: ["yes", "no"]
+    label_requirement: {required: true}
+  - annotation_type: text
+    name: edited_ending
+    description: Edit the ending as little as you can.
+    labels: [Sentence 3, Sentence 4, Sentence 5]
+    prefill_key: ending
+    edit: {max_changed: 0.8, min_kept: 0.3}
+    label_requirement: {required: true}
+    display_logic:
+      show_when: [{schema: consistent, operator: equals, value: "yes"}]
+stages:
+  - {name: write, schemes: [counterfactual]}
+  - name: check
+    from_stage: write
+    schemes: [consistent, edited_ending]
+    gate: {schema: consistent, operator: equals, value: "yes"}
+    max_rounds: 3
+hits: {items_per_hit: 5, assignments_per_hit: 1}
+"""
+
+
 def _workflow(max_rounds=3):
-    source = (ROOT / "designs" / "timetravel.yaml").read_text(encoding="utf-8")
-    source = source.replace("max_rounds: 3", f"max_rounds: {max_rounds}")
+    source = WRITE_CHECK.replace("max_rounds: 3", f"max_rounds: {max_rounds}")
     version = design_version_save(source=source, slug=f"timetravel-{max_rounds}")
     first = design_batch_create(version=version, records=[STORY], name="picnic", stage="write", items_per_hit=1)
     batch_publish(batch=first)
@@ -201,3 +238,66 @@ def test_the_organizer_sends_a_waiting_chain_back_once_more_or_drops_it(client):
     assert workflow_report(write)["waiting"] == 1
     client.post(f"/review/chains/{write.pk}/", {"origin": origin, "decision": "drop"})
     assert workflow_report(write)["waiting"] == 0 and write.items.count() == 3
+
+
+def _timetravel(max_rounds=2):
+    source = (ROOT / "designs" / "timetravel.yaml").read_text(encoding="utf-8")
+    version = design_version_save(source=source.replace("max_rounds: 2", f"max_rounds: {max_rounds}"),
+                                  slug=f"timetravel-{max_rounds}")
+    first = design_batch_create(version=version, records=[STORY], name="tales", stage="write", items_per_hit=1)
+    batch_publish(batch=first)
+    return workflow_batches(first)
+
+
+def _judge(batch, worker, *, fails=False, rewrite="", ending=()):
+    """The check stage of designs/timetravel.yaml: the three conditions (a "no" on the last when it fails), then
+    the rewrite or the edited ending."""
+    batch.refresh_from_db()
+    assignment = assignment_claim(batch=batch, worker=worker)
+    item = assignment.hit.ordered_items()[0]
+    raw = {f"a-{item.pk}-1-{row}": "yes" for row in (1, 2, 3)}
+    if fails:
+        raw[f"a-{item.pk}-1-3"] = "no"
+        raw[f"a-{item.pk}-2"] = rewrite
+    else:
+        raw |= {f"a-{item.pk}-3-{n}": sentence for n, sentence in enumerate(ending, 1)}
+    return assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)
+
+
+def test_a_check_that_fails_sends_its_own_rewrite_on_to_be_checked_again():
+    stages = _timetravel()
+    write, check = stages["write"], stages["check"]
+    ann, ben, cat = (_worker(name) for name in ("ann", "ben", "cat"))
+    _write(write, ann, "Dark clouds rolled in before noon that day.")
+    first = check.items.get()
+    # Ben: the ending still fits, so condition 3 fails; he rewrites the sentence himself.
+    _judge(check, ben, fails=True, rewrite="A cold storm flooded the whole park by morning.")
+    again = check.items.get(key__endswith=":r1")
+    assert again.content.fields["counterfactual"] == "A cold storm flooded the whole park by morning."
+    assert (again.content.round, again.content.origin, again.content.source_item) == (1, write.items.get().pk,
+                                                                                       first.pk)
+    assert set(again.excluded_workers.all()) == {ann, ben}
+    assert write.items.count() == 1  # nothing went back to the write stage
+    assert assignment_claim(batch=check, worker=ben) is None  # he wrote it: someone else checks it
+    _judge(check, cat, ending=["She packed umbrellas.", "Her friends stayed home.", "They ate on the grass."])
+    answer = Assignment.objects.get(worker=cat).answers[str(again.pk)]
+    assert answer["conditions"] == {row: "yes" for row in answer["conditions"]} and "rewrite" not in answer
+    assert answer["edited_ending"]["Sentence 4"] == "Her friends stayed home."
+    assert workflow_report(write)["waiting"] == 0
+
+
+def test_a_rewrite_is_required_when_a_condition_fails_and_the_rounds_are_counted():
+    stages = _timetravel(max_rounds=1)
+    write, check = stages["write"], stages["check"]
+    ann, ben, cat = (_worker(name) for name in ("ann", "ben", "cat"))
+    _write(write, ann, "Dark clouds rolled in before noon that day.")
+    with pytest.raises(CrowdError, match=r"story 1 \(rewrite\): not answered yet"):
+        _judge(check, ben, fails=True, rewrite="")
+    _judge(check, ben, fails=True, rewrite="A cold storm flooded the whole park by morning.")
+    _judge(check, cat, fails=True, rewrite="Snow covered the park in the night.")
+    assert check.items.count() == 2 and workflow_report(write)["waiting"] == 1
+    chain = waiting_chains(write)[0]
+    assert chain["output"] == {"counterfactual": "A cold storm flooded the whole park by morning."}
+    decision = chain_decide(batch=write, origin=chain["origin"], decision="again")
+    assert decision.round == 1 and check.items.get(key__endswith=":r2").content.fields["counterfactual"] == \
+        "Snow covered the park in the night."
