@@ -19,7 +19,7 @@ from chains.models import Workflow
 from chains.report import endings
 from designs.items import Record
 from designs.services import design_batch_create, design_version_save
-from designs.task_type import batch_design, record
+from designs.task_type import design_of, record
 from hits.models import Assignment, Batch, Item
 from hits.services import CrowdError
 
@@ -87,22 +87,24 @@ def ratings_batch_create(records: Sequence[Record], *, name: str, comparisons: b
                                **{"provider": "inhouse", **options})
 
 
+def _kind(design: Any) -> str | None:
+    schemes = ",".join(scheme.annotation_type for scheme in design.annotation_schemes) if design else ""
+    return {"likert,likert": "likert", "pairwise": "pairwise"}.get(schemes)
+
+
 def evaluation_kind(batch: Batch) -> str:
     """"likert" or "pairwise": which evaluation design the batch was made from."""
-    found = batch_design(batch.pk)[0] if batch.task_type == "design" else None
-    schemes = [scheme.annotation_type for scheme in found.annotation_schemes] if found else []
-    if schemes == ["likert", "likert"]:
-        return "likert"
-    if schemes == ["pairwise"]:
-        return "pairwise"
-    raise CrowdError(f"batch {batch.pk} is not a Likert or pairwise evaluation batch (designs/{RATINGS}.yaml or "
-                     f"designs/{COMPARISONS}.yaml)")
+    kind = _kind(design_of(batch))
+    if kind is None:
+        raise CrowdError(f"batch {batch.pk} is not a Likert or pairwise evaluation batch (designs/{RATINGS}.yaml or "
+                         f"designs/{COMPARISONS}.yaml)")
+    return kind
 
 
 def _answers(batch: Batch, design: str) -> tuple[dict[int, Record], list[tuple[int, str, Any]], Any]:
     kind = "likert" if design == RATINGS else "pairwise"
-    found = batch_design(batch.pk)[0] if batch.task_type == "design" else None
-    if found is None or evaluation_kind(batch) != kind:
+    found = design_of(batch)
+    if _kind(found) != kind:
         raise CrowdError(f"batch {batch.pk} is not a {'Likert' if design == RATINGS else kind} batch (one made "
                          f"from designs/{design}.yaml)")
     items = {item.pk: record(item) for item in Item.objects.filter(batch=batch)}

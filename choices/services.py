@@ -122,9 +122,8 @@ def _number(value: float | None) -> float | None:
 
 
 def _is_choice_batch(batch: Batch) -> bool:
-    from designs.task_type import batch_design
+    from designs.task_type import design_of
 
-    if batch.task_type != "design":
-        return False
-    design, _ = batch_design(batch.pk)
-    return any(scheme.name == SCHEME and scheme.annotation_type == "pairwise" for scheme in design.annotation_schemes)
+    design = design_of(batch)
+    return design is not None and any(scheme.name == SCHEME and scheme.annotation_type == "pairwise"
+                                      for scheme in design.annotation_schemes)

@@ -96,50 +96,34 @@ def _redone_in(stage: Any) -> str:
     return stage.name if stage.rewrite is not None else stage.from_stage
 
 
-Redo = tuple[ItemSpec, list[Worker]] | None
-
-
 def _redo(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
-          assignment: Assignment | None, answer: dict[str, Any], limit: bool = True) -> Redo:
-    if stage.rewrite is None:
-        return _sent_back(stage, item, payload, origin, batches, assignment, limit)
-    return _rewritten(stage, item, payload, origin, batches, assignment, answer, limit)
-
-
-def _rewritten(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
-               assignment: Assignment | None, answer: dict[str, Any],
-               limit: bool = True) -> tuple[ItemSpec, list[Worker]] | None:
-    """The check's own rewrite, as the next round's item of this stage; None past the rounds (unless the organizer
-    lifts the `limit`), without a rewrite, or when another check of this round already sent one on."""
-    text = answer.get(stage.rewrite.scheme)
+          assignment: Assignment | None, answer: dict[str, Any],
+          limit: bool = True) -> tuple[ItemSpec, list[Worker]] | None:
+    """The next round's item for an output this stage's gate failed: the check's own rewrite, as an item of this
+    stage, or else the earlier stage's item to be done again. None once the chain has used its rounds (it waits
+    for the organizer, whose "again" lifts the `limit`), without a rewrite, or when another check of this round
+    already sent one on."""
     round_ = payload.round + 1
-    if not text or (limit and round_ > stage.max_rounds):
+    if limit and round_ > stage.max_rounds:
         return None
-    key = f"{stage.name}:{origin}:r{round_}"
-    if Item.objects.filter(batch_id=batches[stage.name], key=key).exists():
+    if stage.rewrite is not None:
+        rewritten = answer.get(stage.rewrite.scheme)
+        if not rewritten:
+            return None
+        group, start = item.group, RecordItem(record_id=payload.record_id, text=payload.text,
+                                              fields={**payload.fields, stage.rewrite.replaces: rewritten})
+    else:
+        source = Item.objects.filter(pk=payload.source_item).first()
+        if source is None:
+            return None
+        group, start = source.group, source.content
+    target = _redone_in(stage)
+    key = f"{target}:{origin}:r{round_}"
+    if Item.objects.filter(batch_id=batches[target], key=key).exists():
         return None
-    spec = ItemSpec(key=key, group=item.group, payload=RecordItem(
-        record_id=payload.record_id, text=payload.text, fields={**payload.fields, stage.rewrite.replaces: text},
-        stage=stage.name, source_item=item.pk, round=round_, origin=origin))
-    return spec, _authors(origin, batches.values(), assignment)
-
-
-def _sent_back(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dict[str, int],
-               assignment: Assignment | None, limit: bool = True) -> tuple[ItemSpec, list[Worker]] | None:
-    """The item of the earlier stage, to be done again, for an output this stage's gate failed; None once the
-    chain has used its rounds (it waits for the organizer, whose "again" lifts the `limit`) or when another check
-    of this round sent it back."""
-    round_ = payload.round + 1
-    source = Item.objects.filter(pk=payload.source_item).first()
-    if source is None or (limit and round_ > stage.max_rounds):
-        return None
-    key = f"{stage.from_stage}:{origin}:r{round_}"
-    if Item.objects.filter(batch_id=batches[stage.from_stage], key=key).exists():
-        return None
-    earlier: RecordItem = source.content
-    spec = ItemSpec(key=key, group=source.group, payload=RecordItem(
-        record_id=earlier.record_id, text=earlier.text, fields=earlier.fields, stage=stage.from_stage,
-        source_item=item.pk, round=round_, origin=origin))
+    spec = ItemSpec(key=key, group=group, payload=RecordItem(
+        record_id=start.record_id, text=start.text, fields=start.fields, stage=target, source_item=item.pk,
+        round=round_, origin=origin))
     return spec, _authors(origin, batches.values(), assignment)
 
 
@@ -191,6 +175,7 @@ def workflow_report(batch: Batch) -> dict[str, Any]:
     """Per stage: items, answers, items sent back (round > 0) and the note; and the chains that used their
     rounds and wait for the organizer."""
     stages = workflow_batches(batch)
+    notes = dict(DesignBatch.objects.filter(batch__in=stages.values()).values_list("batch_id", "note"))
     found: dict[str, Any] = {"stages": {}}
     for name, stage_batch in stages.items():
         items = list(Item.objects.filter(batch=stage_batch))
@@ -198,7 +183,7 @@ def workflow_report(batch: Batch) -> dict[str, Any]:
         rounds = Counter(item.content.round for item in items)
         found["stages"][name] = {"batch": stage_batch.pk, "items": len(items), "answers": answers,
                                  "sent_back": sum(count for round_, count in rounds.items() if round_ > 0),
-                                 "note": DesignBatch.objects.get(batch=stage_batch).note}
+                                 "note": notes.get(stage_batch.pk, "")}
     found["waiting"] = len(waiting_chains(batch))
     return found
 
@@ -255,8 +240,9 @@ def chain_decide(*, batch: Batch, origin: int, decision: str, user: Any = None) 
 
     design, _ = batch_design(batch.pk)
     stage = next(entry for entry in design.stages if entry.name == row["stage"])
-    batches = {name: stage_batch.pk for name, stage_batch in workflow_batches(batch).items()}
-    first = Batch.objects.get(pk=next(iter(batches.values())))
+    stages = workflow_batches(batch)
+    batches = {name: stage_batch.pk for name, stage_batch in stages.items()}
+    first = next(iter(stages.values()))
     with transaction.atomic():
         made = ChainDecision.objects.create(workflow=first, origin_id=origin, round=row["round"], decision=decision,
                                             by=user if getattr(user, "pk", None) else None)

@@ -38,9 +38,15 @@ def batch_design(batch_id: int) -> tuple[Design, str]:
     return _parsed(source, slug), stage
 
 
+def design_of(batch) -> Design | None:
+    """The design a batch was made from, or None for a batch of another task type."""
+    return batch_design(batch.pk)[0] if batch.task_type == "design" else None
+
+
 def writing_evidence(batch) -> bool:
     """Whether the batch's task page records how answers were written (the writing-evidence component)."""
-    return batch.task_type == "design" and "writing-evidence" in batch_design(batch.pk)[0].components
+    design = design_of(batch)
+    return design is not None and "writing-evidence" in design.components
 
 
 def stage_schemes(design: Design, stage: str) -> list[str] | None:
@@ -137,21 +143,19 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
         found = record(item)
         schemes = []
         for entry in shown_schemes:
-            compared = _compared(entry["scheme"], found)
             scheme, kind = entry["scheme"], entry["scheme"].annotation_type
+            compared = _compared(scheme, found)
             field = field_prefix(item.pk, entry["index"])
             schemes.append({**entry, "field": field, "compared": compared,
                             "options": _options(entry["keys"], compared),
                             "words": _words(found.text) if kind == "span" else [],
                             **(_text_boxes(scheme, found, field) if kind == "text" else {})})
-        shown = [(name, _shown(found.fields[name])) for name in design.items.show if name in found.fields]
-        after = [(name, _shown(found.fields[name])) for name in design.items.show_after if name in found.fields]
         spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
                     for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
         # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
-        rows.append({"item": item, "record": found, "schemes": schemes, "shown": shown, "after": after,
-                     "text": not spans,
+        rows.append({"item": item, "record": found, "schemes": schemes, "shown": _fields(found, design.items.show),
+                     "after": _fields(found, design.items.show_after), "text": not spans,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = "writing-evidence" in design.components
     return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,
@@ -167,9 +171,15 @@ def _text_boxes(scheme, found: Record, field: str) -> dict:
     return {"rules_json": json.dumps(live_rules(scheme, found)), "boxes": boxes, "start": " ".join(start)}
 
 
-def _shown(value) -> str:
-    """A field as the page shows it: a list (an ending of three sentences) as its parts one after another."""
-    return " ".join(str(part) for part in value) if isinstance(value, list) else str(value)
+def _fields(found: Record, names: list[str]) -> list[tuple[str, str]]:
+    """The named fields the item has, as the page shows them: a list (an ending of three sentences) as its parts
+    one after another."""
+    shown = []
+    for name in names:
+        if name in found.fields:
+            value = found.fields[name]
+            shown.append((name, " ".join(map(str, value)) if isinstance(value, list) else str(value)))
+    return shown
 
 
 def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:

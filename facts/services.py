@@ -18,7 +18,7 @@ from core.semeval import spreadsheet_csv
 from core.textrules import overlap, position, words
 from designs.items import Record
 from designs.services import design_batch_create, design_version_save
-from designs.task_type import batch_design, record
+from designs.task_type import design_of, record
 from facts.rte import RtePair, fact_items
 from hits.models import Assignment, Batch, Item
 from hits.services import CrowdError
@@ -74,11 +74,10 @@ def statements(batch: Batch) -> list[dict[str, Any]]:
 
 def _statement_labels(batch: Batch) -> list[str]:
     """The boxes of the batch's statements scheme; a batch of another design is refused."""
-    if batch.task_type == "design":
-        design = batch_design(batch.pk)[0]
-        found = [scheme for scheme in design.annotation_schemes if scheme.name == SCHEME]
-        if found and found[0].annotation_type == "text":
-            return [label.name for label in found[0].labels]
+    design = design_of(batch)
+    found = [scheme for scheme in design.annotation_schemes if scheme.name == SCHEME] if design else []
+    if found and found[0].annotation_type == "text":
+        return [label.name for label in found[0].labels]
     raise CrowdError(f"batch {batch.pk} is not a facts batch (one made from designs/{DESIGN}.yaml)")
 
 

@@ -23,6 +23,11 @@ def source(scheme, record) -> str:
     return str(record.fields.get(name, record.text if name == "text" else ""))
 
 
+def entity(scheme, record) -> str:
+    """The words every answer must mention (must_mention), or ""."""
+    return str(record.fields.get(scheme.must_mention, "")) if scheme.must_mention else ""
+
+
 def prefill(scheme, record) -> list[str]:
     """What the boxes start as (prefill_key): a list field one part a box, any other value the first box; [] when
     the scheme or the item has none."""
@@ -38,7 +43,7 @@ def live_rules(scheme, record) -> dict:
     """The rules as the page checks them as the worker types (design.js), with the texts they compare with."""
     found = {**rules(scheme, record).to_json(), "source": source(scheme, record),
              "source_name": scheme.must_differ_from or "text",
-             "entity": str(record.fields.get(scheme.must_mention, "")) if scheme.must_mention else ""}
+             "entity": entity(scheme, record)}
     start = prefill(scheme, record)
     if start:
         limits = scheme.edit
@@ -98,8 +103,7 @@ class Text(SchemeType):
         if not value or not value.strip():
             return None
         value = value.strip()
-        entity = str(record.fields.get(scheme.must_mention, "")) if scheme.must_mention else ""
-        refused = textrules.check(value, source=source(scheme, record), entity=entity, rules=held,
+        refused = textrules.check(value, source=source(scheme, record), entity=entity(scheme, record), rules=held,
                                   source_name=scheme.must_differ_from or "text")
         if refused:
             raise AnswerProblem(f"{where}{refused[0].rule}: {refused[0].message}")
