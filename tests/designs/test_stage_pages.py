@@ -48,7 +48,7 @@ def test_the_check_page_shows_the_rewrite_on_a_no_and_the_prefilled_ending_on_th
     page = context.new_page()
     log_in(page, live_server, "checker", "pass-word-1", "/work/")
     page.click("button:has-text('Take a HIT of tales: check')")
-    page.wait_for_selector(".design-item")
+    page.wait_for_selector(".design-item.current")  # the page's script has run
     rewrite, ending = page.locator("[data-scheme=rewrite]"), page.locator("[data-scheme=edited_ending]")
     assert rewrite.is_hidden() and ending.is_hidden()
     rows = page.locator("[data-scheme=conditions] tbody tr")

@@ -70,6 +70,7 @@ def test_the_page_starts_from_the_ending_and_measures_the_edit_as_it_is_typed(br
     boxes = page.locator(".text-input")
     assert [boxes.nth(n).input_value() for n in range(2)] == ["She packed sandwiches.", "They ate on the grass."]
     note = page.locator(".edit-note")
+    page.wait_for_function("document.querySelector('.edit-note').textContent !== ''")  # the page's script has run
     assert note.inner_text() == "edit: is unchanged; edit it" and page.is_disabled("#cf-submit")
     boxes.nth(1).fill("The storm broke every window in the whole town.")
     assert note.inner_text().startswith("edit: is rewritten, not edited: ")

@@ -25,7 +25,7 @@ def test_a_copied_statement_is_refused_live_and_on_the_server(browser_page, live
     page = browser_page
     log_in(page, live_server, "writer", "pass-word-1", "/work/")
     page.click("text=Take a HIT")
-    page.wait_for_selector(".design-item")
+    page.wait_for_selector(".design-item.current")  # the page's script has run
     assert page.inner_text("mark.highlight") == "Oracle"
     field = page.locator(".text-input").first
     field.fill("Oracle had fought to keep the forms from being released")

@@ -23,7 +23,7 @@ def _write(page, live_server, name, *, paste):
     user.groups.add(roles.group(roles.ANNOTATOR))
     log_in(page, live_server, name, "pass-word-1", "/work/")
     page.click("text=Take a HIT")
-    page.wait_for_selector(".design-item")
+    page.wait_for_selector(".design-item.current")  # the page's script has run
     field = page.locator(".text-input").first
     field.click()
     if paste:
