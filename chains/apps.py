@@ -1,14 +1,11 @@
-"""Multi-stage workflows (write -> check -> rewrite chains, the TimeTravel design): stages as batches joined
-by edges, each accepted output of one stage becoming an item of the next, with the check gate, loop limits,
-author exclusion and the lineage of every output; the human evaluation (Likert and pairwise) runs as two
-design files (chains/evaluation.py)."""
+"""TimeTravel's story rewriting beyond its design files: the workflow runs as designs/timetravel.yaml (stages,
+gate, rewrite rounds and lineage are the design engine's); this app starts it from a story file, writes the
+released JSONL splits and statistics (chains/report.py), and runs the Likert and pairwise human evaluation as
+designs/timetravel-ratings.yaml and designs/timetravel-comparisons.yaml (chains/evaluation.py)."""
 
 from django.apps import AppConfig
 
 
 class ChainsConfig(AppConfig):
     name = "chains"
-    verbose_name = "Workflows and chains"
-
-    def ready(self):
-        from chains import task_types  # noqa: F401  (registers story-write, story-edit)
+    verbose_name = "Story rewriting (TimeTravel)"

@@ -15,7 +15,6 @@ from django.conf import settings
 
 from aggregation.maths import alpha, alpha_interval, ordinal_alpha, ordinal_alpha_interval
 from aggregation.services import COUNTED
-from chains.models import Workflow
 from chains.report import endings
 from designs.items import Record
 from designs.services import design_batch_create, design_version_save
@@ -40,11 +39,11 @@ def _design(name: str, scale: int = 3) -> Any:
     return design_version_save(source=source, slug=name if scale == 3 else f"{name}-{scale}")
 
 
-def likert_records(workflow: Workflow) -> list[Record]:
+def likert_records(batch: Batch) -> list[Record]:
     """Each counterfactual's first edited ending ("human") and its original ending ("original") to rate."""
-    found = endings(workflow)
+    found = endings(batch)
     if not found:
-        raise CrowdError(f"workflow {workflow.name} has no edited endings to rate yet")
+        raise CrowdError(f"workflow {batch.name!r} has no edited endings to rate yet")
     records = []
     for entry in found:
         outputs = {"human": " ".join(entry["endings"][0]["ending"]), "original": entry["story"].original_ending}
@@ -53,11 +52,11 @@ def likert_records(workflow: Workflow) -> list[Record]:
     return records
 
 
-def pairwise_records(workflow: Workflow, *, seed: int = 0) -> list[Record]:
+def pairwise_records(batch: Batch, *, seed: int = 0) -> list[Record]:
     """The crowd's edited ending against the original ending, A and B in a seeded random order."""
-    found = endings(workflow)
+    found = endings(batch)
     if not found:
-        raise CrowdError(f"workflow {workflow.name} has no edited endings to compare yet")
+        raise CrowdError(f"workflow {batch.name!r} has no edited endings to compare yet")
     rng = random.Random(seed)
     records = []
     for entry in found:
@@ -68,14 +67,14 @@ def pairwise_records(workflow: Workflow, *, seed: int = 0) -> list[Record]:
     return records
 
 
-def likert_batch_create(workflow: Workflow, *, name: str, scale: int = 3, **options: Any) -> Batch:
-    """A batch of designs/timetravel-ratings.yaml over the workflow's endings; `options` as design_batch_create
-    takes them."""
+def likert_batch_create(workflow: Batch, *, name: str, scale: int = 3, **options: Any) -> Batch:
+    """A batch of designs/timetravel-ratings.yaml over the endings of the TimeTravel workflow `workflow` (any of
+    its stages' batches); `options` as design_batch_create takes them."""
     return design_batch_create(version=_design(RATINGS, scale), records=likert_records(workflow), name=name,
                                **{"provider": "inhouse", **options})
 
 
-def pairwise_batch_create(workflow: Workflow, *, name: str, seed: int = 0, **options: Any) -> Batch:
+def pairwise_batch_create(workflow: Batch, *, name: str, seed: int = 0, **options: Any) -> Batch:
     """A batch of designs/timetravel-comparisons.yaml over the workflow's endings."""
     return design_batch_create(version=_design(COMPARISONS), records=pairwise_records(workflow, seed=seed),
                                name=name, **{"provider": "inhouse", **options})

@@ -1,5 +1,6 @@
-"""What a chains workflow yields: the released TimeTravel records (train with one edited ending each, dev and
-test with every edited ending of a counterfactual), split by story, and the statistics of how it was made."""
+"""The TimeTravel workflow (designs/timetravel.yaml) started from a story file, and what it yields: the released
+records (train with one edited ending each, dev and test with every edited ending of a counterfactual), split by
+story, and the statistics of how it was made."""
 
 from __future__ import annotations
 
@@ -11,27 +12,77 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+from django.db import transaction
+
 from aggregation.services import COUNTED
-from chains.models import Chain, Step, Workflow
-from chains.services import chain_story
-from core.stories import record
+from core.errors import InputError
+from core.stories import Story, edit_size, record
+from designs.items import Record
+from designs.lineage import Chain, chains
+from designs.services import design_batch_create, design_version_save
+from designs.stages import workflow_batches
+from designs.task_type import design_of
+from hits.models import Batch
+from hits.services import batch_publish
 
 SPLITS = ("train", "dev", "test")
+# The chain states as the TimeTravel workflow calls them (designs.lineage.STATES).
+STATE_WORDS = {"open": "checking", "passed": "edited", "waiting": "review", "dropped": "dropped"}
 
 
-def endings(workflow: Workflow) -> list[dict[str, Any]]:
-    """Every counterfactual with its edited endings (from counted work: submitted or approved), in chain order:
-    {chain, story, counterfactual, round, endings: [{ending, worker, edit}], writer}."""
+def workflow_start(stories: list[Story], *, name: str, provider: str = "inhouse", created_by: Any = None) -> Batch:
+    """The shipped designs/timetravel.yaml over `stories`, its write stage published (the check stage opens as
+    counterfactuals arrive). Returns the write stage's batch, which names the workflow."""
+    if Batch.objects.filter(name=name, task_type="design").exists():
+        raise InputError(f"a batch named {name!r} exists already; choose another name", field="name")
+    source = (settings.BASE_DIR / "designs" / "timetravel.yaml").read_text(encoding="utf-8")
+    records = [Record(id=story.story_id, text=story.premise,
+                      fields={"initial": story.initial, "ending": list(story.ending)}) for story in stories]
+    with transaction.atomic():
+        version = design_version_save(source=source, slug="timetravel")
+        first = design_batch_create(version=version, records=records, name=name, stage=version.design.stages[0].name,
+                                    provider=provider, created_by=created_by)
+        return batch_publish(batch=first)
+
+
+def workflow_of(key: str) -> Batch:
+    """A TimeTravel workflow by its first batch's id or name; any stage's batch names its workflow."""
+    batch = Batch.objects.filter(**({"pk": int(key)} if key.isdigit() else {"name": key}), task_type="design").first()
+    design = design_of(batch) if batch else None
+    if batch is None or design is None or [stage.name for stage in design.stages][:2] != ["write", "check"]:
+        raise InputError(f"no TimeTravel workflow {key!r}; give the id or name of a batch made from "
+                         f"designs/timetravel.yaml (`manage.py stories start`)")
+    return next(iter(workflow_batches(batch).values()))
+
+
+def chain_story(chain: Chain) -> Story:
+    """The story a chain started from: the first stage's item of designs/timetravel.yaml."""
+    payload = chain.origin.content
+    return Story(story_id=payload.record_id, premise=payload.text, initial=payload.fields["initial"],
+                 ending=tuple(payload.fields["ending"]))
+
+
+def _ending(answer: dict[str, Any]) -> list[str] | None:
+    edited = answer.get("edited_ending")
+    return list(edited.values()) if isinstance(edited, dict) and edited else None
+
+
+def endings(batch: Batch) -> list[dict[str, Any]]:
+    """Every counterfactual with its edited endings (from counted work: submitted or approved), in the order the
+    chains began: {chain, story, counterfactual, round, endings: [{ending, worker}]}. `batch` is any stage's."""
     found: dict[int, dict[str, Any]] = {}
-    rows = (Step.objects.filter(chain__workflow=workflow, kind=Step.Kind.ENDING, assignment__state__in=COUNTED)
-            .exclude(chain__state=Chain.State.DROPPED)
-            .select_related("chain", "answers__worker", "worker").order_by("chain", "pk"))
-    for step in rows:
-        shown = step.answers
-        entry = found.setdefault(shown.pk, {
-            "chain": step.chain.pk, "story": chain_story(step.chain), "counterfactual": shown.value,
-            "round": shown.round, "writer": shown.worker.external_id if shown.worker else "", "endings": []})
-        entry["endings"].append({"ending": step.value, "worker": step.worker.external_id, "edit": step.edit})
+    for chain in chains(batch):
+        if chain.state == "dropped":
+            continue
+        for step in chain.steps:
+            ending = _ending(step.answer)
+            if ending is None or step.assignment.state not in COUNTED:
+                continue
+            entry = found.setdefault(step.item.pk, {
+                "chain": chain.origin.pk, "story": chain_story(chain),
+                "counterfactual": step.item.content.fields["counterfactual"], "round": step.round, "endings": []})
+            entry["endings"].append({"ending": ending, "worker": step.assignment.worker.external_id})
     return list(found.values())
 
 
@@ -46,8 +97,8 @@ def split_stories(story_ids: list[str], *, shares: tuple[float, float, float] = 
             for n, story in enumerate(ordered)}
 
 
-def records(workflow: Workflow, *, shares=(0.8, 0.1, 0.1), seed: int = 0) -> dict[str, list[dict[str, Any]]]:
-    found = endings(workflow)
+def records(batch: Batch, *, shares=(0.8, 0.1, 0.1), seed: int = 0) -> dict[str, list[dict[str, Any]]]:
+    found = endings(batch)
     side = split_stories([entry["story"].story_id for entry in found], shares=shares, seed=seed)
     out: dict[str, list[dict[str, Any]]] = {split: [] for split in SPLITS}
     for entry in found:
@@ -61,28 +112,34 @@ def records(workflow: Workflow, *, shares=(0.8, 0.1, 0.1), seed: int = 0) -> dic
     return out
 
 
-def statistics(workflow: Workflow, found: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+def statistics(batch: Batch, found: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """Stories, counterfactuals and edited endings per split; rewrite rounds; the share of counterfactuals
     sent back; the size of the edits (share of the original ending's words changed)."""
-    found = records(workflow) if found is None else found
+    found = records(batch) if found is None else found
     per_split = {}
     for split, rows in found.items():
         per_split[split] = {
             "stories": len({row["story_id"] for row in rows}),
             "counterfactuals": len({(row["story_id"], row["counterfactual"]) for row in rows}),
             "edited_endings": sum(len(row.get("edited_endings", [None])) for row in rows)}
-    chains = list(Chain.objects.filter(workflow=workflow).values_list("rounds", "state"))
-    checked = Step.objects.filter(chain__workflow=workflow, kind__in=(Step.Kind.PASSED, Step.Kind.FAILED))
-    failed = checked.filter(kind=Step.Kind.FAILED).count()
-    sizes = [step.edit["distance"] / step.edit["original_words"] for step in
-             Step.objects.filter(chain__workflow=workflow, kind=Step.Kind.ENDING).exclude(edit=None)
-             if step.edit.get("original_words")]
+    made = chains(batch)
+    # The states counted in story order, as the released statistics list them.
+    ordered = sorted(made, key=lambda chain: (chain.record_id, chain.origin.pk))
+    checks = [step for chain in made for step in chain.steps if step.passed is not None]
+    failed = sum(step.passed is False for step in checks)
+    sizes = []
+    for chain in made:
+        original = list(chain_story(chain).ending)
+        for step in chain.steps:
+            ending = _ending(step.answer)
+            size = edit_size(original, ending) if ending else None
+            if size is not None and size.original_words:
+                sizes.append(size.distance / size.original_words)
     return {
-        "workflow": workflow.name, "splits": per_split,
-        "chains": {"total": len(chains), **Counter(state for _, state in chains)},
-        "rounds": dict(sorted(Counter(rounds for rounds, _ in chains).items())),
-        "checks": {"total": checked.count(), "failed": failed,
-                   "sent_back_share": failed / checked.count() if checked.count() else 0.0},
+        "workflow": batch.name, "splits": per_split,
+        "chains": {"total": len(made), **Counter(STATE_WORDS[chain.state] for chain in ordered)},
+        "rounds": dict(sorted(Counter(chain.rounds for chain in made).items())),
+        "checks": {"total": len(checks), "failed": failed, "sent_back_share": failed / len(checks) if checks else 0.0},
         "edit_changed_share": _distribution(sizes),
     }
 
@@ -114,14 +171,14 @@ def statistics_text(found: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def export(workflow: Workflow, folder: str | PathLike[str], *, shares=(0.8, 0.1, 0.1), seed: int = 0) -> dict[str, Any]:
+def export(batch: Batch, folder: str | PathLike[str], *, shares=(0.8, 0.1, 0.1), seed: int = 0) -> dict[str, Any]:
     """`train.jsonl`, `dev.jsonl`, `test.jsonl` in the released format and `statistics.json`; the statistics."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    found = records(workflow, shares=shares, seed=seed)
+    found = records(batch, shares=shares, seed=seed)
     for split, rows in found.items():
         (out / f"{split}.jsonl").write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
                                             encoding="utf-8")
-    result = statistics(workflow, found)
+    result = statistics(batch, found)
     (out / "statistics.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result

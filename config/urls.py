@@ -19,7 +19,6 @@ urlpatterns = [
     path("work/", include("hits.urls")),
     path("review/spans/", include("annotation.urls")),
     path("review/", include("designs.urls")),
-    path("chains/", include("chains.urls")),
     path("review/", include("aggregation.urls")),
     path("qualification/", include("qualification.urls")),
     path("mturk/hits/<int:hit_id>/", mturk_hit_page, name="mturk_hit"),

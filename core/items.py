@@ -153,34 +153,6 @@ class ChoiceItem(Payload):
 
 @payload_kind
 @dataclass(frozen=True)
-class StoryItem(Payload):
-    """A five-sentence story for the counterfactual rewriting design (core.stories). Without a
-    `counterfactual` it is shown to a writer, who writes one for s2; with one, to a checker who first judges
-    it and then edits the ending. `round` counts the times the counterfactual was sent back and rewritten;
-    `rules` bound the counterfactual's words and `bound` the edit (core.stories.EditBound as JSON)."""
-
-    kind: ClassVar[str] = "story"
-    story_id: str
-    premise: str
-    initial: str
-    ending: tuple[str, ...]
-    counterfactual: str = ""
-    round: int = 0
-    rules: dict = dataclasses.field(default_factory=dict)
-    bound: dict = dataclasses.field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name in ("story_id", "premise", "initial"):
-            if not getattr(self, name).strip():
-                raise InputError("is empty", field=name)
-        if len(self.ending) != 3 or not all(sentence.strip() for sentence in self.ending):
-            raise InputError(f"needs three sentences, has {len(self.ending)}", field="ending")
-        if self.round < 0:
-            raise InputError(f"is {self.round}; rounds count from 0", field="round")
-
-
-@payload_kind
-@dataclass(frozen=True)
 class RecordItem(Payload):
     """One record of a design file's items (designs/): its id, its text and the record's other fields as
     they came (shown, compared in pairwise and best-worst schemes, or kept for the export)."""

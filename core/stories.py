@@ -181,40 +181,6 @@ def edit_size(original: Sequence[str], edited: Sequence[str]) -> EditSize:
     return EditSize(distance=previous[-1], original_words=len(before), kept=common[-1])
 
 
-@dataclass(frozen=True)
-class EditBound:
-    """The most an edited ending may change: a share of the original's words changed (`max_changed`, by edit
-    distance) and a share kept in order (`min_kept`); either may be None."""
-
-    # An honest edit of a short ending often changes half its words; a rewrite from scratch changes all.
-    max_changed: float | None = 0.8
-    min_kept: float | None = 0.3
-
-    def refusal(self, size: EditSize) -> str | None:
-        if self.max_changed is not None and size.changed_share > self.max_changed + 1e-9:
-            return (f"this ending is rewritten, not edited: {size.describe()}; change at most "
-                    f"{self.max_changed:.0%} of the words and keep what still fits the new event")
-        if self.min_kept is not None and size.kept_share < self.min_kept - 1e-9:
-            return (f"this ending keeps too little of the original: {size.describe()}; keep at least "
-                    f"{self.min_kept:.0%} of its words")
-        return None
-
-    def to_json(self) -> dict[str, float | None]:
-        return {"max_changed": self.max_changed, "min_kept": self.min_kept}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> EditBound:
-        unknown = set(data) - {"max_changed", "min_kept"}
-        if unknown:
-            raise ValueError(f"unknown edit bound(s) {', '.join(sorted(unknown))}; use max_changed and min_kept")
-        bound = cls(**data)
-        for name in ("max_changed", "min_kept"):
-            value = getattr(bound, name)
-            if value is not None and not 0 <= value <= 1:
-                raise ValueError(f"{name} is {value}; use a share from 0 to 1")
-        return bound
-
-
 # --- the released records -----------------------------------------------------------
 
 def record(story: Story, counterfactual: str, endings: Sequence[Sequence[str]], *, several: bool) -> dict[str, Any]:

@@ -474,48 +474,47 @@ def _write_through(batch, active, items, rng, refusals):
     return submitted, refusals
 
 
-# --- the chains design: simulated story writers, checkers and editors ----------------------------------
+# --- designs/timetravel.yaml: simulated story writers, checkers and editors --------------------------------------
 
 _UNRELATED = ("The price of copper rose sharply in Chile that spring.", "A famous painter opened a gallery in Rome.",
               "The city council voted on a new parking rule.", "Scientists found a new kind of frog in Peru.",
               "The old lighthouse on the island was painted red.")
-_STORY_FIELD = re.compile(r'name="(cf|check)-(\d+)')
+# The design's schemes by number: 0 counterfactual (write), 1 conditions (3 rows), 2 rewrite, 3 edited_ending (3 boxes).
+_STORY_ITEM = re.compile(r'name="a-(\d+)-[01]')
 
 
 @dataclass
 class StoryWorker:
-    """A simulated worker of the write -> check -> edit workflow, who knows each story's reference
-    counterfactual and edited ending (demo/data/stories.jsonl). "careful" writes and edits as asked and checks
-    honestly; "breaker" writes counterfactuals unrelated to the story (breaking condition 1), and rewrites
-    a failed one into another unrelated sentence; "rewriter" first replaces the whole ending with another
-    story's, which the server refuses, then edits it."""
+    """A simulated worker of designs/timetravel.yaml, who knows each story's reference counterfactual and edited
+    ending (demo/data/stories.jsonl). "careful" writes and edits as asked and checks honestly; "breaker" writes
+    counterfactuals unrelated to the story (breaking condition 1), and rewrites a failed one into another
+    unrelated sentence; "rewriter" first replaces the whole ending with another story's, which the server
+    refuses, then edits it."""
 
     name: str
     style: str = "careful"
 
-    def counterfactual(self, payload, known, rng):
-        return rng.choice(_UNRELATED) if self.style == "breaker" else known[payload.story_id]["counterfactual"]
+    def counterfactual(self, record_id, known, rng):
+        return rng.choice(_UNRELATED) if self.style == "breaker" else known[record_id]["counterfactual"]
 
     def check_fields(self, pk, payload, known, rng, first_try):
-        reference = known[payload.story_id]
-        fine = payload.counterfactual == reference["counterfactual"]
-        fields = {f"check-{pk}-related": "yes" if fine else "no", f"check-{pk}-premise": "yes",
-                  f"check-{pk}-ending": "yes"}
+        reference = known[payload.record_id]
+        fine = payload.fields["counterfactual"] == reference["counterfactual"]
+        fields = {f"a-{pk}-1-1": "yes" if fine else "no", f"a-{pk}-1-2": "yes", f"a-{pk}-1-3": "yes"}
         if not fine:
-            return {**fields, f"rewrite-{pk}": self.counterfactual(payload, known, rng)}
+            return {**fields, f"a-{pk}-2": self.counterfactual(payload.record_id, known, rng)}
         ending = reference["edited_ending"]
         if first_try and self.style == "rewriter":
-            others = [entry for story, entry in sorted(known.items()) if story != payload.story_id]
+            others = [entry for story, entry in sorted(known.items()) if story != payload.record_id]
             ending = rng.choice(others)["edited_ending"]
-        return {**fields, **{f"end-{pk}-{n}": sentence for n, sentence in enumerate(ending, 1)}}
+        return {**fields, **{f"a-{pk}-3-{n}": sentence for n, sentence in enumerate(ending, 1)}}
 
 
-def run_story_workers(workflow, workers, known, seed=0):
-    """The simulated workers take turns over the workflow's stages over HTTP (the write stage first, then
-    the check-and-edit stage, which grows as they go) until no stage has work any of them may take. A
+def run_story_workers(stages, workers, known, seed=0):
+    """The simulated workers take turns over the workflow's stages ({name: batch}, in order) over HTTP (the write
+    stage first, then the check stage, which grows as they go) until no stage has work any of them may take. A
     refused submission is answered again once. Returns ({stage: HITs submitted}, refusals by reason)."""
     rng = random.Random(seed)
-    stages = list(workflow.stages.select_related("batch").order_by("order"))
     active = [(worker, *_logged_in(worker.name)) for worker in workers]
     submitted, refusals = Counter(), Counter()
     requests = logging.getLogger("django.request")
@@ -526,31 +525,30 @@ def run_story_workers(workflow, workers, known, seed=0):
         while progress:
             progress = False
             for worker, client, token in active:
-                for stage in stages:
-                    response = client.post(reverse("hits:claim", args=[stage.batch_id]), HTTP_X_CSRFTOKEN=token)
+                for name, batch in stages.items():
+                    response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
                     if response.status_code != 302 or not response.url.startswith("/work/assignments/"):
                         continue
                     page = client.get(response.url).content.decode()
-                    shown = sorted({int(pk) for _, pk in _STORY_FIELD.findall(page)})
+                    shown = sorted({int(pk) for pk in _STORY_ITEM.findall(page)})
                     for first_try in (True, False):
                         fields = {}
                         for pk in shown:
                             payload = Item.objects.get(pk=pk).content
-                            if stage.key == "write":
-                                fields |= {f"cf-{pk}": worker.counterfactual(payload, known, rng),
-                                           f"cond-{pk}-related": "on", f"cond-{pk}-premise": "on",
-                                           f"cond-{pk}-ending": "on"}
+                            if name == "write":
+                                fields[f"a-{pk}-0"] = worker.counterfactual(payload.record_id, known, rng)
                             else:
                                 fields |= worker.check_fields(pk, payload, known, rng, first_try)
                         result = client.post(response.url + "submit/", {**fields, "csrfmiddlewaretoken": token})
                         if result.status_code == 302:
-                            submitted[stage.key] += 1
+                            submitted[name] += 1
                             progress = True
                             break
-                        refused = re.search(r"this ending is (\w+)", result.content.decode())
+                        refused = re.search(r"edit: (?:is )?(\w+)", result.content.decode())
                         refusals[f"ending {refused.group(1)}" if refused else "other"] += 1
                         if not first_try:
-                            raise RuntimeError(f"{worker.name}: refused twice: {result.content.decode()[:300]}")
+                            said = re.findall(r'Not submitted yet:</strong>([^<]*)', result.content.decode())
+                            raise RuntimeError(f"{worker.name}: refused twice: {said or result.status_code}")
                     break  # one HIT a turn: the others get theirs
     finally:
         requests.setLevel(level)

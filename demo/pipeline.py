@@ -31,10 +31,8 @@ from annotation.models import SpanAnnotation, SpanAnswer
 from annotation.services import semeval_items, subtask1_batch_create
 from chains.evaluation import likert_batch_create, likert_report, pairwise_batch_create, pairwise_report
 from chains.evaluation import report_text as evaluation_text
-from chains.models import Workflow
 from chains.report import export as export_stories
-from chains.report import statistics_text
-from chains.services import workflow_create, workflow_publish
+from chains.report import statistics_text, workflow_start
 from choices.report import report_table
 from choices.services import choice_batch_create, choice_report, copa_sample
 from core import copa, cues
@@ -63,6 +61,8 @@ from demo.crowd import (
 )
 from designs.export import batch_aggregate as design_aggregate
 from designs.export import export_batch as export_design
+from designs.stages import workflow_batches
+from designs.task_type import design_of
 from facts.report import tables_text
 from facts.rte import read_rte
 from facts.services import draw_items, export_pairs, fact_batch_create
@@ -644,32 +644,30 @@ class Pipeline:
         self.stage("cheap facts", time.monotonic() - started, f"{facts} facts, {counter} counter-facts")
 
     def counterfactual_stories(self, path):
-        """The TimeTravel design on our own 34 five-sentence stories: one worker writes a counterfactual second
+        """designs/timetravel.yaml on our own 34 five-sentence stories: one worker writes a counterfactual second
         sentence; two others each check it (sending it back, rewritten, to yet another worker when it fails)
         and edit the ending within the edit bound; two raters judge the endings on a 3-point scale and three
         compare them with the unchanged original. Two simulated workers break the conditions, one rewrites
         whole endings (refused on the server)."""
         started = time.monotonic()
-        workflow = Workflow.objects.filter(name=STORIES_WORKFLOW).first()
+        first = Batch.objects.filter(name=STORIES_WORKFLOW, task_type="design").first()
         run = None
-        if workflow is None:
-            stories = read_stories(path)
-            workflow = workflow_create(name=STORIES_WORKFLOW, stories=stories, loop_limit=2,
-                                       write={"reward": Decimal("0.10")},
-                                       edit={"reward": Decimal("0.20"), "assignments_per_hit": 2})
-            workflow_publish(workflow)
+        if first is None:
+            first = workflow_start(read_stories(path), name=STORIES_WORKFLOW)
             workers = [StoryWorker(f"story-careful{n}") for n in range(1, 5)]
             workers += [StoryWorker("story-breaker1", "breaker"), StoryWorker("story-breaker2", "breaker"),
                         StoryWorker("story-rewriter1", "rewriter")]
             known = {row["story_id"]: row for row in map(json.loads, Path(path).read_text("utf-8").splitlines())}
-            run = run_story_workers(workflow, workers, known, seed=4)
-        stages = {stage.key: stage.batch for stage in workflow.stages.select_related("batch")}
-        self.stdout.write(f"13. Counterfactual story rewriting (TimeTravel): {stages['write'].items.count()} stories "
-                          f"of our own from {path}; write -> check (send back, rewrite) -> edit, 2 editors a "
-                          f"counterfactual, loop limit {workflow.loop_limit}")
+            run = run_story_workers(workflow_batches(first), workers, known, seed=4)
+        stages = workflow_batches(first)
+        check = next(stage for stage in design_of(first).stages if stage.gate is not None)
+        self.stdout.write(f"13. Counterfactual story rewriting (TimeTravel, designs/timetravel.yaml): "
+                          f"{first.items.count()} stories of our own from {path}; write -> check (send back, rewrite) "
+                          f"-> edit, {stages[check.name].assignments_per_hit} editors a counterfactual, a chain waits "
+                          f"for the organizer after {check.max_rounds + 1} failed checks")
         if run is not None:
             submitted, refusals = run
-            self.stdout.write(f"   HITs submitted: {submitted.get('write', 0)} write, {submitted.get('edit', 0)} "
+            self.stdout.write(f"   HITs submitted: {submitted.get('write', 0)} write, {submitted.get('check', 0)} "
                               f"check-and-edit; refused on the server, then edited again: "
                               + (", ".join(f"{count} {reason}" for reason, count in sorted(refusals.items()))
                                  or "none"))
@@ -677,22 +675,21 @@ class Pipeline:
             for assignment in Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED):
                 assignment_approve(assignment=assignment)
         out = Path(self.out).parent / "timetravel"
-        found = export_stories(workflow, out, seed=1)
+        found = export_stories(first, out, seed=1)
         self.stdout.write("   " + statistics_text(found).replace("\n", "\n   "))
-        review = workflow.chains.filter(state="review").count()
-        self.stdout.write(f"   export: train/dev/test JSONL in the released format -> {out}; {review} chain(s) "
-                          f"wait for the organizer at /chains/{workflow.pk}/?state=review")
+        self.stdout.write(f"   export: train/dev/test JSONL in the released format -> {out}; "
+                          f"{found['chains'].get('review', 0)} chain(s) wait for the organizer at "
+                          f"/review/chains/{first.pk}/")
         likert = Batch.objects.filter(name=f"{STORIES_WORKFLOW}: ratings").first()
         pairs = Batch.objects.filter(name=f"{STORIES_WORKFLOW}: comparisons").first()
         if likert is None:
-            likert = batch_publish(batch=likert_batch_create(workflow, name=f"{STORIES_WORKFLOW}: ratings"))
-            pairs = batch_publish(batch=pairwise_batch_create(workflow, name=f"{STORIES_WORKFLOW}: comparisons",
-                                                              seed=1))
+            likert = batch_publish(batch=likert_batch_create(first, name=f"{STORIES_WORKFLOW}: ratings"))
+            pairs = batch_publish(batch=pairwise_batch_create(first, name=f"{STORIES_WORKFLOW}: comparisons", seed=1))
             run_raters(likert, [Rater(f"story-rater{n}") for n in range(1, 3)], seed=5)
             run_raters(pairs, [Rater(f"story-rater{n}") for n in range(1, 4)], seed=6)
         self.stdout.write("   human evaluation (paper: 2 raters, 3-point scale, alpha 0.42):")
         self.stdout.write("   " + evaluation_text(likert_report(likert), pairwise_report(pairs)).replace("\n", "\n   "))
-        for batch in (stages["write"], stages["edit"], likert, pairs):
+        for batch in (*stages.values(), likert, pairs):
             self._design_project("timetravel", "TimeTravel demo", batch, 13, say=batch is pairs)
         self.stage("story rewriting", time.monotonic() - started,
                    f"{sum(row['edited_endings'] for row in found['splits'].values())} edited endings")

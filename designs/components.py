@@ -71,6 +71,8 @@ for name, component in {
         "reviewer, and the hidden canary instruction.", runs="/review/writing/BATCH/"),
     "story-lineage": Component(
         "Story chains' lineage", "Every output of a multi-stage workflow keeps the chain of items and authors it "
-        "came from; the review page shows it.", runs="/chains/ID/"),
+        "came from; the chains page lists them, shows each one's answers in order (an edit as a word diff) and "
+        "takes the organizer's word on those that used their rounds (designs.lineage).",
+        runs="/review/chains/BATCH/"),
 }.items():
     COMPONENTS.register(name, component)

@@ -363,6 +363,14 @@ class Rewrite(Strict):
     replaces: str = Field(description="the earlier stage's scheme whose answer (an item field) it replaces")
 
 
+class StageHits(Strict):
+    """A stage's own packing and pay, where it differs from the design's `hits` (a check paid more than a write)."""
+
+    items_per_hit: int | None = Field(None, ge=1, le=100)
+    assignments_per_hit: int | None = Field(None, ge=1, le=100)
+    reward: Decimal | None = Field(None, ge=0, max_digits=8, decimal_places=2)
+
+
 class Stage(Strict):
     """One stage of a multi-stage workflow: its items are an earlier stage's outputs."""
 
@@ -375,6 +383,8 @@ class Stage(Strict):
     max_rounds: int = Field(1, ge=1, le=10, description="times an output may be sent back and redone")
     rewrite: Rewrite | None = Field(None, description="instead of sending a failed item back to from_stage, the "
                                                       "check's own rewrite goes on to be checked again")
+    hits: StageHits = Field(default_factory=StageHits, description="this stage's packing and pay, where they "
+                                                                   "differ from the design's hits")
 
 
 class Split(Strict):

@@ -86,6 +86,11 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
         raise InputError(f"the design has no stage {stage!r}; its stages are "
                          f"{', '.join(entry.name for entry in design.stages) or 'none'}", field="stage")
     hits = design.hits
+    own = next((entry.hits for entry in design.stages if entry.name == stage), None)
+    if own is not None:  # the stage's own packing and pay, unless a command's flags give them
+        items_per_hit = items_per_hit or own.items_per_hit
+        assignments_per_hit = assignments_per_hit or own.assignments_per_hit
+        reward = own.reward if reward is None else reward
     _check_records(design, records)
     specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
                       payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))

@@ -22,19 +22,23 @@ from core.errors import CrowdsetError
 from core.items import RecordItem
 from designs.answers import holds
 from designs.models import ChainDecision, DesignBatch, DesignVersion
-from hits.models import Assignment, Batch, Item, Worker
+from hits.models import Assignment, Batch, Hit, Item, Worker
+from hits.providers import get_provider
 from hits.services import CrowdError, ItemSpec, batch_create, batch_extend, batch_publish
 
 
 def later_stages_create(*, first: Batch, version: DesignVersion) -> list[Batch]:
-    """The batches of every stage after the first: empty, growing as outputs arrive, packed and paid as the
-    first stage's batch, and joined to it as one workflow."""
+    """The batches of every stage after the first: empty, growing as outputs arrive, packed and paid as the stage
+    says (`stages[].hits`) or else as the first stage's batch, and joined to it as one workflow."""
     design = version.design
     made = []
     for stage in design.stages[1:]:
+        own = stage.hits
         batch = batch_create(
             name=f"{first.name}: {stage.name}"[:200], task_type="design", items=[], grows=True, provider=first.provider,
-            items_per_hit=first.items_per_hit, assignments_per_hit=first.assignments_per_hit, reward=first.reward,
+            items_per_hit=own.items_per_hit or first.items_per_hit,
+            assignments_per_hit=own.assignments_per_hit or first.assignments_per_hit,
+            reward=first.reward if own.reward is None else own.reward,
             budget=first.budget, requirements=first.requirements, created_by=first.created_by,
             assignment_duration=first.assignment_duration, lifetime=first.lifetime)
         DesignBatch.objects.create(batch=batch, version=version, stage=stage.name, workflow=first)
@@ -79,6 +83,7 @@ def stages_advance(assignment: Assignment, design: Any, stage_name: str) -> None
             authors = _authors(origin, batches.values(), assignment) if reader.exclude_authors else []
             sending.setdefault(reader.name, []).append((spec, authors))
         if stage.gate is not None and stage.from_stage and not holds(stage.gate, answer.get(stage.gate.schema_)):
+            _retire(item)
             back = _redo(stage, item, payload, origin, batches, assignment, answer)
             if back is not None:
                 sending.setdefault(_redone_in(stage), []).append(back)
@@ -89,6 +94,24 @@ def stages_advance(assignment: Assignment, design: Any, stage_name: str) -> None
 def _gold(assignment: Assignment) -> set[int]:
     # A check item mixed into the HIT is measured, not worked on: it is nobody's output.
     return set(assignment.hit.hit_items.filter(item__is_gold=True).values_list("item_id", flat=True))
+
+
+def _retire(item: Item) -> None:
+    """An output a check failed is superseded (redone, or waiting for the organizer): the free places of its HITs
+    (those holding nothing else) close, so nobody is paid to check it again. Work already taken may still come in."""
+    for hit in Hit.objects.filter(hit_items__item=item, state=Hit.State.PUBLISHED).select_related("batch"):
+        if hit.hit_items.count() != 1:
+            continue
+        Hit.objects.filter(pk=hit.pk).update(state=Hit.State.EXPIRED)
+        if hit.batch.provider != "inhouse" and hit.provider_hit_id:
+            transaction.on_commit(functools.partial(_expire_remote, hit))
+
+
+def _expire_remote(hit: Hit) -> None:
+    try:
+        get_provider(hit.batch.provider).expire_hit(hit)
+    except CrowdsetError as error:
+        DesignBatch.objects.filter(batch=hit.batch).update(note=f"HIT {hit.number} could not be closed: {error}"[:500])
 
 
 def _redone_in(stage: Any) -> str:

@@ -1,6 +1,7 @@
 """The organizer's pages of design batches: the writing-evidence component's review (every submission's written
 answers with how they were written, the ones most worth a look first; nothing here rejects anything, the review
-form of the batch page does, by a person), and a multi-stage design's chains that used their rounds."""
+form of the batch page does, by a person), and a multi-stage design's chains: their list, each one's lineage, and
+the organizer's word on those that used their rounds."""
 
 from django.contrib import messages
 from django.http import Http404
@@ -8,10 +9,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import ORGANIZER, role_required
 from core.errors import CrowdsetError
+from core.stories import word_diff
 from designs.evidence import canary_word, card
-from designs.stages import chain_decide, workflow_batches
+from designs.lineage import STATES, chains
+from designs.schemes.text import prefill
+from designs.stages import chain_decide, workflow_batches, workflow_report
 from designs.stages import waiting_chains as waiting
-from designs.task_type import batch_design
+from designs.task_type import batch_design, record
 from hits.models import Assignment, Batch, Item
 
 
@@ -39,8 +43,9 @@ def writing_review(request, batch_id):
 
 
 @role_required(ORGANIZER)
-def waiting_chains(request, batch_id):
-    """GET: the chains of the workflow that used their rounds. POST (origin, decision): the organizer's word."""
+def chain_list(request, batch_id):
+    """GET: the workflow's stages and chains (the story-lineage component), those that used their rounds first with
+    the organizer's choice. POST (origin, decision): the organizer's word on one of them."""
     batch = get_object_or_404(Batch, pk=batch_id, task_type="design")
     stages = workflow_batches(batch)
     if len(stages) < 2:
@@ -56,5 +61,48 @@ def waiting_chains(request, batch_id):
         else:
             messages.success(request, f"Chain {made.origin_id}: {made.get_decision_display()}.")
         return redirect("designs:chains", batch_id=first.pk)
-    return render(request, "designs/waiting_chains.html", {"batch": first, "stages": stages,
-                                                            "rows": waiting(first)})
+    state = request.GET.get("state", "")
+    found = chains(first)
+    shown = [chain for chain in found if chain.state == state] if state in STATES else found
+    design, _ = batch_design(first.pk)
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    rows = [{**row, "shown": [_shown(schemes.get(name), row["item"], value) for name, value in row["answer"].items()]}
+            for row in waiting(first)]
+    return render(request, "designs/chains.html", {
+        "batch": first, "report": workflow_report(first), "rows": rows, "chains": shown[:500],
+        "state": state, "states": STATES, "counts": [(value, sum(chain.state == value for chain in found))
+                                                     for value in STATES]})
+
+
+@role_required(ORGANIZER)
+def chain_detail(request, batch_id, origin):
+    """One chain's lineage: the first item, then every answer on it and on the items made from it, in order."""
+    batch = get_object_or_404(Batch, pk=batch_id, task_type="design")
+    stages = workflow_batches(batch)
+    first = next(iter(stages.values()))
+    found = chains(first, origin=origin) if len(stages) > 1 else []
+    if not found:
+        raise Http404("no chain starts at that item in this workflow")
+    chain = found[0]
+    design, _ = batch_design(first.pk)
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    steps = [{"step": step, "answers": [_shown(schemes.get(name), step.item, value)
+                                        for name, value in step.answer.items()]} for step in chain.steps]
+    waiting_here = next((row for row in waiting(first) if row["origin"] == chain.origin.pk), None)
+    start = record(chain.origin)
+    fields = [(name, " ".join(map(str, value)) if isinstance(value, list) else value)
+              for name, value in start.fields.items()]
+    return render(request, "designs/chain.html", {"batch": first, "chain": chain, "origin": start, "fields": fields,
+                                                  "steps": steps, "waiting": waiting_here})
+
+
+def _shown(scheme, item, value):
+    """An answer as the lineage page shows it: a prefilled text (an edited ending) as a word diff of the start."""
+    start = prefill(scheme, record(item)) if scheme is not None and scheme.annotation_type == "text" else []
+    if start and isinstance(value, dict):
+        return {"name": scheme.name, "diff": word_diff(start, list(value.values()))}
+    if isinstance(value, dict):
+        value = " · ".join(f"{key}: {part}" for key, part in value.items())
+    elif isinstance(value, list):
+        value = ", ".join(map(str, value))
+    return {"name": scheme.name if scheme else "", "value": value}

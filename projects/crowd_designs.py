@@ -11,7 +11,6 @@ from typing import Any
 from django.db.models import F
 from django.urls import reverse
 
-from chains.models import Stage
 from chains.report import statistics
 from choices.services import choice_report
 from core.words import counted
@@ -24,9 +23,10 @@ from projects.selectors import ProjectContext
 
 
 def _batch_steps(context: ProjectContext, task_type: str, command: str, numbers: Callable[[Batch], str],
-                 export: str, download: bool = False, report_title: str = "The paper's numbers") -> list[Step]:
+                 export: str, download: bool = False, report_title: str = "The paper's numbers",
+                 only: Callable[[Batch], bool] | None = None) -> list[Step]:
     project = context.project
-    rows = context.batches_of(task_type)
+    rows = [row for row in context.batches_of(task_type) if only is None or only(row["batch"])]
     if task_type == "design":
         # A multi-stage design's later stages fill from the first: the steps follow the first stage's batch.
         later = set(DesignBatch.objects.filter(batch__in=[row["batch"] for row in rows]).exclude(workflow=None)
@@ -112,14 +112,11 @@ DESIGNS.register("cheap-facts", Design(
 
 
 def _stories_numbers(batch: Batch) -> str:
-    stage = Stage.objects.select_related("workflow").filter(batch=batch).first()
-    if stage is None:
-        return "not a stage of a workflow"
-    found = statistics(stage.workflow)
+    found = statistics(batch)
     endings = sum(row["edited_endings"] for row in found["splits"].values())
     return (f"{endings} edited endings; {found['checks']['failed']} of {found['checks']['total']} checks sent the "
             f"counterfactual back; {found['chains'].get('review', 0)} chain(s) wait for review at "
-            f"/chains/{stage.workflow.pk}/ (`manage.py stories report {stage.workflow.pk}`)")
+            f"/review/chains/{batch.pk}/ (`manage.py stories report {batch.pk}`)")
 
 
 DESIGNS.register("timetravel", Design(
@@ -127,8 +124,9 @@ DESIGNS.register("timetravel", Design(
     description="Five-sentence stories through write -> check -> edit: a counterfactual second sentence, checked "
                 "and sent back by another worker or the ending minimally edited by them; lineage per chain, "
                 "Likert and pairwise evaluation, released JSONL splits.",
-    steps=lambda context: _batch_steps(context, "story-edit", "manage.py stories start STORIES.jsonl --name NAME",
-                                       _stories_numbers, "manage.py stories export WORKFLOW --out DIR")))
+    steps=lambda context: _batch_steps(context, "design", "manage.py stories start STORIES.jsonl --name NAME",
+                                       _stories_numbers, "manage.py stories export WORKFLOW --out DIR",
+                                       only=lambda batch: len(workflow_batches(batch)) > 1)))
 
 
 def _design_numbers(batch: Batch) -> str:

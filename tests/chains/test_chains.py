@@ -1,5 +1,6 @@
-"""The write -> check -> edit workflow: stories in, the stages' task types, the engine (send-back, loop limit,
-author exclusion, lineage), the server's edit bound, the export read back, and the organizer's pages."""
+"""TimeTravel's write -> check -> edit workflow as designs/timetravel.yaml: stories in, the check's own rewrite
+going on to someone new, the chain waiting after two failed checks and the organizer's word, the server's edit
+bound, the lineage, the released export read back, the organizer's pages and the command line."""
 
 import json
 import tempfile
@@ -9,11 +10,11 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from chains.models import Chain, Step, Workflow
-from chains.report import export, statistics
-from chains.services import chain_decide, workflow_create, workflow_publish
-from core.stories import EditBound, StoryFileError, edit_size, read_records, read_stories, word_diff
+from chains.report import endings, export, statistics, workflow_start
+from core.stories import StoryFileError, edit_size, read_records, read_stories, word_diff
 from demo.crowd import StoryWorker, run_story_workers
+from designs.lineage import chains
+from designs.stages import chain_decide, workflow_batches
 from hits.models import Assignment, Batch, Item, Worker
 from hits.services import CrowdError, assignment_claim, assignment_submit
 from tests.base import BaseTestCase
@@ -25,9 +26,9 @@ def known_stories():
     return {row["story_id"]: row for row in map(json.loads, STORIES.read_text(encoding="utf-8").splitlines())}
 
 
-def fresh(stage):
+def fresh(batch):
     """The stage's batch as it is now (a later stage opens when its first items arrive)."""
-    return Batch.objects.get(pk=stage.batch_id)
+    return Batch.objects.get(pk=batch.pk)
 
 
 def write(tmp, name, content):
@@ -88,16 +89,7 @@ def test_edit_size_by_hand():
                                                            ("same", "sat.")]
 
 
-def test_the_bound_names_the_measured_size():
-    bound = EditBound(max_changed=0.5, min_kept=None)
-    assert bound.refusal(edit_size(["a b c d"], ["a b x d"])) is None
-    refusal = bound.refusal(edit_size(["a b c d"], ["w x y z"]))
-    assert refusal.startswith("this ending is rewritten, not edited: 4 word edits for 4 words (100% changed, 0% kept)")
-    with pytest.raises(ValueError, match="max_changed is 2"):
-        EditBound.from_json({"max_changed": 2})
-
-
-# --- the engine -----------------------------------------------------------------------------
+# --- the workflow ---------------------------------------------------------------------------
 
 class ChainTests(BaseTestCase):
     def setUp(self):
@@ -105,15 +97,15 @@ class ChainTests(BaseTestCase):
         self.known = known_stories()
         self.people = [Worker.objects.create(provider="inhouse", external_id=f"w{n}") for n in range(1, 6)]
 
-    def workflow(self, **options):
-        workflow = workflow_create(name="tt", stories=self.stories, **options)
-        workflow_publish(workflow)
-        return workflow
+    def workflow(self):
+        first = workflow_start(self.stories, name="tt")
+        stages = workflow_batches(first)
+        return stages["write"], stages["check"]
 
-    def submit(self, worker, stage, fields_for):
+    def submit(self, worker, batch, fields_for):
         with self.captureOnCommitCallbacks(execute=True):
-            assignment = assignment_claim(batch=fresh(stage), worker=worker)
-            assert assignment is not None, f"{worker.external_id} got nothing in {stage.key}"
+            assignment = assignment_claim(batch=fresh(batch), worker=worker)
+            assert assignment is not None, f"{worker.external_id} got nothing in batch {batch.pk}"
             fields = {}
             for item in assignment.hit.ordered_items():
                 fields |= fields_for(item)
@@ -121,63 +113,51 @@ class ChainTests(BaseTestCase):
         return item
 
     def written(self, text):
-        return lambda item: {f"cf-{item.pk}": text, **{f"cond-{item.pk}-{key}": "on"
-                                                        for key in ("related", "premise", "ending")}}
-
-    def assertNothingFor(self, worker, stage):
-        batch = fresh(stage)
-        if batch.state == "published":
-            self.assertIsNone(assignment_claim(batch=batch, worker=worker))
-        else:
-            self.assertEqual(batch.state, "completed")
+        return lambda item: {f"a-{item.pk}-0": text}
 
     def judged(self, item):
         """An honest checker: the reference counterfactual passes, anything else fails and is rewritten."""
-        reference = self.known[item.content.story_id]
-        fine = item.content.counterfactual == reference["counterfactual"]
+        reference = self.known[item.content.record_id]
+        fine = item.content.fields["counterfactual"] == reference["counterfactual"]
         return self.checked(fine, rewrite=reference["counterfactual"])(item)
 
     def checked(self, fine, rewrite="", ending=None):
         def fields(item):
-            found = {f"check-{item.pk}-related": "yes" if fine else "no", f"check-{item.pk}-premise": "yes",
-                     f"check-{item.pk}-ending": "yes"}
+            found = {f"a-{item.pk}-1-1": "yes" if fine else "no", f"a-{item.pk}-1-2": "yes", f"a-{item.pk}-1-3": "yes"}
             if not fine:
-                return {**found, f"rewrite-{item.pk}": rewrite}
-            chosen = ending or self.known[item.content.story_id]["edited_ending"]
-            return {**found, **{f"end-{item.pk}-{n}": sentence for n, sentence in enumerate(chosen, 1)}}
+                return {**found, f"a-{item.pk}-2": rewrite}
+            chosen = ending or self.known[item.content.record_id]["edited_ending"]
+            return {**found, **{f"a-{item.pk}-3-{n}": sentence for n, sentence in enumerate(chosen, 1)}}
         return fields
 
     def test_a_story_goes_write_fail_rewrite_pass_edit_with_four_workers(self):
         w1, w2, w3, w4 = self.people[:4]
-        workflow = self.workflow(write={"items_per_hit": 3}, edit={"assignments_per_hit": 2})
-        write_stage, edit_stage = workflow.stage("write"), workflow.stage("edit")
+        write, check = self.workflow()
+        self.assertEqual((check.items_per_hit, check.assignments_per_hit, str(check.reward)), (1, 2, "0.20"))
         story = self.stories[0]
         reference = self.known[story.story_id]
-
-        self.submit(w1, write_stage, lambda item: self.written(
-            "The moon was full over the quiet harbor." if item.content.story_id == story.story_id
-            else self.known[item.content.story_id]["counterfactual"])(item))
+        for _ in self.stories:
+            self.submit(w1, write, lambda item: self.written(
+                "The moon was full over the quiet harbor." if item.content.record_id == story.story_id
+                else self.known[item.content.record_id]["counterfactual"])(item))
         # The writer never gets what they wrote to check.
-        self.assertIsNone(assignment_claim(batch=fresh(edit_stage), worker=w1))
-        first = Item.objects.get(batch=edit_stage.batch, key__endswith=":r0",
-                                 payload__story_id=story.story_id)
-        self.assertEqual(first.content.counterfactual, "The moon was full over the quiet harbor.")
+        self.assertIsNone(assignment_claim(batch=fresh(check), worker=w1))
+        first = next(item for item in Item.objects.filter(batch=check) if item.content.record_id == story.story_id)
+        self.assertEqual(first.content.fields["counterfactual"], "The moon was full over the quiet harbor.")
 
         # w2 takes the first story's item: fails it and rewrites the counterfactual.
-        assignment = None
         while True:
             with self.captureOnCommitCallbacks(execute=True):
-                assignment = assignment_claim(batch=fresh(edit_stage), worker=w2)
+                assignment = assignment_claim(batch=fresh(check), worker=w2)
                 item = assignment.hit.ordered_items()[0]
                 if item.pk == first.pk:
                     assignment_submit(assignment=assignment, worker=w2, raw_answers=self.checked(
                         False, rewrite=reference["counterfactual"])(item))
                     break
                 assignment_submit(assignment=assignment, worker=w2, raw_answers=self.judged(item))
-        chain = Chain.objects.get(story_id=story.story_id)
-        self.assertEqual((chain.rounds, chain.state), (1, Chain.State.CHECKING))
-        second = Item.objects.get(batch=edit_stage.batch, key=f"chain:{chain.pk}:r1")
-        self.assertEqual(second.content.counterfactual, reference["counterfactual"])
+        origin = first.content.origin
+        second = Item.objects.get(batch=check, key=f"check:{origin}:r1")
+        self.assertEqual(second.content.fields["counterfactual"], reference["counterfactual"])
         self.assertEqual(set(second.excluded_workers.all()), {w1, w2})
         self.assertEqual(first.hits.get().state, "expired")  # its second place closed: it was superseded
 
@@ -185,106 +165,96 @@ class ChainTests(BaseTestCase):
         for worker in (w3, w4):
             while True:
                 with self.captureOnCommitCallbacks(execute=True):
-                    assignment = assignment_claim(batch=fresh(edit_stage), worker=worker)
+                    assignment = assignment_claim(batch=fresh(check), worker=worker)
                     item = assignment.hit.ordered_items()[0]
                     assignment_submit(assignment=assignment, worker=worker, raw_answers=self.judged(item))
                 if item.pk == second.pk:
                     break
         for worker in (w1, w2):
             self.assertFalse(Assignment.objects.filter(hit__hit_items__item=second, worker=worker).exists())
-        chain.refresh_from_db()
-        self.assertEqual(chain.state, Chain.State.EDITED)
 
-        # The lineage: who wrote what, in which stage and round, and what each step answers.
-        steps = list(chain.steps.order_by("pk").values_list("kind", "stage__key", "round", "worker__external_id"))
-        self.assertEqual(steps, [
-            ("counterfactual", "write", 0, "w1"), ("failed", "edit", 0, "w2"), ("rewrite", "edit", 1, "w2"),
-            ("passed", "edit", 1, "w3"), ("ending", "edit", 1, "w3"), ("passed", "edit", 1, "w4"),
-            ("ending", "edit", 1, "w4")])
-        rewrite = chain.steps.get(kind="rewrite")
-        self.assertEqual(rewrite.answers, chain.steps.get(kind="counterfactual"))
-        self.assertEqual({step.answers_id for step in chain.steps.filter(kind="ending")}, {rewrite.pk})
-        self.assertTrue(all(step.item_id and step.assignment_id for step in chain.steps.all()))
+        # The lineage: who answered what, in which stage and round, and whether the check passed it.
+        (chain,) = chains(write, origin=origin)
+        self.assertEqual((chain.record_id, chain.state, chain.rounds), (story.story_id, "passed", 1))
+        self.assertEqual([(step.stage, step.round, step.assignment.worker.external_id, step.passed)
+                          for step in chain.steps],
+                         [("write", 0, "w1", None), ("check", 0, "w2", False), ("check", 1, "w3", True),
+                          ("check", 1, "w4", True)])
+        self.assertEqual(chain.steps[1].answer["rewrite"], reference["counterfactual"])
+        edited = next(entry for entry in endings(write) if entry["chain"] == origin)
+        self.assertEqual((edited["counterfactual"], edited["round"], len(edited["endings"])),
+                         (reference["counterfactual"], 1, 2))
 
-    def test_the_loop_limit_sends_a_chain_to_review_and_the_organizer_decides(self):
-        w1, w2, w3, w4, w5 = self.people
+    def test_a_rewrite_that_fails_too_waits_for_the_organizer_who_sends_it_on(self):
+        w1, w2, w3, w4, _ = self.people
         self.stories = self.stories[:1]
-        workflow = self.workflow(loop_limit=2)
-        write_stage, edit_stage = workflow.stage("write"), workflow.stage("edit")
-        self.submit(w1, write_stage, self.written("The moon was full over the quiet harbor."))
-        self.submit(w2, edit_stage, self.checked(False, rewrite="A painter opened a gallery in Rome that week."))
-        self.submit(w3, edit_stage, self.checked(False, rewrite="The council voted on a parking rule at noon."))
-        chain = Chain.objects.get()
-        self.assertEqual((chain.rounds, chain.state), (2, Chain.State.REVIEW))
-        self.assertFalse(Item.objects.filter(batch=edit_stage.batch, key=f"chain:{chain.pk}:r2").exists())
-        self.assertNothingFor(w4, edit_stage)  # nothing was sent on
+        write, check = self.workflow()
+        self.submit(w1, write, self.written("The moon was full over the quiet harbor."))
+        self.submit(w2, check, self.checked(False, rewrite="A painter opened a gallery in Rome that week."))
+        self.submit(w3, check, self.checked(False, rewrite="The council voted on a parking rule at noon."))
+        (chain,) = chains(write)
+        self.assertEqual((chain.rounds, chain.state), (2, "waiting"))
+        self.assertIsNone(assignment_claim(batch=fresh(check), worker=w4))  # nothing was sent on
 
         with self.captureOnCommitCallbacks(execute=True):
-            chain_decide(chain=chain, decision="accept", note="close enough", user=self.organizer)
-        sent = Item.objects.get(batch=edit_stage.batch, key=f"chain:{chain.pk}:r2")
-        self.assertEqual(sent.content.counterfactual, "The council voted on a parking rule at noon.")
+            chain_decide(batch=write, origin=chain.origin.pk, decision="again", user=self.organizer)
+        sent = Item.objects.get(batch=check, key=f"check:{chain.origin.pk}:r2")
+        self.assertEqual(sent.content.fields["counterfactual"], "The council voted on a parking rule at noon.")
         self.assertEqual(set(sent.excluded_workers.all()), {w1, w2, w3})
-        for worker in (w1, w2, w3):
-            self.assertNothingFor(worker, edit_stage)
-        self.submit(w4, edit_stage, self.checked(True))
-        chain.refresh_from_db()
-        self.assertEqual(chain.state, Chain.State.EDITED)
-        with self.assertRaisesMessage(CrowdError, "not waiting for review"):
-            chain_decide(chain=chain, decision="drop")
-        del w5
+        self.submit(w4, check, self.checked(True))
+        (chain,) = chains(write)
+        self.assertEqual(chain.state, "passed")
+        self.assertEqual([decision.decision for decision in chain.decisions], ["again"])
+        with self.assertRaisesMessage(CrowdError, "is not waiting for a decision"):
+            chain_decide(batch=write, origin=chain.origin.pk, decision="drop")
 
     def test_the_server_refuses_an_ending_rewritten_from_scratch_with_its_size(self):
         w1, w2 = self.people[:2]
         self.stories = self.stories[:1]
-        workflow = self.workflow(bound=EditBound(max_changed=0.5, min_kept=0.4))
-        self.submit(w1, workflow.stage("write"), self.written(self.known[self.stories[0].story_id]["counterfactual"]))
-        assignment = assignment_claim(batch=fresh(workflow.stage("edit")), worker=w2)
+        write, check = self.workflow()
+        self.submit(w1, write, self.written(self.known[self.stories[0].story_id]["counterfactual"]))
+        assignment = assignment_claim(batch=fresh(check), worker=w2)
         item = assignment.hit.ordered_items()[0]
         other = ["A dragon flew over the city at dawn.", "Everyone ran to the hills to hide.",
                  "By night the dragon had gone back to sleep."]
         with self.assertRaises(CrowdError) as refused:
             assignment_submit(assignment=assignment, worker=w2, raw_answers=self.checked(True, ending=other)(item))
-        self.assertRegex(str(refused.exception), r"story 1: this ending is rewritten, not edited: \d+ word edits for "
-                                                 r"\d+ words \(\d+% changed, \d+% kept\); change at most 50%")
+        self.assertRegex(str(refused.exception), r"story 1: Edit the ending as little as you can[^:]*: edit: is "
+                                                 r"rewritten, not edited: \d+ word edits for \d+ words "
+                                                 r"\(\d+% changed, \d+% kept\); change at most 80%")
         assignment.refresh_from_db()
         self.assertEqual(assignment.state, Assignment.State.CLAIMED)
-        self.assertFalse(Step.objects.filter(kind="ending").exists())
-        unchanged = list(self.stories[0].ending)
-        with self.assertRaisesMessage(CrowdError, "the ending is unchanged"):
-            assignment_submit(assignment=assignment, worker=w2, raw_answers=self.checked(True, ending=unchanged)(item))
+        with self.assertRaisesMessage(CrowdError, "Sentence 4: is empty; edit it, do not delete it"):
+            emptied = self.checked(True)(item) | {f"a-{item.pk}-3-2": ""}
+            assignment_submit(assignment=assignment, worker=w2, raw_answers=emptied)
 
-    def test_the_write_task_refuses_what_breaks_its_rules(self):
-        workflow = self.workflow()
-        assignment = assignment_claim(batch=workflow.stage("write").batch, worker=self.people[0])
+    def test_the_write_stage_refuses_what_breaks_its_rules(self):
+        write, _ = self.workflow()
+        assignment = assignment_claim(batch=write, worker=self.people[0])
         item = assignment.hit.ordered_items()[0]
-        for text, message in ((self.stories[0].initial, "is the original second sentence"),
-                              ("Too short.", "has 2 words; write at least 5"),
-                              ("word " * 31, "has 31 words; keep it to 30")):
-            with self.assertRaisesMessage(CrowdError, message):
+        for text, rule in ((self.stories[0].initial, "copy"), ("Too short.", "words"), ("word " * 31, "words")):
+            with self.assertRaises(CrowdError) as refused:
                 assignment_submit(assignment=assignment, worker=self.people[0], raw_answers=self.written(text)(item))
-        with self.assertRaisesMessage(CrowdError, "tick condition 3 once your sentence meets it"):
-            assignment_submit(assignment=assignment, worker=self.people[0], raw_answers={
-                f"cf-{item.pk}": "He decided to be a werewolf this year.", f"cond-{item.pk}-related": "on",
-                f"cond-{item.pk}-premise": "on"})
+            self.assertRegex(str(refused.exception), f"^story 1: Rewrite the second sentence[^:]*: {rule}: ")
+        self.assertFalse(Item.objects.filter(batch=workflow_batches(write)["check"]).exists())
 
 
 class SimulatedWorkflowTests(BaseTestCase):
-    """A whole workflow run by simulated workers over HTTP, exported, and read back."""
+    """A whole workflow run by simulated workers over HTTP, exported, read back and looked at."""
 
     def test_the_export_reads_back_with_the_released_fields_and_the_pages_show_it(self):
         stories = read_stories(STORIES)[:12]
-        workflow = workflow_create(name="tt-sim", stories=stories, loop_limit=2, edit={"assignments_per_hit": 2})
-        workflow_publish(workflow)
+        first = workflow_start(stories, name="tt-sim")
         workers = [StoryWorker(f"tt-careful{n}") for n in range(1, 4)]
         workers += [StoryWorker("tt-breaker1", "breaker"), StoryWorker("tt-breaker2", "breaker"),
                     StoryWorker("tt-rewriter1", "rewriter")]
-        submitted, refusals = run_story_workers(workflow, workers, known_stories(), seed=3)
+        submitted, refusals = run_story_workers(workflow_batches(first), workers, known_stories(), seed=3)
         self.assertEqual(submitted["write"], 12)
         self.assertGreater(refusals["ending rewritten"], 0)
-        found = statistics(workflow)
+        found = statistics(first)
         self.assertGreater(found["checks"]["failed"], 0)
         with tempfile.TemporaryDirectory() as tmp:
-            result = export(workflow, tmp, shares=(0.5, 0.25, 0.25), seed=1)
+            result = export(first, tmp, shares=(0.5, 0.25, 0.25), seed=1)
             read = {split: read_records(Path(tmp) / f"{split}.jsonl") for split in ("train", "dev", "test")}
         self.assertTrue(all(read.values()))
         self.assertTrue(all("edited_ending" in row for row in read["train"]))
@@ -298,34 +268,47 @@ class SimulatedWorkflowTests(BaseTestCase):
             self.assertEqual(row["original_ending"], known[row["story_id"]]["original_ending"])
 
         self.login(self.organizer)
-        page = self.client.get(reverse("chains:workflow", args=[workflow.pk]))
-        self.assertContains(page, "Statistics")
-        self.assertContains(page, "check and edit")
-        chain = Chain.objects.filter(workflow=workflow, rounds__gt=0).first()
-        page = self.client.get(reverse("chains:chain", args=[chain.pk]))
-        self.assertContains(page, "rewrite")
+        check = workflow_batches(first)["check"]
+        page = self.client.get(reverse("designs:chains", args=[check.pk]))  # any stage's batch shows the workflow
+        self.assertContains(page, "All chains")
+        self.assertContains(page, f"2. check <small>(batch {check.pk})")
+        chain = next(chain for chain in chains(first) if chain.rounds)
+        page = self.client.get(reverse("designs:chain", args=[first.pk, chain.origin.pk]))
+        self.assertContains(page, "failed the check")
+        self.assertContains(page, 'class="diff-added"')
         self.client.logout()
         self.login(self.annotator)
-        self.assertEqual(self.client.get(reverse("chains:chain", args=[chain.pk])).status_code, 403)
+        self.assertEqual(self.client.get(reverse("designs:chain", args=[first.pk, chain.origin.pk])).status_code, 403)
 
-
-class ReviewPageTests(BaseTestCase):
-    def test_a_chain_in_review_is_decided_on_its_page_and_text_is_escaped(self):
+    def test_a_chain_s_page_escapes_its_text_and_takes_the_organizer_s_word(self):
         story = read_stories(STORIES)[0]
-        workflow = workflow_create(name="tt-page", stories=[story])
-        chain = Chain.objects.create(workflow=workflow, story_id=story.story_id, state=Chain.State.REVIEW, rounds=2,
-                                     story={"story_id": story.story_id, "premise": "<script>alert(1)</script>",
-                                            "initial": story.initial, "ending": list(story.ending)})
+        first = workflow_start([story], name="tt-page")
+        item = first.items.get()
+        Item.objects.filter(pk=item.pk).update(payload={**item.payload, "text": "<script>alert(1)</script>"})
+        stages = workflow_batches(first)
+        people = [Worker.objects.create(provider="inhouse", external_id=f"p{n}") for n in range(3)]
+        for worker, fields in ((people[0], lambda pk: {f"a-{pk}-0": "<b>The moon</b> was full over the harbor."}),
+                               (people[1], lambda pk: {f"a-{pk}-1-1": "no", f"a-{pk}-1-2": "yes", f"a-{pk}-1-3": "yes",
+                                                       f"a-{pk}-2": "A painter opened a gallery in Rome."}),
+                               (people[2], lambda pk: {f"a-{pk}-1-1": "no", f"a-{pk}-1-2": "yes", f"a-{pk}-1-3": "yes",
+                                                       f"a-{pk}-2": "The council voted on a parking rule."})):
+            batch = stages["write"] if worker == people[0] else fresh(stages["check"])
+            assignment = assignment_claim(batch=batch, worker=worker)
+            assignment_submit(assignment=assignment, worker=worker,
+                              raw_answers=fields(assignment.hit.ordered_items()[0].pk))
         self.login(self.organizer)
-        page = self.client.get(reverse("chains:chain", args=[chain.pk]))
+        page = self.client.get(reverse("designs:chain", args=[first.pk, item.pk]))
         self.assertContains(page, "&lt;script&gt;alert(1)&lt;/script&gt;")
+        self.assertContains(page, "&lt;b&gt;The moon&lt;/b&gt;")
         self.assertNotContains(page, "<script>alert(1)</script>")
-        response = self.client.post(reverse("chains:decide", args=[chain.pk]), {"decision": "drop", "note": "off"})
+        self.assertContains(page, "Your decision")
+        response = self.client.post(reverse("designs:chains", args=[first.pk]),
+                                    {"origin": item.pk, "decision": "drop"})
         self.assertEqual(response.status_code, 302)
-        chain.refresh_from_db()
-        self.assertEqual(chain.state, Chain.State.DROPPED)
-        self.assertEqual(chain.steps.get().value["decision"], "drop")
-        self.assertFalse(Workflow.objects.filter(name="nope").exists())
+        (chain,) = chains(first)
+        self.assertEqual((chain.state, chain.decisions[0].by, chain.decisions[0].round),
+                         ("dropped", self.organizer, 1))
+        self.assertEqual(self.client.get(reverse("designs:chain", args=[first.pk, 999_999])).status_code, 404)
 
 
 class CommandTests(BaseTestCase):
@@ -340,16 +323,16 @@ class CommandTests(BaseTestCase):
     def test_start_report_export_and_evaluate_from_the_command_line(self):
         from django.core.management.base import CommandError
 
-        said = self.run_command("start", str(STORIES), "--name", "cli", "--endings", "2", "--max-changed", "0.75")
+        said = self.run_command("start", str(STORIES), "--name", "cli")
         self.assertIn("34 stories; stage 1 (write) published", said)
-        workflow = Workflow.objects.get(name="cli")
-        self.assertEqual(Item.objects.filter(batch=workflow.stage("write").batch).first().content.bound,
-                         {"max_changed": 0.75, "min_kept": 0.3})
-        run_story_workers(workflow, [StoryWorker(f"cli{n}") for n in range(3)], known_stories(), seed=1)
+        first = Batch.objects.get(name="cli")
+        self.assertEqual(first.design_link.version.slug, "timetravel")
+        run_story_workers(workflow_batches(first), [StoryWorker(f"cli{n}") for n in range(3)], known_stories(),
+                          seed=1)
         report = json.loads(self.run_command("report", "cli", "--json"))
         self.assertEqual(report["chains"]["total"], 34)
         with tempfile.TemporaryDirectory() as tmp:
-            said = self.run_command("export", str(workflow.pk), "--out", tmp)
+            said = self.run_command("export", str(first.pk), "--out", tmp)
             self.assertIn("train.jsonl, dev.jsonl, test.jsonl, statistics.json", said)
             self.assertEqual(sum(len(read_records(Path(tmp) / f"{split}.jsonl")) for split in ("dev", "test")),
                              sum(report["splits"][split]["counterfactuals"] for split in ("dev", "test")))
@@ -357,6 +340,88 @@ class CommandTests(BaseTestCase):
         self.assertRegex(said, r"batch \d+ \(Likert, 68 endings, 2 raters\) and batch \d+ \(pairwise, 34 pairs\)")
         with tempfile.TemporaryDirectory() as tmp, self.assertRaisesMessage(CommandError, "s.jsonl:1: missing field"):
             self.run_command("start", str(write(tmp, "s.jsonl", '{"story_id": "a"}\n')), "--name", "bad")
-        self.assertFalse(Workflow.objects.filter(name="bad").exists())
-        with self.assertRaisesMessage(CommandError, "no workflow 'nope'"):
+        self.assertFalse(Batch.objects.filter(name="bad").exists())
+        with self.assertRaisesMessage(CommandError, "a batch named 'cli' exists already"):
+            self.run_command("start", str(STORIES), "--name", "cli")
+        with self.assertRaisesMessage(CommandError, "no TimeTravel workflow 'nope'"):
             self.run_command("report", "nope")
+
+
+# --- workflows of the retired story task types -----------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_a_workflow_of_the_retired_story_task_types_becomes_a_timetravel_design_run():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("designs", "0006_chain_decisions"), ("chains", "0001_initial")]
+    executor = MigrationExecutor(connection)
+    leaves = executor.loader.graph.leaf_nodes()
+    executor.migrate(before)
+    executor.loader.build_graph()
+    old = executor.loader.project_state([node for node in leaves if node[0] not in ("designs", "chains")]
+                                        + before).apps
+    OldBatch, OldItem, Hit, HitItem = (old.get_model("hits", name) for name in ("Batch", "Item", "Hit", "HitItem"))
+    OldWorker, OldAssignment = old.get_model("hits", "Worker"), old.get_model("hits", "Assignment")
+    Workflow, Stage, Chain, Step = (old.get_model("chains", name) for name in ("Workflow", "Stage", "Chain", "Step"))
+    story = {"kind": "story", "story_id": "s1", "premise": "Ann planned a picnic.", "initial": "The sun shone.",
+             "ending": ["She packed food.", "Friends came.", "They ate outside."], "counterfactual": "", "round": 0,
+             "rules": {}, "bound": {}}
+    write = OldBatch.objects.create(name="old: write", task_type="story-write", items_per_hit=1, assignments_per_hit=1)
+    edit = OldBatch.objects.create(name="old: edit", task_type="story-edit", items_per_hit=1, assignments_per_hit=1)
+    workflow = Workflow.objects.create(name="old", loop_limit=2)
+    edit_stage = Stage.objects.create(workflow=workflow, key="edit", order=1, batch=edit)
+    Stage.objects.create(workflow=workflow, key="write", order=0, batch=write, feeds=edit_stage, gate=True)
+    people = [OldWorker.objects.create(provider="inhouse", external_id=f"w{n}") for n in range(4)]
+
+    def answered(batch, key, payload, worker, answer, number):
+        item = OldItem.objects.create(batch=batch, key=key, payload=payload)
+        hit = Hit.objects.create(batch=batch, index=number)
+        HitItem.objects.create(hit=hit, item=item, position=0)
+        assignment = OldAssignment.objects.create(hit=hit, worker=worker, state="submitted",
+                                                  submitted=timezone.now(), answers={str(item.pk): answer})
+        return item, assignment
+
+    from django.utils import timezone
+
+    first, written = answered(write, "story:s1", story, people[0], {"counterfactual": "Rain fell all day."}, 1)
+    chain = Chain.objects.create(workflow=workflow, story_id="s1", story={}, state="review", rounds=2)
+    shown = Step.objects.create(chain=chain, kind="counterfactual", round=0, item=first, assignment=written,
+                                worker=people[0], value="Rain fell all day.")
+    checks = {"related": False, "premise": True, "ending": True}
+    r0, a0 = answered(edit, f"chain:{chain.pk}:r0", {**story, "counterfactual": "Rain fell all day."}, people[1],
+                      {"checks": checks, "passed": False, "rewrite": "A storm came."}, 2)
+    Step.objects.create(chain=chain, kind="rewrite", round=1, item=r0, assignment=a0, worker=people[1],
+                        value="A storm came.", answers=shown)
+    r1, _ = answered(edit, f"chain:{chain.pk}:r1", {**story, "counterfactual": "A storm came.", "round": 1},
+                     people[2], {"checks": checks, "passed": False, "rewrite": "Snow fell."}, 3)
+    passed = {"related": True, "premise": True, "ending": True}
+    alone = OldBatch.objects.create(name="alone", task_type="story-edit", items_per_hit=1, assignments_per_hit=1)
+    answered(alone, "loose", {**story, "counterfactual": "Wind blew."}, people[3],
+             {"checks": passed, "passed": True, "ending": ["She packed coats.", "Friends came.", "They ate in."],
+              "edit": {"distance": 3}}, 4)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(leaves)
+
+    from designs.lineage import chains as lineage
+    from designs.models import DesignBatch
+
+    write_now = Batch.objects.get(pk=write.pk)
+    assert (write_now.task_type, write_now.design_link.version.slug, write_now.design_link.stage) == \
+        ("design", "timetravel", "write")
+    assert DesignBatch.objects.get(batch_id=edit.pk).workflow_id == write.pk
+    again = Item.objects.get(pk=r1.pk).content
+    assert (again.fields["counterfactual"], again.round, again.origin, again.source_item) == \
+        ("A storm came.", 1, first.pk, r0.pk)
+    (found,) = lineage(write_now)
+    assert (found.state, found.rounds, [step.passed for step in found.steps]) == ("waiting", 2, [None, False, False])
+    assert found.steps[1].answer["conditions"]["It is about the same thing as the second sentence, not a new story."] \
+        == "no"
+    assert found.steps[1].answer["rewrite"] == "A storm came."
+    loose = Assignment.objects.get(worker__external_id="w3").answers
+    (value,) = loose.values()
+    assert value["edited_ending"] == {"Sentence 3": "She packed coats.", "Sentence 4": "Friends came.",
+                                      "Sentence 5": "They ate in."}
+    assert Batch.objects.filter(task_type__in=("story-write", "story-edit")).count() == 0
+    assert DesignBatch.objects.get(batch_id=alone.pk).stage == "check"  # a batch outside a workflow: one stage

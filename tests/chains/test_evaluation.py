@@ -158,26 +158,30 @@ class EvaluationTests(BaseTestCase):
         self.assertEqual(before[0]["questions"][1]["alpha"], 1.0)
 
 class MTurkQuestionTests(BaseTestCase):
-    def test_every_new_task_type_has_a_self_contained_mturk_question(self):
-        from chains.task_types import STORY_EDIT, STORY_WRITE
-        from core.items import StoryItem
-        from hits.services import ItemSpec, batch_create
+    def test_timetravel_s_stages_go_out_as_the_generic_question_with_the_story_escaped(self):
+        from chains.report import workflow_start
+        from core.stories import Story
+        from designs.stages import workflow_batches
+        from designs.task_type import DESIGN
 
-        story = StoryItem(story_id="s", premise="Maya baked.", initial="She bought flour.",
-                          ending=("One <b>.", "Two.", "Three."), counterfactual="She had no flour at all.")
-        cases = [
-            (STORY_WRITE, "story-write", story, ("cf-", "cond-", "One &lt;b&gt;.")),
-            (STORY_EDIT, "story-edit", story, ("check-", "rewrite-", "end-", "She had no flour at all.")),
-        ]
-        for task_type, name, payload, expected in cases:
-            batch = batch_create(name=name, task_type=name, items=[ItemSpec(key="k", payload=payload)],
-                                 items_per_hit=1, assignments_per_hit=1)
-            hit = batch.hits.get()
-            question = task_type.html_question(hit, hit.ordered_items())
+        story = Story(story_id="s", premise="Maya baked.", initial="She bought flour.",
+                      ending=("One <b>.", "Two.", "Three."))
+        first = workflow_start([story], name="q")
+        worker = Worker.objects.create(provider="inhouse", external_id="w")
+        assignment = assignment_claim(batch=first, worker=worker)
+        item = assignment.hit.ordered_items()[0]
+        assignment_submit(assignment=assignment, worker=worker,
+                          raw_answers={f"a-{item.pk}-0": "She found the shop had no flour at all."})
+        check = workflow_batches(first)["check"]
+        for batch, expected in ((first, ("a-", "One &lt;b&gt;.", "Rewrite the second sentence")),
+                                (check, ("She found the shop had no flour at all.", "Sentence 4", "One &lt;b&gt;."))):
+            hit = batch.hits.order_by("pk").first()
+            question = DESIGN.html_question(hit, hit.ordered_items())
             self.assertIn("externalSubmit", question)
             self.assertNotIn('src="/static', question)  # scripts and styles inlined
+            self.assertNotIn("One <b>.", question)
             for text in expected:
-                self.assertIn(text, question, f"{name}: {text}")
+                self.assertIn(text, question, f"{batch.name}: {text}")
 
     def test_the_evaluation_designs_go_out_as_the_generic_question(self):
         from designs.task_type import DESIGN

@@ -38,7 +38,7 @@ def _fill(route):
 ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:status", "dashboard:plot_workers",
                   "dashboard:plot_agreement", "annotation:review_list", "annotation:review", "aggregation:spot_checks",
                   "aggregation:decide", "aggregation:sanction", "qualification:pool", "designs:writing_review",
-                  "designs:chains", "chains:workflow", "chains:chain", "chains:decide"} | {
+                  "designs:chains", "designs:chain"} | {
     f"projects:{name}" for name in ("list", "detail", "status", "job_cancel", "upload", "upload_columns", "filter",
                                     "sample", "qualification", "test_item", "batch_new", "estimate", "batch",
                                     "publish", "batch_action", "aggregation", "version_new", "version",

@@ -5,7 +5,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from accounts import roles
-from tests.browser import axe_clean, log_in
+from tests.browser import axe_clean, log_in, screenshot
 from tests.designs.test_design_stages import _check, _worker, _workflow, _write
 from tests.test_accessibility import PHONE
 
@@ -64,4 +64,35 @@ def test_the_check_page_shows_the_rewrite_on_a_no_and_the_prefilled_ending_on_th
     boxes.nth(1).fill("Her friends stayed home.")
     page.click("#cf-submit")
     page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+
+
+@pytest.mark.parametrize("viewport", [{"viewport": {"width": 1280, "height": 900}}, PHONE], ids=["desktop", "phone"])
+def test_the_chains_and_a_chain_s_lineage_read_on_a_desktop_and_a_phone(chromium, live_server, viewport):
+    from tests.designs.test_design_stages import _judge, _timetravel
+
+    stages = _timetravel(max_rounds=1)
+    write, check = stages["write"], stages["check"]
+    _write(write, _worker("ann"), "Dark <b>clouds</b> rolled in before noon that day.")
+    _judge(check, _worker("ben"), fails=True, rewrite="A cold storm flooded the whole park by morning.")
+    _judge(check, _worker("cat"), ending=["She packed umbrellas.", "Her friends stayed home.", "They ate inside."])
+    boss = User.objects.create_user("boss", password="pass-word-1")
+    boss.groups.add(roles.group(roles.ORGANIZER))
+    context = chromium.new_context(**viewport)
+    page = context.new_page()
+    name = "phone" if viewport is PHONE else "desktop"
+    log_in(page, live_server, "boss", "pass-word-1", f"/review/chains/{check.pk}/")
+    assert "passed: 1" in page.inner_text("main")
+    axe_clean(page, f"chains-{name}")
+    page.click("[aria-label=Chains] table a")  # the one chain's lineage
+    page.wait_for_selector("h1:has-text('Chain s1')")
+    steps = page.locator("ol.chain-steps > li")
+    assert steps.count() == 3
+    assert "failed the check" in steps.nth(1).inner_text() and "passed the check" in steps.nth(2).inner_text()
+    assert page.locator("ol.chain-steps ins.diff-added").first.inner_text() == "umbrellas."
+    assert "<b>clouds</b>" in steps.nth(0).inner_text()  # the writer's text shown as text, not markup
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page scrolls sideways by {overflow} px"
+    axe_clean(page, f"chain-lineage-{name}")
+    screenshot(page, f"chain-lineage-{name}")
     context.close()

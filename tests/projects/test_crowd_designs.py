@@ -55,25 +55,23 @@ class CrowdDesignTests(BaseTestCase):
     def test_a_story_rewriting_project_follows_its_workflow(self):
         import json
 
-        from chains.services import workflow_create, workflow_publish
+        from chains.report import workflow_start
         from core.stories import read_stories
         from demo.crowd import StoryWorker, run_story_workers
-        from hits.models import Batch
+        from designs.stages import workflow_batches
 
         stories_file = settings.BASE_DIR / "demo" / "data" / "stories.jsonl"
         known = {row["story_id"]: row for row in map(json.loads, stories_file.read_text("utf-8").splitlines())}
         project = project_create(name="Stories", design="timetravel", user=self.organizer)
         page = self.client.get(f"/projects/{project.slug}/")
         self.assertContains(page, "manage.py stories start STORIES.jsonl")
-        workflow = workflow_create(name="tt", stories=read_stories(stories_file)[:4])
-        workflow_publish(workflow)
-        run_story_workers(workflow, [StoryWorker("s1"), StoryWorker("s2"), StoryWorker("s3", "breaker")], known)
-        for stage in workflow.stages.all():
-            project.batches.add(Batch.objects.get(pk=stage.batch_id))
+        first = workflow_start(read_stories(stories_file)[:4], name="tt")
+        stages = workflow_batches(first)
+        run_story_workers(stages, [StoryWorker("s1"), StoryWorker("s2"), StoryWorker("s3", "breaker")], known)
+        project.batches.add(*stages.values())
         page = self.client.get(f"/projects/{project.slug}/")
         self.assertContains(page, "edited endings;")
-        self.assertContains(page, f"/chains/{workflow.pk}/")
-        edit = workflow.stage("edit").batch
-        detail = self.client.get(f"/projects/{project.slug}/batches/{edit.pk}/")
+        self.assertContains(page, f"/review/chains/{first.pk}/")
+        detail = self.client.get(f"/projects/{project.slug}/batches/{stages['check'].pk}/")
         self.assertContains(detail, "Who may work: annotators with an account on this site.")
         self.assertNotContains(detail, "id=\"spot-checks\"")
