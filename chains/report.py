@@ -69,10 +69,10 @@ def _ending(answer: dict[str, Any]) -> list[str] | None:
 
 
 def endings(batch: Batch) -> list[dict[str, Any]]:
-    """Every counterfactual with its edited endings (from counted work: submitted or approved), in the order the
-    chains began: {chain, story, counterfactual, round, endings: [{ending, worker}]}. `batch` is any stage's."""
+    """Every counterfactual with its edited endings (from counted work: submitted or approved), in the order of the
+    stories' ids: {chain, story, counterfactual, round, endings: [{ending, worker}]}. `batch` is any stage's."""
     found: dict[int, dict[str, Any]] = {}
-    for chain in chains(batch):
+    for chain in sorted(chains(batch), key=lambda chain: (chain.record_id, chain.origin.pk)):
         if chain.state == "dropped":
             continue
         for step in chain.steps:
