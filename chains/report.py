@@ -68,11 +68,18 @@ def _ending(answer: dict[str, Any]) -> list[str] | None:
     return list(edited.values()) if isinstance(edited, dict) and edited else None
 
 
-def endings(batch: Batch) -> list[dict[str, Any]]:
+def by_story(batch: Batch) -> list[Chain]:
+    """The workflow's chains (`batch` is any stage's) in the order of the stories' ids, as the released files list
+    them."""
+    return sorted(chains(batch), key=lambda chain: (chain.record_id, chain.origin.pk))
+
+
+def endings(batch: Batch, made: list[Chain] | None = None) -> list[dict[str, Any]]:
     """Every counterfactual with its edited endings (from counted work: submitted or approved), in the order of the
-    stories' ids: {chain, story, counterfactual, round, endings: [{ending, worker}]}. `batch` is any stage's."""
+    stories' ids: {chain, story, counterfactual, round, endings: [{ending, worker}]}. `made`: by_story(batch),
+    when the caller read it already."""
     found: dict[int, dict[str, Any]] = {}
-    for chain in sorted(chains(batch), key=lambda chain: (chain.record_id, chain.origin.pk)):
+    for chain in by_story(batch) if made is None else made:
         if chain.state == "dropped":
             continue
         for step in chain.steps:
@@ -97,8 +104,9 @@ def split_stories(story_ids: list[str], *, shares: tuple[float, float, float] = 
             for n, story in enumerate(ordered)}
 
 
-def records(batch: Batch, *, shares=(0.8, 0.1, 0.1), seed: int = 0) -> dict[str, list[dict[str, Any]]]:
-    found = endings(batch)
+def records(batch: Batch, *, shares=(0.8, 0.1, 0.1), seed: int = 0,
+            made: list[Chain] | None = None) -> dict[str, list[dict[str, Any]]]:
+    found = endings(batch, made)
     side = split_stories([entry["story"].story_id for entry in found], shares=shares, seed=seed)
     out: dict[str, list[dict[str, Any]]] = {split: [] for split in SPLITS}
     for entry in found:
@@ -112,19 +120,18 @@ def records(batch: Batch, *, shares=(0.8, 0.1, 0.1), seed: int = 0) -> dict[str,
     return out
 
 
-def statistics(batch: Batch, found: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+def statistics(batch: Batch, found: dict[str, list[dict[str, Any]]] | None = None,
+               made: list[Chain] | None = None) -> dict[str, Any]:
     """Stories, counterfactuals and edited endings per split; rewrite rounds; the share of counterfactuals
     sent back; the size of the edits (share of the original ending's words changed)."""
-    found = records(batch) if found is None else found
+    made = by_story(batch) if made is None else made
+    found = records(batch, made=made) if found is None else found
     per_split = {}
     for split, rows in found.items():
         per_split[split] = {
             "stories": len({row["story_id"] for row in rows}),
             "counterfactuals": len({(row["story_id"], row["counterfactual"]) for row in rows}),
             "edited_endings": sum(len(row.get("edited_endings", [None])) for row in rows)}
-    made = chains(batch)
-    # The states counted in story order, as the released statistics list them.
-    ordered = sorted(made, key=lambda chain: (chain.record_id, chain.origin.pk))
     checks = [step for chain in made for step in chain.steps if step.passed is not None]
     failed = sum(step.passed is False for step in checks)
     sizes = []
@@ -137,7 +144,7 @@ def statistics(batch: Batch, found: dict[str, list[dict[str, Any]]] | None = Non
                 sizes.append(size.distance / size.original_words)
     return {
         "workflow": batch.name, "splits": per_split,
-        "chains": {"total": len(made), **Counter(STATE_WORDS[chain.state] for chain in ordered)},
+        "chains": {"total": len(made), **Counter(STATE_WORDS[chain.state] for chain in made)},
         "rounds": dict(sorted(Counter(chain.rounds for chain in made).items())),
         "checks": {"total": len(checks), "failed": failed, "sent_back_share": failed / len(checks) if checks else 0.0},
         "edit_changed_share": _distribution(sizes),
@@ -175,10 +182,11 @@ def export(batch: Batch, folder: str | PathLike[str], *, shares=(0.8, 0.1, 0.1),
     """`train.jsonl`, `dev.jsonl`, `test.jsonl` in the released format and `statistics.json`; the statistics."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    found = records(batch, shares=shares, seed=seed)
+    made = by_story(batch)
+    found = records(batch, shares=shares, seed=seed, made=made)
     for split, rows in found.items():
         (out / f"{split}.jsonl").write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
                                             encoding="utf-8")
-    result = statistics(batch, found)
+    result = statistics(batch, found, made)
     (out / "statistics.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result

@@ -47,8 +47,9 @@ class Chain:
         return len({step.round for step in self.steps if step.passed is False})
 
 
-def chains(batch: Batch, *, origin: int | None = None) -> list[Chain]:
-    """The workflow's chains (or the one starting at item `origin`), in the order their first answers came in."""
+def chains(batch: Batch, *, origin: int | None = None, waiting: list[dict[str, Any]] | None = None) -> list[Chain]:
+    """The workflow's chains (or the one starting at item `origin`), in the order their first answers came in.
+    `waiting` is designs.stages.waiting_chains of the workflow, when the caller read it already."""
     from designs.task_type import batch_design
 
     stages = workflow_batches(batch)
@@ -82,11 +83,11 @@ def chains(batch: Batch, *, origin: int | None = None) -> list[Chain]:
     decisions = ChainDecision.objects.filter(workflow=first, origin__in=found).select_related("by").order_by("pk")
     for decision in decisions:
         found[decision.origin_id].decisions.append(decision)
-    waiting = {row["origin"] for row in waiting_chains(first)}
+    waits = {row["origin"] for row in (waiting_chains(first) if waiting is None else waiting)}
     for chain in found.values():
         if any(decision.decision == ChainDecision.Decision.DROP for decision in chain.decisions):
             chain.state = "dropped"
-        elif chain.origin.pk in waiting:
+        elif chain.origin.pk in waits:
             chain.state = "waiting"
         elif any(step.passed for step in chain.steps):
             chain.state = "passed"

@@ -62,12 +62,11 @@ def chain_list(request, batch_id):
             messages.success(request, f"Chain {made.origin_id}: {made.get_decision_display()}.")
         return redirect("designs:chains", batch_id=first.pk)
     state = request.GET.get("state", "")
-    found = chains(first)
+    rows = waiting(first)
+    found = chains(first, waiting=rows)
     shown = [chain for chain in found if chain.state == state] if state in STATES else found
     design, _ = batch_design(first.pk)
-    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
-    rows = [{**row, "shown": [_shown(schemes.get(name), row["item"], value) for name, value in row["answer"].items()]}
-            for row in waiting(first)]
+    rows = [{**row, "shown": _answers(design, row["item"], row["answer"])} for row in rows]
     return render(request, "designs/chains.html", {
         "batch": first, "report": workflow_report(first), "rows": rows, "chains": shown[:500],
         "state": state, "states": STATES, "counts": [(value, sum(chain.state == value for chain in found))
@@ -80,20 +79,24 @@ def chain_detail(request, batch_id, origin):
     batch = get_object_or_404(Batch, pk=batch_id, task_type="design")
     stages = workflow_batches(batch)
     first = next(iter(stages.values()))
-    found = chains(first, origin=origin) if len(stages) > 1 else []
+    rows = waiting(first) if len(stages) > 1 else []
+    found = chains(first, origin=origin, waiting=rows) if len(stages) > 1 else []
     if not found:
         raise Http404("no chain starts at that item in this workflow")
     chain = found[0]
     design, _ = batch_design(first.pk)
-    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
-    steps = [{"step": step, "answers": [_shown(schemes.get(name), step.item, value)
-                                        for name, value in step.answer.items()]} for step in chain.steps]
-    waiting_here = next((row for row in waiting(first) if row["origin"] == chain.origin.pk), None)
+    steps = [{"step": step, "answers": _answers(design, step.item, step.answer)} for step in chain.steps]
     start = record(chain.origin)
     fields = [(name, " ".join(map(str, value)) if isinstance(value, list) else value)
               for name, value in start.fields.items()]
-    return render(request, "designs/chain.html", {"batch": first, "chain": chain, "origin": start, "fields": fields,
-                                                  "steps": steps, "waiting": waiting_here})
+    return render(request, "designs/chain.html", {
+        "batch": first, "chain": chain, "origin": start, "fields": fields, "steps": steps,
+        "waiting": any(row["origin"] == chain.origin.pk for row in rows)})
+
+
+def _answers(design, item, answer):
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    return [_shown(schemes.get(name), item, value) for name, value in answer.items()]
 
 
 def _shown(scheme, item, value):
