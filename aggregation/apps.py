@@ -13,4 +13,4 @@ class AggregationConfig(AppConfig):
         from hits.extensions import SETTLED, WORKER_ACCURACY
 
         WORKER_ACCURACY.register("aggregation", later_accuracy)
-        SETTLED.register("subtask1", settled_items)
+        SETTLED.register("design", settled_items)  # the paper's rules, for designs whose answers are yes/no votes

@@ -28,9 +28,28 @@ from hits.task_types import get_task_type
 from qualification.models import Grant
 
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
-# The task types whose answers are yes/no votes the agreement rules aggregate. Spans are reviewed, not voted
-# on; the other designs have their own reports (choices, facts) or a design file's aggregation.
-AGGREGATED = ("subtask1",)
+
+
+def yes_no(labels: list[str]) -> bool:
+    """Whether a scheme's labels are yes/no votes: "1" and "0", as in SemEval Subtask 1."""
+    return sorted(labels) == ["0", "1"]
+
+
+def yes_no_scheme(batch: Batch) -> str | None:
+    """The scheme whose answers are yes/no votes (see yes_no) when the batch's answers are one such vote per
+    item, else None."""
+    task = get_task_type(batch.task_type)
+    key = task.label_key(batch)
+    return key if key is not None and yes_no(task.labels(batch)) else None
+
+
+def aggregated(batch: Batch) -> bool:
+    """Whether the agreement rules aggregate the batch: its answers are one yes/no vote per item (a batch of
+    designs/semeval-subtask1.yaml, or any design whose label scheme is "1"/"0"). Spans are reviewed, not voted
+    on; other designs are aggregated by their own rules (designs.aggregate)."""
+    return yes_no_scheme(batch) is not None
+
+
 def spot_scheme(batch: Batch) -> str | None:
     """Where a spot check finds each item's label in an answer (see TaskType.label_key); None when the batch's
     answers are not one label per item."""
@@ -43,11 +62,14 @@ def spot_checked(batch: Batch) -> bool:
 
 
 def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
-    """(item id, worker id, label, hit id) for every answer of submitted or approved work."""
+    """(item id, worker id, vote 1 or 0, hit id) for every answer of submitted or approved work."""
+    scheme = yes_no_scheme(batch)
+    if scheme is None:
+        return []
     rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED)
             .exclude(answers=None).order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id"))
-    return [(int(item), worker, int(label), hit) for answers, worker, hit in rows
-            for item, label in (answers or {}).items()]
+    return [(int(item), worker, int(answer[scheme]), hit) for answers, worker, hit in rows
+            for item, answer in (answers or {}).items() if answer.get(scheme) is not None]
 
 
 def settled_items(batch: Batch) -> set[int]:
@@ -96,9 +118,10 @@ def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, sam
     """Aggregate the counted votes of `batch` and store the run: outcomes by the agreement rules
     (`method="paper"`) or by a truth-inference method of aggregation.methods, with alpha overall, per
     domain and per HIT, and worker statistics (with each worker's skill under a method)."""
-    if batch.task_type not in AGGREGATED:
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; aggregation applies the yes/no agreement "
-                         f"rules to {', '.join(AGGREGATED)} batches only")
+    if not aggregated(batch):
+        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not one of yes/no votes; aggregation applies "
+                         f"the agreement rules to batches of designs/semeval-subtask1.yaml (or of a design whose label "
+                         f"scheme is '1'/'0'); report another design with `manage.py design report {batch.pk}`")
     if batch.adaptive:
         rules = replace(rules, settle_early=batch.adaptive)  # the votes it did not buy could not change those outcomes
     # The fingerprint first: work that lands while the votes are read makes the run stale, never silently
@@ -272,8 +295,8 @@ def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0, by_skill: 
     scheme = spot_scheme(batch)
     if scheme is None:
         raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch without one label per item; spot checks "
-                         f"compare answers with known answers and the consensus, which subtask-1 batches and "
-                         f"designs whose first scheme is a radio, select or binary pairwise choice have")
+                         f"compare answers with known answers and the consensus, which designs whose first scheme "
+                         f"is a radio, select or binary pairwise choice have")
     if not 0 < rate <= 1:
         raise CrowdError("the spot-check rate is a share between 0 and 1, e.g. 0.1")
     consensus = _consensus(batch)
@@ -292,7 +315,7 @@ def spotcheck_draw(*, batch: Batch, rate: float = 0.1, seed: int = 0, by_skill: 
         weight = weights.get(worker)
         share = min(1.0, rate * (2 - weight)) if weight is not None else rate
         for assignment in rng.sample(assignments, max(1, round(share * len(assignments)))):
-            labels = _labels(assignment.answers, scheme)
+            labels = answer_labels(assignment.answers, scheme)
             drawn.append(SpotCheck(assignment=assignment,
                                    consensus_accuracy=_share(labels, consensus),
                                    gold_accuracy=_share(labels, gold),
@@ -309,18 +332,18 @@ def _consensus(batch: Batch) -> dict[int, int]:
             if outcome in labels}
 
 
-def _labels(answers: dict[str, Any] | None, scheme: str) -> dict[int, str]:
-    """{item id: label} of an assignment's answers; a design answer's label is its scheme's value."""
+def answer_labels(answers: dict[str, Any] | None, scheme: str) -> dict[int, str]:
+    """{item id: label} of an assignment's answers: each item's value of the scheme."""
     found = {}
     for item, answer in (answers or {}).items():
-        label = answer.get(scheme) if scheme else answer
+        label = answer.get(scheme)
         if label is not None:
             found[int(item)] = str(label)
     return found
 
 
 def _share(labels: dict[int, str], truth: dict[int, Any]) -> float | None:
-    # Compared as text: a subtask-1 vote and its known answer are 0/1, a design's labels are its label names.
+    # Compared as text: a known answer may be stored as a number (a released 0/1), labels are label names.
     pairs = [(label, str(truth[item])) for item, label in labels.items() if item in truth]
     return sum(label == answer for label, answer in pairs) / len(pairs) if pairs else None
 

@@ -2,7 +2,7 @@ from celery import shared_task
 from django.db import OperationalError
 from django.db.models import Max, OuterRef, Subquery
 
-from aggregation.services import AGGREGATED, batch_aggregate
+from aggregation.services import aggregated, batch_aggregate
 from hits.models import Assignment, Batch
 
 
@@ -19,8 +19,10 @@ def aggregate_completed_batches():
     newest_submission = Assignment.objects.filter(hit__batch=OuterRef("pk")).values("hit__batch").annotate(
         last=Max("submitted")).values("last")
     newest_run = Batch.objects.filter(pk=OuterRef("pk")).annotate(last=Max("aggregations__created")).values("last")
-    batches = Batch.objects.filter(state=Batch.State.COMPLETED, task_type__in=AGGREGATED).annotate(
+    batches = Batch.objects.filter(state=Batch.State.COMPLETED, task_type="design").annotate(
         submitted_at=Subquery(newest_submission), aggregated_at=Subquery(newest_run))
     for batch in batches:
+        if not aggregated(batch):
+            continue
         if batch.aggregated_at is None or (batch.submitted_at and batch.submitted_at > batch.aggregated_at):
             aggregate_batch.delay(batch.pk)

@@ -37,7 +37,8 @@ def _rows(check):
     assignment = check.assignment
     run = assignment.hit.batch.aggregations.order_by("-created").first()
     outcomes = dict(run.outcomes.values_list("item_id", "outcome")) if run else {}
-    return [{"item": item, "answer": (assignment.answers or {}).get(str(item.pk)),
+    labels = services.answer_labels(assignment.answers, services.spot_scheme(assignment.hit.batch) or "")
+    return [{"item": item, "answer": labels.get(item.pk),
              "consensus": outcomes.get(item.pk, "-"), "gold": item.gold_answer}
             for item in assignment.hit.ordered_items()]
 

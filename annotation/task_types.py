@@ -1,4 +1,5 @@
-"""The task types the annotation app provides."""
+"""The task type the annotation app provides: SemEval Subtask 2's span page. (Subtask 1 is
+designs/semeval-subtask1.yaml on the generic design page.)"""
 
 from django.template.loader import render_to_string
 
@@ -22,49 +23,6 @@ def _check_missing(missing, what):
     if missing:
         raise AnswerError(f"{_numbers(missing)} {'is' if len(missing) == 1 else 'are'} not {what} yet; "
                           f"answer {'it' if len(missing) == 1 else 'them'} and submit again")
-
-
-class Subtask1Labeling(TaskType):
-    """Subtask 1: is each sentence counterfactual? One yes/no per sentence.
-
-    Item payload: core.items.SentenceItem.
-    Form fields: "item-<item id>" = 1/0 (yes/no), one per item of the HIT;
-    anything else the page sends (timings, answer changes) is kept as raw.
-    """
-
-    name = "subtask1"
-    title = "Is this sentence counterfactual?"
-    description = "Read 20-30 news sentences and say for each whether it describes something that did not happen."
-    keywords = "counterfactual, labeling, sentences, news"
-    template = "annotation/subtask1.html"
-
-    def label_key(self, batch):
-        return ""  # the answer is the vote, 0 or 1
-
-    def parse_answers(self, items, raw):
-        answers = {}
-        missing = []
-        for position, item in enumerate(items, 1):
-            value = raw.get(f"item-{item.id}")
-            if value is None or str(value).strip() == "":
-                missing.append(position)
-                continue
-            value = str(value).strip().lower()
-            if value in _YES:
-                answers[str(item.id)] = 1
-            elif value in _NO:
-                answers[str(item.id)] = 0
-            else:
-                raise AnswerError(f"sentence {position}: the answer {value[:20]!r} is not yes (1) or no (0)")
-        _check_missing(missing, "answered")
-        refuse_foreign_fields(raw, items, ("item",), "sentence")
-        return answers
-
-    def html_question(self, hit, items):
-        return render_to_string("annotation/subtask1_mturk.html", question_context(hit, items=items))
-
-
-SUBTASK1 = TASK_TYPES.register("subtask1", Subtask1Labeling())
 
 
 class Subtask2Spans(TaskType):

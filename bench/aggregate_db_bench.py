@@ -35,14 +35,18 @@ def fill(items, workers, seed=0):
     from django.utils import timezone
 
     from core.items import SentenceItem
+    from designs.models import DesignBatch
+    from designs.semeval import SUBTASK1_DESIGN
+    from designs.services import shipped_version
     from hits.models import Assignment, Batch, Hit, HitItem, Item, Worker
 
     rng = np.random.default_rng(seed)
     accuracy = rng.uniform(0.7, 0.97, workers)
     accuracy[:2] = 0.5  # two spammers
     truth = (rng.random(items) < 0.12).astype(int)
-    batch = Batch.objects.create(name="aggregation bench", task_type="subtask1", provider="inhouse",
+    batch = Batch.objects.create(name="aggregation bench", task_type="design", provider="inhouse",
                                  state=Batch.State.PUBLISHED, items_per_hit=PER_HIT, assignments_per_hit=VOTES)
+    DesignBatch.objects.create(batch=batch, version=shipped_version(SUBTASK1_DESIGN))
     people = Worker.objects.bulk_create(Worker(provider="inhouse", external_id=f"bench-{n}") for n in range(workers))
     rows = Item.objects.bulk_create(
         (Item(batch=batch, key=f"s{n}", group=DOMAINS[n % 3], payload=SentenceItem(
@@ -63,7 +67,7 @@ def fill(items, workers, seed=0):
                 for row in members:
                     n = int(row.key[1:])
                     right = rng.random() < accuracy[worker]
-                    answers[str(row.pk)] = int(truth[n] if right else 1 - truth[n])
+                    answers[str(row.pk)] = {"counterfactual": str(int(truth[n] if right else 1 - truth[n]))}
                 yield Assignment(hit=hit, worker=people[worker], state=Assignment.State.SUBMITTED, submitted=now,
                                  answers=answers, raw_answers={})
 

@@ -60,6 +60,9 @@ def fill_postgres(sentences, batch_count):
 
     from aggregation.models import AggregationRun, ItemOutcome
     from core.items import SentenceItem
+    from designs.models import DesignBatch
+    from designs.semeval import SUBTASK1_DESIGN
+    from designs.services import shipped_version
     from filtering.models import Corpus, FilterChunk, FilterRun
     from hits.models import Assignment, Batch, Hit, HitItem, Item, Worker
     from projects.models import Project
@@ -89,8 +92,10 @@ def fill_postgres(sentences, batch_count):
     project = Project.objects.create(name="Bench", slug="bench")
     project.corpora.add(corpus)
     project.filter_runs.add(run)
+    labeling = shipped_version(SUBTASK1_DESIGN)
     for b in range(batch_count):
-        batch = Batch.objects.create(name=f"bench {b}", task_type="subtask1", provider="inhouse", state="completed")
+        batch = Batch.objects.create(name=f"bench {b}", task_type="design", provider="inhouse", state="completed")
+        DesignBatch.objects.create(batch=batch, version=labeling)
         items = Item.objects.bulk_create(
             Item(batch=batch, key=f"s{b}-{n}", group="finance",
                  payload=SentenceItem(text=f"Sentence {n}.", sentence_id=f"s{b}-{n}").to_json()) for n in range(625))

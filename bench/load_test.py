@@ -52,7 +52,8 @@ from django.conf import settings
 from accounts.roles import ANNOTATOR, group
 from core.items import SentenceItem
 from core.semeval import read_subtask1_rows
-from hits.services import ItemSpec, batch_create, batch_publish
+from designs.semeval import labeling_batch_create
+from hits.services import ItemSpec, batch_publish
 
 users, hits, password = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 hashed = make_password(password)  # hashed once: the test measures the site, not PBKDF2 at set-up
@@ -69,7 +70,7 @@ json.dump(sessions, open(sys.argv[4], "w"))
 rows = read_subtask1_rows(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv")
 items = [ItemSpec(key=f"load:{n}", payload=SentenceItem(text=rows[n % len(rows)][2], sentence_id=f"load:{n}"))
          for n in range(hits * 25)]
-batch = batch_create(name="load test", task_type="subtask1", items=items, items_per_hit=25)
+batch = labeling_batch_create(name="load test", items=items, items_per_hit=25)
 batch_publish(batch=batch)
 # A live database's autovacuum would have analyzed the tables by now; without it the planner
 # guesses from empty tables.

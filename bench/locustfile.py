@@ -20,7 +20,7 @@ RECORD = os.environ["LOAD_RECORD"]
 with open(os.environ["LOAD_SESSIONS"], encoding="utf-8") as _file:
     SESSIONS = json.load(_file)
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-ITEM = re.compile(r'name="item-(\d+)" value="1"')
+ITEM = re.compile(r'name="a-(\d+)-0" value="1"')  # a sentence's yes/no on designs/semeval-subtask1.yaml's page
 # With several locust processes each takes its own share of the prepared sessions (its worker index).
 PROCESSES = int(os.environ.get("LOAD_PROCESSES", "1"))
 _sessions = None
@@ -67,7 +67,7 @@ class Annotator(HttpUser):
                 return
         assignment = int(location.rstrip("/").rsplit("/", 1)[1])
         items = ITEM.findall(page.text)
-        answers = {f"item-{item}": random.choice("01") for item in items}
+        answers = {f"a-{item}-0": random.choice("01") for item in items}
         answers.update({"csrfmiddlewaretoken": token.group(1), "_elapsed_ms": "60000",
                         "_changes": "[]"})
         time.sleep(random.uniform(*LABEL))  # locust makes this a cooperative (gevent) sleep

@@ -12,7 +12,6 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 
 from aggregation.services import COUNTED
@@ -20,7 +19,7 @@ from core.errors import InputError
 from core.stories import Story, edit_size, record
 from designs.items import Record
 from designs.lineage import Chain, chains
-from designs.services import design_batch_create, design_version_save
+from designs.services import design_batch_create, shipped_version
 from designs.stages import workflow_batches
 from designs.task_type import design_of
 from hits.models import Batch
@@ -36,11 +35,10 @@ def workflow_start(stories: list[Story], *, name: str, provider: str = "inhouse"
     counterfactuals arrive). Returns the write stage's batch, which names the workflow."""
     if Batch.objects.filter(name=name, task_type="design").exists():
         raise InputError(f"a batch named {name!r} exists already; choose another name", field="name")
-    source = (settings.BASE_DIR / "designs" / "timetravel.yaml").read_text(encoding="utf-8")
     records = [Record(id=story.story_id, text=story.premise,
                       fields={"initial": story.initial, "ending": list(story.ending)}) for story in stories]
     with transaction.atomic():
-        version = design_version_save(source=source, slug="timetravel")
+        version = shipped_version("timetravel")
         first = design_batch_create(version=version, records=records, name=name, stage=version.design.stages[0].name,
                                     provider=provider, created_by=created_by)
         return batch_publish(batch=first)

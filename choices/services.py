@@ -9,13 +9,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from django.conf import settings
-
 from aggregation import maths
 from aggregation.services import COUNTED
 from core.items import ChoiceItem
 from designs.items import Record
-from designs.services import design_batch_create, design_version_save
+from designs.services import design_batch_create, shipped_version
 from hits.models import Assignment, Batch, Item, Worker
 from hits.services import CrowdError
 
@@ -54,9 +52,7 @@ def choice_batch_create(*, items: Sequence[ChoiceItem], name: str, **options: An
     provider, filters, seed), the design's own where not given; the provider is the site's own annotators unless
     named, as for every batch a command makes (the design's MTurk is where the paper ran)."""
     options.setdefault("provider", "inhouse")
-    source = (settings.BASE_DIR / "designs" / f"{DESIGN}.yaml").read_text(encoding="utf-8")
-    version = design_version_save(source=source, slug=DESIGN)
-    return design_batch_create(version=version, records=copa_records(items), name=name, **options)
+    return design_batch_create(version=shipped_version(DESIGN), records=copa_records(items), name=name, **options)
 
 
 def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: float = 0.8) -> dict[str, Any]:

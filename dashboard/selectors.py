@@ -7,8 +7,9 @@ from typing import Any
 from django.db.models import Count, OuterRef, Q, Subquery
 
 from aggregation.models import AggregationRun, SpotCheck
-from aggregation.services import span_agreement_shown
+from aggregation.services import span_agreement_shown, yes_no
 from annotation.models import SpanAnnotation
+from designs.task_type import batch_labels
 from filtering.models import Corpus, FilterRun
 from filtering.services import filter_run_reports
 from hits.adaptive import adaptive_savings
@@ -46,9 +47,11 @@ def overview() -> dict[str, Any]:
                    .annotate(run=Subquery(latest.values("pk")[:1])).values_list("pk", "run"))
     aggregations = AggregationRun.objects.in_bulk([pk for pk in runs_of.values() if pk])
     rows = batch_rows(batches)
+    labels = batch_labels([batch.pk for batch in batches])
     for row in rows:
         row["aggregation"] = aggregations.get(runs_of.get(row["batch"].pk))
         row["span_agreement"] = span_agreement_shown(row["batch"])
+        row["aggregated"] = yes_no(labels.get(row["batch"].pk, []))
         row["adaptive"] = adaptive_savings(row["batch"]) if row["batch"].adaptive else None
     attempts = Attempt.objects.filter(test=OuterRef("pk")).values("test").annotate(n=Count("pk")).values("n")
     granted = (Grant.objects.filter(test=OuterRef("pk"), revoked__isnull=True).values("test")

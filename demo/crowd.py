@@ -23,7 +23,8 @@ from hits.models import Item
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
 from hits.prolific_emulator.participant import EmulatedParticipant, ParticipantRefused
 
-_ITEM_FIELD = re.compile(r'name="item-(\d+)"')
+_ITEM_FIELD = re.compile(r'name="item-(\d+)"')  # a screening test's sentence
+_VOTE_FIELD = re.compile(r'name="a-(\d+)-0"')  # a sentence's yes/no on designs/semeval-subtask1.yaml's page
 
 
 @dataclass
@@ -95,7 +96,7 @@ def run_inhouse(batch, workers, seed=0):
     rng = random.Random(seed)
     truth = truths(batch)
     return _work_through(batch, workers, lambda worker, page: {
-        f"item-{pk}": str(worker.answer(truth[int(pk)], rng)) for pk in _ITEM_FIELD.findall(page)})
+        f"a-{pk}-0": str(worker.answer(truth[int(pk)], rng)) for pk in _VOTE_FIELD.findall(page)})
 
 
 def take_test_inhouse(test, workers, seed=0):
@@ -147,7 +148,7 @@ def run_mturk(batch, emulator_url, workers, seed=0):
             except WorkerRefused as refusal:
                 refused += refusal.status == 403  # not qualified or blocked; 409 is a full HIT
                 continue
-            answers = {f"item-{pk}": str(worker.answer(truth[pk], rng)) for pk in fields_of}
+            answers = {f"a-{pk}-0": str(worker.answer(truth[pk], rng)) for pk in fields_of}
             account.submit(assignment, answers)
             submitted += 1
     return submitted, refused
@@ -310,7 +311,7 @@ def run_prolific(batch, emulator_url, workers, seed=0):
         if response.status_code != 302:
             continue
         page = client.get(response.url).content.decode()
-        answers = {f"item-{pk}": str(worker.answer(truth[int(pk)], rng)) for pk in _ITEM_FIELD.findall(page)}
+        answers = {f"a-{pk}-0": str(worker.answer(truth[int(pk)], rng)) for pk in _VOTE_FIELD.findall(page)}
         done = client.post(response.url + "submit/", answers)
         if done.status_code == 302 and "cc=" in done.url:
             participant.complete(done.url)

@@ -28,7 +28,6 @@ from aggregation.services import (
     workers_below,
 )
 from annotation.models import SpanAnnotation, SpanAnswer
-from annotation.services import semeval_items, subtask1_batch_create
 from chains.evaluation import likert_batch_create, likert_report, pairwise_batch_create, pairwise_report
 from chains.evaluation import report_text as evaluation_text
 from chains.report import export as export_stories
@@ -61,6 +60,7 @@ from demo.crowd import (
 )
 from designs.export import batch_aggregate as design_aggregate
 from designs.export import export_batch as export_design
+from designs.semeval import labeling_batch_create, semeval_items, subtask1_batch_create
 from designs.stages import workflow_batches
 from designs.task_type import design_of
 from facts.report import tables_text
@@ -82,7 +82,6 @@ from hits.reconcile import batch_reconcile
 from hits.services import (
     assignment_approve,
     assignment_reject,
-    batch_create,
     batch_estimate_cost,
     batch_publish,
     batch_sync,
@@ -368,10 +367,9 @@ class Pipeline:
         name = "demo subtask-1 (released training sentences)"
         batch = Batch.objects.filter(name=name).first()
         if batch is None:
-            batch = batch_create(name=name, task_type="subtask1", items=semeval_items(path=gold_file, count=500,
-                                                                                        seed=11,
-                                                                                        exclude=reserved_sentence_ids()),
-                                 seed=11, reward=Decimal("0.60"))
+            batch = labeling_batch_create(name=name, items=semeval_items(path=gold_file, count=500, seed=11,
+                                                                          exclude=reserved_sentence_ids()),
+                                          seed=11, reward=Decimal("0.60"))
             batch_publish(batch=batch)
             run_inhouse(batch, crowd(size=12, spammers=2, seed=11, prefix="agg-"), seed=11)
             batch_sync(batch=batch)
@@ -415,9 +413,8 @@ class Pipeline:
         name = "demo subtask-1, adaptive (released training sentences)"
         batch = Batch.objects.filter(name=name).first()
         if batch is None:
-            batch = batch_publish(batch=batch_create(
-                name=name, task_type="subtask1", items=semeval_items(path=gold_file, count=500, seed=11,
-                                                                     exclude=reserved_sentence_ids()),
+            batch = batch_publish(batch=labeling_batch_create(
+                name=name, items=semeval_items(path=gold_file, count=500, seed=11, exclude=reserved_sentence_ids()),
                 seed=11, reward=Decimal("0.60"), adaptive="positives"))
             run_inhouse(batch, crowd(size=20, spammers=0, seed=12, prefix="ada-"), seed=12)
             self.stdout.write("5b. adaptive redundancy: the same 500 sentences, 20 simulated annotators, votes "

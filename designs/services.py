@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
@@ -34,6 +35,12 @@ def design_version_save(*, source: str, slug: str = "", name: str = "design.yaml
         number = (DesignVersion.objects.filter(slug=slug).aggregate(n=Max("number"))["n"] or 0) + 1
         return DesignVersion.objects.create(slug=slug, number=number, title=design.title, source=source,
                                             created_by=created_by if getattr(created_by, "pk", None) else None)
+
+
+def shipped_version(slug: str) -> DesignVersion:
+    """The current version of a design file the project ships (designs/SLUG.yaml), saved if it changed."""
+    source = (settings.BASE_DIR / "designs" / f"{slug}.yaml").read_text(encoding="utf-8")
+    return design_version_save(source=source, slug=slug)
 
 
 def requirements_of(design: Design) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from django.template.loader import render_to_string
 
-from core.items import RecordItem
+from core.items import RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
 from designs.evidence import canary_word
 from designs.items import highlight
@@ -49,6 +49,29 @@ def writing_evidence(batch) -> bool:
     return design is not None and "writing-evidence" in design.components
 
 
+def label_scheme(design: Design, stage: str):
+    """The first scheme a batch of the design (and stage) asks, when it is one label per item (radio, select,
+    binary pairwise), else None."""
+    asked = stage_schemes(design, stage)
+    first = next((scheme for scheme in design.annotation_schemes if asked is None or scheme.name in asked), None)
+    if first is None or first.annotation_type not in SINGLE_LABEL or getattr(first, "mode", "binary") != "binary":
+        return None
+    return first
+
+
+def batch_labels(batch_ids) -> dict[int, list[str]]:
+    """Each design batch's one-label scheme's labels (see label_scheme), for a page listing many batches: one
+    query."""
+    from designs.models import DesignBatch
+
+    found = {}
+    for batch_id, source, slug, stage in DesignBatch.objects.filter(batch_id__in=batch_ids).values_list(
+            "batch_id", "version__source", "version__slug", "stage"):
+        scheme = label_scheme(_parsed(source, slug), stage)
+        found[batch_id] = [] if scheme is None else [label.name for label in getattr(scheme, "labels", [])]
+    return found
+
+
 def stage_schemes(design: Design, stage: str) -> list[str] | None:
     if not stage:
         return None
@@ -56,7 +79,12 @@ def stage_schemes(design: Design, stage: str) -> list[str] | None:
 
 
 def record(item) -> Record:
-    payload: RecordItem = item.content
+    payload: RecordItem | SentenceItem = item.content
+    if isinstance(payload, SentenceItem):
+        # A SemEval sentence keeps the payload the filter, the releases and the span stage read; the design sees
+        # it as a record of the released columns' names.
+        return Record(id=payload.sentence_id, text=payload.text, fields={"domain": payload.domain} if payload.domain
+                      else {})
     return Record(id=payload.record_id, text=payload.text, fields=payload.fields)
 
 
@@ -81,12 +109,12 @@ class DesignTask(TaskType):
 
     def label_key(self, batch):
         """The first scheme the batch asks, when it is one label per item (radio, select, binary pairwise)."""
-        design, stage = batch_design(batch.pk)
-        asked = stage_schemes(design, stage)
-        first = next((scheme for scheme in design.annotation_schemes if asked is None or scheme.name in asked), None)
-        if first is None or first.annotation_type not in SINGLE_LABEL or getattr(first, "mode", "binary") != "binary":
-            return None
-        return first.name
+        scheme = label_scheme(*batch_design(batch.pk))
+        return None if scheme is None else scheme.name
+
+    def labels(self, batch):
+        scheme = label_scheme(*batch_design(batch.pk))
+        return [] if scheme is None else [label.name for label in getattr(scheme, "labels", [])]
 
     def parse_answers(self, items, raw):
         if not items:
@@ -136,8 +164,13 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
         keys = kind.keys(scheme)
         shown_schemes.append({
             "scheme": scheme, "type": kind, "widget": kind.widget, "index": index, "keys": keys,
-            "keys_json": json.dumps(keys), "points": _points(scheme), "initially_shown": visible(scheme, {}),
-            "logic_json": json.dumps(scheme.display_logic.model_dump(by_alias=True)) if scheme.display_logic else ""})
+            "points": _points(scheme), "initially_shown": visible(scheme, {}),
+            "logic": scheme.display_logic.model_dump(by_alias=True) if scheme.display_logic else None})
+    # One question asked of every item (no display logic) is said once above the items, as a paper's task page
+    # would: 25 copies of it say nothing more, and the MTurk question stays under its 64 KB.
+    once = shown_schemes[0] if len(shown_schemes) == 1 and shown_schemes[0]["logic"] is None else None
+    if once is not None:
+        once["once"] = True
     rows = []
     for item in items:
         found = record(item)
@@ -158,8 +191,11 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                      "after": _fields(found, design.items.show_after), "text": not spans,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = "writing-evidence" in design.components
-    return {"rows": rows, "design": design, "task_title": design.title, "item_noun": design.items.noun,
-            "items": items, "evidence": evidence,
+    settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
+                                 "showWhen": entry["logic"]}
+                for entry in shown_schemes}
+    return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
+            "item_noun": design.items.noun, "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
 
 

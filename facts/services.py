@@ -11,13 +11,11 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-
 from aggregation.services import COUNTED
 from core.semeval import spreadsheet_csv
 from core.textrules import overlap, position, words
 from designs.items import Record
-from designs.services import design_batch_create, design_version_save
+from designs.services import design_batch_create, shipped_version
 from designs.task_type import design_of, record
 from facts.rte import RtePair, fact_items
 from hits.models import Assignment, Batch, Item
@@ -33,9 +31,7 @@ def fact_batch_create(*, items: Sequence[Record], name: str, **options: Any) -> 
     """A batch of designs/cheap-facts.yaml for `items` (fact_items' records); `options` as design_batch_create
     takes them (packing, reward, provider, filters, seed), the design's own where not given."""
     options.setdefault("provider", "inhouse")
-    source = (settings.BASE_DIR / "designs" / f"{DESIGN}.yaml").read_text(encoding="utf-8")
-    return design_batch_create(version=design_version_save(source=source, slug=DESIGN), records=items, name=name,
-                               **options)
+    return design_batch_create(version=shipped_version(DESIGN), records=items, name=name, **options)
 
 
 def draw_items(pairs: list[RtePair], *, texts: int, instruction: str, seed: int = 0) -> list[Record]:

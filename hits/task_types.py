@@ -35,9 +35,13 @@ class TaskType:
         return {"title": self.title, "description": self.description, "keywords": self.keywords}
 
     def label_key(self, batch: Batch) -> str | None:
-        """Where an item's one label is in an answer, for spot checks against known answers: "" when the answer
-        is the label, a key of the answer when it is a dict, None when answers are not one label per item."""
+        """Where an item's one label is in an answer (a key of the answer), for spot checks against known answers
+        and the agreement rules; None when answers are not one label per item."""
         return None
+
+    def labels(self, batch: Batch) -> list[str]:
+        """The labels that one label can take (see label_key), e.g. ["1", "0"] for yes/no votes."""
+        return []
 
     def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any]) -> dict[str, Any]:
         """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit."""

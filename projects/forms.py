@@ -260,7 +260,7 @@ class LabelingBatchForm(BatchForm):
                                                   f"pending under them. Give {needed}, or tick the box below to "
                                                   f"aggregate with majority vote or Dawid-Skene instead")
             self.fields["fewer_workers"].widget = forms.CheckboxInput()
-        refusal = adaptive_refusal(provider=data.get("provider", ""), task_type="subtask1",
+        refusal = adaptive_refusal(provider=data.get("provider", ""), task_type="design",
                                    mode=data["adaptive"]) if data.get("adaptive") else None
         if refusal:
             self.add_error("adaptive", refusal)

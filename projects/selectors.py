@@ -10,6 +10,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 
 from aggregation.models import AggregationRun, SpotCheck
 from annotation.models import SpanAnnotation
+from designs.models import DesignBatch
 from filtering.models import Corpus, FilterRun
 from filtering.services import FilterReport, filter_run_reports
 from hits.models import Assignment, Batch
@@ -32,6 +33,7 @@ class ProjectContext:
     sample: Sample | None = None
     tests: list[dict[str, Any]] = field(default_factory=list)
     batches: list[dict[str, Any]] = field(default_factory=list)
+    designs: dict[int, str] = field(default_factory=dict)  # batch id -> the slug of the design it was made from
     aggregations: list[AggregationRun] = field(default_factory=list)
     spans: dict[int, Counter[str]] = field(default_factory=dict)  # span batch id -> annotations by state
     spot_checks: dict[int, int] = field(default_factory=dict)  # batch id -> pending spot checks
@@ -41,8 +43,9 @@ class ProjectContext:
     def live_jobs(self, kind: str) -> list[Job]:
         return [job for job, _ in self.jobs if job.kind == kind and job.is_live]
 
-    def batches_of(self, task_type: str) -> list[dict[str, Any]]:
-        return [row for row in self.batches if row["batch"].task_type == task_type]
+    def batches_of(self, kind: str) -> list[dict[str, Any]]:
+        """The rows of the batches of a task type, or of a design file (its slug)."""
+        return [row for row in self.batches if kind in (row["batch"].task_type, self.designs.get(row["batch"].pk))]
 
     def completed_runs(self) -> list[FilterRun]:
         return [run for run, report in self.runs if report.chunks and report.chunks_done == report.chunks]
@@ -74,6 +77,7 @@ def project_context(project: Project, *, job_limit: int = 10) -> ProjectContext:
     context.tests = [{"test": t, "items": items.get(t.pk, 0), "qualified": grants.get(t.pk, 0)} for t in tests]
     batches = list(project.batches.order_by("pk"))
     context.batches = batch_rows(batches)
+    context.designs = dict(DesignBatch.objects.filter(batch__in=batches).values_list("batch_id", "version__slug"))
     context.aggregations = list(project.aggregations.order_by("-created", "-pk"))
     span_batches = [b.pk for b in batches if b.task_type == "subtask2"]
     spans: dict[int, Counter[str]] = defaultdict(Counter)

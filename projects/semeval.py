@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from aggregation.selectors import outcome_summary
 from core.words import counted
+from designs.semeval import SUBTASK1_DESIGN
 from hits.models import Batch
 from projects.designs import DESIGNS, Design, Step
 from projects.models import Project
@@ -102,7 +103,7 @@ def _batch_summary(row: dict) -> str:
 def _labeling_step(context: ProjectContext, sample_done: bool) -> Step:
     project = context.project
     step = Step("labeling", "Labeling batch", action=("Create the labeling batch", _url("batch_new", project)))
-    rows = context.batches_of("subtask1")
+    rows = context.batches_of(SUBTASK1_DESIGN)
     if not rows:
         step.state = "ready" if sample_done else "blocked"
         if context.live_jobs("project-batch"):
@@ -127,7 +128,7 @@ def _labeling_step(context: ProjectContext, sample_done: bool) -> Step:
 def _aggregation_step(context: ProjectContext) -> Step:
     project = context.project
     step = Step("aggregation", "Review and aggregate")
-    rows = context.batches_of("subtask1")
+    rows = context.batches_of(SUBTASK1_DESIGN)
     if not rows or rows[-1]["submitted"] == 0:
         return step
     batch = rows[-1]["batch"]

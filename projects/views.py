@@ -22,9 +22,10 @@ from django.views.decorators.http import require_POST
 from matplotlib.figure import Figure
 
 from accounts.roles import ORGANIZER, role_required
+from aggregation.maths import PAPER_RULES
 from aggregation.models import AggregationRun
 from aggregation.selectors import outcome_counts, positive_meaning
-from aggregation.services import runs_compare, spot_checked, spotcheck_draw
+from aggregation.services import aggregated, runs_compare, spot_checked, spotcheck_draw
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
@@ -373,7 +374,8 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
         "bonus_form": forms.BonusForm(),
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
-        "few_votes": batch.task_type == "subtask1" and batch.assignments_per_hit < 5,
+        "aggregated": aggregated(batch),
+        "few_votes": aggregated(batch) and batch.assignments_per_hit < PAPER_RULES.votes_required,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
         "spot_checked": spot_checked(batch), "writing_evidence": writing_evidence(batch),

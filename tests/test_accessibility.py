@@ -11,6 +11,7 @@ from aggregation.services import batch_aggregate
 from annotation.models import SpanAnnotation
 from choices.services import choice_batch_create
 from core.items import ChoiceItem
+from designs.semeval import labeling_batch_create
 from facts.rte import paragraph
 from facts.services import fact_batch_create
 from hits.models import Worker
@@ -46,8 +47,8 @@ def site():
     annotator = _user("ann", roles.ANNOTATOR)
     _user("boss", roles.ORGANIZER, is_staff=True)
     worker = worker_for_user(annotator)
-    labels = batch_publish(batch=batch_create(
-        name="Finance news, round 1", task_type="subtask1", assignments_per_hit=1, items_per_hit=6,
+    labels = batch_publish(batch=labeling_batch_create(
+        name="Finance news, round 1", assignments_per_hit=1, items_per_hit=6,
         items=[spec(f"l{n}", f"Had the bank not cut rates in March, sentence {n} would read otherwise.",
                     group="finance") for n in range(12)]))
     spans = batch_publish(batch=batch_create(
@@ -62,8 +63,8 @@ def site():
                                         ("I wish it were true.", 1)]):
         TestItem.objects.create(test=test, position=n, sentence_id=str(n), text=text, answer=answer,
                                 why="Explained.")
-    batch_publish(batch=batch_create(
-        name="Screened work", task_type="subtask1", requirements={"qualification": "screen"},
+    batch_publish(batch=labeling_batch_create(
+        name="Screened work", requirements={"qualification": "screen"},
         items=[spec("q", "A sentence.")]))
     batch_publish(batch=choice_batch_create(name="Causes and effects", items_per_hit=2, assignments_per_hit=1, items=[
         ChoiceItem(premise="The man broke his toe.", alternative_1="He dropped a hammer on his foot.",
@@ -92,14 +93,14 @@ def site():
         f"a-{written.hit.ordered_items()[0].pk}-0-1": "Oracle wanted the papers kept secret",
         "_evidence": '{"lines": {}, "blurs": 2}', "_elapsed_ms": "41000"})
     # A batch whose truth-inference run gives one worker a low skill: the spot-check page suggests them.
-    voted = batch_publish(batch=batch_create(name="Skills", task_type="subtask1", items_per_hit=4,
+    voted = batch_publish(batch=labeling_batch_create(name="Skills", items_per_hit=4,
                                              assignments_per_hit=3,
                                              items=[spec(f"k{n}", f"Sentence {n}.") for n in range(4)]))
     for name, value in (("sk1", "1"), ("sk2", "1"), ("sk3", "0")):
         voter = Worker.objects.create(provider="inhouse", external_id=name)
         place = assignment_claim(batch=voted, worker=voter)
         assignment_submit(assignment=place, worker=voter,
-                          raw_answers={f"item-{item.pk}": value for item in place.hit.ordered_items()})
+                          raw_answers={f"a-{item.pk}-0": value for item in place.hit.ordered_items()})
     batch_aggregate(batch=voted, method="majority", samples=0)
     return {"labels": labels, "spans": spans, "worker": worker, "facts": facts,
             "review": SpanAnnotation.objects.order_by("pk").first()}

@@ -12,7 +12,8 @@ from django.test import override_settings
 
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from designs.semeval import labeling_batch_create
+from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from jobs.models import Job
 from releases.services import DatasetError, dataset_export, dataset_from_aggregation
 from tests.base import BaseTestCase
@@ -70,12 +71,12 @@ class LoginTests(BaseTestCase):
 
 class ExportFolderTests(BaseTestCase):
     def setUp(self):
-        batch = batch_publish(batch=batch_create(name="votes", task_type="subtask1", items=items(10)))
+        batch = batch_publish(batch=labeling_batch_create(name="votes", items=items(10)))
         for n in range(5):
             worker = worker_for_user(self._user(f"voter{n}", None))
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": "1" for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
         run = batch_aggregate(batch=batch, rules=Rules(), samples=100)
         self.a = dataset_from_aggregation(run=run, name="a")
         self.b = dataset_from_aggregation(run=run, name="b", seed=3)

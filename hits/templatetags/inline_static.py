@@ -5,9 +5,10 @@ site while a worker answers), so its task pages carry the site's stylesheet
 and scripts inside them. The files themselves live once, under static/.
 """
 
-import re
 from functools import lru_cache
 
+import rcssmin
+import rjsmin
 from django import template
 from django.conf import settings
 from django.contrib.staticfiles import finders
@@ -25,13 +26,8 @@ def _read(path: str) -> str:
 
 
 def _compact(text: str, css: bool) -> str:
-    """The file without its comment lines and indentation: MTurk caps a question at 64 KB and the files are
-    written to be read. Only whole-line comments go (a "//" inside a line may be in a string or a URL); CSS
-    block comments go whole, CSS having no other use for "/*"."""
-    if css:
-        text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    lines = (line.strip() for line in text.splitlines())
-    return "\n".join(line for line in lines if line and not (not css and line.startswith("//")))
+    """The file minified: MTurk caps a question at 64 KB and the files are written to be read."""
+    return rcssmin.cssmin(text) if css else rjsmin.jsmin(text)
 
 
 def _load(path: str) -> str:

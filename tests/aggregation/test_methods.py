@@ -13,11 +13,12 @@ from django.core.management import call_command
 from aggregation.methods import METHODS, infer
 from aggregation.models import ItemOutcome
 from aggregation.services import batch_aggregate, runs_compare, sanction_suggestions
+from designs.semeval import labeling_batch_create
 from hits.models import Worker
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish
+from hits.services import assignment_claim, assignment_submit, batch_publish
 from projects.services import project_create
 from tests.base import BaseTestCase
-from tests.hits.helpers import spec
+from tests.hits.helpers import spec, voted
 
 ITEMS = 40
 
@@ -32,7 +33,7 @@ class MethodTests(BaseTestCase):
         time (seeded), and a spammer who votes against the truth on `spammer_flips` and with it elsewhere."""
         items = [spec(f"s{n}", f"Sentence {n}.", group="finance") for n in range(ITEMS)]
         gold = [spec(f"g{n}", f"Known {n}.", group="gold", gold_answer=n % 2) for n in range(4)]
-        batch = batch_publish(batch=batch_create(name="m", task_type="subtask1", items=items, gold_items=gold,
+        batch = batch_publish(batch=labeling_batch_create(name="m", items=items, gold_items=gold,
                                                  gold_rate=0.1, items_per_hit=44, assignments_per_hit=6))
         rng = random.Random(4)
         for name in ("w0", "w1", "w2", "w3", "w4", "spammer"):
@@ -47,7 +48,7 @@ class MethodTests(BaseTestCase):
                     label = 1 - right if item.key in spammer_flips else right
                 else:
                     label = right if rng.random() < 0.9 else 1 - right
-                answers[f"item-{item.pk}"] = str(label)
+                answers[f"a-{item.pk}-0"] = str(label)
             assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
         return batch
 
@@ -55,7 +56,8 @@ class MethodTests(BaseTestCase):
         batch = self.make()
         run = batch_aggregate(batch=batch, method="dawid-skene", samples=0)
         votes = [(item, worker, label) for answers, worker in
-                 batch.hits.get().assignments.values_list("answers", "worker_id") for item, label in answers.items()]
+                 batch.hits.get().assignments.values_list("answers", "worker_id")
+                 for item, label in zip(answers, voted(answers), strict=True)]
         data = pd.DataFrame([(int(item), worker, label) for item, worker, label in votes],
                             columns=["task", "worker", "label"])
         known = pd.Series({item.pk: int(item.gold_answer) for item in batch.items.filter(is_gold=True)})
@@ -108,13 +110,13 @@ class MethodTests(BaseTestCase):
 
     def test_a_sentence_that_only_carries_an_answer_is_inferred_not_clamped(self):
         items = [spec(f"s{n}", f"Sentence {n}.", group="finance", gold_answer=1) for n in range(4)]
-        batch = batch_publish(batch=batch_create(name="c", task_type="subtask1", items=items, items_per_hit=4,
+        batch = batch_publish(batch=labeling_batch_create(name="c", items=items, items_per_hit=4,
                                                  assignments_per_hit=3))
         for name in ("a", "b", "c"):
             worker = Worker.objects.create(provider="inhouse", external_id=name)
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": "0" for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": "0" for item in assignment.hit.ordered_items()})
         run = batch_aggregate(batch=batch, method="majority", samples=0)
         # Everyone said no to sentences whose released answer is yes: the run says no, and measures itself wrong.
         self.assertEqual(set(run.outcomes.values_list("label", flat=True)), {0})

@@ -12,6 +12,7 @@ from aggregation.services import (
     spotcheck_draw,
     workers_below,
 )
+from designs.semeval import labeling_batch_create
 from hits.models import Worker
 from hits.mturk_emulator import MTurkEmulator
 from hits.mturk_emulator.worker_client import EmulatedWorker
@@ -50,7 +51,7 @@ def _answer(item, accuracy, rng):
 
 class AggregateTests(BaseTestCase):
     def setUp(self):
-        self.batch = batch_publish(batch=batch_create(name="agg", task_type="subtask1", items=_items(),
+        self.batch = batch_publish(batch=labeling_batch_create(name="agg", items=_items(),
                                                       gold_items=_gold(), gold_rate=0.1, seed=1))
         rng = random.Random(2)
         accuracies = (0.95, 0.95, 0.95, 0.9, 0.9, 0.5)
@@ -63,7 +64,7 @@ class AggregateTests(BaseTestCase):
                 if assignment is None:
                     continue
                 working = True
-                answers = {f"item-{item.pk}": _answer(item, accuracy, rng) for item in assignment.hit.ordered_items()}
+                answers = {f"a-{item.pk}-0": _answer(item, accuracy, rng) for item in assignment.hit.ordered_items()}
                 assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
 
     def test_it_stores_outcomes_agreement_and_worker_quality(self):
@@ -82,11 +83,11 @@ class AggregateTests(BaseTestCase):
         self.assertGreater(run.summary["gold"]["accuracy"], 0.9)
 
     def test_it_reports_items_short_of_votes_as_pending(self):
-        extra = batch_publish(batch=batch_create(name="short", task_type="subtask1", items=_items()[:5]))
+        extra = batch_publish(batch=labeling_batch_create(name="short", items=_items()[:5]))
         worker = worker_for_user(self.annotator)
         assignment = assignment_claim(batch=extra, worker=worker)
         assignment_submit(assignment=assignment, worker=worker,
-                          raw_answers={f"item-{item.pk}": "1" for item in assignment.hit.ordered_items()})
+                          raw_answers={f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
         run = batch_aggregate(batch=extra, samples=50)
         self.assertEqual(run.summary["outcomes"]["pending"], 5)
         self.assertEqual(run.summary["outcomes"]["positive"], 0)
@@ -156,13 +157,13 @@ class SpotCheckMTurkTests(BaseTestCase):
         with MTurkEmulator(seed=3) as emulator:
             previous = use_provider("mturk", MTurkProvider(emulator.client()))
             self.addCleanup(use_provider, "mturk", previous)
-            batch = batch_publish(batch=batch_create(name="mt", task_type="subtask1", items=_items()[:25],
+            batch = batch_publish(batch=labeling_batch_create(name="mt", items=_items()[:25],
                                                      provider="mturk", assignments_per_hit=2))
             hit = batch.hits.get()
             for worker_id, value in (("AGOOD", "1"), ("ASPAM", "0")):
                 worker = EmulatedWorker(emulator.url, worker_id)
                 assignment = worker.accept(hit.provider_hit_id)
-                worker.submit(assignment, {f"item-{item.pk}": value for item in hit.ordered_items()})
+                worker.submit(assignment, {f"a-{item.pk}-0": value for item in hit.ordered_items()})
             batch_sync(batch=batch)
             batch_aggregate(batch=batch, samples=50)
             checks = {c.assignment.worker.external_id: c for c in spotcheck_draw(batch=batch, rate=1.0)}
@@ -181,12 +182,12 @@ class BeatTests(BaseTestCase):
     def test_it_aggregates_completed_batches_once_until_new_work_arrives(self):
         from aggregation.tasks import aggregate_completed_batches
 
-        batch = batch_publish(batch=batch_create(name="beat", task_type="subtask1", items=_items()[:5],
+        batch = batch_publish(batch=labeling_batch_create(name="beat", items=_items()[:5],
                                                  assignments_per_hit=1))
         worker = worker_for_user(self.annotator)
         assignment = assignment_claim(batch=batch, worker=worker)
         assignment_submit(assignment=assignment, worker=worker,
-                          raw_answers={f"item-{item.pk}": "0" for item in assignment.hit.ordered_items()})
+                          raw_answers={f"a-{item.pk}-0": "0" for item in assignment.hit.ordered_items()})
         spans = batch_publish(batch=batch_create(name="spans", task_type="subtask2", items=_items()[:1],
                                                  assignments_per_hit=1))
         held = assignment_claim(batch=spans, worker=worker)

@@ -1,8 +1,8 @@
 import tempfile
 from pathlib import Path
 
-from annotation.services import semeval_gold_items
 from core.errors import InputError
+from designs.semeval import semeval_gold_items
 from tests.base import BaseTestCase
 
 

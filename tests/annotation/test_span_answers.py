@@ -15,6 +15,7 @@ from accounts import roles
 from aggregation.services import span_batch_agreement
 from annotation.models import SpanAnnotation, SpanAnswer
 from annotation.services import span_review
+from designs.semeval import labeling_batch_create
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
 from tests.base import BaseTestCase
 from tests.hits.helpers import spec
@@ -143,6 +144,6 @@ class SpanAnswersTest(BaseTestCase):
         self.assertIsNone(found["low"])  # no bootstrap in a listing
 
     def test_span_agreement_refuses_a_batch_that_is_not_a_span_batch(self):
-        labels = batch_create(name="labels", task_type="subtask1", items=[spec("x", BILL)])
-        with self.assertRaisesMessage(CrowdError, f"batch {labels.pk} is a subtask1 batch"):
+        labels = labeling_batch_create(name="labels", items=[spec("x", BILL)])
+        with self.assertRaisesMessage(CrowdError, f"batch {labels.pk} is a design batch"):
             span_batch_agreement(batch=labels)

@@ -13,6 +13,7 @@ from aggregation.services import batch_aggregate, span_batch_create
 from annotation.models import SpanAnnotation, SpanChange
 from annotation.services import span_review
 from core import spans
+from designs.semeval import labeling_batch_create
 from hits.models import Assignment
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
 from releases.services import dataset_from_aggregation
@@ -129,12 +130,12 @@ class ReviewTest(BaseTestCase):
                  for n in range(6)]
         items += [spec(f"n{n}", f"Markets rose {n} percent.", gold_answer=0)
                   for n in range(4)]
-        self.subtask1 = batch_publish(batch=batch_create(name="s1", task_type="subtask1", items=items))
+        self.subtask1 = batch_publish(batch=labeling_batch_create(name="s1", items=items))
         voters = [worker_for_user(self._user(f"voter{n}", None)) for n in range(5)]
         for worker in voters:
             assignment = assignment_claim(batch=self.subtask1, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": str(item.gold_answer) for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": str(item.gold_answer) for item in assignment.hit.ordered_items()})
         self.run = batch_aggregate(batch=self.subtask1, rules=Rules(seed=1))
 
     def annotate(self):

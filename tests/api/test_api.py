@@ -12,7 +12,8 @@ from rest_framework.test import APIClient
 
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from designs.semeval import labeling_batch_create
+from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from jobs.models import Job
 from projects.services import project_create
 from releases.services import dataset_from_aggregation
@@ -23,13 +24,13 @@ from tests.hits.helpers import items
 class ApiTest(BaseTestCase):
     def setUp(self):
         self.project = project_create(name="API", user=self.organizer)
-        self.batch = batch_publish(batch=batch_create(name="b", task_type="subtask1", items=items(10)))
+        self.batch = batch_publish(batch=labeling_batch_create(name="b", items=items(10)))
         self.project.batches.add(self.batch)
         for n in range(5):
             worker = worker_for_user(self._user(f"voter{n}", None))
             assignment = assignment_claim(batch=self.batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": "1" for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
         self.run_ = batch_aggregate(batch=self.batch, rules=Rules(), samples=100)
         self.version = dataset_from_aggregation(run=self.run_, name="api-v1")
 

@@ -25,7 +25,8 @@ from schemathesis.specs.openapi.checks import (
 from accounts import roles
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from designs.semeval import labeling_batch_create
+from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from projects.services import project_create
 from releases.services import dataset_from_aggregation
 from tests.hits.helpers import items
@@ -43,13 +44,13 @@ def site(db):
         tokens[role] = Token.objects.create(user=user).key
     organizer = User.objects.get(username="fuzz-organizer")
     project = project_create(name="Fuzz", user=organizer)
-    batch = batch_publish(batch=batch_create(name="b", task_type="subtask1", items=items(10)))
+    batch = batch_publish(batch=labeling_batch_create(name="b", items=items(10)))
     project.batches.add(batch)
     for n in range(5):
         worker = worker_for_user(User.objects.create_user(f"fuzz-voter{n}"))
         assignment = assignment_claim(batch=batch, worker=worker)
         assignment_submit(assignment=assignment, worker=worker,
-                          raw_answers={f"item-{item.pk}": "1" for item in assignment.hit.ordered_items()})
+                          raw_answers={f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
     dataset_from_aggregation(run=batch_aggregate(batch=batch, rules=Rules(), samples=50), name="fuzz-v1")
     return tokens
 

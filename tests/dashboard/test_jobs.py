@@ -8,8 +8,9 @@ from django.test import override_settings
 
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
+from designs.semeval import labeling_batch_create
 from hits.models import Hit
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from jobs.models import Job
 from releases.services import dataset_from_aggregation
 from tests.base import BaseTestCase
@@ -26,7 +27,7 @@ class JobTest(BaseTestCase):
         return self.client.get(response.url)
 
     def test_publish_from_the_dashboard_runs_a_job_and_shows_its_progress(self):
-        batch = batch_create(name="from the page", task_type="subtask1", items=items(30), items_per_hit=10)
+        batch = labeling_batch_create(name="from the page", items=items(30), items_per_hit=10)
         page = self.client.get("/dashboard/").content.decode()
         self.assertIn(">Publish</button>", page)
         response = self.start("publish", batch.pk)
@@ -39,7 +40,7 @@ class JobTest(BaseTestCase):
         self.assertEqual(Hit.objects.filter(batch=batch, state="published").count(), 3)
 
     def test_a_job_that_cannot_be_done_fails_with_the_reason(self):
-        batch = batch_create(name="tight", task_type="subtask1", items=items(30), items_per_hit=10, budget=1)
+        batch = labeling_batch_create(name="tight", items=items(30), items_per_hit=10, budget=1)
         response = self.start("publish", batch.pk)
         job = Job.objects.get()
         self.assertEqual(job.state, "failed")
@@ -56,12 +57,12 @@ class JobTest(BaseTestCase):
 
 class ExportDownloadTest(BaseTestCase):
     def setUp(self):
-        batch = batch_publish(batch=batch_create(name="votes", task_type="subtask1", items=items(10)))
+        batch = batch_publish(batch=labeling_batch_create(name="votes", items=items(10)))
         for n in range(5):
             worker = worker_for_user(self._user(f"voter{n}", None))
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": str(int(item.key[1:]) % 2) for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": str(int(item.key[1:]) % 2) for item in assignment.hit.ordered_items()})
         self.version = dataset_from_aggregation(run=batch_aggregate(batch=batch, rules=Rules(seed=1)), name="v1")
 
     def test_a_researcher_exports_and_downloads(self):

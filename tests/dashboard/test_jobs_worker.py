@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from aggregation.models import AggregationRun
-from hits.services import batch_create
+from designs.semeval import labeling_batch_create
 from jobs.models import Job
 from tests.hits.helpers import items
 
@@ -28,7 +28,7 @@ def test_publish_then_aggregate_jobs_run_in_the_worker(celery_worker):
     organizer = User.objects.create_user("boss", password="pass-word-1", is_staff=True)
     client = Client()
     client.force_login(organizer)
-    batch = batch_create(name="worker jobs", task_type="subtask1", items=items(40), items_per_hit=10)
+    batch = labeling_batch_create(name="worker jobs", items=items(40), items_per_hit=10)
     client.post("/dashboard/jobs/", {"kind": "publish", "target": str(batch.pk)})
     publish = _wait(Job.objects.get(kind="publish"))
     assert publish.state == "done" and publish.started is not None

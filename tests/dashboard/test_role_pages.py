@@ -7,7 +7,8 @@ from django.test import override_settings
 from accounts import roles
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from designs.semeval import labeling_batch_create
+from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from releases.services import dataset_from_aggregation
 from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
 from tests.hits.helpers import items
@@ -24,15 +25,15 @@ def _user(name, role=None, **flags):
 
 @pytest.fixture
 def site(tmp_path):
-    batch = batch_publish(batch=batch_create(name="labelled news", task_type="subtask1", items=items(10),
+    batch = batch_publish(batch=labeling_batch_create(name="labelled news", items=items(10),
                                              budget=100))
     for n in range(5):
         worker = worker_for_user(_user(f"voter{n}", roles.ANNOTATOR))
         assignment = assignment_claim(batch=batch, worker=worker)
         assignment_submit(assignment=assignment, worker=worker, raw_answers={
-            f"item-{item.pk}": str(int(item.key[1:]) % 2) for item in assignment.hit.ordered_items()})
+            f"a-{item.pk}-0": str(int(item.key[1:]) % 2) for item in assignment.hit.ordered_items()})
     dataset_from_aggregation(run=batch_aggregate(batch=batch, rules=Rules(seed=1)), name="news-v1")
-    batch_publish(batch=batch_create(name="open work", task_type="subtask1", items=items(10, prefix="o")))
+    batch_publish(batch=labeling_batch_create(name="open work", items=items(10, prefix="o")))
     _user("boss", is_staff=True)
     _user("ann", roles.ANNOTATOR)
     _user("res", roles.RESEARCHER)

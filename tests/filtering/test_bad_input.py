@@ -123,7 +123,7 @@ class ReplaceTests(IngestTestCase):
         self.run_ = filter_run_prepare(profile="news", corpus=Corpus.objects.get())
         for chunk in self.run_.chunks.all():
             filter_chunk_process(chunk_id=chunk.pk)
-        from annotation.services import subtask1_batch_create
+        from designs.semeval import subtask1_batch_create
 
         self.batch = subtask1_batch_create(run=self.run_, name="voted")
         self.item = self.batch.items.get()

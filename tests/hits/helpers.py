@@ -5,6 +5,7 @@ import re
 from django.test import Client
 
 from core.items import SentenceItem
+from designs.semeval import labeling_batch_create
 from hits.services import ItemSpec, batch_create
 
 DOMAINS = ("finance", "healthcare", "politics")
@@ -26,13 +27,31 @@ def gold(count):
 
 
 def make_batch(count=50, **options):
+    """A batch of `count` sentences: SemEval Subtask 1 (designs/semeval-subtask1.yaml) unless a task type is
+    given."""
     options.setdefault("name", "test batch")
-    options.setdefault("task_type", "subtask1")
-    return batch_create(items=items(count), **options)
+    if "task_type" in options:
+        return batch_create(items=items(count), **options)
+    return labeling_batch_create(items=items(count), **options)
+
+
+def vote(item, value="1"):
+    """The design page's form field of a sentence's yes/no (its one scheme, number 0)."""
+    return {f"a-{getattr(item, 'id', item)}-0": value}
 
 
 def answers_for(hit, value="1"):
-    return {f"item-{item.id}": value for item in hit.ordered_items()}
+    return {key: answer for item in hit.ordered_items() for key, answer in vote(item, value).items()}
+
+
+def voted(answers):
+    """The yes/no votes (1 or 0) of stored answers of the yes/no design, in item order."""
+    return [int(answer["counterfactual"]) for answer in answers.values()]
+
+
+def votes(answers):
+    """Stored answers of the yes/no design, from {item id: 1 or 0}."""
+    return {str(item): {"counterfactual": str(value)} for item, value in answers.items()}
 
 
 def take_screening(participant, test, answers):

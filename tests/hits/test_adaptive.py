@@ -5,6 +5,7 @@ from decimal import Decimal
 
 from aggregation.maths import DISCARDED, POSITIVE
 from aggregation.services import batch_aggregate
+from designs.semeval import labeling_batch_create
 from hits.adaptive import adaptive_savings, batch_adapt
 from hits.models import Assignment, Batch, Hit, Worker
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, batch_sync
@@ -17,7 +18,7 @@ from tests.hits.test_mturk import MTurkTestCase
 class AdaptiveTest(BaseTestCase):
     def setUp(self):
         items = [spec(f"s{n}", f"Sentence {n}.", group="finance") for n in range(8)]
-        self.batch = batch_publish(batch=batch_create(name="adaptive", task_type="subtask1", items=items,
+        self.batch = batch_publish(batch=labeling_batch_create(name="adaptive", items=items,
                                                       items_per_hit=4, assignments_per_hit=5, adaptive="outcomes",
                                                       reward=Decimal("0.40")))
         self.first, self.second = self.batch.hits.order_by("index")
@@ -28,7 +29,7 @@ class AdaptiveTest(BaseTestCase):
         assignment = assignment_claim(batch=self.batch, worker=worker)
         if assignment is None:
             return None
-        answers = {f"item-{item.pk}": "0" if item.pk in no else "1" for item in assignment.hit.ordered_items()}
+        answers = {f"a-{item.pk}-0": "0" if item.pk in no else "1" for item in assignment.hit.ordered_items()}
         assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
         return assignment.hit
 
@@ -96,7 +97,7 @@ class AdaptiveTest(BaseTestCase):
 
     def test_a_full_hit_of_open_sentences_is_re_packed_at_once_and_saves_money(self):
         items = [spec(f"t{n}", f"Sentence {n}.", group="finance") for n in range(12)]
-        batch = batch_publish(batch=batch_create(name="bigger", task_type="subtask1", items=items, items_per_hit=2,
+        batch = batch_publish(batch=labeling_batch_create(name="bigger", items=items, items_per_hit=2,
                                                  assignments_per_hit=5, adaptive="outcomes", reward=Decimal("0.40")))
         self.batch = batch
         hits = list(batch.hits.order_by("index"))
@@ -108,7 +109,7 @@ class AdaptiveTest(BaseTestCase):
                 worker, _ = Worker.objects.get_or_create(provider="inhouse", external_id=name)
                 assignment = assignment_claim(batch=batch, worker=worker)
                 self.assertEqual(assignment.hit, hit)
-                answers = {f"item-{item.pk}": "0" if no is None and item.pk == settling else "1"
+                answers = {f"a-{item.pk}-0": "0" if no is None and item.pk == settling else "1"
                            for item in hit.ordered_items()}
                 assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
         repacked = batch.hits.get(index=len(hits))
@@ -120,7 +121,7 @@ class AdaptiveTest(BaseTestCase):
 
     def test_when_only_positives_matter_one_no_settles_a_sentence(self):
         items = [spec(f"p{n}", f"Sentence {n}.", group="finance") for n in range(12)]
-        self.batch = batch_publish(batch=batch_create(name="positives", task_type="subtask1", items=items,
+        self.batch = batch_publish(batch=labeling_batch_create(name="positives", items=items,
                                                       items_per_hit=4, assignments_per_hit=5, adaptive="positives",
                                                       reward=Decimal("0.40")))
         hits = list(self.batch.hits.order_by("index"))
@@ -146,12 +147,12 @@ class AdaptiveTest(BaseTestCase):
 
     def test_adaptive_needs_a_settled_rule_and_a_provider_that_can_withdraw_places(self):
         with self.assertRaisesMessage(CrowdError, "a Prolific study's places only go up"):
-            batch_create(name="p", task_type="subtask1", items=[spec("x", "X.")], provider="prolific",
+            labeling_batch_create(name="p", items=[spec("x", "X.")], provider="prolific",
                          adaptive="outcomes")
         with self.assertRaisesMessage(CrowdError, "needs a rule for when a subtask2 item is settled"):
             batch_create(name="s", task_type="subtask2", items=[spec("x", "X.")], adaptive="outcomes")
         with self.assertRaisesMessage(CrowdError, "adaptive redundancy is one of 'outcomes', 'positives', not 'yes'"):
-            batch_create(name="y", task_type="subtask1", items=[spec("x", "X.")], adaptive="yes")
+            labeling_batch_create(name="y", items=[spec("x", "X.")], adaptive="yes")
 
 
 class AdaptiveMTurkTest(MTurkTestCase):
@@ -163,7 +164,7 @@ class AdaptiveMTurkTest(MTurkTestCase):
         for n, name in enumerate(("A1", "A2", "A3")):
             worker = self.worker(name)
             assignment_id = worker.accept(first.provider_hit_id)
-            worker.submit(assignment_id, {f"item-{item.id}": "0" if n == 2 and item.id in split else "1"
+            worker.submit(assignment_id, {f"a-{item.id}-0": "0" if n == 2 and item.id in split else "1"
                                           for item in first.ordered_items()})
         with self.captureOnCommitCallbacks(execute=True):
             batch_sync(batch=batch)

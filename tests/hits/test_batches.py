@@ -1,5 +1,6 @@
 from decimal import Decimal
 
+from designs.semeval import labeling_batch_create
 from hits.models import Batch, HitItem
 from hits.providers.inhouse import InHouseProvider
 from hits.providers.mturk import MTurkProvider
@@ -19,7 +20,7 @@ class BatchCreateTests(BaseTestCase):
         self.assertEqual(HitItem.objects.filter(hit__batch=batch).count(), 130)
 
     def test_it_mixes_gold_items_into_every_hit(self):
-        batch = batch_create(name="b", task_type="subtask1", items=items(100), gold_items=gold(10),
+        batch = labeling_batch_create(name="b", items=items(100), gold_items=gold(10),
                              items_per_hit=25, gold_rate=0.1)
         for hit in batch.hits.all():
             members = hit.ordered_items()
@@ -29,7 +30,7 @@ class BatchCreateTests(BaseTestCase):
 
     def test_it_is_deterministic_with_a_seed(self):
         def layout(seed):
-            batch = batch_create(name="b", task_type="subtask1", items=items(60), gold_items=gold(6), gold_rate=0.1,
+            batch = labeling_batch_create(name="b", items=items(60), gold_items=gold(6), gold_rate=0.1,
                                  seed=seed)
             return [[item.key for item in hit.ordered_items()] for hit in batch.hits.all()]
 
@@ -40,9 +41,9 @@ class BatchCreateTests(BaseTestCase):
         with self.assertRaisesRegex(CrowdError, "unknown task type 'subtask9'"):
             batch_create(name="b", task_type="subtask9", items=items(3))
         with self.assertRaisesRegex(CrowdError, "keys must be unique"):
-            batch_create(name="b", task_type="subtask1", items=items(3) + items(1))
+            labeling_batch_create(name="b", items=items(3) + items(1))
         with self.assertRaisesRegex(CrowdError, "at least one item"):
-            batch_create(name="b", task_type="subtask1", items=[])
+            labeling_batch_create(name="b", items=[])
         self.assertFalse(Batch.objects.exists())
 
 
@@ -69,7 +70,7 @@ class CostTests(BaseTestCase):
 
 class GoldCycleTests(BaseTestCase):
     def test_it_uses_each_gold_item_once_before_repeating(self):
-        batch = batch_create(name="b", task_type="subtask1", items=items(88), gold_items=gold(9), items_per_hit=25,
+        batch = labeling_batch_create(name="b", items=items(88), gold_items=gold(9), items_per_hit=25,
                              gold_rate=0.12)  # 4 HITs x 3 gold = 12 uses of a pool of 9
         uses = {}
         for hit in batch.hits.all():

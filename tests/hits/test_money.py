@@ -55,7 +55,7 @@ class MoneyTestCase(BaseTestCase):
         worker = EmulatedWorker(self.emulator.url, worker_id)
         hit = batch.hits.first()
         assignment_id = worker.accept(hit.provider_hit_id)
-        worker.submit(assignment_id, {f"item-{item.pk}": "1" for item in hit.ordered_items()})
+        worker.submit(assignment_id, {f"a-{item.pk}-0": "1" for item in hit.ordered_items()})
         batch_sync(batch=batch)
         return Assignment.objects.get(provider_assignment_id=assignment_id)
 
@@ -119,7 +119,7 @@ class SyncUntilFinalTests(MoneyTestCase):
         assignment_id = late.accept(hit.provider_hit_id)
         batch_expire(batch=batch)
         self.clock.now += 600
-        late.submit(assignment_id, {f"item-{item.pk}": "0" for item in hit.ordered_items()})
+        late.submit(assignment_id, {f"a-{item.pk}-0": "0" for item in hit.ordered_items()})
         report = batch_sync(batch=batch)
         self.assertEqual(report.new, 1)
         stored = Assignment.objects.get(provider_assignment_id=assignment_id)
@@ -163,10 +163,10 @@ class SyncUntilFinalTests(MoneyTestCase):
         first, second = batch.hits.order_by("index")
         worker = EmulatedWorker(self.emulator.url, "ABAD")
         bad = worker.accept(first.provider_hit_id)
-        worker.submit(bad, {f"item-{item.pk}": "1\x01" for item in first.ordered_items()})
+        worker.submit(bad, {f"a-{item.pk}-0": "1\x01" for item in first.ordered_items()})
         good = EmulatedWorker(self.emulator.url, "AGOOD")
         fine = good.accept(second.provider_hit_id)
-        good.submit(fine, {f"item-{item.pk}": "0" for item in second.ordered_items()})
+        good.submit(fine, {f"a-{item.pk}-0": "0" for item in second.ordered_items()})
         report = batch_sync(batch=batch)
         self.assertEqual((report.new, report.flagged), (1, 1))
         flagged = Assignment.objects.get(provider_assignment_id=bad)
@@ -228,7 +228,7 @@ class ReconcileTests(MoneyTestCase):
         # and a HIT we think exists that the provider no longer has.
         late = EmulatedWorker(self.emulator.url, "ALATE")
         missing = late.accept(second.provider_hit_id)
-        late.submit(missing, {f"item-{item.pk}": "1" for item in second.ordered_items()})
+        late.submit(missing, {f"a-{item.pk}-0": "1" for item in second.ordered_items()})
         self.provider.client.approve_assignment(AssignmentId=stored.provider_assignment_id)
         self.provider.client.send_bonus(WorkerId="AWORKER1", BonusAmount="0.30", Reason="behind our back",
                                         AssignmentId=stored.provider_assignment_id)

@@ -27,7 +27,7 @@ from hits.services import (
     worker_bonus,
 )
 from tests.base import BaseTestCase
-from tests.hits.helpers import make_batch
+from tests.hits.helpers import make_batch, voted
 
 
 class MTurkTestCase(BaseTestCase):
@@ -46,7 +46,7 @@ class MTurkTestCase(BaseTestCase):
 
     def work(self, worker, hit, value="1"):
         assignment_id = worker.accept(hit.provider_hit_id)
-        worker.submit(assignment_id, {f"item-{item.id}": value for item in hit.ordered_items()})
+        worker.submit(assignment_id, {f"a-{item.id}-0": value for item in hit.ordered_items()})
         return assignment_id
 
 
@@ -131,7 +131,7 @@ class WorkTests(MTurkTestCase):
         self.assertEqual((report.new, report.invalid), (4, 0))
         for assignment in Assignment.objects.select_related("worker", "hit"):
             expected = 0 if assignment.worker.external_id == "AWORKER1" else 1
-            self.assertEqual(set(assignment.answers.values()), {expected})
+            self.assertEqual(set(voted(assignment.answers)), {expected})
             self.assertEqual(len(assignment.answers), assignment.hit.hit_items.count())
         batch.refresh_from_db()
         self.assertEqual(batch.state, "completed")
@@ -150,10 +150,10 @@ class WorkTests(MTurkTestCase):
         worker = self.worker("AREPLAY")
         assignment_id = self.work(worker, hit)
         with self.assertRaises(WorkerRefused) as refused:
-            worker.submit(assignment_id, {f"item-{item.id}": "0" for item in hit.ordered_items()})
+            worker.submit(assignment_id, {f"a-{item.id}-0": "0" for item in hit.ordered_items()})
         self.assertEqual(refused.exception.status, 409)
         batch_sync(batch=batch)
-        self.assertEqual(Assignment.objects.get().answers[str(hit.ordered_items()[0].id)], 1)
+        self.assertEqual(Assignment.objects.get().answers[str(hit.ordered_items()[0].id)], {"counterfactual": "1"})
 
     def test_it_refuses_blocked_unqualified_and_foreign_work(self):
         batch = self.publish(count=25)
@@ -166,9 +166,9 @@ class WorkTests(MTurkTestCase):
         assignment_id = honest.accept(hit.provider_hit_id)
         thief = self.worker("ATHIEF")
         with self.assertRaises(WorkerRefused) as refused:
-            thief.submit(assignment_id, {f"item-{item.id}": "1" for item in hit.ordered_items()})
+            thief.submit(assignment_id, {f"a-{item.id}-0": "1" for item in hit.ordered_items()})
         self.assertEqual(refused.exception.status, 403)
-        honest.submit(assignment_id, {f"item-{item.id}": "1" for item in hit.ordered_items()})
+        honest.submit(assignment_id, {f"a-{item.id}-0": "1" for item in hit.ordered_items()})
         batch_sync(batch=batch)
         worker_block(worker=Assignment.objects.get().worker, reason="copied answers")
         self.assertIn("AHONEST", self.emulator.account.blocks)

@@ -71,7 +71,7 @@ class ProlificTestCase(BaseTestCase):
         participant, session, client, response = self.arrive(batch, pid)
         self.assertEqual(response.status_code, 302, response.content[:300])
         page = client.get(response.url)
-        fields = {name: value for name in re.findall(r'name="(item-\d+)" value="1"', page.content.decode())}
+        fields = {name: value for name in re.findall(r'name="(a-\d+-0)" value="1"', page.content.decode())}
         done = client.post(response.url + "submit/", fields)
         self.assertEqual(done.status_code, 302, done.content[:500])
         self.assertTrue(done.url.startswith(f"{self.emulator.url}/submissions/complete?cc="), done.url)

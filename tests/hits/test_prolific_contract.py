@@ -162,7 +162,7 @@ class ContractTests(BaseTestCase):
         self.assertEqual(start.status_code, 302, start.content[:300])
         page = client.get(start.url).content.decode()
         done = client.post(start.url + "submit/", {name: "1" for name in
-                                                   re.findall(r'name="(item-\d+)" value="1"', page)})
+                                                   re.findall(r'name="(a-\d+-0)" value="1"', page)})
         # The participant goes back to Prolific's completion URL with the study's code.
         self.assertRegex(done.url, rf"^{re.escape(self.emulator.url)}/submissions/complete\?cc=[0-9A-F]{{8}}$")
         participant.complete(done.url)

@@ -21,7 +21,7 @@ class OutcomeCountsTest(BaseTestCase):
         place = assignment_claim(batch=self.batch, worker=worker)
         first, second, third = place.hit.ordered_items()
         assignment_submit(assignment=place, worker=worker, raw_answers={
-            f"item-{first.pk}": "1", f"item-{second.pk}": "1", f"item-{third.pk}": "0"})
+            f"a-{first.pk}-0": "1", f"a-{second.pk}-0": "1", f"a-{third.pk}-0": "0"})
         self.login(self.organizer)
 
     def _pages(self, method):

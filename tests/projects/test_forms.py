@@ -9,6 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
 from core.items import SentenceItem
+from designs.semeval import labeling_batch_create
 from filtering.models import Corpus, Document
 from hits.models import Batch
 from hits.services import ItemSpec, batch_create
@@ -117,7 +118,7 @@ class FormTest(BaseTestCase):
         from aggregation.models import AggregationRun, ItemOutcome
         from annotation.models import SpanAnnotation
 
-        labels = batch_create(name="b", task_type="subtask1", items=[
+        labels = labeling_batch_create(name="b", items=[
             ItemSpec(key=f"s{n}", payload=SentenceItem(text=f"If S{n} had been, T.", sentence_id=f"s{n}"))
             for n in range(3)])
         run = AggregationRun.objects.create(batch=labels, rules={}, rules_text="", votes=0)
@@ -149,7 +150,7 @@ class FormTest(BaseTestCase):
             self.assertIn(f"{name}: {profile.description}".replace('"', "&quot;").replace("'", "&#x27;"), page)
 
     def test_publishing_over_the_budget_is_refused_on_the_page(self):
-        batch = batch_create(name="tight", task_type="subtask1", items=[
+        batch = labeling_batch_create(name="tight", items=[
             ItemSpec(key=f"s{n}", payload=SentenceItem(text=f"Sentence {n}.", sentence_id=f"s{n}")) for n in range(10)],
             items_per_hit=5, budget=Decimal("1.00"))
         self.project.batches.add(batch)
@@ -178,7 +179,7 @@ class FormTest(BaseTestCase):
         DatasetVersion.objects.create(name="taken")
         from aggregation.models import AggregationRun
 
-        batch = batch_create(name="b", task_type="subtask1", items=[
+        batch = labeling_batch_create(name="b", items=[
             ItemSpec(key="s", payload=SentenceItem(text="S.", sentence_id="s"))])
         self.project.aggregations.add(AggregationRun.objects.create(batch=batch, rules={}, rules_text="", votes=0))
         response = self.post("/projects/forms/versions/new/", {"name": "taken", "test_share": 1.5, "seed": 0,

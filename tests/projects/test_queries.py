@@ -5,7 +5,8 @@ from django.test.utils import CaptureQueriesContext
 
 from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from designs.semeval import labeling_batch_create
+from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from projects.services import project_create
 from releases.services import dataset_from_aggregation
 from tests.base import BaseTestCase
@@ -19,11 +20,11 @@ class QueryCountTest(BaseTestCase):
         self.voters = [worker_for_user(self._user(f"voter{n}", None)) for n in range(5)]
 
     def add_batch(self, n):
-        batch = batch_publish(batch=batch_create(name=f"b{n}", task_type="subtask1", items=items(10, prefix=f"b{n}-")))
+        batch = batch_publish(batch=labeling_batch_create(name=f"b{n}", items=items(10, prefix=f"b{n}-")))
         for worker in self.voters:
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": "1" for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
         run = batch_aggregate(batch=batch, rules=Rules(), samples=100)
         self.project.batches.add(batch)
         self.project.aggregations.add(run)

@@ -60,7 +60,8 @@ def _on_a_phone(browser, live_server):
     log_in(page, live_server, "boss", "pass-word-1", "/dashboard/")
     page.wait_for_selector("h1")
     slug = project.slug
-    labels, spans = (Batch.objects.get(task_type=kind) for kind in ("subtask1", "subtask2"))
+    labels = Batch.objects.get(design_link__version__slug="semeval-subtask1")
+    spans = Batch.objects.get(task_type="subtask2")
     run = project.aggregations.order_by("-created").first()
     version = project.versions.get()
     page.goto(f"{live_server.url}/projects/{slug}/people/")
@@ -159,7 +160,7 @@ def _walk(page, live_server, tmp_path):
     page.check("#id_confirm")
     page.click("button:has-text('Publish for')")
     page.wait_for_selector(".state.published", timeout=60_000)
-    batch = Batch.objects.get(task_type="subtask1")
+    batch = Batch.objects.get(design_link__version__slug="semeval-subtask1")
     run_inhouse(batch, workers, seed=3)
 
     page.reload()

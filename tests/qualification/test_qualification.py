@@ -7,12 +7,13 @@ from django.core.management import call_command
 from django.test import TestCase
 from django.utils import timezone
 
+from designs.semeval import labeling_batch_create
 from hits.models import Worker
 from hits.mturk_emulator import MTurkEmulator
 from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
-from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish
+from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
 from qualification import mturk
 from qualification.grading import grade
 from qualification.models import Grant, QualificationTest
@@ -103,8 +104,8 @@ class AttemptTests(QualificationTestCase, BaseTestCase):
                            now=attempt.deadline + timedelta(seconds=1))
 
     def test_an_unqualified_worker_is_refused_at_claim_and_at_submit(self):
-        batch = batch_publish(batch=batch_create(
-            name="q", task_type="subtask1", requirements={"qualification": "screen"},
+        batch = batch_publish(batch=labeling_batch_create(
+            name="q", requirements={"qualification": "screen"},
             items=[spec(f"s{n}", f"S {n}.") for n in range(5)]))
         with self.assertRaisesRegex(CrowdError, "needs the screening test, which you have not passed yet"):
             assignment_claim(batch=batch, worker=self.worker)
@@ -122,12 +123,12 @@ class AttemptTests(QualificationTestCase, BaseTestCase):
         attempt_submit(attempt=attempt_start(test=self.test, worker=self.worker), worker=self.worker,
                        answers=self.answers(40))
         qualification_test_create(name="screen", path=RELEASED, seed=2)
-        batch = batch_publish(batch=batch_create(
-            name="v", task_type="subtask1", requirements={"qualification": "screen"},
+        batch = batch_publish(batch=labeling_batch_create(
+            name="v", requirements={"qualification": "screen"},
             items=[spec("s", "S.")]))
         self.assertIsNotNone(assignment_claim(batch=batch, worker=self.worker))
-        strict = batch_publish(batch=batch_create(
-            name="v2", task_type="subtask1", requirements={"qualification": "screen", "min_version": 2},
+        strict = batch_publish(batch=labeling_batch_create(
+            name="v2", requirements={"qualification": "screen", "min_version": 2},
             items=[spec("s", "S.")]))
         with self.assertRaisesRegex(CrowdError, "have not passed"):
             assignment_claim(batch=strict, worker=self.worker)
@@ -148,8 +149,8 @@ class MTurkQualificationTests(QualificationTestCase):
             self.assertEqual(poor.take_qualification_test(type_id, self.answers(30)), 75)
             with pytest.raises(WorkerRefused):
                 poor.take_qualification_test(type_id, self.answers(40))  # retry delay
-            batch = batch_publish(batch=batch_create(
-                name="mt", task_type="subtask1", provider="mturk",
+            batch = batch_publish(batch=labeling_batch_create(
+                name="mt", provider="mturk",
                 requirements={"qualification_type_id": type_id, "min_score": 80},
                 items=[spec(f"s{n}", f"S {n}.") for n in range(5)]))
             hit_id = batch.hits.get().provider_hit_id
@@ -170,8 +171,8 @@ class MTurkQualificationTests(QualificationTestCase):
             # cannot take this requester's HITs; the sync does not grant them again either.
             now[0] += 2 * 3600
             self.assertEqual(good.take_qualification_test(type_id, self.answers(40)), 100)
-            later = batch_publish(batch=batch_create(
-                name="mt2", task_type="subtask1", provider="mturk",
+            later = batch_publish(batch=labeling_batch_create(
+                name="mt2", provider="mturk",
                 requirements={"qualification_type_id": type_id, "min_score": 80},
                 items=[spec(f"t{n}", f"T {n}.") for n in range(5)]))
             with self.assertRaises(WorkerRefused) as refused:

@@ -10,13 +10,13 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from aggregation.services import batch_aggregate, run_staleness
+from designs.semeval import labeling_batch_create
 from hits.models import Worker
 from hits.services import (
     assignment_approve,
     assignment_claim,
     assignment_reject,
     assignment_submit,
-    batch_create,
     batch_publish,
     worker_sanction,
 )
@@ -155,12 +155,12 @@ class AggregatedTests(BaseTestCase):
         items = [spec(f"s{n}", f"=HYPERLINK(\"x\") sentence {n}", group="finance")
                  for n in range(20)]
         gold = [spec("g0", "Gold.", group="gold", gold_answer=1)]
-        batch = batch_publish(batch=batch_create(name="b", task_type="subtask1", items=items, gold_items=gold,
+        batch = batch_publish(batch=labeling_batch_create(name="b", items=items, gold_items=gold,
                                                  gold_rate=0.05, assignments_per_hit=5))
         for n in range(5):
             worker = Worker.objects.create(provider="inhouse", external_id=f"w{n}")
             assignment = assignment_claim(batch=batch, worker=worker)
-            answers = {f"item-{item.pk}": str(int(item.key in ("s1", "s2") or (n == 0 and item.key == "s3")))
+            answers = {f"a-{item.pk}-0": str(int(item.key in ("s1", "s2") or (n == 0 and item.key == "s3")))
                        for item in assignment.hit.ordered_items()}
             assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
         run = batch_aggregate(batch=batch, samples=50)
@@ -189,13 +189,13 @@ class AggregatedTests(BaseTestCase):
 
     def test_a_hit_rejected_after_aggregating_makes_the_run_stale_and_build_refuses_it(self):
         items = [spec(f"s{n}", f"Sentence {n}.", group="finance") for n in range(10)]
-        batch = batch_publish(batch=batch_create(name="b", task_type="subtask1", items=items, assignments_per_hit=5))
+        batch = batch_publish(batch=labeling_batch_create(name="b", items=items, assignments_per_hit=5))
         assignments = []
         for n in range(5):
             worker = Worker.objects.create(provider="inhouse", external_id=f"w{n}")
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": str(int(item.key == "s1")) for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": str(int(item.key == "s1")) for item in assignment.hit.ordered_items()})
             assignment.refresh_from_db()
             assignments.append(assignment)
         run = batch_aggregate(batch=batch, samples=50)
@@ -216,7 +216,7 @@ class AggregatedTests(BaseTestCase):
 
     def test_blocking_or_revoking_a_worker_whose_votes_were_counted_makes_the_run_stale(self):
         items = [spec(f"s{n}", f"Sentence {n}.", group="finance") for n in range(10)]
-        batch = batch_publish(batch=batch_create(name="b", task_type="subtask1", items=items, assignments_per_hit=5))
+        batch = batch_publish(batch=labeling_batch_create(name="b", items=items, assignments_per_hit=5))
         test = QualificationTest.objects.create(name="screen", title="Screen", instructions="Read.")
         workers = []
         for n in range(5):
@@ -224,7 +224,7 @@ class AggregatedTests(BaseTestCase):
             Grant.objects.create(test=test, worker=worker, score=90)
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
-                f"item-{item.pk}": "1" for item in assignment.hit.ordered_items()})
+                f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
             workers.append(worker)
         outsider = Worker.objects.create(provider="inhouse", external_id="never-voted")
         run = batch_aggregate(batch=batch, samples=0)

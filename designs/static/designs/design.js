@@ -4,6 +4,28 @@
 (function () {
   const task = window.crowdsetTask;
   const {form, items} = task;
+  // Each scheme's keys, required flag and display logic are written once for the page (designs/_task.html);
+  // every item's widget carries them as data attributes from here on.
+  const settings = JSON.parse(document.getElementById("design-schemes")?.textContent || "{}");
+  form.querySelectorAll(".scheme[data-n]").forEach(scheme => {
+    const own = settings[scheme.dataset.n] || {};
+    scheme.dataset.keys = JSON.stringify(own.keys || {});
+    if (own.required) scheme.dataset.required = "true";
+    if (own.showWhen) scheme.dataset.showWhen = JSON.stringify(own.showWhen);
+    // A choice's key beside it (radio and multiselect; the other widgets write theirs): only a page whose script
+    // runs has keys to show.
+    if (!["radio", "multiselect"].includes(scheme.dataset.type)) return;
+    scheme.querySelectorAll("input[type=radio], input[type=checkbox]").forEach(input => {
+      const label = input.dataset.label || input.value;
+      const key = Object.keys(own.keys || {}).find(k => own.keys[k] === label);
+      if (!key) return;
+      const badge = document.createElement("span");
+      badge.className = "choice-key";
+      badge.setAttribute("aria-hidden", "true");
+      badge.textContent = key;
+      input.after(badge);
+    });
+  });
   const progress = document.getElementById("cf-progress");
   const changesField = document.getElementById("cf-changes");
   const started = performance.now();

@@ -4,8 +4,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregation.models import AggregationRun
-from annotation.services import subtask1_batch_create
 from core.cues import label_cues
+from designs.semeval import subtask1_batch_create
 from filtering.models import Candidate, FilterRun
 from hits.services import CrowdError
 from releases import services

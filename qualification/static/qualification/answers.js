@@ -1,6 +1,6 @@
-// The Subtask-1 labeling page (and the screening test and the 2-choice task, which have the same shape): keys
-// on the item the worker is on, progress, drafts, and the answer changes kept with the submission. A page
-// with other answers than yes/no names its keys in a "task-keys" JSON script ({key: value}).
+// The screening test page: keys on the sentence the worker is on, progress, drafts, and the answer changes
+// kept with the submission. A page with other answers than yes/no names its keys in a "task-keys" JSON script
+// ({key: value}).
 (function () {
   const task = window.crowdsetTask;
   const {form, items} = task;

@@ -3,7 +3,7 @@ from decimal import Decimal, InvalidOperation
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.services import subtask1_batch_create
+from designs.semeval import subtask1_batch_create
 from filtering.models import FilterRun
 from hits.providers import PROVIDERS
 from hits.services import CrowdError, batch_estimate_cost

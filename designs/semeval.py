@@ -1,0 +1,92 @@
+"""SemEval Subtask 1 as a design file: a filter run's candidates (or released sentences) into batches of the
+shipped designs/semeval-subtask1.yaml, with known-answer items from a released CSV. The items keep the sentence
+payload the releases and the span stage read; the generic design page asks the file's yes/no scheme."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Sequence
+from os import PathLike
+from typing import Any
+
+from django.db import transaction
+
+from core.items import SentenceItem
+from core.semeval import read_subtask1_rows
+from designs.models import DesignBatch
+from designs.services import shipped_version
+from filtering.models import Candidate, FilterRun
+from hits.models import Batch
+from hits.services import CrowdError, ItemSpec, batch_create
+
+RELEASED_CORPUS = "semeval2020t5"
+SUBTASK1_DESIGN = "semeval-subtask1"  # the shipped design file Subtask-1 batches are made from
+
+
+def subtask1_items(*, run: FilterRun, limit: int | None = None,
+                   candidate_ids: Collection[int] | None = None) -> list[ItemSpec]:
+    """Items for the Subtask-1 labeling task, one per candidate of a filter run (or of `candidate_ids`)."""
+    candidates = (Candidate.objects.filter(run=run).select_related("sentence__document__corpus")
+                  .order_by("sentence_id"))
+    if candidate_ids is not None:
+        candidates = candidates.filter(pk__in=candidate_ids)
+    if limit:
+        candidates = candidates[:limit]
+    found = []
+    for candidate in candidates:
+        sentence, document = candidate.sentence, candidate.sentence.document
+        payload = SentenceItem(text=sentence.text, sentence_id=str(sentence.pk), domain=document.domain,
+                               document=document.external_id, corpus=document.corpus.name, sentence_pk=sentence.pk)
+        found.append(ItemSpec(key=f"sentence:{sentence.pk}", group=document.domain, payload=payload))
+    return found
+
+
+def _released_item(sentence_id: str, label: int, text: str, group: str) -> ItemSpec:
+    return ItemSpec(key=f"semeval:{sentence_id}", group=group, gold_answer=label,
+                    payload=SentenceItem(text=text, sentence_id=sentence_id, corpus=RELEASED_CORPUS))
+
+
+def semeval_gold_items(*, path: str | PathLike[str], count: int, seed: int = 0,
+                       exclude: Collection[str] = ()) -> list[ItemSpec]:
+    """`count` known-answer check items from a released Subtask-1 CSV, half of each label when it can."""
+    rows: dict[int, list[tuple[str, int, str]]] = {0: [], 1: []}
+    for row in read_subtask1_rows(path):
+        if row[0] not in exclude:
+            rows[row[1]].append(row)
+    rng = random.Random(seed)
+    positives = rng.sample(rows[1], min(len(rows[1]), count // 2))
+    negatives = rng.sample(rows[0], min(len(rows[0]), count - len(positives)))
+    return [_released_item(*row, group="gold") for row in positives + negatives]
+
+
+def semeval_items(*, path: str | PathLike[str], count: int, seed: int = 0,
+                  exclude: Collection[str] = ()) -> list[ItemSpec]:
+    """`count` sentences of a released Subtask-1 CSV as items that carry their known label.
+
+    `exclude`: sentence ids to leave out, e.g. those of the screening test."""
+    rows = [row for row in read_subtask1_rows(path) if row[0] not in exclude]
+    return [_released_item(*row, group="semeval") for row in random.Random(seed).sample(rows, min(count, len(rows)))]
+
+
+def labeling_batch_create(*, name: str, items: Sequence[ItemSpec], gold_items: Sequence[ItemSpec] = (),
+                          **options: Any) -> Batch:
+    """A batch of designs/semeval-subtask1.yaml for sentence items: the generic task page asks its yes/no
+    scheme. The packing, pay and worker filters are the caller's (the project's batch step, a command's flags),
+    as a SemEval project sets them."""
+    version = shipped_version(SUBTASK1_DESIGN)
+    with transaction.atomic():
+        batch = batch_create(name=name, task_type="design", items=items, gold_items=gold_items, **options)
+        DesignBatch.objects.create(batch=batch, version=version)
+    return batch
+
+
+def subtask1_batch_create(*, run: FilterRun, name: str, gold_path: str | PathLike[str] | None = None,
+                          gold_count: int = 0, gold_rate: float = 0.0, seed: int = 0, limit: int | None = None,
+                          candidate_ids: Collection[int] | None = None, exclude_gold: Collection[str] = (),
+                          **options: Any) -> Batch:
+    items = subtask1_items(run=run, limit=limit, candidate_ids=candidate_ids)
+    if not items:
+        raise CrowdError(f"filter run {run.pk} has no candidates; run the filter first")
+    gold = (semeval_gold_items(path=gold_path, count=gold_count, seed=seed, exclude=exclude_gold)
+            if gold_path and gold_count else [])
+    return labeling_batch_create(name=name, items=items, gold_items=gold, gold_rate=gold_rate, seed=seed, **options)
