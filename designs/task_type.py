@@ -21,6 +21,9 @@ from designs.stages import stages_advance
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 SINGLE_LABEL = ("radio", "select", "pairwise")  # scheme types whose answer is one label
+# Scheme types whose widget is a group of choices: asked of every item, their question can stand once above the
+# items, each item's group labelled by it (the others label their one control per item).
+ASKED_ONCE = ("radio", "multiselect", "likert", "pairwise", "bws", "multirate")
 
 
 @lru_cache(maxsize=64)
@@ -168,7 +171,8 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             "logic": scheme.display_logic.model_dump(by_alias=True) if scheme.display_logic else None})
     # One question asked of every item (no display logic) is said once above the items, as a paper's task page
     # would: 25 copies of it say nothing more, and the MTurk question stays under its 64 KB.
-    once = shown_schemes[0] if len(shown_schemes) == 1 and shown_schemes[0]["logic"] is None else None
+    once = (shown_schemes[0] if len(shown_schemes) == 1 and shown_schemes[0]["logic"] is None
+            and shown_schemes[0]["scheme"].annotation_type in ASKED_ONCE else None)
     if once is not None:
         once["once"] = True
     rows = []
