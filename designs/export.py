@@ -12,7 +12,7 @@ from typing import Any
 
 from core.semeval import spreadsheet_csv
 from designs.aggregate import Answer, SchemeResult, aggregate
-from designs.task_type import batch_design
+from designs.task_type import batch_design, record
 from hits.models import Assignment, Batch, Item
 
 FORMATS = ("csv", "jsonl", "parquet", "hf")
@@ -34,7 +34,7 @@ def batch_answers(batch: Batch) -> tuple[list[dict[str, Any]], dict[int, Item]]:
             if item is None or not isinstance(answer, dict):
                 continue
             for scheme, value in answer.items():
-                rows.append({"item": item.content.record_id, "annotator": worker, "scheme": scheme, "value": value,
+                rows.append({"item": record(item).id, "annotator": worker, "scheme": scheme, "value": value,
                              "time": assignment["submitted"].isoformat() if assignment["submitted"] else "",
                              "assignment": assignment["pk"], "gold": item.is_gold})
     return rows, items
@@ -49,15 +49,16 @@ def _aggregated(batch: Batch) -> tuple[dict[str, SchemeResult], list[dict[str, A
     design, _ = batch_design(batch.pk)
     rows, items = batch_answers(batch)
     answers = [Answer(row["item"], row["annotator"], row["scheme"], row["value"]) for row in rows if not row["gold"]]
-    by_record = {item.content.record_id: item.content for item in items.values()}
+    by_record = {found.id: found for found in map(record, items.values())}
     compared = {}
     for scheme in design.annotation_schemes:
         key = getattr(scheme, "items_key", None)
         if key:
-            for record_id, payload in by_record.items():
-                if isinstance(payload.fields.get(key), list):
-                    compared[record_id] = [str(entry) for entry in payload.fields[key]]
-    results = aggregate(design, answers, texts={rid: p.text for rid, p in by_record.items()}, compared=compared)
+            for record_id, found in by_record.items():
+                if isinstance(found.fields.get(key), list):
+                    compared[record_id] = [str(entry) for entry in found.fields[key]]
+    results = aggregate(design, answers, texts={rid: found.text for rid, found in by_record.items()},
+                        compared=compared)
     return results, rows, items
 
 
@@ -73,9 +74,9 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS)
     for item in sorted(items.values(), key=lambda found: found.pk):
         if item.is_gold:
             continue
-        record = item.content
-        labels.append({"id": record.record_id, "text": record.text,
-                       **{name: result.items.get(record.record_id) for name, result in results.items()}})
+        found = record(item)
+        labels.append({"id": found.id, "text": found.text,
+                       **{name: result.items.get(found.id) for name, result in results.items()}})
     agreement = {name: {key: value for key, value in result.as_json().items() if key != "items"}
                  for name, result in results.items()}
     out = Path(out)

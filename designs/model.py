@@ -404,6 +404,9 @@ class Design(Strict):
     title: str = Field(min_length=1, max_length=200, description="Potato's annotation_task_name")
     description: str = ""
     instructions: str = Field("", description="shown above the task, plain text")
+    keywords: list[str] = Field(default_factory=list, max_length=20,
+                                description="what workers search for at the provider (MTurk's HIT keywords); "
+                                            "the scheme types when none are given")
     items: Items = Field(default_factory=Items)
     annotation_schemes: list[Scheme] = Field(min_length=1)
     hits: Hits = Field(default_factory=Hits)

@@ -107,8 +107,8 @@ class DesignTask(TaskType):
     def listing(self, batch):
         design, _ = batch_design(batch.pk)
         return {"title": design.title, "description": design.description or design.instructions[:2000]
-                or self.description, "keywords": ", ".join(scheme.annotation_type for scheme
-                                                            in design.annotation_schemes)}
+                or self.description, "keywords": ", ".join(design.keywords or [
+                    scheme.annotation_type for scheme in design.annotation_schemes])[:1000]}
 
     def label_key(self, batch):
         """The first scheme the batch asks, when it is one label per item (radio, select, binary pairwise)."""

@@ -68,3 +68,33 @@ def test_dawid_skene_runs_where_the_design_asks_for_it():
                for item in range(20) for n, worker in enumerate(("a", "b", "c"))]
     result = aggregate(design, answers)["c"]
     assert result.method == "dawid-skene" and set(result.items) == {str(item) for item in range(20)}
+
+
+@pytest.mark.django_db
+def test_a_semeval_batch_gives_the_same_outcomes_and_alpha_from_the_app_and_from_its_design_file(tmp_path):
+    """Subtask 1 is a design file: the aggregation app's paper rules and the file's own threshold rule read the
+    same stored votes and agree, outcome by outcome, and the batch exports like any design batch."""
+    from aggregation.services import batch_aggregate as paper_aggregate
+    from designs.export import batch_aggregate, export_batch
+    from designs.semeval import labeling_batch_create
+    from hits.models import Worker
+    from hits.services import assignment_claim, assignment_submit, batch_publish
+    from tests.hits.helpers import items, vote
+
+    batch = batch_publish(batch=labeling_batch_create(name="both ways", items=items(12), items_per_hit=12))
+    rng = random.Random(5)
+    for n in range(5):
+        worker = Worker.objects.create(provider="inhouse", external_id=f"w{n}")
+        assignment = assignment_claim(batch=batch, worker=worker)
+        fields = {}
+        for item in assignment.hit.ordered_items():
+            fields.update(vote(item, "1" if rng.random() < 0.5 else "0"))
+        assignment_submit(assignment=assignment, worker=worker, raw_answers=fields)
+    run = paper_aggregate(batch=batch, samples=0)
+    results, _ = batch_aggregate(batch)
+    ours = results["counterfactual"]
+    assert ours.outcomes == {name: count for name, count in run.summary["outcomes"].items() if count}
+    assert ours.alpha == pytest.approx(run.alpha)
+    written = export_batch(batch=batch, out=tmp_path / "out")
+    labels = (tmp_path / "out" / "labels.csv").read_text(encoding="utf-8").splitlines()
+    assert len(labels) == 13 and labels[0].startswith("id,text,counterfactual") and written

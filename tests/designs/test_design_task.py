@@ -167,3 +167,19 @@ class DesignVersionTestCase(BaseTestCase):
             design_version_save(source="title: x\nannotation_schemes: [{annotation_type: radoi, name: a}]\n")
         self.assertFalse(DesignVersion.objects.exists())
         self.assertFalse(Batch.objects.exists())
+
+
+class ListingTests(BaseTestCase):
+    def test_a_providers_listing_takes_the_designs_title_and_keywords(self):
+        from designs.semeval import labeling_batch_create
+        from hits.task_types import get_task_type
+        from tests.hits.helpers import items
+
+        semeval = labeling_batch_create(name="labels", items=items(3))
+        listing = get_task_type("design").listing(semeval)
+        self.assertEqual((listing["title"], listing["keywords"]),
+                         ("Is this sentence counterfactual?", "counterfactual, labeling, sentences, news"))
+        version = design_version_save(source=EVERY_TYPE, slug="every")  # no keywords: its scheme types
+        records = read_items(items_jsonl(), name="posts.jsonl", design=version.design)
+        every = design_batch_create(version=version, records=records, name="every")
+        self.assertTrue(get_task_type("design").listing(every)["keywords"].startswith("radio, "))
