@@ -19,7 +19,6 @@ from aggregation import maths, methods
 from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerStat
 from aggregation.span_maths import span_agreement
 from annotation.models import SpanAnswer
-from annotation.services import subtask2_batch_create
 from core.items import SentenceItem
 from core.spans import Spans
 from hits.models import Assignment, Batch, Item, Worker
@@ -426,26 +425,21 @@ def later_accuracy(worker_ids: Iterable[int]) -> dict[int, float | None]:
                 .values_list("pk", "accuracy"))
 
 
-# --- the span batch of an aggregation's positives -----------------------------------
-
-def span_batch_create(*, run: AggregationRun, name: str, items_per_hit: int = 10, **options: Any) -> Batch:
-    """A Subtask-2 batch of the sentences `run` called counterfactual (gold checks left out)."""
-    positives = [outcome.item for outcome in run.outcomes.filter(outcome=maths.POSITIVE, item__is_gold=False)
-                 .select_related("item").order_by("item_id")]
-    if not positives:
-        raise CrowdError(f"aggregation {run.pk} has no positive sentence; nothing to annotate")
-    try:
-        return subtask2_batch_create(sources=positives, name=name, items_per_hit=items_per_hit, **options)
-    except CrowdError as error:
-        raise CrowdError(f"aggregation {run.pk}: {error}") from None
-
-
 # --- agreement of a span batch's annotators ----------------------------------------------
 
-def span_agreement_shown(batch: Batch) -> dict[str, Any] | None:
+SPAN_REVIEW = "counterfactual-check"  # the component whose answers go to the span review (designs.components)
+
+
+def span_batch(batch: Batch, components: list[str] | None = None) -> bool:
+    """Whether the batch's answers are Subtask-2 spans for the review (its design names the span review's
+    component); `components` when the caller read them already for many batches."""
+    return SPAN_REVIEW in (get_task_type(batch.task_type).components(batch) if components is None else components)
+
+
+def span_agreement_shown(batch: Batch, components: list[str] | None = None) -> dict[str, Any] | None:
     """What a list of batches shows: a span batch's agreement without an interval (a page load; `manage.py
     span_agreement` and the dataset card bootstrap it), None unless two or more annotate each sentence."""
-    if batch.task_type != "subtask2" or batch.assignments_per_hit < 2:
+    if batch.assignments_per_hit < 2 or not span_batch(batch, components):
         return None
     return span_batch_agreement(batch=batch, samples=0)
 
@@ -454,8 +448,9 @@ def span_batch_agreement(*, batch: Batch, samples: int = 1000, seed: int = 0) ->
     """Token F1 and token alpha (`aggregation.span_maths`) between a span batch's annotators, over the batch
     and per domain, on the sentences two or more of them marked (a "not counterfactual" answer marks
     nothing). NaN values are None, so the result is JSON as it is."""
-    if batch.task_type != "subtask2":
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch; span agreement is for span batches")
+    if not span_batch(batch):
+        raise CrowdError(f"batch {batch.pk} is not a span batch (of designs/semeval-subtask2.yaml); span agreement "
+                         f"is for span batches")
     marked: dict[int, list[Spans]] = {}
     for answer in SpanAnswer.objects.filter(item__batch=batch, counterfactual=True).order_by("pk"):
         marked.setdefault(answer.item_id, []).append(Spans(*answer.spans()))

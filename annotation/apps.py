@@ -1,4 +1,4 @@
-"""Annotator pages, votes, spans and organizer review; the task types."""
+"""The span review: Subtask-2 answers as reviewable annotations, and the organizers' pages."""
 
 from django.apps import AppConfig
 
@@ -6,6 +6,3 @@ from django.apps import AppConfig
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Annotation"
-
-    def ready(self):
-        from annotation import task_types  # noqa: F401  (registers the Subtask-1 and Subtask-2 task types)

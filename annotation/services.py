@@ -1,10 +1,8 @@
-"""Workflows of the annotation app: sentences the crowd called counterfactual into Subtask-2 work, span answers
-into reviewable annotations. (Subtask-1 batches are designs/semeval-subtask1.yaml's: designs/semeval.py.)"""
+"""Workflows of the annotation app: Subtask-2 span answers into reviewable annotations, and the organizers' review.
+(Subtask 1 and 2 batches are designs/semeval-subtask1.yaml's and semeval-subtask2.yaml's: designs/semeval.py.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -13,34 +11,10 @@ from django.utils import timezone
 from annotation.models import SpanAnnotation, SpanAnswer, SpanChange
 from core import spans
 from core.items import SentenceItem
-from hits.models import Assignment, Batch, Item
-from hits.services import CrowdError, ItemSpec, batch_create
+from hits.models import Assignment, Item
+from hits.services import CrowdError
 
-
-def subtask2_items(*, sources: Iterable[Item]) -> list[ItemSpec]:
-    """One span item per Subtask-1 item in `sources`, unless the sentence is in a span batch already."""
-    taken = set(Item.objects.filter(batch__task_type="subtask2").values_list("key", flat=True))
-    found = []
-    for source in sources:
-        if source.key in taken:
-            continue
-        payload = source.content
-        assert isinstance(payload, SentenceItem)
-        found.append(ItemSpec(key=source.key, group=source.group, payload=replace(payload, source_item=source.pk)))
-    return found
-
-
-def subtask2_batch_create(*, sources: Sequence[Item], name: str, items_per_hit: int = 10, annotators: int = 1,
-                          **options: Any) -> Batch:
-    """A Subtask-2 batch of sentences the crowd called counterfactual: one annotator per sentence, as in the
-    paper, or `annotators` (2 or more) for span agreement and a majority to start the review from."""
-    if annotators < 1:
-        raise CrowdError(f"annotators per sentence is {annotators}; use 1 (the paper) or more")
-    items = subtask2_items(sources=sources)
-    if not items:
-        raise CrowdError("no positive sentence without spans yet; nothing to annotate")
-    return batch_create(name=name, task_type="subtask2", items=items, items_per_hit=items_per_hit,
-                        assignments_per_hit=annotators, **options)
+REASON_LIMIT = 500  # characters of a "not counterfactual" answer's reason
 
 
 def _snapshot(annotation: SpanAnnotation) -> dict[str, Any]:
@@ -51,20 +25,30 @@ def _as_spans(answer: SpanAnswer) -> spans.Spans:
     return spans.Spans(*answer.spans())
 
 
-def spans_record_submission(*, assignment: Assignment) -> None:
+def span_answer(answer: dict[str, Any]) -> dict[str, Any]:
+    """A Subtask-2 design answer ({"counterfactual": "yes"|"no", "spans": [{start, end, label}], "reason"}; end
+    exclusive) as a SpanAnswer's fields (end inclusive, -1 for no consequent)."""
+    marked = {span["label"]: (span["start"], span["end"] - 1) for span in answer.get("spans") or []}
+    reason = answer.get("reason") or ""
+    return {"counterfactual": answer.get("counterfactual") == "yes",
+            "reason": (reason if isinstance(reason, str) else " ".join(map(str, reason.values())))[:REASON_LIMIT],
+            "antecedent": marked.get("antecedent", (-1, -1)), "consequent": marked.get("consequent", (-1, -1))}
+
+
+def spans_record_submission(assignment: Assignment) -> None:
     """A submitted Subtask-2 assignment: one SpanAnswer per sentence (a replayed submission adds none), and
     each sentence's SpanAnnotation set to what its answers so far propose, until an organizer reviews it
-    (called by the task type's on_submitted)."""
+    (the counterfactual-check component of designs/semeval-subtask2.yaml; see designs.components)."""
     items = {str(item.pk): item for item in assignment.hit.items.all()}
     known = set(SpanAnswer.objects.filter(assignment=assignment).values_list("item_id", flat=True))
     for key, answer in (assignment.answers or {}).items():
         item = items[key]
         if item.pk in known:
             continue
-        a_start, a_end = answer.get("antecedent", (-1, -1))
-        c_start, c_end = answer.get("consequent", (-1, -1))
+        found = span_answer(answer)
+        (a_start, a_end), (c_start, c_end) = found["antecedent"], found["consequent"]
         SpanAnswer.objects.create(item=item, assignment=assignment, worker=assignment.worker,
-                                  counterfactual=answer["counterfactual"], reason=answer.get("reason", ""),
+                                  counterfactual=found["counterfactual"], reason=found["reason"],
                                   antecedent_start=a_start, antecedent_end=a_end,
                                   consequent_start=c_start, consequent_end=c_end)
         _propose(item, assignment)

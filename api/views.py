@@ -18,6 +18,7 @@ from api import serializers
 from api.inputs import LARGEST_ID, SLUG, id_parameter, is_whole, query_choice, query_id, query_slug
 from api.permissions import IsOrganizer, IsResearcher
 from core.errors import CrowdsetError
+from designs.task_type import batch_designs
 from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch, Hit
 from hits.selectors import batch_rows
@@ -108,13 +109,15 @@ class BatchViewSet(_FiguresViewSet):
         return batches.filter(projects__slug=project) if project is not None else batches
 
     def _annotated(self, batches):
+        designs = batch_designs([batch.pk for batch in batches])  # one query for the span batches among them
         for row in batch_rows(batches):
             batch = row["batch"]
             batch.hits_total, batch.hits_published = row["hits"]["total"], row["hits"]["published"]
             batch.assignments, batch.spent, batch.estimate = row["states"], row["spent"], row["estimate"]
             savings = adaptive_savings(batch) if batch.adaptive else None
             batch.adaptive_savings = {**savings, "saved_money": str(savings["saved_money"])} if savings else None
-            batch.span_agreement = span_agreement_shown(batch)
+            design = designs.get(batch.pk)
+            batch.span_agreement = span_agreement_shown(batch, list(design[0].components) if design else [])
         return batches
 
     @extend_schema(request=None, responses={202: serializers.JobSerializer})

@@ -9,7 +9,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from aggregation.models import AggregationRun, SpotCheck
 from aggregation.services import span_agreement_shown, yes_no
 from annotation.models import SpanAnnotation
-from designs.task_type import batch_labels
+from designs.task_type import batch_designs, label_scheme, scheme_labels
 from filtering.models import Corpus, FilterRun
 from filtering.services import filter_run_reports
 from hits.adaptive import adaptive_savings
@@ -47,11 +47,12 @@ def overview() -> dict[str, Any]:
                    .annotate(run=Subquery(latest.values("pk")[:1])).values_list("pk", "run"))
     aggregations = AggregationRun.objects.in_bulk([pk for pk in runs_of.values() if pk])
     rows = batch_rows(batches)
-    labels = batch_labels([batch.pk for batch in batches])
+    designs = batch_designs([batch.pk for batch in batches])
     for row in rows:
+        design, stage = designs.get(row["batch"].pk, (None, ""))
         row["aggregation"] = aggregations.get(runs_of.get(row["batch"].pk))
-        row["span_agreement"] = span_agreement_shown(row["batch"])
-        row["aggregated"] = yes_no(labels.get(row["batch"].pk, []))
+        row["span_agreement"] = span_agreement_shown(row["batch"], list(design.components) if design else [])
+        row["aggregated"] = design is not None and yes_no(scheme_labels(label_scheme(design, stage)))
         row["adaptive"] = adaptive_savings(row["batch"]) if row["batch"].adaptive else None
     attempts = Attempt.objects.filter(test=OuterRef("pk")).values("test").annotate(n=Count("pk")).values("n")
     granted = (Grant.objects.filter(test=OuterRef("pk"), revoked__isnull=True).values("test")

@@ -4,6 +4,7 @@ externalSubmit form on the emulator) or Prolific (the study URL, then the
 completion URL on the emulator) would use."""
 
 import hashlib
+import json
 import logging
 import random
 import re
@@ -159,7 +160,7 @@ def run_mturk(batch, emulator_url, workers, seed=0):
 _TRIGGERS = {"if", "had", "were", "wish", "wished", "unless", "without", "otherwise"}
 _MODALS = {"would", "could", "might", "should", "wouldn't", "couldn't", "would've", "could've"}
 _BREAKS = {",", ";", ".", "—", ":", "?", "!"}
-_SPAN_ITEM = re.compile(r'<fieldset class="[^"]*\bsp-item\b[^"]*" data-item="(\d+)"')
+_SPAN_ITEM = re.compile(r'name="a-(\d+)-0" value="yes"')  # a sentence's double check on semeval-subtask2.yaml's page
 
 
 def reference_spans(text, released=None):
@@ -214,6 +215,22 @@ class SpanAnnotator:
         return fields
 
 
+def design_fields(pk, text, answer):
+    """An annotator's answer for one sentence as semeval-subtask2.yaml's page sends it: the double check (scheme
+    0, yes/no), then the marked words as character spans (scheme 1: [[start, end, label]], end exclusive), as
+    the page's span widget writes them."""
+    fields = {f"a-{pk}-0": "yes" if answer["cf"] == "1" else "no"}
+    if answer["cf"] == "1":
+        antecedent = tuple(map(int, answer["ant"].split(":")))
+        consequent = tuple(map(int, answer["con"].split(":"))) if "con" in answer else None
+        found = spans.offsets(text, antecedent, consequent)
+        marked = [[found.antecedent_start, found.antecedent_end + 1, "antecedent"]]
+        if found.consequent_start >= 0:
+            marked.append([found.consequent_start, found.consequent_end + 1, "consequent"])
+        fields[f"a-{pk}-1"] = json.dumps(marked)
+    return fields
+
+
 def span_truths(batch):
     """Whether each Subtask-2 sentence is really counterfactual: the released label where known."""
     sources = {item.pk: item.content.source_item for item in Item.objects.filter(batch=batch)}
@@ -230,8 +247,7 @@ def run_spans(batch, annotators, released, seed=0):
     def answer(annotator, page):
         fields = {}
         for pk in map(int, _SPAN_ITEM.findall(page)):
-            fields.update({f"{name}-{pk}": value
-                           for name, value in annotator.answer(texts[pk], truth[pk], released, rng).items()})
+            fields.update(design_fields(pk, texts[pk], annotator.answer(texts[pk], truth[pk], released, rng)))
         return fields
 
     return _work_through(batch, annotators, answer)

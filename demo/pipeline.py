@@ -22,7 +22,6 @@ from aggregation.report import span_agreement_text, write_report
 from aggregation.services import (
     batch_aggregate,
     span_batch_agreement,
-    span_batch_create,
     spotcheck_decide,
     spotcheck_draw,
     workers_below,
@@ -60,7 +59,7 @@ from demo.crowd import (
 )
 from designs.export import batch_aggregate as design_aggregate
 from designs.export import export_batch as export_design
-from designs.semeval import labeling_batch_create, semeval_items, subtask1_batch_create
+from designs.semeval import labeling_batch_create, semeval_items, span_batch_create, subtask1_batch_create
 from designs.stages import workflow_batches
 from designs.task_type import design_of
 from facts.report import tables_text

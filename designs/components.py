@@ -2,7 +2,8 @@
 `components:` list. The engine never branches on a design's name; it runs the components a design names.
 
 A component has a title and a description (shown by `design check` and in the editor), and may have a
-`report` hook: (design, scheme results, answers) -> {figure: value}, added to the design's report. Components
+`report` hook: (design, scheme results, answers) -> {figure: value}, added to the design's report, and a
+`submitted` hook (a dotted path) that keeps what it needs of each submitted assignment. Components
 whose work is a stage of the pipeline outside the task page (the candidate filter before the items exist, the
 SemEval file formats at export) name the command that runs it.
 """
@@ -23,6 +24,9 @@ class Component:
     description: str
     runs: str = ""  # the command or page that runs it, when it is not a report hook
     report: Callable[[Any, dict, list], dict[str, Any]] | None = None
+    # What it keeps of each submitted assignment: the dotted path of a function(assignment), called by the design
+    # task type inside the transaction that stores the answers (a path, so this module stays plain Python).
+    submitted: str = ""
 
 
 COMPONENTS: Registry[Component] = Registry("design component")
@@ -53,7 +57,9 @@ for name, component in {
         "items (filtering/).", runs="manage.py filter_candidates; the project's Filter step"),
     "counterfactual-check": Component(
         "Double check before spans", "The span annotator first confirms the sentence is counterfactual; a 'no' "
-        "sends it back to review instead of marking spans (the design's display_logic shows the spans on 'yes')."),
+        "sends it back to review instead of marking spans (the design's display_logic shows the spans on 'yes'). "
+        "Each answer becomes a SpanAnswer and the sentence's proposal for the organizers' span review.",
+        runs="/review/spans/", submitted="annotation.services.spans_record_submission"),
     "semeval-export": Component(
         "SemEval file formats", "Exports the released Subtask-1/Subtask-2 CSV formats with the 65/35 split "
         "(releases/).", runs="manage.py dataset export"),

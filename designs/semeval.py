@@ -1,26 +1,31 @@
-"""SemEval Subtask 1 as a design file: a filter run's candidates (or released sentences) into batches of the
-shipped designs/semeval-subtask1.yaml, with known-answer items from a released CSV. The items keep the sentence
-payload the releases and the span stage read; the generic design page asks the file's yes/no scheme."""
+"""SemEval Subtasks 1 and 2 as design files: a filter run's candidates (or released sentences) into batches of the
+shipped designs/semeval-subtask1.yaml, with known-answer items from a released CSV, and an aggregation's positives
+into batches of semeval-subtask2.yaml. The items keep the sentence payload the releases, the span stage and the
+review read; the generic design page asks the files' schemes."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 from os import PathLike
 from typing import Any
 
 from django.db import transaction
 
+from aggregation import maths
+from aggregation.models import AggregationRun
 from core.items import SentenceItem
 from core.semeval import read_subtask1_rows
 from designs.models import DesignBatch
 from designs.services import shipped_version
 from filtering.models import Candidate, FilterRun
-from hits.models import Batch
+from hits.models import Batch, Item
 from hits.services import CrowdError, ItemSpec, batch_create
 
 RELEASED_CORPUS = "semeval2020t5"
-SUBTASK1_DESIGN = "semeval-subtask1"  # the shipped design file Subtask-1 batches are made from
+SUBTASK1_DESIGN = "semeval-subtask1"  # the shipped design files Subtask-1 and Subtask-2 batches are made from
+SUBTASK2_DESIGN = "semeval-subtask2"
 
 
 def subtask1_items(*, run: FilterRun, limit: int | None = None,
@@ -68,14 +73,17 @@ def semeval_items(*, path: str | PathLike[str], count: int, seed: int = 0,
     return [_released_item(*row, group="semeval") for row in random.Random(seed).sample(rows, min(count, len(rows)))]
 
 
-def labeling_batch_create(*, name: str, items: Sequence[ItemSpec], gold_items: Sequence[ItemSpec] = (),
-                          **options: Any) -> Batch:
+def labeling_batch_create(*, name: str, items: Sequence[ItemSpec], **options: Any) -> Batch:
     """A batch of designs/semeval-subtask1.yaml for sentence items: the generic task page asks its yes/no
     scheme. The packing, pay and worker filters are the caller's (the project's batch step, a command's flags),
     as a SemEval project sets them."""
-    version = shipped_version(SUBTASK1_DESIGN)
+    return _design_batch(SUBTASK1_DESIGN, name=name, items=items, **options)
+
+
+def _design_batch(slug: str, *, name: str, items: Sequence[ItemSpec], **options: Any) -> Batch:
+    version = shipped_version(slug)
     with transaction.atomic():
-        batch = batch_create(name=name, task_type="design", items=items, gold_items=gold_items, **options)
+        batch = batch_create(name=name, task_type="design", items=items, **options)
         DesignBatch.objects.create(batch=batch, version=version)
     return batch
 
@@ -90,3 +98,53 @@ def subtask1_batch_create(*, run: FilterRun, name: str, gold_path: str | PathLik
     gold = (semeval_gold_items(path=gold_path, count=gold_count, seed=seed, exclude=exclude_gold)
             if gold_path and gold_count else [])
     return labeling_batch_create(name=name, items=items, gold_items=gold, gold_rate=gold_rate, seed=seed, **options)
+
+
+# --- Subtask 2: spans for the positives ------------------------------------------------
+
+def subtask2_items(*, sources: Iterable[Item]) -> list[ItemSpec]:
+    """One span item per Subtask-1 item in `sources`, unless the sentence is in a span batch already."""
+    taken = set(Item.objects.filter(batch__design_link__version__slug=SUBTASK2_DESIGN).values_list("key", flat=True))
+    found = []
+    for source in sources:
+        if source.key in taken:
+            continue
+        payload = source.content
+        assert isinstance(payload, SentenceItem)
+        found.append(ItemSpec(key=source.key, group=source.group, payload=replace(payload, source_item=source.pk)))
+    return found
+
+
+def subtask2_batch_create(*, sources: Sequence[Item], name: str, items_per_hit: int = 10, annotators: int = 1,
+                          **options: Any) -> Batch:
+    """A batch of designs/semeval-subtask2.yaml for sentences the crowd called counterfactual: one annotator per
+    sentence, as in the paper, or `annotators` (2 or more) for span agreement and a majority to start the review
+    from. Each answer becomes a SpanAnswer for the review (the counterfactual-check component)."""
+    if annotators < 1:
+        raise CrowdError(f"annotators per sentence is {annotators}; use 1 (the paper) or more")
+    items = subtask2_items(sources=sources)
+    if not items:
+        raise CrowdError("no positive sentence without spans yet; nothing to annotate")
+    return spans_batch_create(name=name, items=items, items_per_hit=items_per_hit, assignments_per_hit=annotators,
+                              **options)
+
+
+def spans_batch_create(*, name: str, items: Sequence[ItemSpec], **options: Any) -> Batch:
+    """A batch of designs/semeval-subtask2.yaml for sentence items (their `source_item` the Subtask-1 item, if
+    any); packing, pay and filters are the caller's."""
+    if options.get("adaptive"):
+        raise CrowdError("adaptive redundancy needs a rule for when an item is settled, and a span batch has none "
+                         "(the paper's rules settle yes/no votes of Subtask 1)")
+    return _design_batch(SUBTASK2_DESIGN, name=name, items=items, **options)
+
+
+def span_batch_create(*, run: AggregationRun, name: str, items_per_hit: int = 10, **options: Any) -> Batch:
+    """A Subtask-2 batch of the sentences `run` called counterfactual (gold checks left out)."""
+    positives = [outcome.item for outcome in run.outcomes.filter(outcome=maths.POSITIVE, item__is_gold=False)
+                 .select_related("item").order_by("item_id")]
+    if not positives:
+        raise CrowdError(f"aggregation {run.pk} has no positive sentence; nothing to annotate")
+    try:
+        return subtask2_batch_create(sources=positives, name=name, items_per_hit=items_per_hit, **options)
+    except CrowdError as error:
+        raise CrowdError(f"aggregation {run.pk}: {error}") from None

@@ -4,13 +4,15 @@ generic page rendering the design's schemes for the HIT's items (designs/task.ht
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 
 from django.template.loader import render_to_string
+from django.utils.module_loading import import_string
 
+from core import spans
 from core.items import RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
+from designs.components import COMPONENTS
 from designs.evidence import canary_word
 from designs.items import highlight
 from designs.loader import load_text
@@ -62,17 +64,17 @@ def label_scheme(design: Design, stage: str):
     return first
 
 
-def batch_labels(batch_ids) -> dict[int, list[str]]:
-    """Each design batch's one-label scheme's labels (see label_scheme), for a page listing many batches: one
-    query."""
+def batch_designs(batch_ids) -> dict[int, tuple[Design, str]]:
+    """The design and stage of each design batch among `batch_ids`, for a page listing many batches: one query."""
     from designs.models import DesignBatch
 
-    found = {}
-    for batch_id, source, slug, stage in DesignBatch.objects.filter(batch_id__in=batch_ids).values_list(
-            "batch_id", "version__source", "version__slug", "stage"):
-        scheme = label_scheme(_parsed(source, slug), stage)
-        found[batch_id] = [] if scheme is None else [label.name for label in getattr(scheme, "labels", [])]
-    return found
+    return {batch_id: (_parsed(source, slug), stage) for batch_id, source, slug, stage in
+            DesignBatch.objects.filter(batch_id__in=batch_ids).values_list(
+                "batch_id", "version__source", "version__slug", "stage")}
+
+
+def scheme_labels(scheme) -> list[str]:
+    return [] if scheme is None else [label.name for label in getattr(scheme, "labels", [])]
 
 
 def stage_schemes(design: Design, stage: str) -> list[str] | None:
@@ -115,9 +117,11 @@ class DesignTask(TaskType):
         scheme = label_scheme(*batch_design(batch.pk))
         return None if scheme is None else scheme.name
 
+    def components(self, batch):
+        return list(batch_design(batch.pk)[0].components)
+
     def labels(self, batch):
-        scheme = label_scheme(*batch_design(batch.pk))
-        return [] if scheme is None else [label.name for label in getattr(scheme, "labels", [])]
+        return scheme_labels(label_scheme(*batch_design(batch.pk)))
 
     def parse_answers(self, items, raw):
         if not items:
@@ -141,10 +145,15 @@ class DesignTask(TaskType):
         return answers
 
     def on_submitted(self, assignment):
-        """A stage's outputs go on to the stages that read it (designs.stages)."""
+        """A stage's outputs go on to the stages that read it (designs.stages); the components the design names
+        keep what they keep of a submission (the span review's answers)."""
         design, stage = batch_design(assignment.hit.batch_id)
         if stage and len(design.stages) > 1:
             stages_advance(assignment, design, stage)
+        for name in design.components:
+            hook = COMPONENTS.get(name).submitted if name in COMPONENTS else ""
+            if hook:
+                import_string(hook)(assignment)
 
     def page_context(self, items):
         if not items:
@@ -187,12 +196,12 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                             "options": _options(entry["keys"], compared),
                             "words": _words(found.text) if kind == "span" else [],
                             **(_text_boxes(scheme, found, field) if kind == "text" else {})})
-        spans = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
+        marked_words = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
                     for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
         # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
         rows.append({"item": item, "record": found, "schemes": schemes, "shown": _fields(found, design.items.show),
-                     "after": _fields(found, design.items.show_after), "text": not spans,
+                     "after": _fields(found, design.items.show_after), "text": not marked_words,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = "writing-evidence" in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
@@ -247,13 +256,11 @@ def _points(scheme) -> list[int]:
 
 
 def _words(text: str) -> list[dict]:
-    """The text as words with their character offsets and the space before each, for the span widget."""
-    words, end = [], 0
-    for match in re.finditer(r"\S+", text):
-        words.append({"text": match.group(), "start": match.start(), "end": match.end(),
-                      "gap": text[end:match.start()]})
-        end = match.end()
-    return words
+    """The text as words with their character offsets (end exclusive) and the space before each, for the span
+    widget: the words of core.spans, so punctuation is a word of its own (an antecedent ends before its comma),
+    a CJK character is a word, and offsets count code points as the stored text does."""
+    return [{"text": word.text, "start": word.start, "end": word.end + 1, "gap": word.gap}
+            for word in spans.words(text)]
 
 
 def _options(keys: dict[str, str], compared: list[str]) -> list[dict[str, str]]:

@@ -43,6 +43,10 @@ class TaskType:
         """The labels that one label can take (see label_key), e.g. ["1", "0"] for yes/no votes."""
         return []
 
+    def components(self, batch: Batch) -> list[str]:
+        """The named components the batch's task runs (a design file's `components`), e.g. the span review's."""
+        return []
+
     def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any]) -> dict[str, Any]:
         """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit."""
         raise NotImplementedError

@@ -9,9 +9,9 @@ from typing import Any
 
 from aggregation.maths import Rules
 from aggregation.models import AggregationRun
-from aggregation.services import batch_aggregate, span_batch_create
+from aggregation.services import batch_aggregate
 from core.words import counted
-from designs.semeval import subtask1_batch_create
+from designs.semeval import span_batch_create, subtask1_batch_create
 from filtering.models import Corpus, FilterChunk
 from filtering.readers import CorpusFileError
 from filtering.services import corpus_ingest, filter_run_prepare

@@ -11,6 +11,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from aggregation.models import AggregationRun, SpotCheck
 from annotation.models import SpanAnnotation
 from designs.models import DesignBatch
+from designs.semeval import SUBTASK2_DESIGN
 from filtering.models import Corpus, FilterRun
 from filtering.services import FilterReport, filter_run_reports
 from hits.models import Assignment, Batch
@@ -79,7 +80,7 @@ def project_context(project: Project, *, job_limit: int = 10) -> ProjectContext:
     context.batches = batch_rows(batches)
     context.designs = dict(DesignBatch.objects.filter(batch__in=batches).values_list("batch_id", "version__slug"))
     context.aggregations = list(project.aggregations.order_by("-created", "-pk"))
-    span_batches = [b.pk for b in batches if b.task_type == "subtask2"]
+    span_batches = [pk for pk, slug in context.designs.items() if slug == SUBTASK2_DESIGN]
     spans: dict[int, Counter[str]] = defaultdict(Counter)
     for batch_id, state, flagged, n in (SpanAnnotation.objects.filter(item__batch__in=span_batches)
                                         .values_list("item__batch", "state", "flagged").annotate(n=Count("pk"))

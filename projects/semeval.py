@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from aggregation.selectors import outcome_summary
 from core.words import counted
-from designs.semeval import SUBTASK1_DESIGN
+from designs.semeval import SUBTASK1_DESIGN, SUBTASK2_DESIGN
 from hits.models import Batch
 from projects.designs import DESIGNS, Design, Step
 from projects.models import Project
@@ -155,7 +155,7 @@ def _span_batch_step(context: ProjectContext, aggregation_done: bool) -> Step:
     project = context.project
     step = Step("spans", "Span batch")
     run = context.aggregations[0] if context.aggregations else None
-    rows = context.batches_of("subtask2")
+    rows = context.batches_of(SUBTASK2_DESIGN)
     if rows:
         row = rows[-1]
         batch = row["batch"]
@@ -175,7 +175,7 @@ def _span_batch_step(context: ProjectContext, aggregation_done: bool) -> Step:
 
 def _span_review_step(context: ProjectContext) -> Step:
     step = Step("span-review", "Span review")
-    rows = context.batches_of("subtask2")
+    rows = context.batches_of(SUBTASK2_DESIGN)
     if not rows:
         return step
     batch = rows[-1]["batch"]

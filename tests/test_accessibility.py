@@ -11,14 +11,14 @@ from aggregation.services import batch_aggregate
 from annotation.models import SpanAnnotation
 from choices.services import choice_batch_create
 from core.items import ChoiceItem
-from designs.semeval import labeling_batch_create
+from designs.semeval import labeling_batch_create, spans_batch_create
 from facts.rte import paragraph
 from facts.services import fact_batch_create
 from hits.models import Worker
-from hits.services import assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from qualification.models import QualificationTest, TestItem
 from tests.browser import log_in, screenshot
-from tests.hits.helpers import spec
+from tests.hits.helpers import span_fields, spec
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,8 +51,8 @@ def site():
         name="Finance news, round 1", assignments_per_hit=1, items_per_hit=6,
         items=[spec(f"l{n}", f"Had the bank not cut rates in March, sentence {n} would read otherwise.",
                     group="finance") for n in range(12)]))
-    spans = batch_publish(batch=batch_create(
-        name="Spans, round 1", task_type="subtask2", assignments_per_hit=1, items_per_hit=3,
+    spans = batch_publish(batch=spans_batch_create(
+        name="Spans, round 1", assignments_per_hit=1, items_per_hit=3,
         items=[spec("p0", "If the bill had passed, prices would have fallen."),
                spec("p1", "Had the Fed moved sooner, inflation would have peaked lower."),
                spec("p2", "If approved, it would be the first such drug.")]))
@@ -76,18 +76,16 @@ def site():
                                                   items=[paragraph("o1", text, "Oracle")]))
     # Span annotations for the review page, from two other workers: the page shows both and their majority.
     other = worker_for_user(_user("other", roles.ANNOTATOR))
-    reviewed = batch_publish(batch=batch_create(
-        name="Reviewed spans", task_type="subtask2", assignments_per_hit=2, items_per_hit=2,
+    reviewed = batch_publish(batch=spans_batch_create(
+        name="Reviewed spans", assignments_per_hit=2, items_per_hit=2,
         items=[spec("r0", "If the bill had passed, prices would have fallen."), spec("r1", "Rates rose.")]))
     assignment = assignment_claim(batch=reviewed, worker=other)
-    first, second = (item.pk for item in assignment.hit.ordered_items())
+    first, second = assignment.hit.ordered_items()
     assignment_submit(assignment=assignment, worker=other, raw_answers={
-        f"cf-{first}": "1", f"ant-{first}": "0:4", f"con-{first}": "6:9", f"cf-{second}": "0",
-        f"why-{second}": "A plain fact."})
+        **span_fields(first, ant="0:4", con="6:9"), **span_fields(second, cf="0", why="A plain fact.")})
     third = worker_for_user(_user("third", roles.ANNOTATOR))
     assignment_submit(assignment=assignment_claim(batch=reviewed, worker=third), worker=third, raw_answers={
-        f"cf-{first}": "1", f"ant-{first}": "1:4", f"con-{first}": "6:9", f"cf-{second}": "1",
-        f"ant-{second}": "0:1", f"nocon-{second}": "1"})
+        **span_fields(first, ant="1:4", con="6:9"), **span_fields(second, ant="0:1")})
     written = assignment_claim(batch=facts, worker=other)
     assignment_submit(assignment=written, worker=other, raw_answers={
         f"a-{written.hit.ordered_items()[0].pk}-0-1": "Oracle wanted the papers kept secret",
@@ -139,9 +137,13 @@ def _pages(chromium, live_server, site, size, width):
 
     page.goto(f"{live_server.url}/work/")
     page.click("button:has-text('Take a HIT of Spans')")
-    page.wait_for_selector(".sp-item")
-    page.locator(".sp-item").first.locator("input[type=radio][value='1']").check()
-    page.locator(".sp-item").nth(1).locator("input[type=radio][value='0']").check()
+    page.wait_for_selector(".scheme-span", state="attached")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    page.locator(".design-item").first.locator("input[type=radio][value='yes']").check()
+    page.locator(".design-item").first.locator(".span-text .tok").nth(0).click()
+    page.locator(".design-item").first.locator(".span-text .tok").nth(4).click()
+    page.locator(".design-item").first.locator(".span-label[data-label=antecedent]").click()
+    page.locator(".design-item").nth(1).locator("input[type=radio][value='no']").check()
     _check(page, "spans", width)
 
     page.goto(f"{live_server.url}/work/")

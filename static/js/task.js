@@ -1,6 +1,6 @@
 // What every task page shares (in-house, MTurk and Prolific alike): the item the worker is on, drafts that
-// survive a reload, the time left, and submitting once. The page's own script (design.js, subtask2.js, the
-// screening test's answers.js) builds on window.crowdsetTask.
+// survive a reload, the time left, and submitting once. The page's own script (design.js, or the screening
+// test's answers.js) builds on window.crowdsetTask.
 window.crowdsetTask = (function () {
   const form = document.getElementById("cf-task");
   const items = [...form.querySelectorAll(".task-item")];

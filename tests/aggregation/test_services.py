@@ -12,7 +12,7 @@ from aggregation.services import (
     spotcheck_draw,
     workers_below,
 )
-from designs.semeval import labeling_batch_create
+from designs.semeval import labeling_batch_create, spans_batch_create
 from hits.models import Worker
 from hits.mturk_emulator import MTurkEmulator
 from hits.mturk_emulator.worker_client import EmulatedWorker
@@ -22,14 +22,13 @@ from hits.services import (
     CrowdError,
     assignment_claim,
     assignment_submit,
-    batch_create,
     batch_publish,
     batch_sync,
     worker_for_user,
     worker_sanction,
 )
 from tests.base import BaseTestCase
-from tests.hits.helpers import spec
+from tests.hits.helpers import span_fields, spec
 
 TRUTH = {n: int(n % 4 == 0) for n in range(50)}
 
@@ -188,12 +187,10 @@ class BeatTests(BaseTestCase):
         assignment = assignment_claim(batch=batch, worker=worker)
         assignment_submit(assignment=assignment, worker=worker,
                           raw_answers={f"a-{item.pk}-0": "0" for item in assignment.hit.ordered_items()})
-        spans = batch_publish(batch=batch_create(name="spans", task_type="subtask2", items=_items()[:1],
-                                                 assignments_per_hit=1))
+        spans = batch_publish(batch=spans_batch_create(name="spans", items=_items()[:1], assignments_per_hit=1))
         held = assignment_claim(batch=spans, worker=worker)
         item = held.hit.ordered_items()[0]
-        assignment_submit(assignment=held, worker=worker, raw_answers={f"cf-{item.pk}": "0",
-                                                                        f"why-{item.pk}": "Not one."})
+        assignment_submit(assignment=held, worker=worker, raw_answers=span_fields(item, cf="0", why="Not one."))
         aggregate_completed_batches()
         self.assertEqual(AggregationRun.objects.filter(batch=batch).count(), 1)
         aggregate_completed_batches()
@@ -202,5 +199,5 @@ class BeatTests(BaseTestCase):
         spans.refresh_from_db()
         self.assertEqual(spans.state, "completed")
         self.assertFalse(AggregationRun.objects.filter(batch=spans).exists())
-        with self.assertRaisesRegex(CrowdError, f"batch {spans.pk} is a subtask2 batch"):
+        with self.assertRaisesRegex(CrowdError, f"batch {spans.pk} is a design batch, not one of yes/no votes"):
             batch_aggregate(batch=spans)

@@ -11,9 +11,9 @@ from playwright.sync_api import expect
 
 from accounts import roles
 from annotation.models import SpanAnnotation
-from designs.semeval import labeling_batch_create
+from designs.semeval import labeling_batch_create, spans_batch_create
 from hits.models import Assignment
-from hits.services import batch_create, batch_publish
+from hits.services import batch_publish
 from tests.browser import log_in, screenshot
 from tests.hits.helpers import spec, voted
 
@@ -170,13 +170,12 @@ def test_submit_and_next_lands_on_a_new_hit(browser_page, live_server):
 
 
 def test_a_span_marked_by_keyboard_only_is_stored_as_by_mouse(browser_page, live_server):
-    batch = batch_publish(batch=batch_create(
-        name="spans", task_type="subtask2", items=[spec("a", ENGLISH), spec("b", FLAGGED)], items_per_hit=2,
-        assignments_per_hit=1))
+    batch = batch_publish(batch=spans_batch_create(
+        name="spans", items=[spec("a", ENGLISH), spec("b", FLAGGED)], items_per_hit=2, assignments_per_hit=1))
     _annotator()
     page = browser_page
     _take(page, live_server)
-    order = page.locator(".sp-flagged-text > p").all_inner_texts()
+    order = page.locator(".design-item .design-text").all_inner_texts()
     english, flagged = order.index(ENGLISH), order.index(FLAGGED)
 
     def go_to(n):
@@ -185,39 +184,41 @@ def test_a_span_marked_by_keyboard_only_is_stored_as_by_mouse(browser_page, live
         while page.evaluate("crowdsetTask.current") > n:
             page.keyboard.press("k")
 
+    def tab_to(selector):
+        for _ in range(30):
+            if page.evaluate(f"document.activeElement.matches({selector!r})"):
+                return
+            page.keyboard.press("Tab")
+        raise AssertionError(f"Tab never reached {selector}")
+
     go_to(english)
-    page.keyboard.press("y")  # yes: the focus goes into the words
-    words = page.locator(".task-item").nth(english).locator(".sp-sentence")
-    expect(words).to_be_focused()
+    page.keyboard.press("y")  # yes: the words to mark show
+    scope = page.locator(".task-item").nth(english)
+    tab_to(".span-text")
+    page.keyboard.press("ArrowRight")  # the first word
     for _ in range(4):
         page.keyboard.press("Shift+ArrowRight")  # "If the bill had passed"
     page.keyboard.press("a")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")  # "prices"
-    for _ in range(3):
+    for _ in range(2):
         page.keyboard.press("Shift+ArrowRight")
-    page.keyboard.press("c")
-    scope = page.locator(".task-item").nth(english)
-    expect(scope.locator(".sp-ant-text")).to_have_text("If the bill had passed")
-    expect(scope.locator(".sp-con-text")).to_have_text("prices would have fallen")
-    # A wrong consequent cleared with Backspace and marked again.
-    page.keyboard.press("Backspace")
-    expect(scope.locator(".sp-con-text")).to_have_text("(consequent not marked)")
+    page.keyboard.press("c")  # "prices would have": one word short
+    expect(scope.locator(".span-list")).to_contain_text("consequent: prices would have Remove")
+    page.keyboard.press("Shift+ArrowRight")  # a consequent marked again replaces the first (one per label)
     for _ in range(3):
         page.keyboard.press("Shift+ArrowLeft")
     page.keyboard.press("c")
-    expect(scope.locator(".sp-con-text")).to_have_text("prices would have fallen")
+    expect(scope.locator(".span-list li")).to_have_count(2)
+    listed = scope.locator(".span-list").inner_text()
+    assert "antecedent: If the bill had passed" in listed and "consequent: prices would have fallen" in listed
 
     go_to(flagged)
-    page.keyboard.press("Tab")  # into the check's radios
-    page.keyboard.press("ArrowDown")  # "No, flag it"
-    page.keyboard.press("Tab")  # the reason
+    page.keyboard.press("n")  # not counterfactual: the optional reason shows
+    go_to(flagged)
+    tab_to(".scheme-text input")
     page.keyboard.type("A drug that may still be approved: a real possibility.")
-    for _ in range(60):
-        if page.evaluate("document.activeElement.id") == "cf-submit":
-            break
-        page.keyboard.press("Tab")
-    expect(page.locator("#cf-submit")).to_be_focused()
+    tab_to("#cf-submit")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/work/")
     stored = {annotation.text: annotation for annotation in SpanAnnotation.objects.filter(item__batch=batch)}

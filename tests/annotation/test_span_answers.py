@@ -15,10 +15,10 @@ from accounts import roles
 from aggregation.services import span_batch_agreement
 from annotation.models import SpanAnnotation, SpanAnswer
 from annotation.services import span_review
-from designs.semeval import labeling_batch_create
-from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from designs.semeval import labeling_batch_create, spans_batch_create
+from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish, worker_for_user
 from tests.base import BaseTestCase
-from tests.hits.helpers import spec
+from tests.hits.helpers import span_fields, spec
 
 BILL = "If the bill had passed, prices would have fallen."  # If the bill had passed , prices would have fallen .
 KNOWN = "Had I known, I would have stayed."  # Had I known , I would have stayed .
@@ -33,8 +33,8 @@ ANSWERS = {
 class SpanAnswersTest(BaseTestCase):
     def setUp(self):
         items = [spec("bill", BILL, group="finance"), spec("known", KNOWN, group="politics")]
-        self.batch = batch_publish(batch=batch_create(name="double spans", task_type="subtask2", items=items,
-                                                      items_per_hit=2, assignments_per_hit=3))
+        self.batch = batch_publish(batch=spans_batch_create(name="double spans", items=items, items_per_hit=2,
+                                                            assignments_per_hit=3))
         self.items = {item.content.text: item for item in self.batch.items.all()}
         self.assignments = {}
 
@@ -45,11 +45,11 @@ class SpanAnswersTest(BaseTestCase):
         assignment = assignment_claim(batch=self.batch, worker=worker)
         raw = {}
         for text, answer in ANSWERS[name].items():
-            pk = self.items[text].pk
+            item = self.items[text]
             if isinstance(answer, str):
-                raw.update({f"cf-{pk}": "0", f"why-{pk}": answer})
+                raw.update(span_fields(item, cf="0", why=answer))
             else:
-                raw.update({f"cf-{pk}": "1", f"ant-{pk}": answer[0], f"con-{pk}": answer[1]})
+                raw.update(span_fields(item, ant=answer[0], con=answer[1]))
         self.assignments[name] = assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)[0]
         return worker
 
@@ -145,5 +145,5 @@ class SpanAnswersTest(BaseTestCase):
 
     def test_span_agreement_refuses_a_batch_that_is_not_a_span_batch(self):
         labels = labeling_batch_create(name="labels", items=[spec("x", BILL)])
-        with self.assertRaisesMessage(CrowdError, f"batch {labels.pk} is a design batch"):
+        with self.assertRaisesMessage(CrowdError, f"batch {labels.pk} is not a span batch"):
             span_batch_agreement(batch=labels)

@@ -1,4 +1,5 @@
-"""The Subtask-2 span page and the organizer's review page in headless Chromium."""
+"""The Subtask-2 span page (designs/semeval-subtask2.yaml on the generic page) and the organizer's review page in
+headless Chromium."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -6,10 +7,11 @@ from playwright.sync_api import expect
 
 from accounts import roles
 from annotation.models import SpanAnnotation, SpanChange
+from designs.semeval import spans_batch_create
 from hits.models import Assignment
-from hits.services import batch_create, batch_publish
-from tests.browser import browser_page, log_in  # noqa: F401  (fixture)
-from tests.hits.helpers import spec
+from hits.services import batch_publish
+from tests.browser import browser_page, log_in, screenshot  # noqa: F401  (fixture)
+from tests.hits.helpers import span_fields, spec
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,8 +23,8 @@ HOSTILE = '<script>window.__xss = 1</script> If only <b>this</b> had worked.'
 
 def _batch(texts):
     items = [spec(f"s{n}", text) for n, text in enumerate(texts)]
-    return batch_publish(batch=batch_create(name="spans", task_type="subtask2", items=items,
-                                            items_per_hit=len(items), assignments_per_hit=1))
+    return batch_publish(batch=spans_batch_create(name="spans", items=items, items_per_hit=len(items),
+                                                  assignments_per_hit=1))
 
 
 def _annotator(name):
@@ -31,27 +33,29 @@ def _annotator(name):
     return user
 
 
-def drag(page, scope, first, last, start_inside=False):
-    """Press on word `first`, release on word `last`, as a person selecting with the mouse.
-
-    With start_inside the press lands in the middle of the first word: the
-    selection must still snap to the whole word."""
-    # Mid-screen, clear of the sticky submit bar: coordinates are the viewport's.
-    page.locator(f"{scope} .sp-sentence").evaluate("element => element.scrollIntoView({block: 'center'})")
-    a = page.locator(f'{scope} .tok[data-i="{first}"]').bounding_box()
-    b = page.locator(f'{scope} .tok[data-i="{last}"]').bounding_box()
-    page.mouse.move(a["x"] + (a["width"] / 2 if start_inside else 1), a["y"] + a["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(b["x"] + b["width"] - 1, b["y"] + b["height"] / 2, steps=8)
-    page.mouse.up()
+def mark(page, scope, first, last, label, drag=False):
+    """Select words `first` to `last` of a sentence as a person would (two clicks, or a drag pressed inside the
+    first word), then pick the label."""
+    words = page.locator(f"{scope} .span-text .tok")
+    words.nth(first).scroll_into_view_if_needed()
+    if drag:
+        a, b = words.nth(first).bounding_box(), words.nth(last).bounding_box()
+        page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(b["x"] + b["width"] - 1, b["y"] + b["height"] / 2, steps=8)
+        page.mouse.up()
+    else:
+        words.nth(first).click()
+        words.nth(last).click()
+    page.click(f"{scope} .span-label[data-label={label}]")
 
 
 def _scopes(batch):
     """The page's element for each sentence (the batch shuffles them)."""
-    return {item.content.text: f'.sp-item[data-item="{item.pk}"]' for item in batch.items.all()}
+    return {item.content.text: f'.design-item[data-item="{item.pk}"]' for item in batch.items.all()}
 
 
-def test_an_annotator_marks_spans_with_the_mouse_and_flags_a_sentence(browser_page, live_server, tmp_path):  # noqa: F811
+def test_an_annotator_marks_spans_with_the_mouse_and_flags_a_sentence(browser_page, live_server):  # noqa: F811
     batch = _batch([ENGLISH, OTHER, HOSTILE])
     _annotator("marker")
     page = browser_page
@@ -66,28 +70,26 @@ def test_an_annotator_marks_spans_with_the_mouse_and_flags_a_sentence(browser_pa
     assert page.evaluate("window.__xss") is None
     assert page.is_disabled("#cf-submit")
 
-    page.check(f"{first} input[value='1']")
-    drag(page, first, 0, 4, start_inside=True)  # "If the bill had passed", pressed mid-word
-    expect(page.locator(f"{first} .tok.ant")).to_have_count(5)
-    drag(page, first, 6, 9)  # "prices would have fallen": the consequent comes next by itself
-    # The page takes the selection just after the button is released: wait for it, not for a fixed time.
-    expect(page.locator(f"{first} .sp-ant-text")).to_have_text("If the bill had passed")
-    expect(page.locator(f"{first} .sp-con-text")).to_have_text("prices would have fallen")
-    assert page.locator(f"{first} .tok.ant").count() == 5 and page.locator(f"{first} .tok.con").count() == 4
+    page.check(f"{first} input[value='yes']")  # the double check: then the words to mark show
+    mark(page, first, 0, 4, "antecedent", drag=True)  # "If the bill had passed", its comma left out
+    mark(page, first, 6, 9, "consequent")  # "prices would have fallen"
+    expect(page.locator(f"{first} .span-list li")).to_have_count(2)
+    listed = page.inner_text(f"{first} .span-list")
+    assert "antecedent: If the bill had passed" in listed and "consequent: prices would have fallen" in listed
 
-    page.check(f"{second} input[value='1']")
-    drag(page, second, 0, 2)  # a wrong antecedent first: cleared and redone
-    expect(page.locator(f"{second} .tok.ant")).to_have_count(3)
-    page.click(f"{second} .sp-clear")
-    assert page.locator(f"{second} .tok.ant").count() == 0
-    drag(page, second, 0, 3)  # "Si j'étais riche 😀"
-    expect(page.locator(f"{second} .tok.ant")).to_have_count(4)
-    page.check(f"{second} .sp-nocon")
-    assert page.inner_text("#cf-progress") == "2 of 3 done"
+    page.check(f"{second} input[value='yes']")
+    mark(page, second, 0, 2, "antecedent")  # a wrong antecedent first: removed and redone
+    expect(page.locator(f"{second} .span-list li")).to_have_count(1)
+    page.click(f"{second} .span-list button")
+    expect(page.locator(f"{second} .span-list li")).to_have_count(0)
+    mark(page, second, 0, 3, "antecedent")  # "Si j'étais riche 😀"; no consequent: none marked
+    expect(page.locator(f"{second} .span-list")).to_contain_text("Si j'étais riche 😀")
+    assert page.inner_text("#cf-progress") == "2 of 3 answered"
 
-    page.check(f"{third} input[value='0']")  # not counterfactual: flagged, no spans
+    page.check(f"{third} input[value='no']")  # not counterfactual: flagged, no spans, a reason if they like
+    page.fill(f"{third} .scheme-text input", "A wish, nothing happened or not.")
     assert page.is_enabled("#cf-submit")
-    page.screenshot(path=str(tmp_path / "spans.png"), full_page=True)
+    screenshot(page, "semeval-spans-desktop")
     page.click("#cf-submit")
     page.wait_for_url(f"{live_server.url}/work/")
 
@@ -101,6 +103,7 @@ def test_an_annotator_marks_spans_with_the_mouse_and_flags_a_sentence(browser_pa
     assert OTHER[other.antecedent_start:other.antecedent_end + 1] == "Si j'étais riche 😀"
     assert (other.consequent_start, other.consequent_end) == (-1, -1)
     assert hostile.flagged and hostile.antecedent_start == -1
+    assert hostile.flag_reason == "A wish, nothing happened or not."
     assert SpanChange.objects.filter(action="submitted").count() == 3
 
 
@@ -111,9 +114,10 @@ def test_a_reviewer_drags_a_span_edge_and_accepts(browser_page, live_server):  #
 
     worker = worker_for_user(annotator)
     assignment = assignment_claim(batch=batch, worker=worker)
-    english, hostile = (item.pk for item in sorted(assignment.hit.ordered_items(), key=lambda i: i.key))
+    english, hostile = sorted(assignment.hit.ordered_items(), key=lambda i: i.key)
     assignment_submit(assignment=assignment, worker=worker, raw_answers={
-        f"cf-{english}": "1", f"ant-{english}": "1:4", f"con-{english}": "6:9", f"cf-{hostile}": "0"})
+        **span_fields(english, ant="1:4", con="6:9"), **span_fields(hostile, cf="0")})
+    english, hostile = english.pk, hostile.pk
     User.objects.create_user("boss", password="pass-word-1", is_staff=True)
     annotation = SpanAnnotation.objects.get(item_id=english)
     assert annotation.antecedent == "the bill had passed"  # the annotator missed "If"

@@ -1,7 +1,8 @@
-"""Subtask-2 spans: words and offsets, the answers the page may send, one annotator per
-sentence, review with history, and what reaches a dataset version."""
+"""Subtask-2 spans: words and offsets, the answers designs/semeval-subtask2.yaml's page may send, one annotator
+per sentence, review with history, and what reaches a dataset version."""
 
 import html
+import json
 from io import StringIO
 
 from django.core.management import CommandError, call_command
@@ -9,16 +10,16 @@ from django.test import Client
 from django.urls import reverse
 
 from aggregation.maths import Rules
-from aggregation.services import batch_aggregate, span_batch_create
+from aggregation.services import batch_aggregate
 from annotation.models import SpanAnnotation, SpanChange
 from annotation.services import span_review
 from core import spans
-from designs.semeval import labeling_batch_create
+from designs.semeval import labeling_batch_create, span_batch_create, spans_batch_create
 from hits.models import Assignment
-from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, worker_for_user
+from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish, worker_for_user
 from releases.services import dataset_from_aggregation
 from tests.base import BaseTestCase
-from tests.hits.helpers import spec
+from tests.hits.helpers import span_fields, spec
 
 TEXT = "If the bill had passed, prices would have fallen."
 
@@ -52,34 +53,41 @@ class WordsTest(BaseTestCase):
 class SpanTaskTest(BaseTestCase):
     def setUp(self):
         items = [spec(f"s{n}", text) for n, text in enumerate([TEXT, "Had I known."])]
-        self.batch = batch_publish(batch=batch_create(name="spans", task_type="subtask2", items=items,
-                                                      items_per_hit=2, assignments_per_hit=1))
+        self.batch = batch_publish(batch=spans_batch_create(name="spans", items=items, items_per_hit=2,
+                                                            assignments_per_hit=1))
         self.worker = worker_for_user(self.annotator)
         self.assignment = assignment_claim(batch=self.batch, worker=self.worker)
-        self.first, self.second = sorted(self.assignment.hit.items.values_list("pk", flat=True))
+        self.first, self.second = sorted(self.assignment.hit.items.all(), key=lambda item: item.pk)
         self.client = Client(enforce_csrf_checks=True)
         self.client.force_login(self.annotator)
         self.client.get(reverse("hits:work_list"))
         self.token = self.client.cookies["csrftoken"].value
 
     def good(self, **extra):
-        return {f"cf-{self.first}": "1", f"ant-{self.first}": "0:4", f"con-{self.first}": "6:9",
-                f"cf-{self.second}": "1", f"ant-{self.second}": "0:2", f"nocon-{self.second}": "1", **extra}
+        return {**span_fields(self.first, ant="0:4", con="6:9"), **span_fields(self.second, ant="0:2"), **extra}
+
+    def spans(self, item, *marked):
+        return {f"a-{item.pk}-1": json.dumps([list(span) for span in marked])}
 
     def post(self, data, token=True):
         url = reverse("hits:submit", args=[self.assignment.pk])
         return self.client.post(url, {**data, **({"csrfmiddlewaretoken": self.token} if token else {})})
 
     def test_forged_spans_are_refused_with_a_message_and_nothing_is_stored(self):
+        first = self.first
         cases = [
-            ({f"ant-{self.first}": "0:99"}, "the sentence has words 0..10"),
-            ({f"ant-{self.first}": "4:0"}, "starts at word 4 after it ends at word 0"),
-            ({f"con-{self.first}": "3:9"}, "overlap"),
-            ({f"ant-{self.first}": ""}, "the antecedent is not marked"),
-            ({f"nocon-{self.first}": "1"}, "a consequent is marked and 'no consequent' is ticked"),
-            ({f"nocon-{self.second}": ""}, "mark the consequent, or say the sentence has none"),
-            ({f"cf-{self.first}": "maybe"}, "is not yes (1) or no (0)"),
-            ({"ant-999999": "0:1"}, "not in this HIT (ant-999999)"),
+            (self.spans(first, (0, 99, "antecedent")), f"the span 0:99 is outside the text (0:{len(TEXT)})"),
+            (self.spans(first, (4, 0, "antecedent")), "the span 4:0 is outside the text"),
+            (self.spans(first, (0, 22, "antecedent"), (20, 30, "consequent")), "the antecedent and the consequent "
+                                                                                "overlap"),
+            (self.spans(first, (24, 48, "consequent")), ": mark the antecedent"),
+            (self.spans(first, (0, 2, "antecedent"), (3, 6, "antecedent")), "mark one antecedent only"),
+            (self.spans(first, (0, 2, "condition")), "'condition' is not one of the span labels"),
+            (self.spans(first, [0, 2]), "is not a span [start, end, label]"),
+            ({f"a-{first.pk}-1": "not json"}, "the spans could not be read"),
+            ({f"a-{first.pk}-0": "maybe"}, "'maybe' is not one of the labels (yes, no)"),
+            ({f"a-{first.pk}-0": ""}, "Sentence 1 (counterfactual): not answered yet"),
+            ({"a-999999-1": "[]"}, "not in this HIT"),
         ]
         for extra, message in cases:
             with self.subTest(extra=extra):
@@ -103,25 +111,26 @@ class SpanTaskTest(BaseTestCase):
 
     def test_a_double_submission_stores_one_result(self):
         self.assertEqual(self.post(self.good()).status_code, 302)
-        self.assertEqual(self.post(self.good(**{f"con-{self.first}": "7:9"})).status_code, 302)
+        self.assertEqual(self.post(self.good(**span_fields(self.first, ant="0:4", con="7:9"))).status_code, 302)
         self.assertEqual(SpanAnnotation.objects.count(), 2)
         stored = SpanAnnotation.objects.get(item_id=self.first)
         self.assertEqual(stored.consequent, "prices would have fallen")
         self.assertEqual(SpanChange.objects.filter(action="submitted").count(), 2)
 
     def test_the_mturk_question_is_the_same_task(self):
-        batch = batch_create(name="mturk spans", task_type="subtask2", provider="mturk", assignments_per_hit=1,
-                             items=[spec("m", "<b>Had</b> I known, I would have left.")])
+        batch = spans_batch_create(name="mturk spans", provider="mturk", assignments_per_hit=1,
+                                   items=[spec("m", "<b>Had</b> I known, I would have left.")])
         page = self.client.get(f"/mturk/hits/{batch.hits.get().pk}/").content.decode()
         self.assertIn("https://www.mturk.com/mturk/externalSubmit", page)
-        self.assertIn('<span class="tok" data-i="1">b</span>', page)  # the markup is text, one word at a time
-        self.assertIn("function spanWidget", page)
+        # The markup is text, one word at a time, with its characters for the span field.
+        self.assertIn('<span class="tok" data-start="0">&lt;</span>', page)
+        self.assertIn("spanWidget", page)
         self.assertNotIn("<b>Had</b>", page)
 
-    def test_the_page_escapes_sentences_and_numbers_words(self):
+    def test_the_page_shows_each_word_with_its_characters(self):
         page = self.client.get(reverse("hits:assignment", args=[self.assignment.pk])).content.decode()
-        self.assertIn('<span class="tok" data-i="4">passed</span>', page)
-        self.assertIn(f'name="ant-{self.first}"', page)
+        self.assertIn('<span class="tok" data-start="16">passed</span>', page)
+        self.assertIn(f'name="a-{self.first.pk}-1"', page)
 
 
 class ReviewTest(BaseTestCase):
@@ -144,8 +153,7 @@ class ReviewTest(BaseTestCase):
         assignment = assignment_claim(batch=batch, worker=worker)
         raw = {}
         for n, item in enumerate(sorted(assignment.hit.ordered_items(), key=lambda i: i.key)):
-            raw.update({f"cf-{item.pk}": "0"} if n == 0 else
-                       {f"cf-{item.pk}": "1", f"ant-{item.pk}": "0:5", f"con-{item.pk}": "7:11"})
+            raw.update(span_fields(item, cf="0") if n == 0 else span_fields(item, ant="0:5", con="7:11"))
         assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)
         self.assertIsNone(assignment_claim(batch=batch, worker=worker_for_user(self.researcher)))  # one each
         return list(SpanAnnotation.objects.order_by("item__key"))

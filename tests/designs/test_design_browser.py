@@ -206,8 +206,8 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     annotator.keyboard.press("h")  # happy: the config's key; the span scheme now shows, its words the text
     assert first.locator(".scheme-span").is_visible() and first.locator(".design-text").is_hidden()
     first.locator(".span-text").focus()
-    for key in ("ArrowRight", "ArrowRight", "ArrowRight"):
-        annotator.keyboard.press(key)  # the cursor on "<b>rain</b>"
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", *["Shift+ArrowRight"] * 7):
+        annotator.keyboard.press(key)  # "<b>rain</b>": its marks are words of their own
     annotator.keyboard.press("c")
     assert "cause: <b>rain</b>" in first.locator(".span-list").inner_text()
     annotator.keyboard.press("1")  # topics: rain (the first empty scheme taking 1)

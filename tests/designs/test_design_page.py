@@ -73,8 +73,8 @@ def test_an_annotator_answers_a_design_with_the_keyboard_only(chromium, live_ser
     assert first.locator(".scheme-span").is_visible()
     assert page.inner_text("#cf-progress") == "0 of 2 answered"
     first.locator(".span-text").focus()
-    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "Shift+ArrowRight"):
-        page.keyboard.press(key)  # the cursor on "<em>phone</em>", then "is" added
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", *["Shift+ArrowRight"] * 8):
+        page.keyboard.press(key)  # the cursor on "<" of "<em>phone</em>" (each mark a word), to "is"
     first.locator(".span-label").click()
     assert "target: <em>phone</em> is" in first.locator(".span-list").inner_text()
     assert page.inner_text("#cf-progress") == "1 of 2 answered"
@@ -100,7 +100,7 @@ def test_the_design_page_fits_a_390_px_phone_and_passesaxe_clean(chromium, live_
     page.locator(".task-item").first.locator("label:has-text('positive')").tap()
     first = page.locator(".task-item").first
     first.locator(".tok").nth(1).tap()  # a tap on the first word, one on the last: a phone has no Shift
-    first.locator(".tok").nth(3).tap()
+    first.locator(".tok").nth(10).tap()  # "is": "<em>phone</em>" is eight words, its marks each one
     first.locator(".span-label").tap()
     assert "target: new <em>phone</em> is" in first.locator(".span-list").inner_text()
     slider = page.locator(".task-item").first.locator("input[type=range]")

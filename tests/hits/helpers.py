@@ -1,9 +1,11 @@
 """Small builders shared by the tests."""
 
+import json
 import re
 
 from django.test import Client
 
+from core import spans
 from core.items import SentenceItem
 from designs.semeval import labeling_batch_create
 from hits.services import ItemSpec, batch_create
@@ -47,6 +49,24 @@ def answers_for(hit, value="1"):
 def voted(answers):
     """The yes/no votes (1 or 0) of stored answers of the yes/no design, in item order."""
     return [int(answer["counterfactual"]) for answer in answers.values()]
+
+
+def span_fields(item, cf="1", ant="", con="", why=""):
+    """One sentence's answer as designs/semeval-subtask2.yaml's page sends it, given as the reviewer's word
+    numbers ("first:last"): the double check (scheme 0), the spans in characters (scheme 1, end exclusive),
+    the reason for a "no" (scheme 2)."""
+    fields = {f"a-{item.pk}-0": "yes" if cf == "1" else "no"}
+    if cf == "1" and ant:
+        antecedent = tuple(map(int, ant.split(":")))
+        consequent = tuple(map(int, con.split(":"))) if con else None
+        found = spans.offsets(item.content.text, antecedent, consequent)
+        marked = [[found.antecedent_start, found.antecedent_end + 1, "antecedent"]]
+        if consequent:
+            marked.append([found.consequent_start, found.consequent_end + 1, "consequent"])
+        fields[f"a-{item.pk}-1"] = json.dumps(marked)
+    if why:
+        fields[f"a-{item.pk}-2"] = why
+    return fields
 
 
 def votes(answers):

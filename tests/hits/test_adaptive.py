@@ -5,10 +5,10 @@ from decimal import Decimal
 
 from aggregation.maths import DISCARDED, POSITIVE
 from aggregation.services import batch_aggregate
-from designs.semeval import labeling_batch_create
+from designs.semeval import labeling_batch_create, spans_batch_create
 from hits.adaptive import adaptive_savings, batch_adapt
 from hits.models import Assignment, Batch, Hit, Worker
-from hits.services import CrowdError, assignment_claim, assignment_submit, batch_create, batch_publish, batch_sync
+from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish, batch_sync
 from projects.services import project_create
 from tests.base import BaseTestCase
 from tests.hits.helpers import spec
@@ -149,8 +149,8 @@ class AdaptiveTest(BaseTestCase):
         with self.assertRaisesMessage(CrowdError, "a Prolific study's places only go up"):
             labeling_batch_create(name="p", items=[spec("x", "X.")], provider="prolific",
                          adaptive="outcomes")
-        with self.assertRaisesMessage(CrowdError, "needs a rule for when a subtask2 item is settled"):
-            batch_create(name="s", task_type="subtask2", items=[spec("x", "X.")], adaptive="outcomes")
+        with self.assertRaisesMessage(CrowdError, "needs a rule for when an item is settled, and a span batch"):
+            spans_batch_create(name="s", items=[spec("x", "X.")], adaptive="outcomes")
         with self.assertRaisesMessage(CrowdError, "adaptive redundancy is one of 'outcomes', 'positives', not 'yes'"):
             labeling_batch_create(name="y", items=[spec("x", "X.")], adaptive="yes")
 

@@ -7,6 +7,7 @@ from io import StringIO
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from designs.semeval import spans_batch_create
 from hits.models import Assignment, Batch, Hit, Payment
 from hits.mturk_emulator import MTurkEmulator
 from hits.mturk_emulator.worker_client import EmulatedWorker
@@ -18,7 +19,6 @@ from hits.services import (
     CrowdError,
     assignment_approve,
     assignment_reject,
-    batch_create,
     batch_expire,
     batch_publish,
     batch_sync,
@@ -209,8 +209,8 @@ class TokenTests(MoneyTestCase):
 class SizeTests(MoneyTestCase):
     def test_a_span_batch_of_the_longest_sentences_is_refused_before_anything_is_published(self):
         long = "If the board had not " + "postponed the vote again and again, " * 40 + "it would have passed."
-        batch = batch_create(name="spans", task_type="subtask2", provider="mturk", items_per_hit=40,
-                             assignments_per_hit=1, items=[spec(f"s{n}", f"{long} ({n})") for n in range(40)])
+        batch = spans_batch_create(name="spans", provider="mturk", items_per_hit=40, assignments_per_hit=1,
+                                   items=[spec(f"s{n}", f"{long} ({n})") for n in range(40)])
         with self.assertRaisesRegex(CrowdError, r"HIT 1: its question is [\d,]+ bytes, over MTurk's 65,535; make a "
                                                 r"new batch with fewer items per HIT \(now 40\), or publish with "
                                                 r"MTURK_QUESTION=external"):

@@ -9,10 +9,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
 from core.items import SentenceItem
-from designs.semeval import labeling_batch_create
+from designs.semeval import labeling_batch_create, spans_batch_create
 from filtering.models import Corpus, Document
 from hits.models import Batch
-from hits.services import ItemSpec, batch_create
+from hits.services import ItemSpec
 from jobs.models import Job
 from projects.models import Project, Sample, Upload
 from projects.services import project_create
@@ -123,7 +123,7 @@ class FormTest(BaseTestCase):
             for n in range(3)])
         run = AggregationRun.objects.create(batch=labels, rules={}, rules_text="", votes=0)
         self.project.aggregations.add(run)
-        spans = batch_create(name="spans", task_type="subtask2", items=[
+        spans = spans_batch_create(name="spans", items=[
             ItemSpec(key=f"p{n}", payload=SentenceItem(text=f"If S{n} had been, T.", sentence_id=f"s{n}"))
             for n in range(3)])
         for source, item in zip(labels.items.order_by("pk"), spans.items.order_by("pk"), strict=True):

@@ -122,7 +122,7 @@ class WorkspaceTest(BaseTestCase):
         self.post(f"/projects/counterfactual-news/aggregations/{aggregation.pk}/", {
             "name": "spans", "items_per_hit": 10, "assignments_per_hit": 1, "reward": "0.80", "provider": "inhouse",
             "qualification": test.name, "seed": 0})
-        span_batch = project.batches.get(task_type="subtask2")
+        span_batch = project.batches.get(design_link__version__slug="semeval-subtask2")
         self.post(f"/projects/counterfactual-news/batches/{span_batch.pk}/publish/",
                   {"confirm": "on", "total": str(self.client.get(
                       f"/projects/counterfactual-news/batches/{span_batch.pk}/publish/").context["cost"].total)})

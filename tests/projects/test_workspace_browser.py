@@ -61,7 +61,7 @@ def _on_a_phone(browser, live_server):
     page.wait_for_selector("h1")
     slug = project.slug
     labels = Batch.objects.get(design_link__version__slug="semeval-subtask1")
-    spans = Batch.objects.get(task_type="subtask2")
+    spans = Batch.objects.get(design_link__version__slug="semeval-subtask2")
     run = project.aggregations.order_by("-created").first()
     version = project.versions.get()
     page.goto(f"{live_server.url}/projects/{slug}/people/")
@@ -180,7 +180,7 @@ def _walk(page, live_server, tmp_path):
     page.check("#id_confirm")
     page.click("button:has-text('Publish for')")
     page.wait_for_selector(".state.published", timeout=60_000)
-    span_batch = Batch.objects.get(task_type="subtask2")
+    span_batch = Batch.objects.get(design_link__version__slug="semeval-subtask2")
     run_spans(span_batch, [SpanAnnotator(worker.name, worker.accuracy) for worker in workers], {}, seed=4)
 
     page.goto(f"{live_server.url}/projects/counterfactual-news/")

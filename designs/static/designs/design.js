@@ -258,6 +258,11 @@
 
   // --- spans ---------------------------------------------------------------------------------------
   function spanWidget(root) {
+    // A word carries its first character's offset (code points, as the server counts); its end is counted here
+    // from its own characters, so the page stays small enough for a HIT of twenty sentences.
+    root.querySelectorAll(".tok").forEach(tok => {
+      tok.dataset.end = Number(tok.dataset.start) + Array.from(tok.textContent).length;
+    });
     const toks = [...root.querySelectorAll(".tok")];
     const field = root.querySelector(".span-field");
     const list = root.querySelector(".span-list");
@@ -287,7 +292,10 @@
         remove.textContent = "Remove";
         remove.setAttribute("aria-label", "Remove " + span[2]);
         remove.addEventListener("click", () => { const kept = read(); kept.splice(n, 1); write(kept); });
-        li.append(name, words.map(t => t.textContent).join(" "), " ", remove);
+        // The words as the text has them: a space only where the text has one (none before a comma).
+        const shown = words.map((t, k) => (k && t.previousSibling?.nodeType === Node.TEXT_NODE
+          ? t.previousSibling.textContent : "") + t.textContent).join("");
+        li.append(name, shown, " ", remove);
         return li;
       }));
     }

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from aggregation.models import AggregationRun
-from aggregation.services import span_batch_create
+from designs.semeval import span_batch_create
 from hits.providers import PROVIDERS
 from hits.services import CrowdError, batch_estimate_cost
 
