@@ -172,3 +172,15 @@ class RecordItem(Payload):
     def __post_init__(self) -> None:
         if not self.record_id:
             raise InputError("the record has no id", field="record_id")
+
+
+def as_sentence(payload: Payload) -> SentenceItem | None:
+    """An item as a SemEval sentence: a sentence as it is; a design record (an items file given to
+    designs/semeval-subtask1.yaml) as the sentence it holds, its id the record's and its domain the record's
+    `domain` field; None for anything else."""
+    if isinstance(payload, SentenceItem):
+        return payload
+    if isinstance(payload, RecordItem) and payload.text.strip():
+        return SentenceItem(text=payload.text, sentence_id=payload.record_id, domain=str(payload.fields.get("domain")
+                                                                                      or ""))
+    return None

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from aggregation import maths
 from aggregation.models import AggregationRun
-from core.items import SentenceItem
+from core.items import SentenceItem, as_sentence
 from core.semeval import read_subtask1_rows
 from designs.models import DesignBatch
 from designs.services import shipped_version
@@ -109,8 +109,10 @@ def subtask2_items(*, sources: Iterable[Item]) -> list[ItemSpec]:
     for source in sources:
         if source.key in taken:
             continue
-        payload = source.content
-        assert isinstance(payload, SentenceItem)
+        payload = as_sentence(source.content)
+        if payload is None:
+            raise CrowdError(f"item {source.pk} is a {source.content.kind} item, not a sentence; spans are marked in "
+                             f"sentences")
         found.append(ItemSpec(key=source.key, group=source.group, payload=replace(payload, source_item=source.pk)))
     return found
 

@@ -21,11 +21,11 @@ from aggregation.services import run_staleness, span_batch_agreement
 from annotation.models import SpanAnnotation
 from core import semeval as formats
 from core.errors import InputError
+from core.items import as_sentence
 from core.words import counted
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-from core.items import SentenceItem
 from core.spans import Spans
 from hits.models import Batch
 from releases import baselines, selectors, splits
@@ -72,9 +72,10 @@ def dataset_from_aggregation(*, run: AggregationRun, name: str, test_share: floa
         if annotation and annotation.state == SpanAnnotation.State.REMOVED:
             removed += 1
             continue
-        payload = outcome.item.content
-        if not isinstance(payload, SentenceItem):
-            raise DatasetError(f"aggregation {run.pk} is of {payload.kind} items; a SemEval dataset needs sentences")
+        payload = as_sentence(outcome.item.content)
+        if payload is None:
+            raise DatasetError(f"aggregation {run.pk} is of {outcome.item.content.kind} items; a SemEval dataset "
+                               f"needs sentences")
         key = payload.sentence_id
         if annotation and LABELS[outcome.outcome] == 1:
             spans[key] = annotation

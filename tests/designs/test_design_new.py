@@ -4,6 +4,7 @@ formats, and items that do not fit refused by file and line with nothing made.""
 import re
 import subprocess
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,33 @@ def test_design_new_with_an_items_own_rules_it_cannot_read_makes_nothing(tmp_pat
     call_command("design", "new", str(CHEAP_FACTS), "--items", str(good))
     item = Item.objects.get()
     assert item.content.fields["rules"] == {"banned": ["not"]} and item.group == "facts"
+
+
+@pytest.mark.django_db
+def test_an_items_file_given_to_the_semeval_design_goes_on_to_spans_and_a_dataset(tmp_path):
+    """`design new semeval-subtask1.yaml --items FILE` makes records, not the ingest's sentences: aggregated, its
+    positives still go to a span batch and into a dataset version, each record read as the sentence it holds."""
+    from aggregation.services import batch_aggregate
+    from designs.semeval import span_batch_create
+    from hits.services import assignment_claim, assignment_submit, batch_publish
+    from releases.services import dataset_from_aggregation
+
+    data = tmp_path / "s.csv"
+    data.write_text("sentenceID,sentence,domain\n1,If it had rained we would have stayed.,finance\n"
+                    "2,Shares rose.,finance\n", encoding="utf-8")
+    source = (ROOT / "designs" / "semeval-subtask1.yaml").read_text(encoding="utf-8")
+    design = tmp_path / "d.yaml"
+    design.write_text(source.split("qualification:")[0] + "aggregation:" + source.split("aggregation:")[1],
+                      encoding="utf-8")
+    call_command("design", "new", str(design), "--items", str(data), "--provider", "inhouse", stdout=StringIO())
+    batch = batch_publish(batch=Batch.objects.get())
+    for n in range(5):
+        worker = Worker.objects.create(provider="inhouse", external_id=f"w{n}")
+        assignment = assignment_claim(batch=batch, worker=worker)
+        assignment_submit(assignment=assignment, worker=worker, raw_answers={
+            f"a-{item.pk}-0": "1" if item.content.record_id == "1" else "0" for item in assignment.hit.ordered_items()})
+    run = batch_aggregate(batch=batch, samples=0)
+    spans = span_batch_create(run=run, name="spans")
+    assert [item.content.sentence_id for item in spans.items.all()] == ["1"]
+    version = dataset_from_aggregation(run=run, name="from-records")
+    assert sorted(version.sentences.values_list("sentence_id", "label")) == [("1", 1), ("2", 0)]

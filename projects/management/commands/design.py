@@ -95,8 +95,9 @@ class Command(BaseCommand):
             source=path.read_bytes().decode("utf-8-sig"), file_name=path.name, records=records, name=options["name"],
             stage=options["stage"], provider=options["provider"], seed=options["seed"])
         version = DesignBatch.objects.get(batch=batch).version
-        self.stdout.write(f"project {project.slug!r}: design {version} ({len(design.annotation_schemes)} schemes), "
-                          f"{len(records)} items from {data_path.name}")
+        schemes = counted(len(design.annotation_schemes), "scheme")
+        self.stdout.write(f"project {project.slug!r}: design {version} ({schemes}), "
+                          f"{counted(len(records), 'item')} from {data_path.name}")
         self.stdout.write(f"batch {batch.pk}: {describe_batch(batch)}")
         later = [(stage, stage_batch) for stage, stage_batch in workflow_batches(batch).items() if stage_batch != batch]
         for stage, stage_batch in later:
