@@ -53,6 +53,8 @@ def overview() -> dict[str, Any]:
         row["aggregation"] = aggregations.get(runs_of.get(row["batch"].pk))
         row["span_agreement"] = span_agreement_shown(row["batch"], list(design.components) if design else [])
         row["aggregated"] = design is not None and yes_no(scheme_labels(label_scheme(design, stage)))
+        # What the batch asks, as its workers read it (every batch's task type is "design" now).
+        row["kind"] = design.title if design else row["batch"].task_type
         row["adaptive"] = adaptive_savings(row["batch"]) if row["batch"].adaptive else None
     attempts = Attempt.objects.filter(test=OuterRef("pk")).values("test").annotate(n=Count("pk")).values("n")
     granted = (Grant.objects.filter(test=OuterRef("pk"), revoked__isnull=True).values("test")

@@ -51,6 +51,7 @@ def test_each_role_sees_its_pages_and_not_the_others(browser_page, live_server, 
     page.wait_for_url(f"{live_server.url}/dashboard/")
     assert all(name in _nav(page) for name in ("Dashboard", "Span review", "Spot checks", "Work", "Datasets"))
     assert "labelled news" in page.inner_text("#batches") and "open work" in page.inner_text("#batches")
+    assert "Is this sentence counterfactual? · inhouse" in page.inner_text("#batches")  # what the batch asks
     assert "news-v1" in page.inner_text("#versions")
     plots = page.locator("img[alt^='Worker quality']")
     assert plots.count() == 1 and page.evaluate("img => img.naturalWidth", plots.element_handle()) > 0
