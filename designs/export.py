@@ -23,6 +23,7 @@ def batch_answers(batch: Batch) -> tuple[list[dict[str, Any]], dict[int, Item]]:
     """Every stored answer of the batch's counted assignments as long-form rows (workers as pseudonyms
     W1, W2, ... in the order they first answered), and the batch's items by id."""
     items = {item.pk: item for item in Item.objects.filter(batch=batch)}
+    ids = {pk: record(item).id for pk, item in items.items()}  # read once, not once per answer
     assignments = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
                    .order_by("submitted", "pk").values("pk", "worker_id", "submitted", "answers", "state"))
     pseudonyms: dict[int, str] = {}
@@ -34,7 +35,7 @@ def batch_answers(batch: Batch) -> tuple[list[dict[str, Any]], dict[int, Item]]:
             if item is None or not isinstance(answer, dict):
                 continue
             for scheme, value in answer.items():
-                rows.append({"item": record(item).id, "annotator": worker, "scheme": scheme, "value": value,
+                rows.append({"item": ids[item.pk], "annotator": worker, "scheme": scheme, "value": value,
                              "time": assignment["submitted"].isoformat() if assignment["submitted"] else "",
                              "assignment": assignment["pk"], "gold": item.is_gold})
     return rows, items

@@ -369,13 +369,13 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
     submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED)
     review = forms.ReviewForm(choices=[(a.pk, str(a.pk)) for a in submitted])
     aggregate_form = forms.AggregateForm()
+    voted = aggregated(batch)  # its design read once for both
     return render(request, "projects/batch.html", {
         "project": project, "batch": batch, "row": row, "submitted": submitted, "review": review,
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
         "bonus_form": forms.BonusForm(),
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
-        "aggregated": aggregated(batch),
-        "few_votes": aggregated(batch) and batch.assignments_per_hit < PAPER_RULES.votes_required,
+        "aggregated": voted, "few_votes": voted and batch.assignments_per_hit < PAPER_RULES.votes_required,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
         "spot_checked": spot_checked(batch), "writing_evidence": writing_evidence(batch),

@@ -12,14 +12,20 @@ from aggregation.services import batch_aggregate, yes_no_scheme
 from hits.models import Assignment, Batch, Item
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_subtask1_batch_becomes_a_batch_of_the_semeval_design_with_its_votes():
-    before = [("designs", "0007_story_workflows_as_designs")]
+def _rewound(migration):
+    """The database migrated back to designs' `migration`: (the leaf migrations to go forward to, the models as
+    they were then)."""
+    before = [("designs", migration)]
     executor = MigrationExecutor(connection)
     leaves = executor.loader.graph.leaf_nodes()
     executor.migrate(before)
     executor.loader.build_graph()
-    old = executor.loader.project_state([node for node in leaves if node[0] != "designs"] + before).apps
+    return leaves, executor.loader.project_state([node for node in leaves if node[0] != "designs"] + before).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_subtask1_batch_becomes_a_batch_of_the_semeval_design_with_its_votes():
+    leaves, old = _rewound("0007_story_workflows_as_designs")
     OldBatch, OldItem, Hit, HitItem = (old.get_model("hits", name) for name in ("Batch", "Item", "Hit", "HitItem"))
     OldWorker, OldAssignment = old.get_model("hits", "Worker"), old.get_model("hits", "Assignment")
     batch = OldBatch.objects.create(name="old labels", task_type="subtask1", items_per_hit=2, assignments_per_hit=5)
@@ -55,12 +61,7 @@ def test_a_subtask1_batch_becomes_a_batch_of_the_semeval_design_with_its_votes()
 def test_a_subtask2_batch_becomes_a_batch_of_the_span_design_with_its_answers():
     """designs/0009: the span batch's answers in the design's shape (end exclusive), a "no" with its reason, the
     review's rows untouched, a draft's double check kept under the design page's name."""
-    before = [("designs", "0008_subtask1_batches_as_designs")]
-    executor = MigrationExecutor(connection)
-    leaves = executor.loader.graph.leaf_nodes()
-    executor.migrate(before)
-    executor.loader.build_graph()
-    old = executor.loader.project_state([node for node in leaves if node[0] != "designs"] + before).apps
+    leaves, old = _rewound("0008_subtask1_batches_as_designs")
     OldBatch, OldItem, Hit, HitItem = (old.get_model("hits", name) for name in ("Batch", "Item", "Hit", "HitItem"))
     OldWorker, OldAssignment = old.get_model("hits", "Worker"), old.get_model("hits", "Assignment")
     batch = OldBatch.objects.create(name="old spans", task_type="subtask2", items_per_hit=2, assignments_per_hit=1)
