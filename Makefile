@@ -8,11 +8,11 @@ PY := $(VENV)/bin/python
 SHARED ?= ../shared
 NLTK_PACKAGES := punkt_tab averaged_perceptron_tagger_eng
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint docs bench clean
 
 setup: $(VENV)/.installed .nltk_data
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-docs.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
@@ -47,9 +47,14 @@ lint: setup
 	@files=$$(git ls-files '*.js'); for file in $$files; do node --check "$$file" || exit 1; done; \
 		echo "node --check: $$(echo $$files | wc -w) JavaScript files parse"
 
+# The documentation site into site/ (docs/hooks.py generates the reference pages); --strict: a broken link fails.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "docs: site/index.html"
+
 bench: setup
 	$(PY) bench/filter_bench.py
 	$(PY) bench/filter_quality.py
 
 clean:
-	rm -rf $(VENV) .nltk_data db.sqlite3 db.sqlite3-wal db.sqlite3-shm
+	rm -rf $(VENV) .nltk_data site db.sqlite3 db.sqlite3-wal db.sqlite3-shm

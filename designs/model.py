@@ -24,13 +24,15 @@ class Strict(BaseModel):
 
 
 class Label(Strict):
-    name: str = Field(min_length=1, max_length=200)
-    tooltip: str = ""
-    description: str = ""
+    """One answer a labelled scheme offers; written as a plain string, it is just its name."""
+
+    name: str = Field(min_length=1, max_length=200, description="the value stored as the answer")
+    tooltip: str = Field("", description="shown when the pointer rests on the label")
+    description: str = Field("", description="shown as the label's text instead of its name")
     key_value: str | None = Field(None, description="the keyboard key that picks this label")
     key_binding: str | None = Field(None, description="Potato's other name for key_value")
-    color: str | None = None
-    abbreviation: str | None = None
+    color: str | None = Field(None, description="Potato's; read and kept, not drawn")
+    abbreviation: str | None = Field(None, description="Potato's; read and kept, not drawn")
 
     @field_validator("name", mode="before")
     @classmethod
@@ -70,10 +72,14 @@ def labels_in_any_form(schema: dict[str, Any]) -> None:
 
 
 class Requirement(Strict):
+    """Potato's label_requirement: whether a scheme must be answered before the HIT can be submitted."""
+
     required: bool = False
 
 
 class Condition(Strict):
+    """One test of display logic on another scheme's answer."""
+
     schema_: str = Field(alias="schema", description="the name of the scheme whose answer is tested")
     operator: Literal["equals", "not_equals", "contains", "not_contains", "answered", "empty", "gt", "gte", "lt",
                       "lte", "in_range", "not_in_range"] = "equals"
@@ -83,6 +89,8 @@ class Condition(Strict):
 
 
 class DisplayLogic(Strict):
+    """Potato's display_logic: the scheme is shown (and asked) only when its conditions hold."""
+
     show_when: list[Condition] = Field(min_length=1)
     logic: Literal["all", "any"] = "all"
 
@@ -133,33 +141,43 @@ def _no_repeats(values: list[str], where: str, what: str) -> None:
 
 
 class Radio(LabelledScheme):
+    """One label of several, as radio buttons (keys pick them when the labels have keys)."""
+
     annotation_type: Literal["radio"]
-    horizontal: bool = False
+    horizontal: bool = Field(False, description="the labels in a row instead of a column")
 
 
 class Select(LabelledScheme):
+    """One label of several, from a drop-down list (for long lists)."""
+
     annotation_type: Literal["select"]
 
 
 class Multiselect(LabelledScheme):
+    """Any number of labels, as checkboxes."""
+
     annotation_type: Literal["multiselect"]
-    min_selected: int = Field(0, ge=0)
-    max_selected: int | None = Field(None, ge=1)
+    min_selected: int = Field(0, ge=0, description="fewest labels an answer may tick")
+    max_selected: int | None = Field(None, ge=1, description="most labels an answer may tick")
 
 
 class Likert(SchemeBase):
+    """A point on a scale of `size` points (1..size), its ends named; agreement is ordinal."""
+
     annotation_type: Literal["likert"]
-    size: int = Field(5, ge=2, le=11)
-    min_label: str = ""
-    max_label: str = ""
-    sequential_key_binding: bool = True
+    size: int = Field(5, ge=2, le=11, description="how many points")
+    min_label: str = Field("", description="the lowest point's name")
+    max_label: str = Field("", description="the highest point's name")
+    sequential_key_binding: bool = Field(True, description="keys 1..size pick the points")
 
 
 class Slider(SchemeBase):
+    """A number on a slider; agreement is interval."""
+
     annotation_type: Literal["slider"]
     min_value: float = 0
     max_value: float = 100
-    starting_value: float | None = None
+    starting_value: float | None = Field(None, description="where the handle starts (default: the middle)")
     step: float = Field(1, gt=0)
 
     @model_validator(mode="after")
@@ -170,10 +188,12 @@ class Slider(SchemeBase):
 
 
 class Number(SchemeBase):
+    """A number typed in a box, checked against min and max on the page and on the server."""
+
     annotation_type: Literal["number"]
     min: float | None = None
     max: float | None = None
-    step: float | None = Field(None, gt=0)
+    step: float | None = Field(None, gt=0, description="the answer is a multiple of it (1: whole numbers)")
 
 
 class EditLimits(Strict):
@@ -228,6 +248,8 @@ class Span(LabelledScheme):
 
 
 class Scale(Strict):
+    """A pairwise scheme's scale (mode: scale): from strongly A (min) to strongly B (max)."""
+
     min: int = -3
     max: int = 3
     step: int = Field(1, ge=1)
@@ -236,27 +258,33 @@ class Scale(Strict):
 
 
 class Pairwise(SchemeBase):
+    """Which of two things is better (A, B, or a tie), or how much better on a scale."""
+
     annotation_type: Literal["pairwise"]
-    mode: Literal["binary", "scale"] = "binary"
+    mode: Literal["binary", "scale"] = Field("binary", description="binary: pick one; scale: a point from A to B")
     items_key: str = Field("pair", description="the item field holding the two things compared")
     labels: list[Label] = Field(default_factory=lambda: [Label(name="A"), Label(name="B")],
                                json_schema_extra=labels_in_any_form)
-    allow_tie: bool = False
-    tie_label: str = "Equal"
+    allow_tie: bool = Field(False, description="offer a tie as a third answer")
+    tie_label: str = Field("Equal", description="the tie's name")
     tie_labels: list[str] = Field(default_factory=list, description="several ways to call it even (equally good, "
                                                                     "equally bad), instead of tie_label")
     scale: Scale = Field(default_factory=Scale)
 
 
 class BestWorst(SchemeBase):
+    """Best-worst scaling: the best and the worst of a tuple; scores by counting across tuples."""
+
     annotation_type: Literal["bws"]
     items_key: str = Field("tuple", description="the item field holding the tuple")
-    tuple_size: int = Field(4, ge=3, le=10)
-    best_description: str = "Best"
-    worst_description: str = "Worst"
+    tuple_size: int = Field(4, ge=3, le=10, description="how many things each tuple holds")
+    best_description: str = Field("Best", description="what the best pick is called on the page")
+    worst_description: str = Field("Worst", description="what the worst pick is called on the page")
 
 
 class Multirate(SchemeBase):
+    """A grid: each option (row) gets one label (column)."""
+
     annotation_type: Literal["multirate"]
     options: list[str] = Field(min_length=1, description="the rows rated")
     labels: list[Label] = Field(min_length=2, description="the columns: one per row is picked",
@@ -264,6 +292,8 @@ class Multirate(SchemeBase):
 
 
 class PureDisplay(SchemeBase):
+    """Text shown between the questions (its description); asks nothing and stores nothing."""
+
     annotation_type: Literal["pure_display"]
 
 
@@ -284,8 +314,10 @@ SCHEME_TYPES = ("radio", "select", "multiselect", "likert", "slider", "number", 
 
 
 class Items(Strict):
-    id_key: str = "id"
-    text_key: str = "text"
+    """Where the fields of an items file are: which is the id, which the text, what else is shown."""
+
+    id_key: str = Field("id", description="the field holding each item's unique id")
+    text_key: str = Field("text", description="the field holding the text annotated")
     show: list[str] = Field(default_factory=list, description="other item fields shown above the text")
     show_after: list[str] = Field(default_factory=list, description="other item fields shown below the text (a "
                                                                     "story's later sentences)")
@@ -300,44 +332,55 @@ class Items(Strict):
 
 
 class Hits(Strict):
+    """How items are packed into HITs and what a HIT pays."""
+
     items_per_hit: int = Field(10, ge=1, le=100)
-    assignments_per_hit: int = Field(3, ge=1, le=100)
-    reward: Decimal = Field(Decimal("0.50"), ge=0, max_digits=8, decimal_places=2)
+    assignments_per_hit: int = Field(3, ge=1, le=100, description="how many people answer each HIT")
+    reward: Decimal = Field(Decimal("0.50"), ge=0, max_digits=8, decimal_places=2,
+                            description="paid per assignment, in the provider's currency")
     assignment_duration: int = Field(3600, ge=60, description="seconds a worker has to submit")
     lifetime: int = Field(7 * 24 * 3600, ge=60, description="seconds the HITs stay available")
     gold_rate: float = Field(0.0, ge=0, le=1, description="share of each HIT that is known-answer items")
-    budget: Decimal | None = Field(None, ge=0)
+    budget: Decimal | None = Field(None, ge=0, description="rewards, fees and bonuses may not go past it")
 
 
 class MturkSettings(Strict):
-    locales: list[str] = Field(default_factory=list)
-    min_approval_rate: int | None = Field(None, ge=0, le=100)
+    """Who may work on MTurk: qualification requirements of every HIT."""
+
+    locales: list[str] = Field(default_factory=list, description="country codes (US, GB, ...) workers must be in")
+    min_approval_rate: int | None = Field(None, ge=0, le=100, description="percent of a worker's work approved")
     min_approved_hits: int | None = Field(None, ge=0)
-    masters: bool = False
+    masters: bool = Field(False, description="only MTurk Masters")
 
 
 class ProlificSettings(Strict):
+    """Who may take the study on Prolific: its participant filters."""
+
     min_approval_rate: int | None = Field(None, ge=0, le=100)
     min_approved_hits: int | None = Field(None, ge=0)
 
 
 class Provider(Strict):
+    """The crowd a batch goes to: annotators with accounts on this site (inhouse), MTurk or Prolific."""
+
     name: Literal["inhouse", "mturk", "prolific"] = "inhouse"
     mturk: MturkSettings = Field(default_factory=MturkSettings)
     prolific: ProlificSettings = Field(default_factory=ProlificSettings)
 
 
 class Qualification(Strict):
+    """The screening test a worker must pass before working on the design's batches."""
+
     test: str = Field(description="the name of a screening test of the project")
-    min_score: int = Field(80, ge=0, le=100)
+    min_score: int = Field(80, ge=0, le=100, description="percent correct needed to pass")
 
 
 class Rule(Strict):
     """One row of a threshold rule: an outcome when at least `min_share` of the votes (or `min_votes` of
     them) agree on `label`."""
 
-    outcome: str
-    label: str | None = None
+    outcome: str = Field(description="the name the items it holds for get (positive, negative-100, ...)")
+    label: str | None = Field(None, description="the label the votes agree on")
     min_votes: int | None = Field(None, ge=1)
     min_share: float | None = Field(None, gt=0, le=1)
 
@@ -348,6 +391,9 @@ class Rule(Strict):
 
 
 class Aggregation(Strict):
+    """How one scheme's answers become one label per item; each scheme type admits only the methods that fit
+    it (the first is its default)."""
+
     method: Literal["majority", "threshold", "dawid-skene", "mace", "mean", "median", "bradley-terry", "counting",
                     "spans", "none"]
     rules: list[Rule] = Field(default_factory=list, description="threshold: tried in order; first that holds")
@@ -388,11 +434,15 @@ class Stage(Strict):
 
 
 class Split(Strict):
-    train: float = Field(0.65, gt=0, lt=1)
-    seed: int = 0
+    """A train/test split of the export (SemEval's was 65/35)."""
+
+    train: float = Field(0.65, gt=0, lt=1, description="the share of items in train")
+    seed: int = Field(0, description="the same seed gives the same split")
 
 
 class Export(Strict):
+    """What `design export` and the export page write."""
+
     formats: list[Literal["csv", "jsonl", "parquet", "hf", "semeval"]] = Field(
         default_factory=lambda: ["csv", "jsonl"])
     split: Split | None = None

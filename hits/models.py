@@ -101,7 +101,7 @@ class Batch(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.name} ({self.task_type}, {self.provider})"
+        return f"{self.name} ({self.provider})"
 
     def places(self) -> int:
         """Places (assignments) the batch's HITs offer in all (`Hit.place_count` summed)."""

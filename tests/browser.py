@@ -37,13 +37,18 @@ def browser_page(chromium):
     return chromium.new_page()
 
 
-# Screenshots the page tests take, for a person to look at (not committed; see the README).
+# Screenshots the page tests take, for a person to look at (not committed).
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "bench" / "out" / "pages"
+# The documentation's pictures: taken by the tests that walk the pages, so the docs show the pages as they are.
+DOCS_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
 
 
-def screenshot(page, name, full_page=True):
+def screenshot(page, name, full_page=True, docs=None):
+    """Save the page as bench/out/pages/NAME.png; with `docs`, also the window as docs/images/DOCS.png."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
+    if docs:
+        page.screenshot(path=str(DOCS_IMAGES / f"{docs}.png"))
 
 
 def log_in(page, live_server, username, password, next_url):
@@ -53,11 +58,11 @@ def log_in(page, live_server, username, password, next_url):
     page.click("button:has-text('Log in')")
 
 
-def axe_clean(page, name):
-    """Screenshot the page as `name`, then run axe-core on it: no serious or critical violation."""
+def axe_clean(page, name, docs=None):
+    """Screenshot the page as `name` (and `docs`), then run axe-core on it: no serious or critical violation."""
     from axe_playwright_python.sync_playwright import Axe
 
-    screenshot(page, name)
+    screenshot(page, name, docs=docs)
     results = Axe().run(page)
     bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
            for v in results.response["violations"] if v["impact"] in ("serious", "critical")]

@@ -104,10 +104,18 @@ def site():
             "review": SpanAnnotation.objects.order_by("pk").first()}
 
 
+# The annotator's getting-started page shows these, as this walk finds them.
+DOCS_PICTURES = {("work-list", "desktop"): "annotator-work-list", ("labeling", "desktop"): "annotator-labeling",
+                 ("spans", "desktop"): "annotator-spans", ("spans", "phone"): "annotator-spans-phone",
+                 ("qualification-test", "desktop"): "annotator-screening-test",
+                 ("qualification-result", "desktop"): "annotator-screening-result",
+                 ("span-review", "desktop"): "organizer-span-review"}
+
+
 def _check(page, name, width):
     """axe at this size, then (on the phone) overflow and tap targets; a screenshot either way."""
     page.wait_for_load_state("networkidle")
-    screenshot(page, f"{name}-{width}")
+    screenshot(page, f"{name}-{width}", docs=DOCS_PICTURES.get((name, width)))
     results = Axe().run(page)
     bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
            for v in results.response["violations"] if v["impact"] in ("serious", "critical")]

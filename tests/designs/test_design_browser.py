@@ -16,7 +16,7 @@ from accounts import roles
 from designs.models import DesignBatch
 from hits.models import Assignment, Batch
 from projects.models import Project
-from tests.browser import axe_clean, log_in
+from tests.browser import axe_clean, log_in, screenshot
 from tests.test_accessibility import DESKTOP, PHONE
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -108,7 +108,7 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     page.get_by_role("button", name=f"line {line}").click()
     assert page.evaluate("(() => { const t = document.getElementById('design-source');"
                          " return t.value.slice(t.selectionStart, t.selectionEnd); })()") == "  rewrd: 1"
-    axe_clean(page, "design-editor-desktop")
+    axe_clean(page, "design-editor-desktop", docs="organizer-design-editor")
     page.fill("#design-source", source.replace("items_per_hit: 10", "items_per_hit: 2").replace(
         "assignments_per_hit: 3", "assignments_per_hit: 1"))
     page.wait_for_selector("#design-status:has-text('Valid')")
@@ -123,7 +123,7 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     assert "The man broke his toe number 1." in preview.inner_text(".task-item >> nth=0")
     preview.keyboard.press("1")  # the keys work as on the real page, nothing is sent
     assert preview.is_disabled("#cf-submit")
-    axe_clean(preview, "design-preview")
+    axe_clean(preview, "design-preview", docs="organizer-preview")
     preview.close()
     page.click("#design-create")
     page.wait_for_url(f"{live_server.url}/projects/which-alternative-is-more-plausible/")
@@ -140,6 +140,7 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
         annotator.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
         for _ in range(annotator.locator(".task-item").count()):
             annotator.keyboard.press("1")
+        screenshot(annotator, "design-task-answered", full_page=False, docs="organizer-task-page")
         annotator.keyboard.press("Enter")
         annotator.wait_for_url(f"{live_server.url}/work/")
     assert Assignment.objects.filter(hit__batch=batch, state="submitted").count() == 2
@@ -147,6 +148,8 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
 
     page.goto(f"{live_server.url}/projects/{project.slug}/")
     assert "choice: alpha" in page.inner_text("#step-report")
+    page.locator("#step-report").scroll_into_view_if_needed()
+    screenshot(page, "design-project-report", docs="organizer-report")
     with page.expect_download() as download:
         page.get_by_role("link", name="Download answers and labels (zip)").click()
     archive = zipfile.ZipFile(io.BytesIO(download.value.path().read_bytes()))
@@ -189,7 +192,7 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     assert "stance (radio), cause (span), topics (multiselect), sure (likert), comment (text)" in text
     assert "Ignored (Potato's own server and pages, or features not used here): port, site_dir" in text
     assert not Project.objects.exists()  # a check makes nothing
-    axe_clean(page, "potato-check")
+    axe_clean(page, "potato-check", docs="potato-check")
     page.click("#potato-import")
     page.wait_for_url(f"{live_server.url}/projects/tweets-about-the-weather/")
     project = Project.objects.get()

@@ -17,7 +17,7 @@ from accounts import roles
 from demo.crowd import SimulatedWorker, SpanAnnotator, run_inhouse, run_spans, take_test_inhouse
 from hits.models import Batch
 from projects.models import Project
-from tests.browser import axe_clean, chromium, log_in  # noqa: F401  (fixture)
+from tests.browser import DOCS_IMAGES, axe_clean, chromium, log_in  # noqa: F401  (fixture)
 from tests.fixtures import released_sample
 from tests.test_accessibility import PHONE
 
@@ -37,9 +37,11 @@ def _settled(page):
     page.wait_for_selector("#live[data-busy='false']", state="attached", timeout=60_000)
 
 
-def _shot(page, name):
+def _shot(page, name, docs=None):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"workspace-{name}.png"), full_page=True)
+    if docs:
+        page.screenshot(path=str(DOCS_IMAGES / f"{docs}.png"))
 
 
 @override_settings(JOBS_RUNNER="thread")
@@ -82,13 +84,13 @@ def _on_a_phone(browser, live_server):
                        ("token", "/accounts/token/"), ("span-review", "/review/spans/?show=all"),
                        ("spot-checks", "/review/spot-checks/")]:
         page.goto(live_server.url + path)
-        _fits(page, f"organizer-{name}")
+        _fits(page, f"organizer-{name}", docs="organizer-people-phone" if name == "people" else None)
     context.close()
     # The invited annotator: the join page, then their work list.
     context = browser.new_context(**PHONE)
     page = context.new_page()
     page.goto(link)
-    _fits(page, "join")
+    _fits(page, "join", docs="annotator-join-phone")
     page.fill("#id_username", "ada")
     page.fill("#id_password1", "a-long-pass-phrase-42")
     page.fill("#id_password2", "a-long-pass-phrase-42")
@@ -98,10 +100,10 @@ def _on_a_phone(browser, live_server):
     context.close()
 
 
-def _fits(page, name):
+def _fits(page, name, docs=None):
     page.wait_for_load_state("networkidle")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    axe_clean(page, f"{name}-phone")
+    axe_clean(page, f"{name}-phone", docs=docs)
     assert overflow <= 0, f"{name} scrolls sideways by {overflow} px on a 390 px phone"
 
 
@@ -172,7 +174,7 @@ def _walk(page, live_server, tmp_path):
     _wait_for_step(page, "aggregation")
     page.click("#step-aggregation a:has-text('Aggregation')")
     page.wait_for_selector("#outcomes")
-    _shot(page, "aggregation")
+    _shot(page, "aggregation", docs="organizer-aggregation")
     page.get_by_role("button", name="Create the span batch").click()
     page.wait_for_selector("#step-spans a:has-text('Publish')", timeout=60_000)
     _settled(page)
@@ -199,7 +201,7 @@ def _walk(page, live_server, tmp_path):
     page.click("#step-version a:has-text('counterfactual-news-v1')")
     page.get_by_role("button", name="Export every format").click()
     page.wait_for_selector("#files a:has-text('subtask1_train.csv')", timeout=60_000)
-    _shot(page, "version")
+    _shot(page, "version", docs="researcher-version")
     with page.expect_download() as download:
         page.click("#files a:has-text('subtask1_train.csv')")
     content = Path(download.value.path()).read_bytes().decode("utf-8")
@@ -210,6 +212,6 @@ def _walk(page, live_server, tmp_path):
     assert len(rows) == version.sentences.filter(split="train").count() > 0
 
     page.goto(f"{live_server.url}/projects/counterfactual-news/")
-    _shot(page, "project-done")
+    _shot(page, "project-done", docs="organizer-project-done")
     states = page.eval_on_selector_all("#steps > li", "items => items.map(item => item.className)")
     assert states == ["done"] * 9, states

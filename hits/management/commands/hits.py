@@ -62,7 +62,8 @@ class Command(BaseCommand):
             **{state: Count("pk", filter=Q(state=state)) for state in Assignment.State.values})
         self.stdout.write(f"{batch} — {batch.state}")
         self.stdout.write(f"  HITs: {batch.hits.count()} ({', '.join(f'{k} {v}' for k, v in sorted(states.items()))})")
-        self.stdout.write("  assignments: " + ", ".join(f"{k} {v}" for k, v in assignments.items() if v) or "none")
+        held = ", ".join(f"{k} {v}" for k, v in assignments.items() if v)
+        self.stdout.write(f"  assignments: {held or 'none yet'}")
         self.stdout.write(f"  cost estimate {services.batch_estimate_cost(batch=batch)}, spent {batch.spent()}, "
                           f"budget {batch.budget if batch.budget is not None else 'none'}")
 
