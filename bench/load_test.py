@@ -1,31 +1,31 @@
-"""Load test: concurrent annotators taking and submitting Subtask-1 HITs.
+"""Load test: a launch day. N annotators arrive within a minute, log in and label at a person's pace.
 
     .venv/bin/pip install -r requirements-bench.txt
-    .venv/bin/python bench/load_test.py [--users 100] [--minutes 5] [--workers 4] [--label 15,45] [--think 1,3]
-        [--sqlite] [--processes N]
+    .venv/bin/python bench/load_test.py [--users 1000] [--minutes 5] [--workers 4] [--answer 8,15]
+        [--items-per-hit 10] [--arrive 60] [--processes 2] [--sqlite]
 
---sqlite runs the embedded default instead: a fresh SQLite file (WAL, busy
-timeout) behind the same gunicorn. --processes runs locust with N worker
-processes, for crowds one locust process cannot play.
+Each annotator logs in through the login form, opens the work list, takes a HIT and opens its page, answers
+an item every 8-15 s (each answer saved as a draft, as the page does), submits with *Submit and take the next
+HIT* and goes on (bench/locustfile.py). One visitor reads the login page the whole time: the baseline.
 
-Annotators arrive two a second (a whole crowd clicking in the same second is
-not how people start work) and, when the time is up, finish the HIT they
-are on (locust's stop timeout), so every submission sent is answered.
+The bench starts everything on this machine: a fresh PostgreSQL database (BENCH_DATABASE_URL, default
+crowdset_load on 127.0.0.1), Redis (BENCH_REDIS_URL, default 127.0.0.1:6379; databases 12 and 13, flushed) as
+the shared cache, session cache and Celery broker, a Celery worker, and gunicorn on loopback. --sqlite runs the
+embedded default instead: a fresh SQLite file, no Redis, tasks in the web process.
 
-A fresh PostgreSQL database (BENCH_DATABASE_URL, default crowdset_load on
-127.0.0.1) gets the annotators and one in-house batch big enough that nobody
-runs out; gunicorn serves the site on loopback and locust plays the
-annotators. Afterwards the database is checked against what the clients
-sent: every accepted submission is stored once with one vote per sentence,
-and no annotator holds two places in one HIT.
-
-Latency is reported per request kind, and as a ratio to the login page
-(a page that touches no crowd tables) measured in the same run.
+It prints p50/p95/p99 per endpoint as the annotators saw them, errors and requests/s; the p95 of the time spent in
+the application (Server-Timing's app: the rest is waiting for a web process or the network); the server's CPU per
+request, from each response's Server-Timing header (the web process's own CPU for that request) and as the ratio
+to the login page's in the same run; and the whole server's CPU (gunicorn, PostgreSQL, Redis, the Celery worker,
+from /proc) over the run divided by the requests. Afterwards it checks the database against what the clients sent: every
+acknowledged submission stored once with one answer per item, no annotator holding two places in one HIT.
+It exits non-zero on any error or mismatch.
 """
 
 import argparse
 import json
 import os
+import resource
 import secrets
 import signal
 import subprocess
@@ -38,16 +38,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PG_URL = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/crowdset_load")
 PORT = int(os.environ.get("BENCH_PORT", "8765"))
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379")
 
 SETUP = """
 import sys
 import django
 django.setup()
-import json
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import User
-from django.contrib.sessions.backends.db import SessionStore
 from django.conf import settings
 from accounts.roles import ANNOTATOR, group
 from core.items import SentenceItem
@@ -55,22 +53,15 @@ from core.semeval import read_subtask1_rows
 from designs.semeval import labeling_batch_create
 from hits.services import ItemSpec, batch_publish
 
-users, hits, password = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-hashed = make_password(password)  # hashed once: the test measures the site, not PBKDF2 at set-up
-annotators = User.objects.bulk_create(User(username=f"load-{n:03d}", password=hashed) for n in range(1, users + 1))
+users, hits, per_hit, password = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+# Hashed once with the site's hasher: every annotator logs in with it, and the server checks it each time.
+hashed = make_password(password)
+annotators = User.objects.bulk_create(User(username=f"load-{n:04d}", password=hashed) for n in range(1, users + 1))
 group(ANNOTATOR).user_set.add(*annotators)
-sessions = []
-for user in User.objects.filter(username__startswith="load-"):
-    session = SessionStore()
-    session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
-                    HASH_SESSION_KEY: user.get_session_auth_hash()})
-    session.create()
-    sessions.append(session.session_key)
-json.dump(sessions, open(sys.argv[4], "w"))
 rows = read_subtask1_rows(settings.SHARED_DIR / "semeval2020t5" / "subtask1_train.csv")
 items = [ItemSpec(key=f"load:{n}", payload=SentenceItem(text=rows[n % len(rows)][2], sentence_id=f"load:{n}"))
-         for n in range(hits * 25)]
-batch = labeling_batch_create(name="load test", items=items, items_per_hit=25)
+         for n in range(hits * per_hit)]
+batch = labeling_batch_create(name="load test", items=items, items_per_hit=per_hit)
 batch_publish(batch=batch)
 # A live database's autovacuum would have analyzed the tables by now; without it the planner
 # guesses from empty tables.
@@ -101,15 +92,58 @@ print(json.dumps({"sent": len(sent), "stored": len(submitted), "votes_sent": sum
 """
 
 
-def fresh_database(async_commit=False):
+def fresh_database():
     import psycopg
 
     admin, name = PG_URL.rsplit("/", 1)
     with psycopg.connect(admin + "/postgres", autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         connection.execute(f'CREATE DATABASE "{name}"')
-        if async_commit:
-            connection.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+
+
+def fresh_redis():
+    """The cache and the broker, each in a Redis database of its own, emptied."""
+    import redis
+
+    urls = {"CACHE_URL": f"{REDIS_URL}/12", "CELERY_BROKER_URL": f"{REDIS_URL}/13"}
+    for url in urls.values():
+        redis.Redis.from_url(url).flushdb()
+    return urls
+
+
+def machine_cpu():
+    """(busy, idle) jiffies of the whole machine, every core: the load generator's share shows here too."""
+    values = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]
+    return sum(values) - idle, idle
+
+
+def server_cpu(gunicorn, worker):
+    """CPU seconds so far of the server's processes, by kind: gunicorn (master and workers), the Celery worker
+    (and its pool), PostgreSQL (every backend of the cluster) and Redis."""
+    used = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        ppid, seconds = int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        if int(pid) == gunicorn or ppid == gunicorn:
+            kind = "gunicorn"
+        elif worker and (int(pid) == worker.pid or ppid == worker.pid):
+            kind = "celery worker"
+        elif command.startswith("postgres") or "postgres:" in command:
+            kind = "postgresql"
+        elif command.startswith("redis-server"):
+            kind = "redis"
+        else:
+            continue
+        used[kind] = used.get(kind, 0.0) + seconds
+    return used
 
 
 def django(env, *args):
@@ -133,33 +167,45 @@ def percentile(values, share):
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
 
 
-def report(record, check):
+def report(record, check, cpu_used):
     requests = record["requests"]
     if not requests:
         print("no request was recorded")
         return False
     begin, end = min(r[1] for r in requests), max(r[1] for r in requests)
-    names = sorted({r[0] for r in requests}, key=lambda name: (name.startswith("login"), name))
-    baseline = percentile([r[2] for r in requests if r[0].startswith("login")], 0.95)
+    baseline_name = "login page (baseline)"
+    baseline_cpu = mean([r[5] for r in requests if r[0] == baseline_name and r[5] is not None])
+    names = sorted({r[0] for r in requests}, key=lambda name: (name == baseline_name, name))
     print(f"\n{'request':<24}{'count':>8}{'errors':>8}{'req/s':>8}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}"
-          f"{'p95 / baseline':>16}")
+          f"{'app p95':>9}{'CPU ms':>8}{'CPU / baseline':>16}")
     groups = [(name, [r for r in requests if r[0] == name]) for name in names]
-    groups.append(("annotator requests", [r for r in requests if not r[0].startswith("login")]))
+    groups.append(("annotator requests", [r for r in requests if r[0] != baseline_name]))
     for name, rows in groups:
-        times = [r[2] for r in rows]
+        times, cpu = [r[2] for r in rows], mean([r[5] for r in rows if r[5] is not None])
         print(f"{name:<24}{len(rows):>8}{sum(r[3] for r in rows):>8}{len(rows) / (end - begin):>8.1f}"
               f"{percentile(times, 0.5):>8.0f}{percentile(times, 0.95):>8.0f}{percentile(times, 0.99):>8.0f}"
-              f"{percentile(times, 0.95) / baseline:>15.1f}x")
+              f"{percentile([r[6] for r in rows if r[6] is not None], 0.95):>9.0f}"
+              f"{cpu:>8.2f}{cpu / baseline_cpu if baseline_cpu else 0:>15.2f}x")
+    machine, locust = cpu_used.pop("machine busy share"), cpu_used.pop("locust", 0.0)
+    total = sum(cpu_used.values())
+    print(f"\nserver CPU over the run: {total:.1f} s for {len(requests)} requests, "
+          f"{total * 1000 / len(requests):.1f} ms a request ("
+          + ", ".join(f"{kind} {seconds:.1f} s" for kind, seconds in sorted(cpu_used.items())) + "); "
+          f"the machine's cores {machine:.0%} busy, locust's own CPU {locust:.1f} s")
     print(f"\nsubmissions: {check['sent']} acknowledged, {check['stored']} stored "
-          f"({check['stored'] / (end - begin):.1f}/s); votes sent {check['votes_sent']}, stored "
+          f"({check['stored'] / (end - begin):.1f}/s); answers sent {check['votes_sent']}, stored "
           f"{check['votes_stored']}; lost {check['lost']}, stored without acknowledgement "
           f"{check['not_acknowledged']}, incomplete {check['incomplete']}, doubled places "
           f"{check['doubled_places']}; claims still open at the end {check['claimed_open']}")
     errors = sum(r[3] for r in requests)
     for failed in [r for r in requests if r[3]][:5]:
-        print(f"error: {failed[0]}: {failed[4] if len(failed) > 4 else ''}")
+        print(f"error: {failed[0]} at {failed[1] - begin:.0f} s of {end - begin:.0f}: {failed[4]}")
     return errors == 0 and not (check["lost"] or check["not_acknowledged"] or check["incomplete"]
                                 or check["doubled_places"] or check["votes_sent"] != check["votes_stored"])
+
+
+def mean(values):
+    return sum(values) / len(values) if values else 0.0
 
 
 def merge_records(folder, record, processes):
@@ -182,16 +228,14 @@ def merge_records(folder, record, processes):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--users", type=int, default=100)
+    parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--minutes", type=float, default=5)
+    parser.add_argument("--arrive", type=float, default=60, help="seconds over which the annotators arrive")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
-    parser.add_argument("--async-commit", action="store_true",
-                        help="diagnosis only: PostgreSQL answers commits before the disk has them, to see what "
-                             "waiting for the disk costs (never for real data)")
-    parser.add_argument("--hits", type=int, default=1500, help="HITs in the batch (25 sentences, 5 places each)")
-    parser.add_argument("--think", default="1,3", help="seconds between a submit and the next HIT: MIN,MAX")
-    parser.add_argument("--label", default="15,45", help="seconds spent answering one HIT: MIN,MAX (0,0: none)")
+    parser.add_argument("--hits", type=int, default=1500, help="HITs in the batch (5 places each)")
+    parser.add_argument("--items-per-hit", type=int, default=10)
+    parser.add_argument("--answer", default="8,15", help="seconds to answer one item: MIN,MAX")
     parser.add_argument("--sqlite", action="store_true", help="the embedded default: SQLite, not PostgreSQL")
     parser.add_argument("--processes", type=int, default=1, help="locust worker processes")
     args = parser.parse_args()
@@ -199,45 +243,63 @@ def main():
         folder = Path(folder)
         database = f"sqlite:///{folder / 'load.sqlite3'}" if args.sqlite else PG_URL
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT),
-               "DATABASE_URL": database, "DB_CONN_MAX_AGE": "60", "SECRET_KEY": secrets.token_urlsafe(40),
-               "DEBUG": "false", "HTTPS": "false", "LOG_LEVEL": "ERROR"}
-        env.pop("CELERY_BROKER_URL", None)
+               "DATABASE_URL": database, "DB_CONN_MAX_AGE": "600", "SECRET_KEY": secrets.token_urlsafe(40),
+               "DEBUG": "false", "HTTPS": "false", "LOG_LEVEL": "ERROR", "SERVER_TIMING": "true"}
+        for name in ("CELERY_BROKER_URL", "CACHE_URL", "CELERY_RESULT_BACKEND"):
+            env.pop(name, None)
         if not args.sqlite:
-            fresh_database(args.async_commit)
+            fresh_database()
+            env.update(fresh_redis())
         django(env, "manage.py", "migrate", "-v", "0")
         (folder / "setup.py").write_text(SETUP)
         (folder / "check.py").write_text(CHECK)
-        sessions, record = folder / "sessions.json", folder / "record.json"
-        batch = django(env, str(folder / "setup.py"), str(args.users), str(args.hits), secrets.token_urlsafe(12),
-                       str(sessions)).strip()
-        print(f"{'SQLite' if args.sqlite else 'PostgreSQL'} ready: {args.users} annotators, batch {batch} with "
-              f"{args.hits} HITs of 25 sentences")
+        record, password = folder / "record.json", secrets.token_urlsafe(12)
+        batch = django(env, str(folder / "setup.py"), str(args.users), str(args.hits), str(args.items_per_hit),
+                       password).strip()
+        print(f"{'SQLite' if args.sqlite else 'PostgreSQL + Redis + a Celery worker'} ready: {args.users} "
+              f"annotators, batch {batch} with {args.hits} HITs of {args.items_per_hit} sentences")
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", str(args.workers),
                                    "--threads", str(args.threads), "--bind", f"127.0.0.1:{PORT}",
                                    "--log-level", "warning"], cwd=ROOT, env=env)
+        worker = None if args.sqlite else subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--concurrency", "1", "--loglevel",
+             "WARNING", "--without-gossip", "--without-mingle"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
         try:
             wait_for(f"http://127.0.0.1:{PORT}/accounts/login/")
-            print(f"locust: {args.users} annotators ({args.label} s per HIT, {args.think} s between HITs) and 1 "
-                  f"baseline visitor for "
-                  f"{args.minutes:g} min against gunicorn ({args.workers} workers x {args.threads} threads) "
-                  f"on {'SQLite' if args.sqlite else 'PostgreSQL'}, {args.processes} locust process(es)")
+            print(f"locust: {args.users} annotators arriving over {args.arrive:g} s ({args.answer} s an item), "
+                  f"1 baseline visitor, {args.minutes:g} min against gunicorn ({args.workers} workers x "
+                  f"{args.threads} threads), {args.processes} locust process(es)")
             spread = ["--processes", str(args.processes)] if args.processes > 1 else []
+            cpu_before, machine_before = server_cpu(server.pid, worker), machine_cpu()
+            children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run([sys.executable, "-m", "locust", "-f", str(ROOT / "bench" / "locustfile.py"), *spread,
                             "--headless", "--users", str(args.users + 1),
-                            "--spawn-rate", str(max(2, args.users // 50)),
+                            "--spawn-rate", f"{max(1.0, args.users / args.arrive):.2f}",
                             "--run-time", f"{int(args.minutes * 60)}s", "--host", f"http://127.0.0.1:{PORT}",
-                            "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "90"],
-                           cwd=ROOT, env={**env, "LOAD_BATCH": batch, "LOAD_SESSIONS": str(sessions),
-                                          "LOAD_RECORD": str(record), "LOAD_THINK": args.think,
-                                          "LOAD_LABEL": args.label, "LOAD_PROCESSES": str(args.processes)},
+                            "--only-summary", "--loglevel", "WARNING", "--stop-timeout", "30"],
+                           cwd=ROOT, env={**env, "LOAD_BATCH": batch, "LOAD_PASSWORD": password,
+                                          "LOAD_USERS": str(args.users), "LOAD_RECORD": str(record),
+                                          "LOAD_ANSWER": args.answer, "LOAD_PROCESSES": str(args.processes)},
                            check=False, stdout=subprocess.DEVNULL)
+            cpu_used = {name: after - cpu_before.get(name, 0.0)
+                        for name, after in server_cpu(server.pid, worker).items()}
+            busy, idle = (after - before for after, before in zip(machine_cpu(), machine_before, strict=True))
+            cpu_used["machine busy share"] = busy / (busy + idle)
+            # Locust (and its worker processes) have exited and been waited for: their CPU is our children's.
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu_used["locust"] = (children.ru_utime + children.ru_stime
+                                  - children_before.ru_utime - children_before.ru_stime)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(30)
+            if worker:
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(60)
         merged = merge_records(folder, record, args.processes)
         check = json.loads(django(env, str(folder / "check.py"), str(merged)))
-        ok = report(json.loads(merged.read_text()), check)
-    print("\nresult:", "no errors, every acknowledged vote stored once" if ok else "FAILED (see above)")
+        ok = report(json.loads(merged.read_text()), check, cpu_used)
+    print("\nresult:", "no errors, every acknowledged answer stored once" if ok else "FAILED (see above)")
     return 0 if ok else 1
 
 

@@ -117,6 +117,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
+if env_bool("SERVER_TIMING", False):
+    MIDDLEWARE.insert(0, "config.timing.ServerTimingMiddleware")
+
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 
@@ -136,10 +139,13 @@ TEMPLATES = [
     },
 ]
 
+DATABASE_URL = env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+# A web process keeps its PostgreSQL connection (checked before reuse) instead of opening one per request:
+# a connection costs a PostgreSQL backend's start, more than most annotator requests. SQLite opens a file.
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
+        DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0 if DATABASE_URL.startswith("sqlite") else 600),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -173,6 +179,13 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = HTTPS and env_bool("SECUR
 if env_str("SECURE_PROXY_SSL_HEADER"):
     SECURE_PROXY_SSL_HEADER = (env_str("SECURE_PROXY_SSL_HEADER"), "https")
 
+# accounts/hashers.py says why Argon2id with these parameters; the others only read hashes made before.
+PASSWORD_HASHERS = [
+    "accounts.hashers.Argon2idHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -194,16 +207,26 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 0
 # Static files are served by the web process itself (WhiteNoise), styled with DEBUG off too. Without
 # `collectstatic` they are read from the apps' static folders; with it, from STATIC_ROOT, compressed.
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "config.storage.StaticFiles"},
 }
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 # Until `collectstatic` has run there is no STATIC_ROOT, and the finders serve everything.
 warnings.filterwarnings("ignore", message="No directory at: .*staticfiles")
+
+# A cache every web process and host shares (Redis: CACHE_URL=redis://HOST:6379/1) holds the sessions in front of
+# their table and read-mostly data. Without one, each process keeps a small cache of its own, only ever for data
+# that never changes once written (a design version, a published HIT's items), so no process can read stale data.
+CACHE_URL = env_str("CACHE_URL")
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+          if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if CACHE_URL:
+    # Read from Redis, written to both: a session survives a Redis restart, and every host sees the same one.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Celery. No broker configured means the embedded default: tasks run eagerly in
 # the calling process, so the whole pipeline works with no services at all.

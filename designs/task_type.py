@@ -3,9 +3,12 @@ generic page rendering the design's schemes for the HIT's items (designs/task.ht
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
+from pathlib import Path
 
+from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils.module_loading import import_string
 
@@ -22,6 +25,12 @@ from designs.schemes.text import live_rules, prefill
 from designs.stages import stages_advance
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
+# A rendered HIT body is kept a day (a HIT is worked within its lifetime; a later view renders it again), under
+# a key that names the templates it was rendered with, so a deploy that changes them never serves an old body.
+HIT_PAGE_SECONDS = 24 * 3600
+RENDERING = hashlib.sha256(b"".join(
+    path.read_bytes() for path in sorted((Path(__file__).parent / "templates" / "designs").rglob("*.html"))
+)).hexdigest()[:12]
 SINGLE_LABEL = ("radio", "select", "pairwise")  # scheme types whose answer is one label
 # Scheme types whose widget is a group of choices: asked of every item, their question can stand once above the
 # items, each item's group labelled by it (the others label their one control per item).
@@ -160,6 +169,18 @@ class DesignTask(TaskType):
             return {"rows": [], "design": None}
         design, stage = batch_design(items[0].batch_id)
         return task_context(design, stage_schemes(design, stage), items)
+
+    def hit_page(self, hit):
+        # The body of a HIT's page depends only on its items and its batch's design, which never change once
+        # the HIT is made: rendered once and kept, every worker of the HIT (and every reload) reads it.
+        key = f"hit-page:{RENDERING}:{hit.batch_id}:{hit.batch.created.timestamp()}:{hit.pk}"
+        page = cache.get(key)
+        if page is None:
+            context = self.page_context(hit.ordered_items())
+            page = {"task_html": render_to_string("designs/_task.html", context), "item_count": len(context["items"]),
+                    "task_title": context["task_title"], "item_noun": context["item_noun"]}
+            cache.set(key, page, timeout=HIT_PAGE_SECONDS)
+        return page
 
     def html_question(self, hit, items):
         return render_to_string("designs/task_mturk.html", question_context(hit, **self.page_context(items)))

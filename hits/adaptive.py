@@ -37,6 +37,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from core.errors import CrowdsetError
+from hits import selectors
 from hits.extensions import SETTLED
 from hits.models import Assignment, Batch, Hit, HitItem, Item
 from hits.providers import get_provider
@@ -126,6 +127,7 @@ def batch_adapt(*, batch: Batch) -> dict[str, int]:
         if done["retired"] and not batch.hits.filter(state__in=(Hit.State.PENDING, Hit.State.PUBLISHED)).exists():
             Batch.objects.filter(pk=batch.pk).update(state=Batch.State.COMPLETED)
         if any(done.values()):
+            transaction.on_commit(functools.partial(selectors.open_hits_changed, batch))
             report = dict(Batch.objects.get(pk=batch.pk).adaptive_report)  # as publishing left it (its note)
             for key, value in done.items():
                 report[key] = report.get(key, 0) + value

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
+from django.core.cache import cache
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from hits import extensions
@@ -61,14 +62,14 @@ def work_for(worker: Worker) -> dict[str, Any]:
     batches = list(Batch.objects.filter(provider="inhouse", state=Batch.State.PUBLISHED).order_by("pk"))
     if worker.blocked or not batches:
         return {"held": held, "open": [], "needs": [], "blocked": worker.blocked}
-    ids = [batch.pk for batch in batches]
-    live = Assignment.objects.exclude(state__in=Assignment.DEAD_STATES)
+    # HITs with a free place, less those the worker has a place in (or gave back): the batch's count is a
+    # count over all its HITs, kept a few seconds for the whole crowd; the worker's own part is exact.
+    open_hits = _open_hits(batches)
     mine = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker).filter(
         ~Q(state__in=Assignment.DEAD_STATES) | Q(returned=True))
-    taken = live.filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk")).values("n")
-    left = dict(Hit.objects.filter(batch__in=ids, state=Hit.State.PUBLISHED).exclude(Exists(mine))
-                .annotate(taken=Coalesce(Subquery(taken), 0), offered=hit_places()).filter(taken__lt=F("offered"))
-                .values_list("batch").annotate(n=Count("pk")).order_by())
+    own = dict(_with_room(Hit.objects.filter(batch__in=open_hits, state=Hit.State.PUBLISHED).filter(Exists(mine)))
+               .values_list("batch").annotate(n=Count("pk")).order_by())
+    left = {batch_id: max(0, count - own.get(batch_id, 0)) for batch_id, count in open_hits.items()}
     sizes = hit_sizes(batches)
     holding = {assignment.hit.batch_id: assignment for assignment in held}
     rows, needs = [], []
@@ -86,6 +87,40 @@ def work_for(worker: Worker) -> dict[str, Any]:
         elif row["hits_left"] or row["held"]:
             rows.append(row)
     return {"held": held, "open": rows, "needs": needs, "blocked": False}
+
+
+OPEN_HITS_SECONDS = 10
+
+
+def _with_room(hits: QuerySet[Hit]) -> QuerySet[Hit]:
+    taken = (Assignment.objects.exclude(state__in=Assignment.DEAD_STATES).filter(hit=OuterRef("pk"))
+             .values("hit").annotate(n=Count("pk")).values("n"))
+    return hits.annotate(taken=Coalesce(Subquery(taken), 0), offered=hit_places()).filter(taken__lt=F("offered"))
+
+
+def _open_key(batch: Batch) -> str:
+    return f"open-hits:{batch.pk}:{batch.created.timestamp()}"
+
+
+def open_hits_changed(*batches: Batch) -> None:
+    """Forget the batches' counts of HITs with a free place: a HIT filled up, or a place came free."""
+    cache.delete_many([_open_key(batch) for batch in batches])
+
+
+def _open_hits(batches: Sequence[Batch]) -> dict[int, int]:
+    """How many published HITs of each batch have a free place. The work list says it to every worker on every
+    visit: counted over all the batch's HITs once and kept until a HIT fills up or a place comes free
+    (`open_hits_changed`), OPEN_HITS_SECONDS at most; a claim counts again, exactly, under a lock."""
+    keys = {_open_key(batch): batch.pk for batch in batches}
+    found = {keys[key]: count for key, count in cache.get_many(list(keys)).items()}
+    missing = [pk for pk in keys.values() if pk not in found]
+    if missing:
+        counted = dict(_with_room(Hit.objects.filter(batch__in=missing, state=Hit.State.PUBLISHED))
+                       .values_list("batch").annotate(n=Count("pk")).order_by())
+        fresh = {pk: counted.get(pk, 0) for pk in missing}
+        cache.set_many({key: fresh[pk] for key, pk in keys.items() if pk in fresh}, timeout=OPEN_HITS_SECONDS)
+        found.update(fresh)
+    return found
 
 
 def hit_sizes(batches: Sequence[Batch]) -> dict[int, tuple[int, int]]:

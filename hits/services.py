@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from core.errors import InputError
 from core.items import Payload
-from hits import extensions
+from hits import extensions, selectors
 from hits.adaptive import adaptive_refusal, batch_adapt
 from hits.models import Assignment, Batch, Hit, HitItem, Item, Payment, Worker, hit_places
 from hits.providers import PROVIDERS, get_provider
@@ -312,6 +312,7 @@ def batch_publish(*, batch: Batch) -> Batch:
     batch.published = batch.published or timezone.now()
     batch.final = False
     batch.save(update_fields=["state", "published", "final"])
+    selectors.open_hits_changed(batch)
     return batch
 
 
@@ -377,11 +378,14 @@ def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
         raise CrowdError(refusal)  # a Refusal carries what the worker can do about it
     if batch.state != Batch.State.PUBLISHED:
         raise CrowdError(f"{batch.name} is {batch.state}, not open for work")
-    assignments_expire_overdue()
+    now = timezone.now()
+    assignments_expire_overdue(worker=worker, now=now)
     holding = Assignment.objects.filter(hit__batch=batch, worker=worker, state=Assignment.State.CLAIMED).first()
     if holding is not None:
         return holding
-    live = Assignment.objects.exclude(state__in=Assignment.DEAD_STATES)
+    # Someone else's claim whose time ran out holds no place, swept or not yet.
+    live = Assignment.objects.exclude(state__in=Assignment.DEAD_STATES).exclude(
+        state=Assignment.State.CLAIMED, deadline__lt=now)
     held = live.filter(hit__batch=batch, worker=worker)
     returned = Assignment.objects.filter(hit__batch=batch, worker=worker, returned=True)
     # Only gold items are in more than one HIT (batch_create puts every other item in exactly one,
@@ -402,18 +406,46 @@ def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
         .order_by("index")
         .values_list("pk", flat=True)
     )
+    # A HIT another claim has locked is passed over at first, not waited for: a crowd arriving at once would
+    # otherwise queue on the first open HIT, each holding a web process while it waits. Only when every
+    # candidate was locked does the claim wait, in turn, for those.
+    skipped = []
     for hit_id in list(candidates[:20]):
-        try:
-            with transaction.atomic():
-                hit = Hit.objects.select_for_update().get(pk=hit_id)
-                if hit.live_assignments().count() >= hit.place_count:
-                    continue
-                now = timezone.now()
-                return Assignment.objects.create(hit=hit, worker=worker, claimed=now,
-                                                 deadline=now + timedelta(seconds=batch.assignment_duration))
-        except IntegrityError:
-            continue  # this worker claimed it in a parallel request
+        taken, locked = _claim_place(hit_id, batch=batch, worker=worker, wait=False)
+        if taken is not None:
+            return taken
+        if locked:
+            skipped.append(hit_id)
+    for hit_id in skipped:
+        taken, _ = _claim_place(hit_id, batch=batch, worker=worker, wait=True)
+        if taken is not None:
+            return taken
     return None
+
+
+def _claim_place(hit_id: int, *, batch: Batch, worker: Worker, wait: bool) -> tuple[Assignment | None, bool]:
+    """(a new place in the HIT for `worker`, or None if it has none free; whether another claim held the HIT
+    locked, when not waiting for it)."""
+    try:
+        with transaction.atomic():
+            hit = Hit.objects.select_for_update(skip_locked=not wait).filter(pk=hit_id).first()
+            if hit is None:
+                return None, True
+            hit.batch = batch  # its place count reads the batch's assignments per HIT
+            now = timezone.now()
+            overdue = Q(state=Assignment.State.CLAIMED, deadline__lt=now)
+            counts = hit.live_assignments().aggregate(live=Count("pk", filter=~overdue),
+                                                      overdue=Count("pk", filter=overdue))
+            if counts["live"] >= hit.place_count:
+                return None, False
+            if counts["overdue"]:  # under the HIT's lock: their places go back before this one is taken
+                assignments_expire_overdue(hit=hit, now=now)
+            if counts["live"] + 1 >= hit.place_count:  # this place fills the HIT
+                transaction.on_commit(lambda: selectors.open_hits_changed(batch))
+            return Assignment.objects.create(hit=hit, worker=worker, claimed=now,
+                                             deadline=now + timedelta(seconds=batch.assignment_duration)), False
+    except IntegrityError:
+        return None, False  # this worker claimed it in a parallel request
 
 
 def assignment_submit(*, assignment: Assignment, worker: Worker,
@@ -475,6 +507,7 @@ def assignment_return(*, assignment: Assignment, worker: Worker) -> Assignment:
             raise CrowdError(f"this HIT was {assignment.state} already; there is nothing to return")
         assignment.state, assignment.draft, assignment.returned = Assignment.State.EXPIRED, None, True
         assignment.save(update_fields=["state", "draft", "returned"])
+        transaction.on_commit(lambda: selectors.open_hits_changed(assignment.hit.batch))
     return assignment
 
 
@@ -528,11 +561,39 @@ def _complete_hit_if_done(hit: Hit) -> None:
             Batch.objects.filter(pk=batch.pk, state=Batch.State.PUBLISHED).update(state=Batch.State.COMPLETED)
 
 
-def assignments_expire_overdue(*, now: datetime | None = None) -> int:
-    """Free the places of claims whose time ran out; returns how many."""
-    now = now or timezone.now()
-    return Assignment.objects.filter(state=Assignment.State.CLAIMED, deadline__lt=now).update(
-        state=Assignment.State.EXPIRED)
+def assignments_expire_overdue(*, now: datetime | None = None, worker: Worker | None = None,
+                               hit: Hit | None = None) -> int:
+    """Free the places of claims whose time ran out (one worker's, or one HIT's, or all); returns how many.
+
+    The sweep over all of them is periodic (`sync_open_batches`); a request expires only what it reads, so a
+    crowd's page views never queue behind one another's writes to every claim."""
+    claims = Assignment.objects.filter(state=Assignment.State.CLAIMED, deadline__lt=now or timezone.now())
+    if worker is not None:
+        claims = claims.filter(worker=worker)
+    if hit is not None:
+        claims = claims.filter(hit=hit)
+    batches = [] if worker is not None or hit is not None else list(
+        Batch.objects.filter(hits__assignments__in=claims).distinct())
+    expired = claims.update(state=Assignment.State.EXPIRED)
+    if expired:  # places came free (rare outside the periodic sweep: a claim whose worker stopped)
+        if hit is not None:
+            batches = [hit.batch]
+        elif worker is not None:
+            batches = list(Batch.objects.filter(state=Batch.State.PUBLISHED))
+        transaction.on_commit(lambda: selectors.open_hits_changed(*batches))
+    return expired
+
+
+def assignment_expire_if_overdue(*, assignment: Assignment) -> Assignment:
+    """The assignment, expired first if it is a claim whose time ran out (no query when it is not)."""
+    if assignment.state == Assignment.State.CLAIMED and assignment.deadline and assignment.deadline < timezone.now():
+        if Assignment.objects.filter(pk=assignment.pk, state=Assignment.State.CLAIMED).update(
+                state=Assignment.State.EXPIRED):
+            assignment.state = Assignment.State.EXPIRED
+            selectors.open_hits_changed(assignment.hit.batch)
+        else:
+            assignment.refresh_from_db()
+    return assignment
 
 
 # --- sync from providers that hold the submissions --------------------------------

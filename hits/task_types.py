@@ -55,6 +55,10 @@ class TaskType:
         """What the task's template gets besides the assignment and HIT."""
         return {"items": items}
 
+    def hit_page(self, hit: Hit) -> dict[str, Any]:
+        """What the HIT's page shows of its items: `task_html`, `item_count`, `task_title`, `item_noun`."""
+        raise NotImplementedError
+
     def html_question(self, hit: Hit, items: Sequence[Item]) -> str:
         """A self-contained HTML form for the HIT, posting to MTurk's externalSubmit."""
         raise NotImplementedError

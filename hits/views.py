@@ -23,7 +23,7 @@ _NOT_ANSWERS = ("csrfmiddlewaretoken", "next")
 @role_required(ANNOTATOR)
 def work_list(request):
     worker = services.worker_for_user(request.user)
-    services.assignments_expire_overdue()
+    services.assignments_expire_overdue(worker=worker)
     return render(request, "hits/work_list.html", {"worker": worker, "pay": services.worker_pay(worker=worker),
                                                    "currency": get_provider("inhouse").currency,
                                                    **selectors.work_for(worker)})
@@ -72,7 +72,7 @@ def _task_page(request, assignment, *, draft=None, error="", status=200):
         "assignment": assignment, "hit": assignment.hit, "task_type": task_type, "urls": urls, "error": error,
         "currency": get_provider(batch.provider).currency,
         "duration": batch.assignment_duration, "draft": draft if draft is not None else (assignment.draft or {}),
-        **task_type.page_context(assignment.hit.ordered_items())}, status=status)
+        **task_type.hit_page(assignment.hit)}, status=status)
 
 
 @worker_required
@@ -80,8 +80,7 @@ def assignment_page(request, assignment_id):
     worker = request.worker
     # Another worker's HIT is not found, as if it did not exist: its sentences are not theirs to see.
     assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id, worker=worker)
-    services.assignments_expire_overdue()
-    assignment.refresh_from_db()
+    services.assignment_expire_if_overdue(assignment=assignment)
     if assignment.state != Assignment.State.CLAIMED:
         return _ended(request, assignment)
     return _task_page(request, assignment)

@@ -1,8 +1,8 @@
-"""Scale-out: two gunicorn instances on two ports share one PostgreSQL (and the Redis broker), and an annotator's
+"""Scale-out: two gunicorn instances on two ports share one PostgreSQL and Redis (broker and cache), and an annotator's
 requests may land on either, as behind a load balancer with no sticky sessions. Logged in on one, the session
 works on the other; a HIT claimed on one is the one the other shows, its draft and submit go to whichever
 instance, a replayed submit on the other instance stores nothing twice, and the organizer sees the one result.
-Adding hosts is configuration (the same DATABASE_URL, CELERY_BROKER_URL and SECRET_KEY), not code."""
+Adding hosts is configuration (the same DATABASE_URL, CELERY_BROKER_URL, CACHE_URL and SECRET_KEY), not code."""
 
 import os
 import re
@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 import requests
 from django.conf import settings
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import User
 
 from accounts import roles
+from accounts.hashers import Argon2idHasher
 from designs.semeval import labeling_batch_create
 from hits.models import Assignment
 from hits.services import batch_publish
@@ -44,9 +45,12 @@ def _database_url():
 @pytest.fixture
 def instances(transactional_db):
     """Two gunicorn instances (two workers each) with the settings a second host would have: the same database,
-    broker and secret key, nothing else shared."""
+    broker, cache (Redis) and secret key, nothing else shared."""
+    cache = re.sub(r"/\d+$", "", os.environ["CELERY_BROKER_URL"]) + "/11"
+    redis.Redis.from_url(cache).flushdb()
     environment = {**os.environ, "DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
-                   "DEBUG": "false", "HTTPS": "false", "SECRET_KEY": "scale-out-test-key-" + "x" * 40}
+                   "DEBUG": "false", "HTTPS": "false", "SECRET_KEY": "scale-out-test-key-" + "x" * 40,
+                   "CACHE_URL": cache, "SERVER_TIMING": "true"}
     started = []
     try:
         for _ in range(2):
@@ -77,6 +81,10 @@ def _wait(process, url):
     raise RuntimeError(f"gunicorn at {url} did not answer within 60 s")
 
 
+def _queries(response):
+    return int(re.search(r'db;desc="(\d+) queries"', response.headers["Server-Timing"]).group(1))
+
+
 def _token(response):
     found = TOKEN.search(response.text)
     assert found, f"{response.url} has no form token: {response.status_code} {response.text[:300]!r}"
@@ -88,7 +96,7 @@ def test_an_annotator_s_requests_may_land_on_either_instance(instances):
     batch = batch_publish(batch=labeling_batch_create(name="Two hosts", items=items(10), items_per_hit=5,
                                                       assignments_per_hit=1))
     # Hashed as the instances hash (the tests' own settings use a fast hasher the site does not know).
-    hashed = PBKDF2PasswordHasher().encode("pass-word-1", PBKDF2PasswordHasher().salt())
+    hashed = Argon2idHasher().encode("pass-word-1", Argon2idHasher().salt())
     ann = User.objects.create(username="ann", password=hashed)
     ann.groups.add(roles.group(roles.ANNOTATOR))
     browser = requests.Session()  # cookies go with 127.0.0.1 whatever the port, as with one name behind a balancer
@@ -109,6 +117,12 @@ def test_an_annotator_s_requests_may_land_on_either_instance(instances):
 
     page = browser.get(f"{first}{path}")  # the HIT claimed on the second instance, shown by the first
     token = _token(page)
+    # The HIT's body, rendered by the first instance, is read from the shared cache by the second: neither its
+    # items nor its design are read from the database again.
+    shown_again = browser.get(f"{second}{path}")
+    assert shown_again.text.count('class="task-item') == page.text.count('class="task-item') == 5
+    assert _queries(shown_again) == _queries(page) - 2, (page.headers["Server-Timing"],
+                                                         shown_again.headers["Server-Timing"])
     fields = {key: value for item in assignment.hit.ordered_items() for key, value in vote(item, "1").items()}
     first_field = next(iter(fields))
     draft = browser.post(f"{second}{path}draft/", data={first_field: "1", "csrfmiddlewaretoken": token})

@@ -2,6 +2,7 @@
 static files come from the web process itself (WhiteNoise), with no `collectstatic` needed."""
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -81,3 +82,31 @@ def test_pages_and_admin_are_styled_with_debug_off(server, database, browser_pag
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_after_collectstatic_pages_link_hashed_files_that_browsers_keep_a_year(tmp_path, database):
+    env = {**_env(database), "STATIC_ROOT": str(tmp_path / "static")}
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env,
+                   check=True)
+    port = _free_port()
+    process = subprocess.Popen([SERVERS["gunicorn"][0], "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers",
+                                "1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        page = None
+        for _ in range(150):
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=1).read().decode()
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert page, "gunicorn did not answer"
+        found = re.search(r'href="(/static/css/site\.[0-9a-f]{12}\.css)"', page)
+        assert found, "the login page does not link the stylesheet by its hashed name"
+        response = urllib.request.urlopen(f"http://127.0.0.1:{port}{found.group(1)}")
+        cache_control = response.headers["Cache-Control"]
+        assert "immutable" in cache_control and int(re.search(r"max-age=(\d+)", cache_control).group(1)) >= 31536000
+        plain = urllib.request.urlopen(f"http://127.0.0.1:{port}/static/css/site.css")
+        assert "immutable" not in plain.headers.get("Cache-Control", "")  # a name that may change its content
+    finally:
+        process.kill()
+        process.wait()

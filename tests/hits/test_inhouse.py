@@ -171,6 +171,29 @@ class RulesTests(InHouseTestCase):
         again = assignment_claim(batch=self.batch, worker=self.worker)
         self.assertEqual(again.hit_id, assignment.hit_id)
 
+    def test_a_claim_whose_time_ran_out_holds_no_place_before_the_sweep(self):
+        first, second, third = (worker_for_user(user) for user in (self.annotator, self.organizer, self.researcher))
+        late = assignment_claim(batch=self.batch, worker=first)
+        Assignment.objects.filter(pk=late.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        beside = assignment_claim(batch=self.batch, worker=second)
+        self.assertEqual(beside.hit_id, late.hit_id)  # the HIT's second place
+        taken = assignment_claim(batch=self.batch, worker=third)
+        self.assertEqual(taken.hit_id, late.hit_id)  # the late claim's place, not the next HIT
+        late.refresh_from_db()
+        self.assertEqual(late.state, "expired")
+        self.assertEqual(Assignment.objects.filter(hit=late.hit).exclude(state="expired").count(), 2)
+
+    def test_the_page_of_a_claim_whose_time_ran_out_expires_it_and_says_so(self):
+        assignment = assignment_claim(batch=self.batch, worker=self.worker)
+        Assignment.objects.filter(pk=assignment.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        client = Client()
+        client.force_login(self.annotator)
+        page = client.get(reverse("hits:assignment", args=[assignment.pk]))
+        self.assertEqual(page.status_code, 410)
+        self.assertContains(page, "ran out", status_code=410)
+        assignment.refresh_from_db()
+        self.assertEqual(assignment.state, "expired")
+
     def test_it_refuses_a_blocked_worker_at_claim_and_at_submit(self):
         assignment = assignment_claim(batch=self.batch, worker=self.worker)
         worker_block(worker=self.worker, reason="random answers")
