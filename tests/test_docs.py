@@ -128,3 +128,11 @@ def test_each_scheme_type_s_example_checks_and_makes_a_batch(kind, capsys):
     printed = capsys.readouterr().out
     assert f"{design}: valid" in printed
     assert "4 items from items.jsonl" in printed and "batch " in printed
+
+
+def test_the_readme_links_only_to_files_the_repository_has():
+    # The site's generated pages are not files here: the README must not link to them as if they were.
+    links = re.findall(r"\]\(([^)#]+)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert links
+    missing = [link for link in links if "://" not in link and not (ROOT / link).exists()]
+    assert missing == []
