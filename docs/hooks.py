@@ -165,7 +165,7 @@ def api_reference():
     from drf_spectacular.generators import SchemaGenerator
 
     schema = SchemaGenerator().get_schema(request=None, public=True)
-    lines = [f"# HTTP API ({schema['info']['version']})", "", schema["info"].get("description", ""), "",
+    lines = ["# HTTP API", "", f"{schema['info'].get('description', '')} Version {schema['info']['version']}.", "",
              "Generated from the OpenAPI schema the site serves at `/api/schema/` (load it into any OpenAPI "
              "tool). Every call takes a token: `Authorization: Token KEY`, the key from `/accounts/token/`.", ""]
     for path, operations in schema["paths"].items():
