@@ -2,7 +2,8 @@
 
 - design-files/reference.md from designs/schema.json (itself generated from the design model), with the
   example file of every scheme type under design-files/examples/; a type without one fails the build;
-- reference/commands.md from each management command's argparse help;
+- reference/commands.md from every management command's argparse help (the project's, then Django's and the
+  libraries');
 - reference/api.md from the OpenAPI schema the API serves at /api/schema/.
 """
 
@@ -120,20 +121,36 @@ def cell(text):
 # --- management commands ------------------------------------------------------------------------------------
 
 def commands_reference():
-    from django.core.management import get_commands, load_command_class
+    from django.core.management import get_commands
 
     lines = ["# Commands", "",
-             "Every `manage.py` command the project adds, with its help as `--help` prints it (generated from "
-             "the commands' argparse definitions when the docs are built). Each also takes Django's common "
+             "Every `manage.py` command, the project's own first, then Django's and the libraries': each with its "
+             "help as `--help` prints it (generated from the commands' argparse definitions when the docs are "
+             "built). Each also takes Django's common "
              "options: `--verbosity`, `--settings`, `--pythonpath`, `--traceback`, `--no-color`, "
              "`--force-color`, `--skip-checks`.", ""]
-    ours = sorted((name, app) for name, app in get_commands().items() if app in COMMAND_APPS)
+    commands = sorted((name, app) for name, app in get_commands().items())
+    ours = [(name, app) for name, app in commands if app in COMMAND_APPS]
+    theirs = [(name, app) for name, app in commands if app not in COMMAND_APPS]
     for name, app in ours:
-        parser = load_command_class(app, name).create_parser("manage.py", name)
-        lines += [f"## {name}", "", f"From the `{app}` app.", "", "```text", trim(parser.format_help()), "```", ""]
-        for sub, subparser in subcommands(parser):
-            lines += [f"### {name} {sub}", "", "```text", trim(subparser.format_help()), "```", ""]
+        lines += command_section(name, app, "##")
+    lines += ["## Django's and the libraries' commands", "",
+              "The commands of Django and of the installed libraries this project uses (`migrate`, "
+              "`createsuperuser`, `collectstatic`, `runserver`, ...), as this installation has them.", ""]
+    for name, app in theirs:
+        lines += command_section(name, app, "###")
     return "\n".join(lines)
+
+
+def command_section(name, app, level):
+    from django.core.management import load_command_class
+
+    parser = load_command_class(app, name).create_parser("manage.py", name)
+    origin = f"the `{app}` app" if app in COMMAND_APPS else f"`{app}`"
+    lines = [f"{level} {name}", "", f"From {origin}.", "", "```text", trim(parser.format_help()), "```", ""]
+    for sub, subparser in subcommands(parser):
+        lines += [f"{level}# {name} {sub}", "", "```text", trim(subparser.format_help()), "```", ""]
+    return lines
 
 
 def subcommands(parser):
