@@ -219,8 +219,9 @@ WHITENOISE_AUTOREFRESH = DEBUG
 warnings.filterwarnings("ignore", message="No directory at: .*staticfiles")
 
 # A cache every web process and host shares (Redis: CACHE_URL=redis://HOST:6379/1) holds the sessions in front of
-# their table and read-mostly data. Without one, each process keeps a small cache of its own, only ever for data
-# that never changes once written (a design version, a published HIT's items), so no process can read stale data.
+# their table and read-mostly data: a HIT's rendered page (never changes once made) and each batch's count of open
+# HITs (forgotten when it changes). Without one, each process keeps its own; another process's count of open HITs
+# may then lag by up to ten seconds (hits.selectors.OPEN_HITS_SECONDS), which only the work list shows.
 CACHE_URL = env_str("CACHE_URL")
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
           if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q, Sum
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -190,6 +190,18 @@ class Hit(models.Model):
 def hit_places() -> Coalesce:
     """`Hit.place_count` in a query: the places a HIT offers."""
     return Coalesce(F("places"), F("batch__assignments_per_hit"))
+
+
+def holding_places(now) -> models.QuerySet:
+    """Assignments that hold a place at `now`: not expired, and not a claim whose time ran out (swept or not)."""
+    return Assignment.objects.exclude(state__in=Assignment.DEAD_STATES).exclude(
+        state=Assignment.State.CLAIMED, deadline__lt=now)
+
+
+def with_room(hits: models.QuerySet, now) -> models.QuerySet:
+    """`hits` that have a free place at `now`, annotated with `taken` and `offered`."""
+    taken = holding_places(now).filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk")).values("n")
+    return hits.annotate(taken=Coalesce(Subquery(taken), 0), offered=hit_places()).filter(taken__lt=F("offered"))
 
 
 class HitItem(models.Model):

@@ -8,11 +8,11 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.utils import timezone
 
 from hits import extensions
-from hits.models import Assignment, Batch, Hit, HitItem, Payment, Worker, hit_places
+from hits.models import Assignment, Batch, Hit, HitItem, Payment, Worker, hit_places, with_room
 from hits.providers import get_provider
 from hits.providers.base import money
 from hits.task_types import TASK_TYPES
@@ -62,13 +62,13 @@ def work_for(worker: Worker) -> dict[str, Any]:
     batches = list(Batch.objects.filter(provider="inhouse", state=Batch.State.PUBLISHED).order_by("pk"))
     if worker.blocked or not batches:
         return {"held": held, "open": [], "needs": [], "blocked": worker.blocked}
-    # HITs with a free place, less those the worker has a place in (or gave back): the batch's count is a
-    # count over all its HITs, kept a few seconds for the whole crowd; the worker's own part is exact.
+    # HITs with a free place, less those the worker has a place in (or gave back): the batch's count is a count
+    # over all its HITs, kept for the whole crowd until a HIT fills or a place frees; the worker's part is exact.
     open_hits = _open_hits(batches)
     mine = Assignment.objects.filter(hit=OuterRef("pk"), worker=worker).filter(
         ~Q(state__in=Assignment.DEAD_STATES) | Q(returned=True))
-    own = dict(_with_room(Hit.objects.filter(batch__in=open_hits, state=Hit.State.PUBLISHED).filter(Exists(mine)))
-               .values_list("batch").annotate(n=Count("pk")).order_by())
+    own = dict(with_room(Hit.objects.filter(batch__in=open_hits, state=Hit.State.PUBLISHED).filter(Exists(mine)),
+                         timezone.now()).values_list("batch").annotate(n=Count("pk")).order_by())
     left = {batch_id: max(0, count - own.get(batch_id, 0)) for batch_id, count in open_hits.items()}
     sizes = hit_sizes(batches)
     holding = {assignment.hit.batch_id: assignment for assignment in held}
@@ -92,12 +92,6 @@ def work_for(worker: Worker) -> dict[str, Any]:
 OPEN_HITS_SECONDS = 10
 
 
-def _with_room(hits: QuerySet[Hit]) -> QuerySet[Hit]:
-    taken = (Assignment.objects.exclude(state__in=Assignment.DEAD_STATES).filter(hit=OuterRef("pk"))
-             .values("hit").annotate(n=Count("pk")).values("n"))
-    return hits.annotate(taken=Coalesce(Subquery(taken), 0), offered=hit_places()).filter(taken__lt=F("offered"))
-
-
 def _open_key(batch: Batch) -> str:
     return f"open-hits:{batch.pk}:{batch.created.timestamp()}"
 
@@ -115,7 +109,7 @@ def _open_hits(batches: Sequence[Batch]) -> dict[int, int]:
     found = {keys[key]: count for key, count in cache.get_many(list(keys)).items()}
     missing = [pk for pk in keys.values() if pk not in found]
     if missing:
-        counted = dict(_with_room(Hit.objects.filter(batch__in=missing, state=Hit.State.PUBLISHED))
+        counted = dict(with_room(Hit.objects.filter(batch__in=missing, state=Hit.State.PUBLISHED), timezone.now())
                        .values_list("batch").annotate(n=Count("pk")).order_by())
         fresh = {pk: counted.get(pk, 0) for pk in missing}
         cache.set_many({key: fresh[pk] for key, pk in keys.items() if pk in fresh}, timeout=OPEN_HITS_SECONDS)

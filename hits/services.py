@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -21,7 +21,7 @@ from core.errors import InputError
 from core.items import Payload
 from hits import extensions, selectors
 from hits.adaptive import adaptive_refusal, batch_adapt
-from hits.models import Assignment, Batch, Hit, HitItem, Item, Payment, Worker, hit_places
+from hits.models import Assignment, Batch, Hit, HitItem, Item, Payment, Worker, holding_places, with_room
 from hits.providers import PROVIDERS, get_provider
 from hits.providers.base import DuplicateRequest, NotReviewable, ProviderError, RemoteHit, Submission, money
 from hits.task_types import AnswerError, TaskType, get_task_type
@@ -383,10 +383,7 @@ def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
     holding = Assignment.objects.filter(hit__batch=batch, worker=worker, state=Assignment.State.CLAIMED).first()
     if holding is not None:
         return holding
-    # Someone else's claim whose time ran out holds no place, swept or not yet.
-    live = Assignment.objects.exclude(state__in=Assignment.DEAD_STATES).exclude(
-        state=Assignment.State.CLAIMED, deadline__lt=now)
-    held = live.filter(hit__batch=batch, worker=worker)
+    held = holding_places(now).filter(hit__batch=batch, worker=worker)
     returned = Assignment.objects.filter(hit__batch=batch, worker=worker, returned=True)
     # Only gold items are in more than one HIT (batch_create puts every other item in exactly one,
     # and mixes gold in only at a gold rate), so only they can make a HIT one the worker has partly seen.
@@ -394,18 +391,13 @@ def assignment_claim(*, batch: Batch, worker: Worker) -> Assignment | None:
                      .values_list("item_id", flat=True)) if batch.gold_rate else []
     # Counted per HIT in index order until 20 are found: the work stays small however many
     # assignments the batch has (a join and count over all of them grew with every submission).
-    places_taken = live.filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk")).values("n")
-    candidates = (
+    candidates = with_room(
         batch.hits.filter(state=Hit.State.PUBLISHED)
         .exclude(Exists(held.filter(hit=OuterRef("pk"))))
         .exclude(Exists(returned.filter(hit=OuterRef("pk"))))
         .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item_id__in=seen_gold)))
-        .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item__excluded_workers=worker)))
-        .annotate(taken=Coalesce(Subquery(places_taken), 0), offered=hit_places())
-        .filter(taken__lt=F("offered"))
-        .order_by("index")
-        .values_list("pk", flat=True)
-    )
+        .exclude(Exists(HitItem.objects.filter(hit=OuterRef("pk"), item__excluded_workers=worker))), now,
+    ).order_by("index").values_list("pk", flat=True)
     # A HIT another claim has locked is passed over at first, not waited for: a crowd arriving at once would
     # otherwise queue on the first open HIT, each holding a web process while it waits. Only when every
     # candidate was locked does the claim wait, in turn, for those.
@@ -565,22 +557,20 @@ def assignments_expire_overdue(*, now: datetime | None = None, worker: Worker | 
                                hit: Hit | None = None) -> int:
     """Free the places of claims whose time ran out (one worker's, or one HIT's, or all); returns how many.
 
-    The sweep over all of them is periodic (`sync_open_batches`); a request expires only what it reads, so a
-    crowd's page views never queue behind one another's writes to every claim."""
+    The sweep over all of them is periodic (`sync_open_batches`); a request expires only what it reads, and
+    reads before it writes, so a crowd's page views never queue behind one another's writes to every claim."""
     claims = Assignment.objects.filter(state=Assignment.State.CLAIMED, deadline__lt=now or timezone.now())
     if worker is not None:
         claims = claims.filter(worker=worker)
     if hit is not None:
         claims = claims.filter(hit=hit)
-    batches = [] if worker is not None or hit is not None else list(
-        Batch.objects.filter(hits__assignments__in=claims).distinct())
-    expired = claims.update(state=Assignment.State.EXPIRED)
-    if expired:  # places came free (rare outside the periodic sweep: a claim whose worker stopped)
-        if hit is not None:
-            batches = [hit.batch]
-        elif worker is not None:
-            batches = list(Batch.objects.filter(state=Batch.State.PUBLISHED))
-        transaction.on_commit(lambda: selectors.open_hits_changed(*batches))
+    overdue = dict(claims.values_list("pk", "hit__batch"))
+    if not overdue:
+        return 0
+    expired = Assignment.objects.filter(pk__in=overdue, state=Assignment.State.CLAIMED).update(
+        state=Assignment.State.EXPIRED)
+    batches = list(Batch.objects.filter(pk__in=set(overdue.values())))
+    transaction.on_commit(lambda: selectors.open_hits_changed(*batches))  # places came free
     return expired
 
 

@@ -5,7 +5,6 @@ Jobs run as they do on the embedded defaults: in threads of the web process, the
 and following them until they end.
 """
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,12 @@ from accounts import roles
 from demo.crowd import SimulatedWorker, SpanAnnotator, run_inhouse, run_spans, take_test_inhouse
 from hits.models import Batch
 from projects.models import Project
-from tests.browser import DOCS_IMAGES, axe_clean, chromium, log_in  # noqa: F401  (fixture)
+from tests.browser import axe_clean, chromium, log_in, screenshot  # noqa: F401  (fixture)
 from tests.fixtures import released_sample
 from tests.test_accessibility import PHONE
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 NEWS = settings.SHARED_DIR / "corpora" / "news_sample.jsonl"
-SHOTS = Path(os.environ.get("CROWDSET_SCREENSHOTS", Path(__file__).resolve().parents[2] / "bench" / "out" / "pages"))
 
 
 def _wait_for_step(page, key, state="done", seconds=120):
@@ -38,10 +36,7 @@ def _settled(page):
 
 
 def _shot(page, name, docs=None):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"workspace-{name}.png"), full_page=True)
-    if docs:
-        page.screenshot(path=str(DOCS_IMAGES / f"{docs}.png"))
+    screenshot(page, f"workspace-{name}", docs=docs)
 
 
 @override_settings(JOBS_RUNNER="thread")
