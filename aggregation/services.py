@@ -84,7 +84,7 @@ def settled_items(batch: Batch) -> set[int]:
 
 def votes_digest(batch: Batch) -> str:
     """A fingerprint of the work whose votes an aggregation of `batch` reads and of the standing of the
-    people who did it: it changes when a HIT is rejected (here or at the provider), new work comes in, or
+    people who did it: it changes when a HIT is rejected (here or at the provider) or withdrawn, new work comes in, or
     a worker whose votes are counted is blocked or loses a qualification; not when work is only approved.
 
     A sanction leaves the counted votes as they were, but it is a review decision about them: the run
@@ -108,8 +108,8 @@ def run_staleness(run: AggregationRun) -> str:
     if stored is None or stored == votes_digest(run.batch):
         return ""
     return (f"aggregation {run.pk} is stale: work of batch {run.batch_id} was reviewed (a HIT rejected, a worker "
-            f"blocked or their qualification revoked) or submitted after it ran ({run.created:%Y-%m-%d %H:%M} UTC); "
-            f"aggregate the batch again")
+            f"blocked or their qualification revoked), withdrawn by its worker, or submitted after it ran "
+            f"({run.created:%Y-%m-%d %H:%M} UTC); aggregate the batch again")
 
 
 def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, samples: int = 1000,

@@ -54,6 +54,30 @@ def spans_record_submission(assignment: Assignment) -> None:
         _propose(item, assignment)
 
 
+def spans_withdraw_submission(assignment: Assignment) -> None:
+    """Withdrawn work (its worker took it back): its SpanAnswers go (the Withdrawal keeps the answers), and each
+    unreviewed sentence it answered is proposed again from the answers left, or waits for new ones."""
+    answered = list(SpanAnswer.objects.filter(assignment=assignment).values_list("item_id", flat=True))
+    SpanAnswer.objects.filter(assignment=assignment).delete()
+    for item in Item.objects.filter(pk__in=answered):
+        annotation = SpanAnnotation.objects.select_for_update().filter(item=item).first()
+        if annotation is None or annotation.state != SpanAnnotation.State.UNREVIEWED:
+            continue  # reviewed: the organizer's decision stands, as it does for a late answer
+        remaining = SpanAnswer.objects.filter(item=item).select_related("assignment").order_by("pk").first()
+        if remaining is None:
+            before = _snapshot(annotation)
+            annotation.assignment = annotation.worker = None
+            annotation.antecedent_start = annotation.antecedent_end = -1
+            annotation.consequent_start = annotation.consequent_end = -1
+            annotation.flagged, annotation.flag_reason = True, "its only answer was withdrawn; it waits for another"
+            annotation.save()
+            SpanChange.objects.create(annotation=annotation, action=SpanChange.Action.SUBMITTED,
+                                      worker=assignment.worker, before=before, after=_snapshot(annotation),
+                                      note="the answer was withdrawn by its worker")
+            continue
+        _propose(item, remaining.assignment)
+
+
 def _propose(item: Item, assignment: Assignment) -> None:
     """The item's annotation from all its answers: the one answer as it is, several by their majority."""
     payload = item.content

@@ -33,7 +33,7 @@ class BatchSerializer(serializers.ModelSerializer):
     assignments = serializers.DictField(child=serializers.IntegerField(), read_only=True)
     spent = serializers.DecimalField(max_digits=12, decimal_places=2, read_only=True)
     estimate = serializers.DecimalField(max_digits=12, decimal_places=2, read_only=True)
-    # What adaptive redundancy saved (hits.adaptive.adaptive_savings); null when the batch buys every vote.
+    # What adaptive redundancy saved (hits.services.adaptive.adaptive_savings); null when the batch buys every vote.
     adaptive_savings = serializers.JSONField(read_only=True, allow_null=True)
     # A span batch with two or more annotators a sentence: token F1 and alpha, overall and per domain (no
     # interval here; `manage.py span_agreement` bootstraps one).

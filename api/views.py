@@ -19,10 +19,10 @@ from api.inputs import LARGEST_ID, SLUG, id_parameter, is_whole, query_choice, q
 from api.permissions import IsOrganizer, IsResearcher
 from core.errors import CrowdsetError
 from designs.task_type import batch_designs
-from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch, Hit
 from hits.selectors import batch_rows
 from hits.services import assignment_approve, assignment_reject
+from hits.services.adaptive import adaptive_savings
 from hits.tasks import bonus_request
 from jobs.models import Job
 from jobs.services import job_progress, job_start

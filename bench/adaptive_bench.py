@@ -14,7 +14,7 @@ line does the same when only positives matter (a span batch of the 5/5 positives
 an item.
 
 Votes here are bought per sentence; on a crowd they come a HIT at a time, so a live batch retires HITs
-whose sentences are settled and re-packs the sentences still open into new HITs (`hits/adaptive.py`; the
+whose sentences are settled and re-packs the sentences still open into new HITs (`hits/services/adaptive.py`; the
 live savings are smaller, by the places of HITs retired with a few sentences still open).
 """
 

@@ -52,6 +52,21 @@ def env_choice(name, default, choices):
     return value
 
 
+def env_decimal(name, default, low, high):
+    from decimal import Decimal, InvalidOperation
+
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return Decimal(default)
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+    if not (value.is_finite() and Decimal(low) <= value <= Decimal(high)):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not between {low} and {high}")
+    return value
+
+
 def env_list(name, default):
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
@@ -283,6 +298,9 @@ if MTURK_QUESTION == "external" and not (MTURK_EXTERNAL_URL.startswith("https://
 MTURK_SUBMIT_HOSTS = env_list("MTURK_SUBMIT_HOSTS", ["www.mturk.com", "workersandbox.mturk.com"])
 MTURK_LOCALES = env_list("MTURK_LOCALES", ["US", "GB", "CA", "AU", "NZ", "IE"])
 MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 82)
+# Seconds boto3 waits for MTurk's answer before it counts the answer as lost (and retries with the same
+# UniqueRequestToken, which MTurk turns into a lookup).
+MTURK_TIMEOUT = env_int("MTURK_TIMEOUT", 60)
 
 # Prolific (researcher API v1). The emulator (`manage.py prolific_emulator`) stands in for it in tests and
 # the demo: PROLIFIC_API_URL=http://127.0.0.1:8766/api/v1/ and its token.
@@ -306,9 +324,25 @@ PROLIFIC_LANGUAGE = env_str("PROLIFIC_LANGUAGE") or "English"
 PROLIFIC_DEVICES = env_list("PROLIFIC_DEVICES", ["desktop"])
 # The webhook signing secret (POST hooks/secrets/); without it webhooks are refused and the sync alone works.
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
+# Seconds to wait for one answer from Prolific; past it the answer counts as lost (a call that is not idempotent
+# is then looked up, never sent again blind).
+PROLIFIC_TIMEOUT = env_int("PROLIFIC_TIMEOUT", 30)
+# A participant's page asks Prolific for at most this long (retries included), then says "Prolific is busy, try
+# again in a minute" and leaves the rest to a background task.
+PROLIFIC_PAGE_SECONDS = env_int("PROLIFIC_PAGE_SECONDS", 4)
+# VAT on Prolific's platform fee goes by where the workspace is registered: "uk" (20% on every fee, with or
+# without a VAT number), "eu" (reverse-charged with a valid PROLIFIC_VAT_NUMBER, else charged at PROLIFIC_VAT_RATE)
+# or "none" (outside the EU VAT regime). Estimates, budgets and the ledger count it; reconcile checks it against
+# the balance breakdown Prolific reports.
+PROLIFIC_VAT_REGION = env_choice("PROLIFIC_VAT_REGION", "uk", {"uk", "eu", "none"})
+PROLIFIC_VAT_NUMBER = env_bool("PROLIFIC_VAT_NUMBER", False)
+PROLIFIC_VAT_RATE = env_decimal("PROLIFIC_VAT_RATE", "0.20", 0, 1)
 # How long one request may hold a payment while it asks the provider to pay it (hits.models.Payment.sending_since);
 # longer than a provider call with every retry.
 PAYMENT_LEASE_SECONDS = env_int("PAYMENT_LEASE_SECONDS", 900)
+# A payment whose answer was lost after the provider may have paid it (Prolific pays bonus sets asynchronously)
+# is looked up again, and sent again only when the provider has not listed it after this long.
+PAYMENT_SETTLE_SECONDS = env_int("PAYMENT_SETTLE_SECONDS", 600)
 
 CELERY_BEAT_SCHEDULE = {
     "sync-open-batches": {"task": "hits.tasks.sync_open_batches", "schedule": env_int("SYNC_EVERY_SECONDS", 60)},

@@ -12,9 +12,9 @@ from annotation.models import SpanAnnotation
 from designs.task_type import batch_designs, label_scheme, scheme_labels
 from filtering.models import Corpus, FilterRun
 from filtering.services import filter_run_reports
-from hits.adaptive import adaptive_savings
 from hits.models import Batch
 from hits.selectors import batch_rows
+from hits.services.adaptive import adaptive_savings
 from jobs.models import Job
 from jobs.services import job_progress, jobs_reap_stale
 from projects.selectors import project_rows

@@ -20,9 +20,9 @@ from accounts import roles
 from annotation.models import SpanAnnotation
 from chains.evaluation import PAIR_LABELS, evaluation_kind
 from core import spans
+from emulators.mturk.worker_client import EmulatedWorker, WorkerRefused
+from emulators.prolific.participant import EmulatedParticipant, ParticipantRefused
 from hits.models import Item
-from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
-from hits.prolific_emulator.participant import EmulatedParticipant, ParticipantRefused
 
 _ITEM_FIELD = re.compile(r'name="item-(\d+)"')  # a screening test's sentence
 _VOTE_FIELD = re.compile(r'name="a-(\d+)-0"')  # a sentence's yes/no on designs/semeval-subtask1.yaml's page

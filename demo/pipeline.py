@@ -62,6 +62,9 @@ from designs.export import export_batch as export_design
 from designs.semeval import labeling_batch_create, semeval_items, span_batch_create, subtask1_batch_create
 from designs.stages import workflow_batches
 from designs.task_type import design_of
+from emulators.mturk import MTurkEmulator
+from emulators.prolific import ProlificEmulator
+from emulators.prolific.participant import EmulatedParticipant
 from facts.report import tables_text
 from facts.rte import read_rte
 from facts.services import draw_items, export_pairs, fact_batch_create
@@ -70,10 +73,7 @@ from filtering.models import Candidate, Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
 from filtering.tasks import filter_run_queue
-from hits.adaptive import adaptive_savings
 from hits.models import Assignment, Batch, Worker
-from hits.mturk_emulator import MTurkEmulator
-from hits.prolific_emulator import ProlificEmulator
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.providers.prolific import ProlificProvider
@@ -90,6 +90,7 @@ from hits.services import (
     worker_filters,
     worker_sanction,
 )
+from hits.services.adaptive import adaptive_savings
 from projects.forms import JoinForm
 from projects.models import Project, Sample
 from projects.people import invite_accept, invites_create
@@ -344,6 +345,13 @@ class Pipeline:
                 batch = subtask1_batch_create(**options, requirements={"qualification": TEST_NAME})
                 batch_publish(batch=batch)
                 submitted, refused = run_prolific(batch, emulator.url, workers, seed=9)
+                # One participant thinks better of it after submitting ("return and cancel reward" on Prolific):
+                # the sync withdraws the work, and the place goes to the next participant who passed the screening.
+                first = (Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED)
+                         .select_related("worker").order_by("pk").first())
+                EmulatedParticipant(emulator.url, first.worker.external_id).give_back(batch.provider_state["study_id"])
+                withdrawn = batch_sync(batch=batch).withdrawn
+                late, _ = run_prolific(batch, emulator.url, workers, seed=10)
                 self._settle(batch)
                 approved = Assignment.objects.filter(hit__batch=batch, state=Assignment.State.APPROVED)
                 first = approved.select_related("worker").first()
@@ -354,9 +362,11 @@ class Pipeline:
             finally:
                 use_provider("prolific", previous)
         self.stdout.write(f"4b. Prolific emulator: {submitted} places submitted by simulated participants, {refused} "
-                          f"refused by the study's filters (failed the screening, or no place left); one bonus; "
-                          f"reconcile {'clean' if report.clean else report.differences}; workspace balance now "
-                          f"{balance} {provider.currency}")
+                          f"refused by the study's filters (failed the screening, or no place left); {withdrawn} "
+                          f"returned after submitting (withdrawn: its answers left out, nothing paid) and its place "
+                          f"went to {late} more; one bonus; reconcile "
+                          f"{'clean' if report.clean else report.differences} ({len(report.notes)} withdrawn noted); "
+                          f"workspace balance now {balance} {provider.currency}")
         return batch
 
     def aggregate(self, gold_file):

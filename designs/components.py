@@ -27,6 +27,8 @@ class Component:
     # What it keeps of each submitted assignment: the dotted path of a function(assignment), called by the design
     # task type inside the transaction that stores the answers (a path, so this module stays plain Python).
     submitted: str = ""
+    # What it takes back when submitted work is withdrawn by its worker (the same kind of path).
+    withdrawn: str = ""
 
 
 COMPONENTS: Registry[Component] = Registry("design component")
@@ -59,7 +61,8 @@ for name, component in {
         "Double check before spans", "The span annotator first confirms the sentence is counterfactual; a 'no' "
         "sends it back to review instead of marking spans (the design's display_logic shows the spans on 'yes'). "
         "Each answer becomes a SpanAnswer and the sentence's proposal for the organizers' span review.",
-        runs="/review/spans/", submitted="annotation.services.spans_record_submission"),
+        runs="/review/spans/", submitted="annotation.services.spans_record_submission",
+        withdrawn="annotation.services.spans_withdraw_submission"),
     "semeval-export": Component(
         "SemEval file formats", "Exports the released Subtask-1/Subtask-2 CSV formats with the 65/35 split "
         "(releases/).", runs="manage.py dataset export"),

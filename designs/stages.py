@@ -91,6 +91,16 @@ def stages_advance(assignment: Assignment, design: Any, stage_name: str) -> None
         _extend(batches[name], specs)
 
 
+def stages_withdraw(assignment: Assignment) -> None:
+    """Withdrawn work's outputs are no data: the items it sent on to later stages close their free places (work
+    already taken on them may still come in, and is the next stage's to judge)."""
+    batches = [batch.pk for batch in workflow_batches(assignment.hit.batch).values()]
+    for item in Item.objects.filter(batch_id__in=batches, key__endswith=f":{assignment.pk}",
+                                    payload__source_item__in=[hit_item.item_id for hit_item
+                                                              in assignment.hit.hit_items.all()]):
+        _retire(item)
+
+
 def _gold(assignment: Assignment) -> set[int]:
     # A check item mixed into the HIT is measured, not worked on: it is nobody's output.
     return set(assignment.hit.hit_items.filter(item__is_gold=True).values_list("item_id", flat=True))

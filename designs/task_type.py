@@ -22,7 +22,7 @@ from designs.loader import load_text
 from designs.model import Design
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from designs.schemes.text import live_rules, prefill
-from designs.stages import stages_advance
+from designs.stages import stages_advance, stages_withdraw
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 # A rendered HIT body is kept a day (a HIT is worked within its lifetime; a later view renders it again), under
@@ -161,6 +161,17 @@ class DesignTask(TaskType):
             stages_advance(assignment, design, stage)
         for name in design.components:
             hook = COMPONENTS.get(name).submitted if name in COMPONENTS else ""
+            if hook:
+                import_string(hook)(assignment)
+
+    def on_withdrawn(self, assignment):
+        """Work its worker withdrew: what it sent on to later stages stops, and the components take back what
+        they kept of it."""
+        design, stage = batch_design(assignment.hit.batch_id)
+        if stage and len(design.stages) > 1:
+            stages_withdraw(assignment)
+        for name in design.components:
+            hook = COMPONENTS.get(name).withdrawn if name in COMPONENTS else ""
             if hook:
                 import_string(hook)(assignment)
 

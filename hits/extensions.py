@@ -11,7 +11,7 @@
   worker statistics).
 - SETTLED: keyed by task type, settled(batch) -> the ids of the batch's items
   whose outcome no further vote can change, for adaptive redundancy
-  (hits.adaptive; the aggregation app registers the paper's rules for
+  (hits.services.adaptive; the aggregation app registers the paper's rules for
   Subtask 1). A task type without one cannot be adaptive.
 - BUDGETS: budgets(batch) -> [(what, limit, batch ids)], the budgets above
   the batch's own that its spending counts against (the projects app

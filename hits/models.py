@@ -76,7 +76,7 @@ class Batch(models.Model):
     # The last reconcile: when, and the differences it found ({"differences": [...], "repaired": [...]}).
     reconciled = models.DateTimeField(null=True, blank=True)
     reconcile_report = models.JSONField(default=dict, blank=True)
-    # Adaptive redundancy (hits.adaptive): stop buying votes no remaining vote can change, re-pack the rest.
+    # Adaptive redundancy (hits.services.adaptive): stop buying votes no remaining vote can change, re-pack the rest.
     class Adaptive(models.TextChoices):
         OFF = "", "off: every vote is bought"
         OUTCOMES = "outcomes", "the paper's outcomes (positive, 5/5 and 4/5 negative, discarded)"
@@ -161,7 +161,7 @@ class Hit(models.Model):
     # Nothing about it can change at the provider any more (and it was disposed of there).
     final = models.BooleanField(default=False)
     # Places (assignments) it offers when not the batch's assignments_per_hit: a re-packed HIT offers the votes
-    # its items still need, and a retired one the places taken when it was retired (hits.adaptive).
+    # its items still need, and a retired one the places taken when it was retired (hits.services.adaptive).
     places = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
@@ -183,8 +183,36 @@ class Hit(models.Model):
     def ordered_items(self):
         return [hit_item.item for hit_item in self.hit_items.select_related("item").order_by("position")]
 
-    def live_assignments(self):
-        return self.assignments.exclude(state__in=Assignment.DEAD_STATES)
+    def complete_if_done(self) -> bool:
+        """Mark the HIT completed once every place it offers holds a submission, and its batch when nothing of it
+        is open any more; True when the HIT is complete."""
+        done = self.assignments.done().exclude(place_freed=True).count()
+        if done < self.place_count:
+            return False
+        if self.state != Hit.State.COMPLETED:
+            Hit.objects.filter(pk=self.pk).update(state=Hit.State.COMPLETED)
+            self.state = Hit.State.COMPLETED
+            batch = self.batch
+            if not batch.hits.exclude(state=Hit.State.COMPLETED).exists():
+                Batch.objects.filter(pk=batch.pk).update(state=Batch.State.COMPLETED)
+            elif not batch.hits.filter(state__in=(Hit.State.PENDING, Hit.State.PUBLISHED)).exists():
+                # The rest were closed one by one (a workflow retires a superseded item's HIT): nothing is open.
+                Batch.objects.filter(pk=batch.pk, state=Batch.State.PUBLISHED).update(state=Batch.State.COMPLETED)
+        return True
+
+    def reopen_if_room(self) -> bool:
+        """A completed HIT whose place came free again (work withdrawn, a place the provider gave back) opens
+        again, and so does its batch, unless the batch was closed; True when it opened."""
+        if self.state != Hit.State.COMPLETED or self.complete_if_done():
+            return False
+        batch = Batch.objects.get(pk=self.batch_id)
+        if batch.state not in (Batch.State.PUBLISHED, Batch.State.COMPLETED):
+            return False
+        Hit.objects.filter(pk=self.pk).update(state=Hit.State.PUBLISHED)
+        Batch.objects.filter(pk=batch.pk, state=Batch.State.COMPLETED).update(state=Batch.State.PUBLISHED,
+                                                                               final=False)
+        self.state = Hit.State.PUBLISHED
+        return True
 
 
 def hit_places() -> Coalesce:
@@ -192,15 +220,10 @@ def hit_places() -> Coalesce:
     return Coalesce(F("places"), F("batch__assignments_per_hit"))
 
 
-def holding_places(now) -> models.QuerySet:
-    """Assignments that hold a place at `now`: not expired, and not a claim whose time ran out (swept or not)."""
-    return Assignment.objects.exclude(state__in=Assignment.DEAD_STATES).exclude(
-        state=Assignment.State.CLAIMED, deadline__lt=now)
-
-
 def with_room(hits: models.QuerySet, now) -> models.QuerySet:
     """`hits` that have a free place at `now`, annotated with `taken` and `offered`."""
-    taken = holding_places(now).filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk")).values("n")
+    taken = (Assignment.objects.holding(now).filter(hit=OuterRef("pk")).values("hit").annotate(n=Count("pk"))
+             .values("n"))
     return hits.annotate(taken=Coalesce(Subquery(taken), 0), offered=hit_places()).filter(taken__lt=F("offered"))
 
 
@@ -219,6 +242,27 @@ class HitItem(models.Model):
         return f"{self.item} at {self.position} of {self.hit}"
 
 
+class AssignmentQuerySet(models.QuerySet):
+    """The places of HITs, as the claim engine, the work list and the sync count them."""
+
+    def holding(self, now=None):
+        """Holding a place at `now`: not dead, not given up at the provider, and not a claim whose time ran out
+        (swept or not)."""
+        return self.live().exclude(state=Assignment.State.CLAIMED, deadline__lt=now or timezone.now())
+
+    def live(self):
+        """Holding a place whatever the time: not dead (expired, withdrawn) and not freed by the provider."""
+        return self.exclude(state__in=Assignment.DEAD_STATES).exclude(place_freed=True)
+
+    def overdue(self, now=None):
+        """Claims whose time ran out and that still hold their place until they are expired."""
+        return self.filter(state=Assignment.State.CLAIMED, deadline__lt=now or timezone.now())
+
+    def done(self):
+        """Holding a submission (submitted, approved or rejected)."""
+        return self.filter(state__in=Assignment.DONE_STATES)
+
+
 class Assignment(models.Model):
     class State(models.TextChoices):
         CLAIMED = "claimed"
@@ -226,9 +270,12 @@ class Assignment(models.Model):
         APPROVED = "approved"
         REJECTED = "rejected"
         EXPIRED = "expired"
+        # Submitted, then taken back by the worker (a Prolific participant who returned the submission while it
+        # awaited review): its answers are no data, kept only in its Withdrawal, and its place is free again.
+        WITHDRAWN = "withdrawn"
 
     # A dead place is free again; a done place holds a submission.
-    DEAD_STATES = (State.EXPIRED,)
+    DEAD_STATES = (State.EXPIRED, State.WITHDRAWN)
     DONE_STATES = (State.SUBMITTED, State.APPROVED, State.REJECTED)
     # Set by a review that found the provider had decided already (not stored).
     review_note = ""
@@ -256,6 +303,14 @@ class Assignment(models.Model):
     extensions = models.PositiveSmallIntegerField(default=0)
     # Given back by the worker before the time ran out (the state is then "expired"): they are not handed it again.
     returned = models.BooleanField(default=False)
+    # The provider gave this place to someone else while the work stays here (Prolific reopens the place of a
+    # rejected submission, and of one it timed out after the work was stored): the place counts as free.
+    place_freed = models.BooleanField(default=False)
+    # How a place ended, when the provider says more than the state does ("returned", "timed out", "screened out"
+    # at Prolific), for the batch page and reconcile.
+    ended = models.CharField(max_length=20, blank=True)
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -299,6 +354,7 @@ class Payment(models.Model):
         REWARD = "reward"
         BONUS = "bonus"
         FEE = "fee"  # the provider's commission on a reward or a bonus
+        VAT = "vat"  # the VAT on a fee (Prolific charges it by where the workspace is registered)
 
     class State(models.TextChoices):
         INTENDED = "intended"
@@ -317,13 +373,16 @@ class Payment(models.Model):
     state = models.CharField(max_length=10, choices=State.choices, default=State.INTENDED)
     # The provider's id for it, where it gives one (a Prolific bonus payment).
     provider_reference = models.CharField(max_length=100, blank=True)
-    # The payment this fee is the commission of.
+    # The payment this fee is the commission of (or the fee this VAT is charged on).
     fee_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="fee")
     attempts = models.PositiveSmallIntegerField(default=0)
     # Set while one request is asking the provider to pay it: a second request finds it taken and stops, so
     # concurrent requests pay once. A lease: after PAYMENT_LEASE_SECONDS a crashed sender's claim lapses, and
     # the next attempt looks the payment up at the provider before it sends anything.
     sending_since = models.DateTimeField(null=True, blank=True)
+    # When an attempt's answer was lost after the provider may have paid: the payment is looked up there before
+    # anything is sent again, and not sent again until the provider has had PAYMENT_SETTLE_SECONDS to list it.
+    in_doubt_since = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     confirmed = models.DateTimeField(null=True, blank=True)
@@ -340,6 +399,21 @@ class Payment(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.amount} to {self.worker} ({self.state})"
+
+
+class Withdrawal(models.Model):
+    """Work withdrawn after it was submitted (a Prolific participant who returned their submission while it awaited
+    review: Prolific pays nothing for it and the data must not be used). Its answers leave every count, label and
+    export; they are kept here only, with when and why, for audit."""
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="withdrawal")
+    when = models.DateTimeField(default=timezone.now)
+    reason = models.TextField()
+    answers = models.JSONField(null=True, blank=True)
+    raw_answers = models.JSONField(null=True, blank=True)
+
+    def __str__(self):
+        return f"assignment {self.assignment_id} withdrawn {self.when:%Y-%m-%d %H:%M}"
 
 
 class ProviderEvent(models.Model):

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
@@ -27,7 +28,9 @@ from hits import services
 from hits.crowd_auth import bind_worker
 from hits.models import Assignment, Batch, ProviderEvent, Worker
 from hits.providers import get_provider
-from hits.providers.base import ProviderError
+from hits.providers.base import ProviderBusy, ProviderError
+from hits.services.sync import claim_deadline
+from hits.tasks import batch_sync as batch_sync_task
 from hits.tasks import prolific_event
 
 logger = logging.getLogger(__name__)
@@ -41,15 +44,16 @@ def _refused(request, message, status=403):
 
 def participant_check(params, *, expected_study=None):
     """(participant id, study id, submission) when Prolific confirms the URL's three values, else raise
-    services.CrowdError saying what is wrong. Nothing is stored either way."""
-    pid, study_id, session_id = (params.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
-    if not (pid and study_id and session_id) or max(map(len, (pid, study_id, session_id))) > 64:
-        raise services.CrowdError("this link lacks what Prolific adds to it (PROLIFIC_PID, STUDY_ID, SESSION_ID); "
-                                  "open the study from Prolific again")
+    services.CrowdError saying what is wrong. Nothing is stored either way. Prolific is asked for at most
+    PROLIFIC_PAGE_SECONDS: past that, ProviderBusy."""
+    pid, study_id, session_id = _link(params)
     if expected_study is not None and study_id != expected_study:
         raise services.CrowdError("this link belongs to another study; open the study from Prolific again")
+    deadline = time.monotonic() + settings.PROLIFIC_PAGE_SECONDS
     try:
-        submission = get_provider("prolific").submission(session_id)
+        submission = get_provider("prolific").submission(session_id, deadline=deadline)
+    except ProviderBusy:
+        raise
     except ProviderError as error:
         logger.error("Prolific could not be asked about submission %s: %s", session_id, error)
         raise services.CrowdError("Prolific could not be reached to check this link; try again in a minute") from None
@@ -61,22 +65,51 @@ def participant_check(params, *, expected_study=None):
     return pid, study_id, submission
 
 
+def _link(params):
+    pid, study_id, session_id = (params.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
+    if not (pid and study_id and session_id) or max(map(len, (pid, study_id, session_id))) > 64:
+        raise services.CrowdError("this link lacks what Prolific adds to it (PROLIFIC_PID, STUDY_ID, SESSION_ID); "
+                                  "open the study from Prolific again")
+    return pid, study_id, session_id
+
+
+def _busy(request, batch):
+    """Prolific did not answer in the time a page may wait: the participant is told to come back in a minute, and a
+    sync of the study goes on in the background (it holds their place here, bound to their submission, so that
+    the link works without asking Prolific again)."""
+    transaction.on_commit(lambda: batch_sync_task.delay(batch.pk))
+    response = render(request, "hits/refused.html", {
+        "message": "Prolific is busy right now and could not confirm your link. Your place is kept: try this link "
+                   "again in a minute.", "action": None, "batch": None, "provider": "Prolific"}, status=503)
+    response["Retry-After"] = "60"
+    return response
+
+
 def prolific_start(request):
     batch = Batch.objects.filter(provider="prolific", provider_state__study_id=request.GET.get("STUDY_ID", "")).first()
     if batch is None:
         return _refused(request, "this study is not one of ours (or the link was changed); open the study from "
                                  "Prolific again", status=404)
     try:
+        pid, study_id, session_id = _link(request.GET)
+    except services.CrowdError as error:
+        return _refused(request, str(error))
+    # A place the study's sync found at Prolific and holds for this participant: Prolific has said whose it is.
+    held = (Assignment.objects.filter(provider_assignment_id=session_id, hit__batch=batch).select_related("worker")
+            .first())
+    if held is not None and held.worker.external_id == pid:
+        bind_worker(request, held.worker, submission=session_id, study=study_id)
+        return redirect("hits:assignment", assignment_id=held.pk)
+    try:
         pid, study_id, submission = participant_check(request.GET, expected_study=batch.provider_state["study_id"])
+    except ProviderBusy:
+        return _busy(request, batch)
     except services.CrowdError as error:
         return _refused(request, str(error))
     worker, _ = Worker.objects.get_or_create(provider="prolific", external_id=pid)
-    held = Assignment.objects.filter(provider_assignment_id=submission["id"]).first()
     if held is not None and held.worker_id != worker.pk:
         return _refused(request, "this submission is bound to another participant")
     bind_worker(request, worker, submission=submission["id"], study=study_id)
-    if held is not None:
-        return redirect("hits:assignment", assignment_id=held.pk)  # coming back: the HIT they hold, or its end
     if submission["status"] not in OPEN:
         return _refused(request, f"Prolific has this submission {submission['status'].lower()}; there is nothing "
                                  f"more to do here", status=409)
@@ -87,10 +120,12 @@ def prolific_start(request):
     if assignment is None:
         return _refused(request, "every HIT of this study is taken; return the study on Prolific so that you are "
                                  "not timed out", status=409)
+    started = parse_datetime(submission["started_at"]) if submission.get("started_at") else None
     try:
         with transaction.atomic():
             updated = Assignment.objects.filter(pk=assignment.pk, provider_assignment_id="").update(
-                provider_assignment_id=submission["id"])
+                provider_assignment_id=submission["id"],
+                deadline=claim_deadline(batch, started, assignment.deadline))
     except IntegrityError:
         updated = 0  # the same link opened twice at once: the other request bound the submission
     if not updated and assignment.provider_assignment_id != submission["id"]:

@@ -18,9 +18,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from hits.models import Assignment, Batch, Hit, Payment
+from hits.models import Assignment, Batch, Hit, Payment, Withdrawal
 from hits.providers import get_provider
 from hits.services import SyncReport, payment_confirm, reward_record, submission_store
+from hits.services.payments import charges_record
+from hits.services.sync import place_follow
 from hits.task_types import get_task_type
 
 MISSING_LOCALLY = "missing locally"
@@ -34,6 +36,8 @@ class ReconcileReport:
     batch: int
     differences: list[dict[str, str]] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    # What the organizer should know that is no difference: work its worker withdrew (kept for the record only).
+    notes: list[str] = field(default_factory=list)
 
     def add(self, kind: str, what: str) -> None:
         self.differences.append({"kind": kind, "what": what})
@@ -52,8 +56,9 @@ def batch_reconcile(*, batch: Batch, repair: bool = False) -> ReconcileReport:
     if provider.lists_assignments and batch.state != Batch.State.DRAFT:
         _reconcile_places(batch, provider, report, repair)
     _reconcile_rewards(batch, report, repair)
+    _withdrawn(batch, report)
     Batch.objects.filter(pk=batch.pk).update(reconciled=timezone.now(), reconcile_report={
-        "differences": report.differences, "repaired": report.repaired})
+        "differences": report.differences, "repaired": report.repaired, "notes": report.notes})
     return report
 
 
@@ -172,37 +177,35 @@ def _record_found_bonus(batch: Batch, assignment: Assignment, amount: Decimal, r
         payment = Payment.objects.create(batch=batch, assignment=assignment, worker=assignment.worker,
                                          kind=Payment.Kind.BONUS, amount=amount, reason=reason,
                                          state=Payment.State.CONFIRMED, confirmed=timezone.now())
-        Payment.objects.create(batch=batch, assignment=assignment, worker=assignment.worker, kind=Payment.Kind.FEE,
-                               amount=provider.bonus_fee(amount), reason=f"{provider.name} fee on a bonus",
-                               fee_of=payment, state=Payment.State.CONFIRMED, confirmed=timezone.now())
+        charges_record(payment, provider=provider, fee=provider.bonus_fee(amount),
+                       reason=f"{provider.name} fee on a bonus")
 
 
 def _reconcile_places(batch: Batch, provider: Any, report: ReconcileReport, repair: bool) -> None:
-    """A provider whose work arrives on this site's pages (Prolific): its places against our assignments,
-    and the bonuses each submission lists (amounts only) against the ledger's."""
+    """A provider whose work arrives on this site's pages (Prolific): its places against our assignments (each
+    status, and the count of places taken), the bonuses each submission lists (amounts only) against the
+    ledger's, and the VAT it charges on its fees against the settings."""
     ours = {a.provider_assignment_id: a for a in Assignment.objects.filter(hit__batch=batch)
-            .exclude(provider_assignment_id="").select_related("worker")}
+            .exclude(provider_assignment_id="").select_related("worker", "hit__batch")}
     seen = set()
     for remote in provider.remote_assignments(batch):
         seen.add(remote.provider_assignment_id)
         assignment = ours.get(remote.provider_assignment_id)
         if assignment is None:
-            if remote.status not in ("expired", "claimed"):
+            if remote.status not in ("claimed", "returned", "timed-out", "screened-out"):
                 report.add(MISSING_LOCALLY, f"submission {remote.provider_assignment_id} of {remote.worker_id} is "
                                             f"{remote.status} at the provider with no work stored here (reject it "
                                             f"as NO_DATA if nothing was done)")
             continue
-        if assignment.state != remote.status:
-            report.add(STATE_DIFFERS, f"assignment {assignment.pk} is {assignment.state} here and {remote.status} "
+        if not _agrees(assignment, remote):
+            report.add(STATE_DIFFERS, f"assignment {assignment.pk} is {_local(assignment)} here and {remote.status} "
                                       f"at the provider")
-            if repair and ((remote.status == "expired" and assignment.state == Assignment.State.CLAIMED)
-                           or (assignment.state == Assignment.State.SUBMITTED
-                           and remote.status in ("approved", "rejected"))):
-                with transaction.atomic():
-                    Assignment.objects.filter(pk=assignment.pk).update(state=remote.status)
-                    if remote.status == Assignment.State.APPROVED:
-                        reward_record(assignment, confirmed=True)
-                report.repaired.append(f"assignment {assignment.pk} set to {remote.status}")
+            if repair:
+                if place_follow(assignment, remote):
+                    Hit.objects.get(pk=assignment.hit_id).reopen_if_room()
+                assignment.refresh_from_db()
+                if _agrees(assignment, remote):
+                    report.repaired.append(f"assignment {assignment.pk} follows the provider: {remote.status}")
         # The study's list is short (no bonuses): each submission's own record lists what it was paid.
         paid = sorted(found.amount for found in provider.find_bonuses(assignment))
         ledger = sorted(Payment.objects.filter(assignment=assignment, kind=Payment.Kind.BONUS,
@@ -227,6 +230,46 @@ def _reconcile_places(batch: Batch, provider: Any, report: ReconcileReport, repa
     for provider_id, assignment in ours.items():
         if provider_id not in seen:
             report.add(MISSING_AT_PROVIDER, f"assignment {assignment.pk} ({provider_id}) is not at the provider")
+    taken = provider.places_taken(batch)
+    here = Assignment.objects.filter(hit__batch=batch).live().count()
+    if taken is not None and taken != here:
+        report.add(STATE_DIFFERS, f"places taken: {here} here, {taken} at {provider.name}")
+    _reconcile_vat(provider, report)
+
+
+def _agrees(assignment: Assignment, remote: Any) -> bool:
+    """Whether an assignment here says what the provider says of its place."""
+    state, status = assignment.state, remote.status
+    if status == "claimed":
+        return state == Assignment.State.CLAIMED
+    if status in ("submitted", "approved"):
+        return state == status
+    if status == "rejected":
+        return state == Assignment.State.REJECTED and assignment.place_freed
+    if status == "returned" and state in (Assignment.State.EXPIRED, Assignment.State.WITHDRAWN):
+        return True
+    return state == Assignment.State.EXPIRED or assignment.place_freed  # timed out, screened out
+
+
+def _local(assignment: Assignment) -> str:
+    return f"{assignment.state} (place given back)" if assignment.place_freed else assignment.state
+
+
+def _reconcile_vat(provider: Any, report: ReconcileReport) -> None:
+    """The VAT Prolific charges on its fees (the workspace balance's breakdown) against the rate the settings
+    give, so that estimates, budgets and the ledger count what is charged."""
+    charged = getattr(provider, "balance_vat_rate", lambda: None)()
+    if charged is not None and abs(charged - provider.vat_rate) > Decimal("0.005"):
+        report.add(MONEY_DIFFERS, f"{provider.name} charges VAT of {charged:.0%} on its fees and the settings say "
+                                  f"{provider.vat_rate:.0%}: set PROLIFIC_VAT_REGION (uk, eu or none) and "
+                                  f"PROLIFIC_VAT_NUMBER to the workspace's registration")
+
+
+def _withdrawn(batch: Batch, report: ReconcileReport) -> None:
+    for withdrawal in Withdrawal.objects.filter(assignment__hit__batch=batch).select_related("assignment__worker"):
+        report.notes.append(f"assignment {withdrawal.assignment_id} of {withdrawal.assignment.worker} was withdrawn "
+                            f"{timezone.localtime(withdrawal.when):%Y-%m-%d %H:%M} ({withdrawal.reason}): its answers "
+                            f"are left out of every count, label and export, and nothing is paid for it")
 
 
 def _reconcile_rewards(batch: Batch, report: ReconcileReport, repair: bool) -> None:

@@ -67,6 +67,10 @@ class TaskType:
         """Store what the task keeps beyond the parsed answers. Called once per assignment, inside the
         transaction that stores its answers, for in-house and synced submissions alike."""
 
+    def on_withdrawn(self, assignment: Assignment) -> None:
+        """Take back what `on_submitted` stored, for work its worker withdrew (hits.services.withdrawals). Called
+        once, inside the withdrawal's transaction, while the answers are still on the assignment."""
+
 
 def refuse_foreign_fields(raw: Mapping[str, Any], items: Sequence[Item], prefixes: Sequence[str], noun: str) -> None:
     """Refuse a form that answers items not in the HIT: fields "<prefix>-<item id>[-...]" whose item id is

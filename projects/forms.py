@@ -14,12 +14,12 @@ from aggregation.maths import PAPER_RULES
 from core.words import counted
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.readers import KNOWN_DOMAINS, domain_problem
-from hits.adaptive import adaptive_refusal
 from hits.models import Batch
 from hits.providers import PROVIDERS
 from hits.providers.prolific import CATEGORIES as REJECTION_CATEGORIES
 from hits.providers.prolific import MIN_REJECTION
 from hits.services import cost_estimate, hit_count, worker_filters
+from hits.services.adaptive import adaptive_refusal
 from projects.designs import DESIGNS
 from projects.models import Project, Upload
 from releases.models import DatasetVersion

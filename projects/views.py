@@ -30,12 +30,12 @@ from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
 from designs.task_type import writing_evidence
-from hits.adaptive import adaptive_savings
-from hits.models import Assignment, Batch, Payment
+from hits.models import Assignment, Batch, Payment, Withdrawal
 from hits.providers import get_provider
 from hits.providers.base import money
 from hits.selectors import batch_rows
 from hits.services import CrowdError, batch_cost, check_requirements, cost_estimate, hit_count, worker_filters
+from hits.services.adaptive import adaptive_savings
 from hits.tasks import bonus_request
 from jobs.models import Job
 from jobs.services import JobError, job_cancel, job_progress, job_start
@@ -367,11 +367,14 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
     batch = _batch(project, batch_id)
     (row,) = batch_rows([batch])
     submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED)
+    withdrawn = list(Withdrawal.objects.filter(assignment__hit__batch=batch).select_related(
+        "assignment__worker__user", "assignment__hit").order_by("-when")[:100])
     review = forms.ReviewForm(choices=[(a.pk, str(a.pk)) for a in submitted])
     aggregate_form = forms.AggregateForm()
     voted = aggregated(batch)  # its design read once for both
     return render(request, "projects/batch.html", {
         "project": project, "batch": batch, "row": row, "submitted": submitted, "review": review,
+        "withdrawn": withdrawn,
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
         "bonus_form": forms.BonusForm(),
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],

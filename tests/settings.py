@@ -19,3 +19,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": os.path.join(tempfile.gettempdir(), f"crowdset-test-{os.getpid()}.sqlite3")}
+
+# A payment whose answer was lost is looked up again at once (the emulators list a payment as soon as it is made).
+PAYMENT_SETTLE_SECONDS = 0

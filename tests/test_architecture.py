@@ -13,8 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # Packages of the running site, bottom to top; tests and bench scripts may import anything.
 # The design-file engine sits below the seed designs' own packages: a seed design's component builds on it.
-PACKAGES = ("core", "config", "accounts", "jobs", "filtering", "hits", "qualification", "annotation", "aggregation",
-            "designs", "choices", "facts", "chains", "releases", "projects", "dashboard", "api", "demo")
+# The provider emulators import nothing of the site (they stand in for the outside world).
+PACKAGES = ("emulators", "core", "config", "accounts", "jobs", "filtering", "hits", "qualification", "annotation",
+            "aggregation", "designs", "choices", "facts", "chains", "releases", "projects", "dashboard", "api", "demo")
 EXEMPT = {ROOT / "config" / "urls.py"}
 # The core package is plain Python: no Django, so its maths and formats run anywhere.
 DJANGO_FREE = ("core",)
@@ -102,6 +103,14 @@ def test_the_design_engine_reads_and_checks_without_django():
              if any(path == free or free in path.parents for free in DJANGO_FREE_MODULES)
              for imported, line in _imports(path) if imported in ("django", "hits", "projects")]
     assert found == []
+
+
+def test_no_product_module_imports_the_emulators():
+    """The emulators are test and development infrastructure: only the demo (and tests, bench) may use them."""
+    found = [f"{path.relative_to(ROOT)}:{line}" for package, path in _modules() if package not in ("emulators", "demo")
+             for imported, line in _imports(path) if imported == "emulators"]
+    assert found == []
+    assert "emulators" not in __import__("django.conf").conf.settings.INSTALLED_APPS
 
 
 def test_dependencies_point_down_the_layer_order():

@@ -54,6 +54,20 @@ class RemoteHit:
 
 
 @dataclass(frozen=True)
+class RemotePlace:
+    """A place taken at a provider whose work arrives on this site's pages (Prolific's submission), as the study's
+    list gives it."""
+
+    provider_assignment_id: str
+    worker_id: str
+    # claimed | submitted | approved | rejected | returned (given back, before or after submitting) |
+    # timed-out | screened-out
+    status: str
+    holds_place: bool  # counted in the study's places taken at the provider
+    started: datetime | None = None  # when the place was taken there
+
+
+@dataclass(frozen=True)
 class RemoteBonus:
     provider_assignment_id: str
     worker_id: str
@@ -65,6 +79,22 @@ class RemoteBonus:
 
 class ProviderError(CrowdsetError, RuntimeError):
     """The provider refused or failed an operation; the message says which and why, and what to do."""
+
+
+class LostAnswer(ProviderError):
+    """The call was sent and its answer lost (a 5xx, a timeout or a dropped connection): it may have been done.
+    A call that is not idempotent is never sent again blind after this: the caller looks the outcome up first.
+    `maybe_paid`: the call may have moved money (paying a bonus), so the lookup must wait for the provider to
+    list it (see hits.services.bonuses)."""
+
+    def __init__(self, message: str, *, maybe_paid: bool = False):
+        super().__init__(message)
+        self.maybe_paid = maybe_paid
+
+
+class ProviderBusy(ProviderError):
+    """The provider did not answer within the time a page may wait (a participant's request never waits out a
+    retry loop): say so, and let a background task go on."""
 
 
 class DuplicateRequest(ProviderError):
@@ -98,11 +128,17 @@ class Provider:
     def bonus_fee(self, amount: Decimal) -> Decimal:
         return Decimal("0.00")
 
+    def vat(self, fee: Decimal) -> Decimal:
+        """The VAT charged on one of the provider's fees (by where the account is registered; none by default)."""
+        return Decimal("0.00")
+
     def cost_per_assignment(self, reward: Decimal, assignments_per_hit: int, masters: bool = False) -> Decimal:
-        return money(reward) + self.reward_fee(money(reward), assignments_per_hit, masters)
+        fee = self.reward_fee(money(reward), assignments_per_hit, masters)
+        return money(reward) + fee + self.vat(fee)
 
     def cost_of_bonus(self, amount: Decimal) -> Decimal:
-        return money(amount) + self.bonus_fee(money(amount))
+        fee = self.bonus_fee(money(amount))
+        return money(amount) + fee + self.vat(fee)
 
     def available_balance(self) -> Decimal | None:
         """Money available to spend, or None when the provider has no account balance."""
@@ -140,6 +176,12 @@ class Provider:
     def expire_hit(self, hit: Hit) -> None:
         """Stop new workers from taking the HIT at the provider."""
 
+    def close_batch(self, batch: Batch) -> None:
+        """Stop new workers from taking any of the batch's work at the provider (an expired or cancelled batch):
+        by default each of its open HITs expires."""
+        for hit in batch.hits.filter(state="published").exclude(provider_hit_id=""):
+            self.expire_hit(hit)
+
     # --- results -----------------------------------------------------------------------
 
     def fetch_submissions(self, hit: Hit) -> Iterable[Submission]:
@@ -157,13 +199,18 @@ class Provider:
         """Every HIT the provider holds for this batch (for reconcile)."""
         return []
 
-    def remote_assignments(self, batch: Batch) -> Iterable[Any]:
-        """Every place taken at the provider, with its status there and the bonuses paid on it (providers
-        whose work arrives on this site's pages but whose statuses and money live at the provider)."""
+    def remote_assignments(self, batch: Batch) -> Iterable[RemotePlace]:
+        """Every place taken at the provider, with its status there (providers whose work arrives on this site's
+        pages but whose statuses and money live at the provider)."""
         return []
 
+    def places_taken(self, batch: Batch) -> int | None:
+        """How many places of the batch the provider counts as taken, or None when it keeps no count."""
+        return None
+
     def assignment_status(self, assignment: Assignment) -> str | None:
-        """submitted | approved | rejected at the provider, or None when there is no remote side."""
+        """The assignment's status at the provider (RemotePlace.status's words), or None when there is no remote
+        side."""
         return None
 
     # --- review and money ------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 MTurk stopped taking new requesters on 2026-07-30 and closes on 2026-09-30;
 this provider serves existing accounts, archives and MTurk-compatible
-endpoints. Tests and the demo run it against `hits.mturk_emulator`, which
+endpoints. Tests and the demo run it against `emulators.mturk`, which
 speaks the same JSON wire protocol, so boto3 runs unpatched.
 
 Idempotency comes from random keys stored with our rows before a call (a HIT's
@@ -105,7 +105,8 @@ class MTurkProvider(Provider):
     def from_settings(cls) -> MTurkProvider:
         endpoint = settings.MTURK_ENDPOINT_URL or ENDPOINTS[settings.MTURK_SANDBOX]
         client = boto3.client("mturk", region_name="us-east-1", endpoint_url=endpoint,
-                              config=Config(retries={"mode": "adaptive", "max_attempts": 10}))
+                              config=Config(retries={"mode": "adaptive", "max_attempts": 10},
+                                            read_timeout=settings.MTURK_TIMEOUT))
         return cls(client, question=settings.MTURK_QUESTION, external_url=settings.MTURK_EXTERNAL_URL,
                    sandbox=settings.MTURK_SANDBOX)
 

@@ -5,12 +5,17 @@ external URL on this site (hits.prolific_views), is bound to their submission th
 through the same claim engine as in-house annotators; the HIT ids below are ours, not Prolific's. When
 they submit, the site sends them to Prolific's completion URL with the study's code.
 
-Transport: `Authorization: Token`, JSON, lists followed through `_links.next`. 429 and 5xx are retried
-with backoff, honouring Retry-After. A call whose answer may have been lost after the work was done is
-retried only where doing it twice is harmless (reads, transitions, creating an unpaid bonus set); a
-study is looked for by its internal name before it is made again, and paying a bonus set, which
-Prolific does again on every call, is never repeated blindly: the ledger's lookup (find_bonuses)
-decides (see hits.services.worker_bonus).
+Transport: `Authorization: Token`, JSON, lists followed through `_links.next`. A 429 says the call was not
+done: it is sent again after Retry-After (or a backoff). A 5xx, a timeout or a dropped connection does not say
+whether Prolific did the work: a call that is harmless to repeat (a read, a transition, a PATCH of places) is
+asked again, and one that is not (making a study, a participant group or a bonus set; paying a bonus set) is
+never sent twice blind. Its caller looks the outcome up first: a study by its internal name, a group by its
+name, a bonus in the submission's `bonus_payments` (hits.services.bonuses), and only then decides.
+
+Places follow Prolific: every sync gives each submission's status to its assignment here (returned after
+submitting: the work is withdrawn; rejected, or timed out after the work was stored: the place is free again)
+and checks the count of places taken against the study's. VAT on the platform fee is counted by where the
+workspace is registered (PROLIFIC_VAT_REGION).
 """
 
 from __future__ import annotations
@@ -21,18 +26,27 @@ import secrets
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from typing import Any
 from urllib.parse import urlencode
 
 import requests
 from django.conf import settings
+from django.utils.dateparse import parse_datetime
 
 from core.errors import CrowdsetError
 from hits.extensions import study_filters
 from hits.models import Assignment, Batch, Hit, Item, Payment, Worker
-from hits.providers.base import NotReviewable, Provider, ProviderError, RemoteBonus, money
+from hits.providers.base import (
+    LostAnswer,
+    NotReviewable,
+    Provider,
+    ProviderBusy,
+    ProviderError,
+    RemoteBonus,
+    RemotePlace,
+    money,
+)
 from hits.task_types import get_task_type
 
 logger = logging.getLogger(__name__)
@@ -40,26 +54,19 @@ logger = logging.getLogger(__name__)
 FEE_RATE = Decimal(1) / 3  # Prolific's service fee on rewards and bonuses
 FLOOR = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}  # reward an hour, refused below
 RECOMMENDED = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
-STATUS = {"RESERVED": "claimed", "ACTIVE": "claimed", "AWAITING REVIEW": "submitted", "APPROVED": "approved",
-          "PARTIALLY APPROVED": "approved", "REJECTED": "rejected", "RETURNED": "expired", "TIMED-OUT": "expired",
-          "SCREENED OUT": "expired"}
+UK_VAT = Decimal("0.20")
+# Prolific's submission statuses in RemotePlace's words, and whether Prolific counts the place as taken: returned,
+# timed-out and screened-out submissions give their place back, and so does a rejected one (Prolific opens a new
+# place for it). Each sync checks the count this gives against the study's own `places_taken`.
+STATUS = {"RESERVED": ("claimed", True), "ACTIVE": ("claimed", True), "AWAITING REVIEW": ("submitted", True),
+          "APPROVED": ("approved", True), "PARTIALLY APPROVED": ("approved", True), "REJECTED": ("rejected", False),
+          "RETURNED": ("returned", False), "TIMED-OUT": ("timed-out", False), "SCREENED OUT": ("screened-out", False),
+          "PROCESSING": ("claimed", True)}  # undocumented and brief, the reference says
 CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
               "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
 MIN_REJECTION = 100  # characters Prolific asks of a rejection message
 BLOCK_GROUP = "crowdset: blocked"
-
-
-class LostAnswer(ProviderError):
-    """The call may have been done at Prolific; its answer did not arrive."""
-
-
-@dataclass(frozen=True)
-class RemoteAssignment:
-    """A submission as the study's list gives it (short: its bonuses are on the submission's own record)."""
-
-    provider_assignment_id: str
-    worker_id: str
-    status: str  # claimed | submitted | approved | rejected | expired
+FINAL_STUDY = ("COMPLETED",)
 
 
 def _fee(amount: Decimal) -> Decimal:
@@ -69,6 +76,21 @@ def _fee(amount: Decimal) -> Decimal:
     return (amount * 100 * FEE_RATE).quantize(Decimal("0.01"), rounding=ROUND_CEILING) / 100
 
 
+def vat_rate(region: str, vat_number: bool, rate: Decimal) -> Decimal:
+    """The VAT Prolific charges on its fee for a workspace registered in `region` (see settings)."""
+    if region == "uk":
+        return UK_VAT  # with or without a VAT number
+    if region == "eu":
+        return Decimal(0) if vat_number else rate  # reverse-charged with a valid VAT number
+    return Decimal(0)
+
+
+def _remote_place(found: dict) -> RemotePlace:
+    status, holds = STATUS.get(found["status"], ("claimed", True))
+    started = parse_datetime(found["started_at"]) if found.get("started_at") else None
+    return RemotePlace(found["id"], found["participant_id"], status, holds, started)
+
+
 class ProlificProvider(Provider):
     name = "prolific"
     pulls_submissions = False  # the work arrives on this site's pages; Prolific holds statuses and money
@@ -76,53 +98,71 @@ class ProlificProvider(Provider):
 
     def __init__(self, api_url: str, token: str, *, workspace: str = "", project: str = "", external_url: str = "",
                  complete_url: str = "https://app.prolific.com/submissions/complete", currency: str = "GBP",
-                 backoff: float = 1.0, attempts: int = 8, session: requests.Session | None = None):
+                 backoff: float = 1.0, attempts: int = 8, session: requests.Session | None = None,
+                 timeout: float = 30, vat: Decimal = UK_VAT):
         self.api_url = api_url.rstrip("/") + "/"
         self.token = token
         self.workspace, self.project = workspace, project
         self.external_url = external_url.rstrip("/")
         self.complete_url = complete_url
         self.currency = currency
-        self.backoff, self.attempts = backoff, attempts
+        self.backoff, self.attempts, self.timeout = backoff, attempts, timeout
+        self.vat_rate = vat
         self.session = session or requests.Session()
 
     @classmethod
     def from_settings(cls) -> ProlificProvider:
         return cls(settings.PROLIFIC_API_URL, settings.PROLIFIC_TOKEN, workspace=settings.PROLIFIC_WORKSPACE,
                    project=settings.PROLIFIC_PROJECT, external_url=settings.PROLIFIC_EXTERNAL_URL,
-                   complete_url=settings.PROLIFIC_COMPLETE_URL, currency=settings.PROLIFIC_CURRENCY)
+                   complete_url=settings.PROLIFIC_COMPLETE_URL, currency=settings.PROLIFIC_CURRENCY,
+                   timeout=settings.PROLIFIC_TIMEOUT, vat=vat_rate(settings.PROLIFIC_VAT_REGION,
+                                                                   settings.PROLIFIC_VAT_NUMBER,
+                                                                   settings.PROLIFIC_VAT_RATE))
 
     # --- transport --------------------------------------------------------------------------
 
-    def _call(self, method: str, path: str, body: Any = None, *, repeatable: bool = True) -> Any:
-        """One API call. `repeatable`: doing it twice is harmless, so a lost answer is asked again."""
+    def _call(self, method: str, path: str, body: Any = None, *, repeatable: bool = True,
+              deadline: float | None = None) -> Any:
+        """One API call. `repeatable`: doing it twice is harmless, so a lost answer is asked again; otherwise a
+        lost answer raises LostAnswer for the caller to look the outcome up. `deadline` (time.monotonic()): past
+        it nothing more is waited for, and ProviderBusy says so."""
         if not self.token:
             raise ProviderError("Prolific needs an API token: set PROLIFIC_TOKEN (Prolific: Settings, API tokens) "
                                 "and PROLIFIC_API_URL if it is not https://api.prolific.com/api/v1/")
         url = path if path.startswith("http") else self.api_url + path
         for attempt in range(self.attempts):
+            timeout = self.timeout if deadline is None else max(0.1, min(self.timeout, deadline - time.monotonic()))
             try:
-                response = self.session.request(method, url, json=body, timeout=30, headers={
+                response = self.session.request(method, url, json=body, timeout=timeout, headers={
                     "Authorization": f"Token {self.token}", "Accept": "application/json"})
             except requests.RequestException as error:
                 if not repeatable:
                     raise LostAnswer(f"Prolific {method} {path}: the answer was lost ({type(error).__name__}); it "
                                      f"may have been done") from error
-                self._wait(attempt, None)
+                self._wait(attempt, None, deadline, f"{method} {path}")
                 continue
-            if response.status_code == 429 or response.status_code >= 500:
-                self._wait(attempt, response.headers.get("Retry-After"))
+            if response.status_code == 429:  # the one answer that says the call was not done
+                self._wait(attempt, response.headers.get("Retry-After"), deadline, f"{method} {path}")
+                continue
+            if response.status_code >= 500:
+                if not repeatable:
+                    raise LostAnswer(f"Prolific {method} {path}: answered {response.status_code}, so it may have "
+                                     f"been done")
+                self._wait(attempt, response.headers.get("Retry-After"), deadline, f"{method} {path}")
                 continue
             return self._read(method, path, response)
         raise ProviderError(f"Prolific {method} {path}: no answer after {self.attempts} attempts (busy or down); "
                             f"try again later")
 
-    def _wait(self, attempt: int, retry_after: str | None) -> None:
+    def _wait(self, attempt: int, retry_after: str | None, deadline: float | None, what: str) -> None:
         try:
             delay = float(retry_after) if retry_after is not None else self.backoff * 2 ** attempt
         except ValueError:
             delay = self.backoff * 2 ** attempt
-        time.sleep(min(delay, 60))
+        delay = min(max(delay, 0.0), 60)
+        if deadline is not None and time.monotonic() + delay > deadline:
+            raise ProviderBusy(f"Prolific {what}: busy (no answer within the time a page may wait)")
+        time.sleep(delay)
 
     def _read(self, method: str, path: str, response: requests.Response) -> Any:
         try:
@@ -155,8 +195,21 @@ class ProlificProvider(Provider):
     def bonus_fee(self, amount: Decimal) -> Decimal:
         return _fee(money(amount))
 
+    def vat(self, fee: Decimal) -> Decimal:
+        """As the fee: in minor units to two decimal places of one (rounded half up), kept exact in major units."""
+        return (fee * 100 * self.vat_rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) / 100
+
     def cost_per_assignment(self, reward: Decimal, assignments_per_hit: int, masters: bool = False) -> Decimal:
-        return money(reward) + _fee(money(reward))  # exact: the estimate rounds its total once
+        fee = _fee(money(reward))
+        return money(reward) + fee + self.vat(fee)  # exact: the estimate rounds its total once
+
+    def balance_vat_rate(self) -> Decimal | None:
+        """The VAT share of the fees in the workspace balance Prolific reports (None while it holds no fees): what
+        the settings' rate is checked against."""
+        found = self._call("GET", f"workspaces/{self.workspace_id()}/balance/")
+        breakdown = found.get("balance_breakdown") or {}
+        fees, vat = Decimal(str(breakdown.get("fees") or 0)), Decimal(str(breakdown.get("vat") or 0))
+        return (vat / fees).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP) if fees else None
 
     def available_balance(self) -> Decimal | None:
         found = self._call("GET", f"workspaces/{self.workspace_id()}/balance/")
@@ -261,13 +314,20 @@ class ProlificProvider(Provider):
         try:
             return self._call("POST", "studies/", body, repeatable=False)
         except LostAnswer:
-            existing = self._study_named(key)
+            existing = self._study_named(key)  # made by the call whose answer was lost?
             if existing:
                 return existing
-            return self._call("POST", "studies/", body, repeatable=False)
+            return self._call("POST", "studies/", body, repeatable=False)  # looked up: it was not
 
     def _study_named(self, key: str) -> dict | None:
-        return next((study for study in self._pages("studies/") if study.get("internal_name") == key), None)
+        """The study with this internal name; several are reported, never chosen between."""
+        found = [study for study in self._pages("studies/") if study.get("internal_name") == key]
+        if len(found) > 1:
+            named = ", ".join(f"{study['id']} ({study.get('status', '?')})" for study in found)
+            raise ProviderError(f"Prolific has {len(found)} studies named {key!r} ({named}): one batch "
+                                f"must have one study. Keep the one with participants, delete the other drafts at "
+                                f"Prolific, then publish again")
+        return found[0] if found else None
 
     def study_publish(self, study_id: str) -> str:
         study = self._call("GET", f"studies/{study_id}/")
@@ -292,19 +352,25 @@ class ProlificProvider(Provider):
             # Participants see the task's own title and description, as MTurk's workers do; the batch's name is
             # the organizer's and stays in the internal name's key.
             listing = get_task_type(batch.task_type).listing(batch)
+            # Prolific times a participant out no later than this site would: a place stays taken here as long as
+            # it is taken there (see hits.prolific_views, which sets the claim's deadline from it).
             study = self.study_create(
                 key=state["study_key"], name=listing["title"], path="/prolific/start/",
                 description=listing["description"],
                 places=batch.places(), minutes=minutes, reward=batch.reward,
                 codes=[{"code": state["completion_code"], "code_type": "COMPLETED",
                         "actions": [{"action": "MANUALLY_REVIEW"}]}],
-                filters=self.filters(batch), max_minutes=max(minutes, batch.assignment_duration // 60))
+                filters=self.filters(batch), max_minutes=self.max_minutes(batch))
             state["study_id"] = study["id"]
             Batch.objects.filter(pk=batch.pk).update(provider_state=state)
         else:
             self.study_grow(state["study_id"], batch.places())
         self.study_publish(state["study_id"])
         batch.provider_state = state
+
+    def max_minutes(self, batch: Batch) -> int:
+        """The study's maximum allowed time: the batch's time for a HIT, and at least the estimated time."""
+        return max(self.minutes(batch), batch.assignment_duration // 60)
 
     def study_grow(self, study_id: str, places: int) -> None:
         """More places for a study whose batch grew (a later workflow stage that gets items as the earlier
@@ -322,38 +388,52 @@ class ProlificProvider(Provider):
         return f"{study}:{hit.index}" if study else None
 
     def expire_hit(self, hit: Hit) -> None:
-        batch = hit.batch
+        self.close_batch(hit.batch)
+
+    def close_batch(self, batch: Batch) -> None:
+        """STOP the batch's study in every status but a final one: a study awaiting review (its places ran out)
+        or paused would otherwise open again when a participant returns a place. A draft never published has
+        nothing to stop."""
         state = dict(batch.provider_state or {})
-        if state.get("study_id") and not state.get("stopped"):
-            found = self._call("GET", f"studies/{state['study_id']}/")
-            if found["status"] not in ("COMPLETED", "AWAITING REVIEW", "UNPUBLISHED"):
-                self._call("POST", f"studies/{state['study_id']}/transition/", {"action": "STOP"})
-            state["stopped"] = True
-            Batch.objects.filter(pk=batch.pk).update(provider_state=state)
-            batch.provider_state = state
+        if not state.get("study_id") or state.get("stopped"):
+            return
+        found = self._call("GET", f"studies/{state['study_id']}/")
+        if found["status"] not in FINAL_STUDY and found["status"] != "UNPUBLISHED":
+            self._call("POST", f"studies/{state['study_id']}/transition/", {"action": "STOP"})
+        state["stopped"] = True
+        Batch.objects.filter(pk=batch.pk).update(provider_state=state)
+        batch.provider_state = state
 
     # --- participants -----------------------------------------------------------------------
 
-    def submission(self, submission_id: str) -> dict | None:
+    def submission(self, submission_id: str, *, deadline: float | None = None) -> dict | None:
         """A submission as Prolific has it, or None when Prolific has no such submission. The detail names the
-        participant `participant` (the study's list says `participant_id`)."""
+        participant `participant` (the study's list says `participant_id`). `deadline`: see _call."""
         try:
-            return self._call("GET", f"submissions/{submission_id}/")
+            return self._call("GET", f"submissions/{submission_id}/", deadline=deadline)
+        except ProviderBusy:
+            raise
         except ProviderError as error:
             if " 404 " in str(error):
                 return None
             raise
 
-    def remote_assignments(self, batch: Batch) -> list[RemoteAssignment]:
+    def remote_assignments(self, batch: Batch) -> list[RemotePlace]:
         study = (batch.provider_state or {}).get("study_id")
         if not study:
             return []
-        return [RemoteAssignment(found["id"], found["participant_id"], STATUS.get(found["status"], "claimed"))
-                for found in self._pages(f"studies/{study}/submissions/")]
+        return [_remote_place(found) for found in self._pages(f"studies/{study}/submissions/")]
+
+    def places_taken(self, batch: Batch) -> int | None:
+        study = (batch.provider_state or {}).get("study_id")
+        if not study:
+            return None
+        found = self._call("GET", f"studies/{study}/")
+        return int(found["places_taken"]) if found.get("places_taken") is not None else None
 
     def assignment_status(self, assignment: Assignment) -> str | None:
         found = self.submission(assignment.provider_assignment_id)
-        return STATUS.get(found["status"]) if found else None
+        return STATUS.get(found["status"], ("claimed", True))[0] if found else None
 
     # --- review and money ---------------------------------------------------------------------
 
@@ -377,7 +457,7 @@ class ProlificProvider(Provider):
             status = self.assignment_status(assignment)
             if status == wanted:
                 return  # done by an attempt whose answer was lost
-            if status in ("approved", "rejected"):
+            if status in ("approved", "rejected", "returned", "timed-out", "screened-out"):
                 raise NotReviewable(f"Prolific has submission {submission} {status} already", status) from None
             raise
 
@@ -386,25 +466,29 @@ class ProlificProvider(Provider):
                    {"request_return_reasons": list(reasons)})
 
     def send_bonus(self, payment: Payment) -> str:
-        """Two steps: a bonus set (unpaid, so made again freely), kept in the ledger before it is paid; then
-        the payment, which is never repeated here when its answer is lost."""
+        """Two steps: a bonus set (made again only after a lookup: a lost set is unpaid and stays so), kept in the
+        ledger before it is paid; then the payment, which Prolific does again on every call: a lost answer to it
+        raises LostAnswer(maybe_paid=True), and hits.services.bonuses looks the bonus up before anything more."""
         assert payment.assignment is not None
         batch = payment.assignment.hit.batch
         reference = payment.provider_reference
         if not reference:
             found = self._call("POST", "submissions/bonus-payments/", {
                 "study_id": batch.provider_state["study_id"],
-                "csv_bonuses": f"{payment.assignment.provider_assignment_id},{money(payment.amount)}"})
+                "csv_bonuses": f"{payment.assignment.provider_assignment_id},{money(payment.amount)}"},
+                repeatable=False)
             reference = found["id"]
             Payment.objects.filter(pk=payment.pk).update(provider_reference=reference)
-            if found.get("fees") is not None:  # the fee as Prolific states it, fractions of a penny kept
-                Payment.objects.filter(fee_of=payment).update(amount=Decimal(found["fees"]) / 100)
+            # The fee and its VAT as Prolific states them, fractions of a penny kept.
+            if found.get("fees") is not None:
+                Payment.objects.filter(fee_of=payment).update(amount=Decimal(str(found["fees"])) / 100)
+            if found.get("vat") is not None:
+                Payment.objects.filter(fee_of__fee_of=payment).update(amount=Decimal(str(found["vat"])) / 100)
             payment.provider_reference = reference
         try:
             self._call("POST", f"bulk-bonus-payments/{reference}/pay/", {}, repeatable=False)
         except LostAnswer as error:
-            raise ProviderError(f"{error}; the bonus is looked up at Prolific before it is tried again, never "
-                                f"paid blind") from error
+            raise LostAnswer(str(error), maybe_paid=True) from error
         return reference
 
     def find_bonuses(self, assignment: Assignment) -> list[RemoteBonus]:
@@ -416,14 +500,24 @@ class ProlificProvider(Provider):
 
     def block_group(self) -> str:
         """The workspace's block-list group, made the first time it is needed."""
-        workspace = self.workspace_id()
-        for group in self._pages(f"participant-groups/?{urlencode({'workspace_id': workspace})}"):
-            if group["name"] == BLOCK_GROUP:
-                return group["id"]
-        return self.group_create(BLOCK_GROUP)
+        return self._group_named(BLOCK_GROUP) or self.group_create(BLOCK_GROUP)
 
     def group_create(self, name: str) -> str:
-        return self._call("POST", "participant-groups/", {"name": name, "workspace_id": self.workspace_id()})["id"]
+        """A participant group of the workspace, made once: after a lost answer it is looked for by its name."""
+        try:
+            return self._call("POST", "participant-groups/", {"name": name, "workspace_id": self.workspace_id()},
+                              repeatable=False)["id"]
+        except LostAnswer:
+            found = self._group_named(name)
+            if found:
+                return found
+            return self._call("POST", "participant-groups/", {"name": name, "workspace_id": self.workspace_id()},
+                              repeatable=False)["id"]
+
+    def _group_named(self, name: str) -> str | None:
+        query = urlencode({"workspace_id": self.workspace_id()})
+        return next((group["id"] for group in self._pages(f"participant-groups/?{query}") if group["name"] == name),
+                    None)
 
     def block(self, worker: Worker, reason: str) -> None:
         self._call("POST", f"participant-groups/{self.block_group()}/participants/",

@@ -13,9 +13,9 @@ from aggregation.services import (
     workers_below,
 )
 from designs.semeval import labeling_batch_create, spans_batch_create
+from emulators.mturk import MTurkEmulator
+from emulators.mturk.worker_client import EmulatedWorker
 from hits.models import Worker
-from hits.mturk_emulator import MTurkEmulator
-from hits.mturk_emulator.worker_client import EmulatedWorker
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.services import (

@@ -11,11 +11,11 @@ from django.test import Client
 from core.errors import InputError
 from designs.items import read_items
 from designs.services import design_batch_create, design_version_save
+from emulators.mturk import MTurkEmulator
+from emulators.mturk.worker_client import EmulatedWorker
+from emulators.prolific import ProlificEmulator
+from emulators.prolific.participant import EmulatedParticipant
 from hits.models import Assignment, Batch, Payment
-from hits.mturk_emulator import MTurkEmulator
-from hits.mturk_emulator.worker_client import EmulatedWorker
-from hits.prolific_emulator import ProlificEmulator
-from hits.prolific_emulator.participant import EmulatedParticipant
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.providers.prolific import ProlificProvider

@@ -6,9 +6,9 @@ from decimal import Decimal
 from aggregation.maths import DISCARDED, POSITIVE
 from aggregation.services import batch_aggregate
 from designs.semeval import labeling_batch_create, spans_batch_create
-from hits.adaptive import adaptive_savings, batch_adapt
 from hits.models import Assignment, Batch, Hit, Worker
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish, batch_sync
+from hits.services.adaptive import adaptive_savings, batch_adapt
 from projects.services import project_create
 from tests.base import BaseTestCase
 from tests.hits.helpers import spec

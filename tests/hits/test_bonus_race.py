@@ -10,11 +10,11 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from emulators.mturk import MTurkEmulator
+from emulators.mturk.worker_client import EmulatedWorker
+from emulators.prolific import ProlificEmulator
+from emulators.prolific.participant import EmulatedParticipant
 from hits.models import Assignment, Payment
-from hits.mturk_emulator import MTurkEmulator
-from hits.mturk_emulator.worker_client import EmulatedWorker
-from hits.prolific_emulator import ProlificEmulator
-from hits.prolific_emulator.participant import EmulatedParticipant
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.providers.prolific import ProlificProvider
@@ -34,15 +34,26 @@ pytestmark = pytest.mark.django_db(transaction=True)
 RACERS = 8
 
 
-@pytest.fixture
-def prolific():
-    emulator = ProlificEmulator(seed=1).start()
+def _prolific(vat_region, vat):
+    emulator = ProlificEmulator(seed=1, vat_region=vat_region).start()
     provider = ProlificProvider(emulator.api_url, emulator.token, external_url="http://testserver",
-                                complete_url=f"{emulator.url}/submissions/complete", backoff=0)
+                                complete_url=f"{emulator.url}/submissions/complete", backoff=0, vat=vat)
     previous = use_provider("prolific", provider)
     yield emulator
     use_provider("prolific", previous)
     emulator.stop()
+
+
+@pytest.fixture
+def prolific():
+    """A UK workspace (the default): 20% VAT on every fee."""
+    yield from _prolific("uk", Decimal("0.20"))
+
+
+@pytest.fixture
+def prolific_abroad():
+    """A workspace outside the EU VAT regime: no VAT."""
+    yield from _prolific("none", Decimal(0))
 
 
 @pytest.fixture
@@ -136,25 +147,25 @@ def test_eight_requests_for_one_mturk_bonus_pay_it_once(mturk):
 
 
 def test_a_bonus_over_the_batch_budget_is_refused_with_the_amounts_and_nothing_is_written(prolific):
-    # 4 places at 1.00 + 0.3334 Prolific fee: 5.33 promised when published; 6.00 leaves 0.67.
+    # 4 places at 1.00 + 0.3334 Prolific fee + 0.0667 VAT on it: 5.60 promised when published; 6.00 leaves 0.40.
     _, assignment = prolific_work(prolific, budget=Decimal("6.00"))
-    with pytest.raises(BudgetExceeded, match=r"a bonus of 50.00 \(and 16.67 prolific fee\) on assignment \d+ would "
-                                             r"take batch \d+ to 72.00, over its budget of 6.00 \(5.33 spent or "
-                                             r"promised already, 0.67 left\)"):
+    with pytest.raises(BudgetExceeded, match=r"a bonus of 50.00 \(and 20.00 prolific fee with VAT\) on assignment "
+                                             r"\d+ would take batch \d+ to 75.60, over its budget of 6.00 \(5.60 spent "
+                                             r"or promised already, 0.40 left\)"):
         worker_bonus(worker=assignment.worker, assignment=assignment, amount="50.00", reason="too much")
     assert not Payment.objects.filter(kind="bonus").exists()
     assert prolific.workspace.bonuses == {}
-    small = worker_bonus(worker=assignment.worker, assignment=assignment, amount="0.50", reason="fits")
+    small = worker_bonus(worker=assignment.worker, assignment=assignment, amount="0.25", reason="fits")  # 0.3501
     assert small.state == "confirmed"
-    with pytest.raises(BudgetExceeded, match=r"0\.00 left"):
-        worker_bonus(worker=assignment.worker, assignment=assignment, amount="0.01", reason="one penny more")
+    with pytest.raises(BudgetExceeded, match=r"0\.05 left"):
+        worker_bonus(worker=assignment.worker, assignment=assignment, amount="0.10", reason="a little more")
 
 
 def test_racing_bonuses_under_a_project_budget_never_spend_past_it(prolific):
-    # Two batches of one project; the project may spend 12.00: 2 x 5.33 promised leaves 1.34, room for one
-    # bonus of 1.00 (1.3334 with its fee) of the eight asked for at once, each for another reason.
+    # Two batches of one project; the project may spend 12.70: 2 x 5.6004 promised leaves 1.4992, room for one
+    # bonus of 1.00 (1.4001 with its fee and the fee's VAT) of the eight asked for at once, each for another reason.
     first, assignment = prolific_work(prolific)
-    project = project_create(name="Budgeted", budget=Decimal("12.00"))
+    project = project_create(name="Budgeted", budget=Decimal("12.70"))
     second = batch_publish(batch=make_batch(count=4, items_per_hit=2, provider="prolific", assignments_per_hit=2,
                                             reward=Decimal("1.00")))
     project.batches.add(first, second)
@@ -183,12 +194,14 @@ def test_racing_bonuses_under_a_project_budget_never_spend_past_it(prolific):
     assert prolific.workspace.submissions[assignment.provider_assignment_id].bonus_payments == [100]
 
 
-def test_prolific_fees_keep_their_fractions_and_are_rounded_once(prolific):
+def test_prolific_fees_keep_their_fractions_and_are_rounded_once(prolific_abroad):
     # 8.50 a place: Prolific's fee is 283.34 pence, not 283. Three places cost 3 x 11.3334 = 34.0002 -> 34.00
     # (rounding each fee first would give 33.99).
+    prolific = prolific_abroad
     batch, assignment = prolific_work(prolific, reward="8.50")
     fee = Payment.objects.get(kind="fee", fee_of__kind="reward")
     assert fee.amount == Decimal("2.8334")
+    assert not Payment.objects.filter(kind="vat").exists()  # no VAT outside the EU VAT regime
     from hits.services import cost_estimate
 
     assert cost_estimate(provider="prolific", hits=1, assignments_per_hit=3, reward="8.50").total == Decimal("34.00")
@@ -199,6 +212,39 @@ def test_prolific_fees_keep_their_fractions_and_are_rounded_once(prolific):
     bonus_set = next(iter(prolific.workspace.bonuses.values()))
     assert bonus_set.amount == 850
     assert batch_reconcile(batch=batch).clean
+
+
+def test_vat_on_fees_is_counted_and_the_ledger_matches_prolific_to_the_penny(prolific):
+    # A UK workspace: 20% VAT on the fee. 8.50 a place: fee 283.34 pence, VAT 56.67 pence; a bonus of 8.50 the same.
+    start = prolific.workspace.balance
+    batch, assignment = prolific_work(prolific, reward="8.50")
+    reward = Payment.objects.get(kind="reward")
+    assert list(charged_amounts(reward)) == [Decimal("8.5000"), Decimal("2.8334"), Decimal("0.5667")]
+    from hits.services import cost_estimate
+
+    estimate = cost_estimate(provider="prolific", hits=1, assignments_per_hit=4, reward="8.50")
+    assert (estimate.total, estimate.fees, estimate.vat) == (Decimal("47.60"), Decimal("13.60"), Decimal("2.27"))
+    bonus = worker_bonus(worker=assignment.worker, assignment=assignment, amount="8.50", reason="careful")
+    assert list(charged_amounts(bonus)) == [Decimal("8.5000"), Decimal("2.8334"), Decimal("0.5667")]
+    bonus_set = next(iter(prolific.workspace.bonuses.values()))
+    # What Prolific took for the bonus, and what the ledger says the bonus cost: the same, to the penny.
+    assert Decimal(850) + Decimal("283.34") + Decimal("56.67") == sum(charged_amounts(bonus)) * 100
+    assert bonus_set.amount == 850
+    # The study's places were set aside at publishing (reward, fee and VAT each); the bonus came out of the rest.
+    spent = (start - prolific.workspace.balance) / 100
+    study = prolific.workspace.studies[batch.provider_state["study_id"]]
+    assert spent == study["_reserved"] / 100 + sum(charged_amounts(reward)) + sum(charged_amounts(bonus))
+    assert batch_reconcile(batch=batch).clean
+    # The balance Prolific reports splits its fees and VAT at the rate the settings name.
+    from hits.providers import get_provider
+
+    assert get_provider("prolific").balance_vat_rate() == Decimal("0.200")
+
+
+def charged_amounts(payment):
+    from hits.services.payments import charged
+
+    return charged(payment).order_by("pk").values_list("amount", flat=True)
 
 
 def test_the_batch_page_pays_a_bonus_and_refuses_one_over_budget_with_the_amounts(prolific, client):
@@ -214,9 +260,9 @@ def test_the_batch_page_pays_a_bonus_and_refuses_one_over_budget_with_the_amount
     client.force_login(organizer)
     url = f"/projects/{project.slug}/batches/{batch.pk}/bonus/"
     page = client.post(url, {"assignment": assignment.pk, "amount": "50.00", "reason": "too much"}, follow=True)
-    assert re.search(r"bonus refused: a bonus of 50.00 \(and 16.67 prolific fee\) .* over its budget of 6.00",
-                     page.content.decode())
+    assert re.search(r"bonus refused: a bonus of 50.00 \(and 20.00 prolific fee with VAT\) .* over its budget of "
+                     r"6.00", page.content.decode())
     assert not Payment.objects.filter(kind="bonus").exists()
-    page = client.post(url, {"assignment": assignment.pk, "amount": "0.50", "reason": "careful"}, follow=True)
-    assert "Bonus of 0.50 paid to" in page.content.decode()
-    assert prolific.workspace.submissions[assignment.provider_assignment_id].bonus_payments == [50]
+    page = client.post(url, {"assignment": assignment.pk, "amount": "0.25", "reason": "careful"}, follow=True)
+    assert "Bonus of 0.25 paid to" in page.content.decode()
+    assert prolific.workspace.submissions[assignment.provider_assignment_id].bonus_payments == [25]

@@ -8,9 +8,9 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from designs.semeval import spans_batch_create
+from emulators.mturk import MTurkEmulator
+from emulators.mturk.worker_client import EmulatedWorker
 from hits.models import Assignment, Batch, Hit, Payment
-from hits.mturk_emulator import MTurkEmulator
-from hits.mturk_emulator.worker_client import EmulatedWorker
 from hits.providers import use_provider
 from hits.providers.base import ProviderError
 from hits.providers.mturk import MTurkProvider

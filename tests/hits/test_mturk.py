@@ -8,11 +8,11 @@ from django.core.management import call_command
 
 from choices.services import choice_batch_create
 from core.items import ChoiceItem
+from emulators.mturk import MTurkEmulator
+from emulators.mturk.worker_client import EmulatedWorker, WorkerRefused
 from facts.rte import paragraph
 from facts.services import fact_batch_create
 from hits.models import Assignment, Hit
-from hits.mturk_emulator import MTurkEmulator
-from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
 from hits.providers import use_provider
 from hits.providers.base import ProviderError
 from hits.providers.mturk import MTurkProvider, parse_answer_xml

@@ -10,14 +10,22 @@ import jsonschema
 import requests
 from django.test import Client, override_settings
 
+from emulators.prolific import ProlificEmulator
+from emulators.prolific.participant import EmulatedParticipant
 from hits.models import Assignment
-from hits.prolific_emulator import ProlificEmulator
-from hits.prolific_emulator.participant import EmulatedParticipant
 from hits.providers import use_provider
 from hits.providers.base import ProviderError
 from hits.providers.prolific import ProlificProvider
 from hits.reconcile import batch_reconcile
-from hits.services import assignment_approve, assignment_reject, batch_expire, batch_publish, worker_bonus
+from hits.services import (
+    CrowdError,
+    assignment_approve,
+    assignment_reject,
+    batch_expire,
+    batch_publish,
+    batch_sync,
+    worker_bonus,
+)
 from qualification.prolific import screening_study_create
 from qualification.services import qualification_test_create
 from tests.base import BaseTestCase
@@ -25,66 +33,79 @@ from tests.fixtures import released_sample
 from tests.hits.helpers import make_batch
 
 ID = {"type": "string", "pattern": "^[0-9a-f]{24}$"}
-TIME = {"type": "string"}
-TIME_OR_NULL = {"type": ["string", "null"]}
+# ISO 8601 date and time, as Prolific writes them.
+TIME = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?$"}
+TIME_OR_NULL = {"anyOf": [TIME, {"type": "null"}]}
 LINK = {"type": ["object", "null"], "properties": {"href": {"type": ["string", "null"]}}}
-AMOUNT = {"type": "number"}  # minor units; fees may hold fractions
+AMOUNT = {"type": "number"}  # minor units; fees and VAT may hold fractions
+WHOLE = {"type": "integer", "minimum": 0}
 
 
-def strict(required, **properties):
-    """An object with exactly these fields (the reference's), each as given; `optional` fields may appear."""
-    optional = properties.pop("optional", {})
-    return {"type": "object", "required": list(required), "additionalProperties": False,
-            "properties": {**{name: properties.get(name, {}) for name in required}, **optional}}
+def shape(required, **properties):
+    """An object with every documented field (required), each of its documented type; other fields are allowed,
+    as Prolific adds fields without notice."""
+    return {"type": "object", "required": list(required), "properties": properties}
 
 
 def page_of(item):
     """Prolific's list shape."""
-    return strict(["results", "_links", "meta"], results={"type": "array", "items": item},
-                  _links=strict(["self", "next", "previous", "last"], self=LINK, next=LINK, previous=LINK, last=LINK),
-                  meta=strict(["count"], count={"type": "integer", "minimum": 0}))
+    return shape(["results", "_links", "meta"], results={"type": "array", "items": item},
+                 _links=shape(["next"], self=LINK, next=LINK, previous=LINK, last=LINK),
+                 meta=shape(["count"], count=WHOLE))
 
 
-ERROR = strict(["error"], error=strict(["status", "error_code", "title", "detail", "additional_information"],
-                                       status={"type": "integer"}, error_code={"type": "integer"},
-                                       title={"type": "string"}, detail={"type": "string"},
-                                       additional_information={}))
-STUDY = {"type": "object", "required": [
-    "id", "name", "internal_name", "description", "external_study_url", "prolific_id_option", "completion_codes",
-    "total_available_places", "estimated_completion_time", "maximum_allowed_time", "reward", "status", "filters",
-    "submissions_config", "project"],
-    "properties": {"id": ID, "status": {"enum": ["UNPUBLISHED", "PUBLISHING", "SCHEDULED", "ACTIVE", "PAUSED",
-                                                  "AWAITING REVIEW", "COMPLETED"]},
-                   "reward": {"type": "integer"}, "total_available_places": {"type": "integer"},
-                   "filters": {"type": "array", "items": {"type": "object", "required": ["filter_id"]}},
-                   "completion_codes": {"type": "array", "items": {"type": "object",
-                                                                   "required": ["code", "code_type"]}},
-                   "eligibility_requirements": False}}  # deprecated: never sent
+ERROR = {"anyOf": [shape(["error"], error=shape(["status", "detail"], status={"type": "integer"},
+                                                error_code={"type": "integer"}, title={"type": "string"},
+                                                detail={"type": ["string", "object", "array"]},
+                                                additional_information={})),
+                   shape(["detail"], message={"type": "string"}, detail={})]}  # some endpoints answer this
+STUDY_STATUS = {"enum": ["UNPUBLISHED", "PUBLISHING", "SCHEDULED", "ACTIVE", "PAUSED", "AWAITING REVIEW", "COMPLETED",
+                         "PROCESSING"]}
+CODE = shape(["code", "code_type"], code={"type": "string"}, code_type={"type": "string"},
+             actions={"type": "array", "items": shape(["action"], action={"type": "string"})})
+FILTER = shape(["filter_id"], filter_id={"type": "string"},
+               selected_range={"type": "object", "properties": {"lower": {"type": "number"},
+                                                                "upper": {"type": "number"}}},
+               selected_values={"type": "array", "items": {"type": "string"}})
+STUDY = shape(["id", "name", "internal_name", "description", "external_study_url", "prolific_id_option",
+               "completion_codes", "total_available_places", "estimated_completion_time", "maximum_allowed_time",
+               "reward", "device_compatibility", "project", "filters", "submissions_config", "status"],
+              id=ID, name={"type": "string"}, internal_name={"type": ["string", "null"]},
+              description={"type": "string"}, external_study_url={"type": "string"},
+              prolific_id_option={"type": "string"}, completion_codes={"type": "array", "items": CODE},
+              total_available_places=WHOLE, estimated_completion_time=WHOLE, maximum_allowed_time=WHOLE,
+              reward=WHOLE, device_compatibility={"type": "array", "items": {"type": "string"}},
+              project={"type": ["string", "null"]}, filters={"type": "array", "items": FILTER},
+              submissions_config=shape([], max_submissions_per_participant={"type": "integer"}),
+              status=STUDY_STATUS, places_taken=WHOLE, eligibility_requirements=False)  # deprecated: never sent
 SUBMISSION_STATUS = {"enum": ["RESERVED", "ACTIVE", "TIMED-OUT", "AWAITING REVIEW", "APPROVED", "RETURNED",
-                              "REJECTED", "SCREENED OUT", "PARTIALLY APPROVED"]}
-# The detail names the participant `participant`; the study's list, `participant_id`.
-SUBMISSION_DETAIL = strict(["id", "study_id", "participant", "status", "started_at", "completed_at", "entered_code",
-                            "bonus_payments", "return_requested", "parent_study_id"],
-                           id=ID, study_id=ID, participant={"type": "string"}, status=SUBMISSION_STATUS,
-                           started_at=TIME, completed_at=TIME_OR_NULL, entered_code={"type": "string"},
-                           bonus_payments={"type": "array", "items": AMOUNT}, return_requested={"type": "boolean"},
-                           parent_study_id={"type": ["string", "null"]})
-SUBMISSION_LISTED = strict(["id", "participant_id", "status", "started_at", "completed_at", "has_siblings",
-                            "study_code", "return_requested"],
-                           id=ID, participant_id={"type": "string"}, status=SUBMISSION_STATUS, started_at=TIME,
-                           completed_at=TIME_OR_NULL, has_siblings={"type": "boolean"},
-                           study_code={"type": "string"}, return_requested={"type": "boolean"})
-GROUP = {"type": "object", "required": ["id", "name"], "properties": {"id": ID, "name": {"type": "string"}}}
-BALANCE = {"type": "object", "required": ["currency_code", "total_balance", "balance_breakdown",
-                                          "available_balance"],
-           "properties": {"total_balance": {"type": "integer"}, "available_balance": {"type": "integer"},
-                          "balance_breakdown": strict(["rewards", "fees", "vat"])}}
+                              "REJECTED", "SCREENED OUT", "PARTIALLY APPROVED", "PROCESSING"]}
+# The detail names the participant `participant`; the study's list, `participant_id`. `return_requested` is when
+# the researcher asked for a return, or null.
+SUBMISSION_DETAIL = shape(["id", "study_id", "participant", "status", "started_at", "completed_at", "entered_code",
+                           "bonus_payments", "return_requested", "parent_study_id"],
+                          id=ID, study_id=ID, participant={"type": "string"}, status=SUBMISSION_STATUS,
+                          started_at=TIME, completed_at=TIME_OR_NULL, entered_code={"type": ["string", "null"]},
+                          bonus_payments={"type": "array", "items": AMOUNT}, return_requested=TIME_OR_NULL,
+                          parent_study_id={"type": ["string", "null"]})
+SUBMISSION_LISTED = shape(["id", "participant_id", "status", "started_at", "completed_at", "has_siblings",
+                           "study_code", "return_requested"],
+                          id=ID, participant_id={"type": "string"}, status=SUBMISSION_STATUS, started_at=TIME,
+                          completed_at=TIME_OR_NULL, has_siblings={"type": "boolean"},
+                          study_code={"type": ["string", "null"]}, return_requested=TIME_OR_NULL)
+GROUP = shape(["id", "name"], id=ID, name={"type": "string"})
+BREAKDOWN = shape(["rewards", "fees", "vat"], rewards=AMOUNT, fees=AMOUNT, vat=AMOUNT)
+BALANCE = shape(["currency_code", "total_balance", "balance_breakdown", "available_balance"],
+                currency_code={"enum": ["GBP", "USD"]}, total_balance=AMOUNT, balance_breakdown=BREAKDOWN,
+                available_balance=AMOUNT)
+BONUS_SET = shape(["id", "study", "amount", "fees", "vat", "total_amount"], id=ID, study=ID, amount=AMOUNT,
+                  fees=AMOUNT, vat=AMOUNT, total_amount=AMOUNT)
 
 # (method, path pattern under /api/v1/, status, schema of the answer)
 ENDPOINTS = [
-    ("GET", r"workspaces/", 200, page_of({"type": "object", "required": ["id"], "properties": {"id": ID}})),
+    ("GET", r"workspaces/", 200, page_of(shape(["id"], id=ID))),
     ("GET", r"workspaces/{id}/balance/", 200, BALANCE),
-    ("GET", r"filters/", 200, page_of({"type": "object", "required": ["filter_id"]})),
+    ("GET", r"filters/", 200, page_of(shape(["filter_id"], filter_id={"type": "string"}))),
     ("POST", r"studies/", 201, STUDY),
     ("GET", r"studies/", 200, page_of(STUDY)),
     ("GET", r"studies/{id}/", 200, STUDY),
@@ -94,20 +115,21 @@ ENDPOINTS = [
     ("GET", r"submissions/{id}/", 200, SUBMISSION_DETAIL),
     ("GET", r"submissions/{id}/", 404, ERROR),
     ("POST", r"submissions/{id}/transition/", 200, SUBMISSION_DETAIL),
-    ("POST", r"submissions/bonus-payments/", 201,
-     strict(["id", "study", "amount", "fees", "vat", "total_amount"], id=ID, study=ID, amount=AMOUNT, fees=AMOUNT,
-            vat=AMOUNT, total_amount=AMOUNT)),
+    ("POST", r"submissions/{id}/transition/", 400, ERROR),
+    ("POST", r"submissions/bonus-payments/", 201, BONUS_SET),
     ("POST", r"bulk-bonus-payments/{id}/pay/", 202, {"type": "object"}),
     ("GET", r"participant-groups/", 200, page_of(GROUP)),
     ("POST", r"participant-groups/", 201, GROUP),
     ("POST", r"participant-groups/{id}/participants/", 200, {"type": ["array", "object"]}),
 ]
 EVENTS = {
-    "submission.status.change": strict(["resource_id", "event_type", "participant_id", "status"], resource_id=ID,
-                                       event_type={"const": "submission.status.change"},
-                                       participant_id={"type": "string"}, status=SUBMISSION_STATUS),
-    "study.status.change": strict(["resource_id", "event_type", "status"], resource_id=ID,
-                                  event_type={"const": "study.status.change"}, status={"type": "string"}),
+    "submission.status.change": shape(["resource_id", "event_type", "participant_id", "status"], resource_id=ID,
+                                      event_type={"const": "submission.status.change"},
+                                      participant_id={"type": "string"}, status=SUBMISSION_STATUS,
+                                      study_id=False),  # the submission event names no study
+    "study.status.change": shape(["resource_id", "event_type", "status"], resource_id=ID,
+                                 event_type={"const": "study.status.change"}, status=STUDY_STATUS,
+                                 metadata={"type": ["object", "null"]}),
 }
 
 
@@ -178,9 +200,15 @@ class ContractTests(BaseTestCase):
         batch = batch_publish(batch=make_batch(count=6, items_per_hit=2, provider="prolific", assignments_per_hit=2,
                                                reward="1.00"))
         good, other = self.take_part(batch, "PGOOD"), self.take_part(batch, "POTHER")
+        # One who returns after submitting: Prolific refuses to approve it (a 400 in its error shape).
+        gone = self.take_part(batch, "PGONE")
+        self.emulator.workspace.participant_return("PGONE", batch.provider_state["study_id"])
+        with self.assertRaisesRegex(CrowdError, "withdrawn by its worker"):
+            assignment_approve(assignment=gone)
         assignment_approve(assignment=good)
         worker_bonus(worker=good.worker, assignment=good, amount="0.75", reason="careful")
         assignment_reject(assignment=other, feedback="x" * 120, category="FAILED_CHECK")
+        batch_sync(batch=batch)
         self.provider.block(other.worker, "failed checks")
         self.provider.study_grow(batch.provider_state["study_id"], batch.places() + 2)
         self.assertIsNone(self.provider.submission("0" * 24))

@@ -10,8 +10,8 @@ import boto3
 from botocore.config import Config
 from django.core.management import CommandError, call_command
 
+from emulators.mturk import MTurkEmulator
 from hits.models import Batch
-from hits.mturk_emulator import MTurkEmulator
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from jobs.models import Job

@@ -8,9 +8,9 @@ from django.test import TestCase
 from django.utils import timezone
 
 from designs.semeval import labeling_batch_create
+from emulators.mturk import MTurkEmulator
+from emulators.mturk.worker_client import EmulatedWorker, WorkerRefused
 from hits.models import Worker
-from hits.mturk_emulator import MTurkEmulator
-from hits.mturk_emulator.worker_client import EmulatedWorker, WorkerRefused
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish

@@ -79,7 +79,12 @@ class Command(BaseCommand):
         self.stdout.write(f"synced {report.hits} HITs: {report.new} new, {report.updated} updated, {report.invalid} "
                           f"unusable, {report.flagged} flagged for a person, {report.disposed} disposed of, "
                           f"{report.expired_claims} expired claims freed"
-                          + (f"; {report.left} HITs left for the next sync" if report.left else ""))
+                          + (f", {report.withdrawn} withdrawn by their worker" if report.withdrawn else "")
+                          + (f", {report.held} places held for participants on their way" if report.held else "")
+                          + (f"; {report.left} HITs left for the next sync" if report.left else "")
+                          + (f"; places taken: {report.places}" + (" (they differ: `hits reconcile` says which)"
+                                                                 if report.places_differ else "")
+                             if report.places else ""))
 
     def do_cancel(self, batch, **options):
         self.stdout.write(f"{services.batch_cancel(batch=self._batch(batch))} cancelled; it keeps syncing until "
@@ -103,6 +108,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {difference['kind']}: {difference['what']}")
             for repaired in report.repaired:
                 self.stdout.write(f"  repaired: {repaired}")
+            for note in report.notes:
+                self.stdout.write(f"  note: {note}")
         if differences:
             raise CommandError(f"{differences} differences between the providers and our records"
                                + (" (repaired where that is safe; run again to see what is left)" if repair else

@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from hits.mturk_emulator import MTurkEmulator
+from emulators.mturk import MTurkEmulator
 
 
 class Command(BaseCommand):

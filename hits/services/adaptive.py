@@ -42,6 +42,7 @@ from hits.extensions import SETTLED
 from hits.models import Assignment, Batch, Hit, HitItem, Item
 from hits.providers import get_provider
 from hits.providers.base import ProviderError, money
+from hits.services.publishing import batch_publish
 
 # A HIT is retired once this share of its sentences is settled: past it, most of its remaining places
 # would buy votes nobody needs.
@@ -95,7 +96,7 @@ def batch_adapt(*, batch: Batch) -> dict[str, int]:
             return done
         votes, voters = _votes(batch)
         needs = _needs(batch, votes, rule(batch))
-        taken = dict(Assignment.objects.filter(hit__batch=batch).exclude(state__in=Assignment.DEAD_STATES)
+        taken = dict(Assignment.objects.filter(hit__batch=batch).live()
                      .values("hit").annotate(n=Count("pk")).values_list("hit", "n"))
         # Pending HITs (re-packed, published once this commits) cover their items too, and are never retired.
         open_hits = [hit for hit in batch.hits.filter(state__in=(Hit.State.PENDING, Hit.State.PUBLISHED))
@@ -138,7 +139,7 @@ def batch_adapt(*, batch: Batch) -> dict[str, int]:
 def _retire(hit: Hit, taken: int) -> None:
     """No more places: the HIT keeps the ones taken and completes when they are in. At a provider it expires
     (work taken may still come in, and sync brings it)."""
-    submitted = hit.assignments.filter(state__in=Assignment.DONE_STATES).count()
+    submitted = hit.assignments.done().count()
     if hit.batch.provider != "inhouse":
         state = Hit.State.EXPIRED
         if hit.provider_hit_id:
@@ -213,8 +214,6 @@ def _parts(pool: dict[int, int], voters: dict[int, set[int]], size: int, cap: in
 
 
 def _publish(batch_id: int) -> None:
-    from hits.services import batch_publish  # services calls batch_adapt: imported here, where it is used
-
     batch = Batch.objects.get(pk=batch_id)
     report = dict(batch.adaptive_report)
     try:

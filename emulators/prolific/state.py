@@ -17,12 +17,14 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 STUDY_STATUSES = ("UNPUBLISHED", "PUBLISHING", "SCHEDULED", "ACTIVE", "PAUSED", "AWAITING REVIEW", "COMPLETED")
 REJECTION_CATEGORIES = ("TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
                         "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER")
-# A place is taken while its submission is in one of these; the others give it back.
-TAKING = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED", "REJECTED", "PARTIALLY APPROVED")
+# A place is taken while its submission is in one of these. Returned, timed-out and screened-out submissions give
+# it back, and so does a rejected one: Prolific opens a new place for it.
+TAKING = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED", "PARTIALLY APPROVED", "PROCESSING")
 FLOOR = {"GBP": 600, "USD": 800}  # minor units an hour
-# Prolific's service fee on rewards and bonuses (VAT left out here): a third, in minor units to two decimal
-# places, rounded up (850 -> 283.34, as the reference shows).
+# Prolific's service fee on rewards and bonuses: a third, in minor units to two decimal places, rounded up
+# (850 -> 283.34, as the reference shows); VAT on the fee by where the workspace is registered.
 FEE_RATE = Decimal(1) / 3
+VAT = {"uk": Decimal("0.20"), "eu": Decimal("0.20"), "eu-vat-number": Decimal(0), "none": Decimal(0)}
 COUNTRIES = {"1": "United Kingdom", "2": "United States", "3": "Canada", "4": "Australia", "5": "Ireland",
              "6": "New Zealand", "7": "Germany", "8": "India"}
 LANGUAGES = {"19": "English", "20": "German", "21": "French", "22": "Spanish", "23": "Hindi"}
@@ -43,6 +45,10 @@ class ApiError(Exception):
 
 def fee(amount: int) -> Decimal:
     return (Decimal(amount) * FEE_RATE).quantize(Decimal("0.01"), rounding=ROUND_CEILING)
+
+
+def vat(fees: Decimal, rate: Decimal) -> Decimal:
+    return (Decimal(fees) * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
 def whole(amount: Decimal | int) -> int:
@@ -73,7 +79,9 @@ class Submission:
     completed_at: datetime | None = None
     study_code: str = ""
     bonus_payments: list[int] = field(default_factory=list)
-    return_requested: list[str] = field(default_factory=list)
+    # When the researcher asked for it back (a datetime), as Prolific reports it; None if never asked.
+    return_requested: datetime | None = None
+    return_reasons: list[str] = field(default_factory=list)
 
     def listed(self) -> dict:
         """As `GET studies/{id}/submissions/` lists it: short, the participant as `participant_id`."""
@@ -81,7 +89,7 @@ class Submission:
                 "started_at": self.started_at.isoformat(),
                 "completed_at": self.completed_at.isoformat() if self.completed_at else None,
                 "has_siblings": False, "study_code": self.study_code,
-                "return_requested": bool(self.return_requested)}
+                "return_requested": self.return_requested.isoformat() if self.return_requested else None}
 
     def detail(self) -> dict:
         """As `GET submissions/{id}/` answers: the participant as `participant` (not `participant_id`)."""
@@ -89,7 +97,8 @@ class Submission:
                 "status": self.status, "started_at": self.started_at.isoformat(),
                 "completed_at": self.completed_at.isoformat() if self.completed_at else None,
                 "entered_code": self.study_code, "bonus_payments": list(self.bonus_payments),
-                "return_requested": bool(self.return_requested), "parent_study_id": None}
+                "return_requested": self.return_requested.isoformat() if self.return_requested else None,
+                "parent_study_id": None}
 
 
 @dataclass
@@ -107,9 +116,12 @@ class BonusSet:
 class Workspace:
     """The emulator's whole state. Every method is called with `lock` held (see server.py)."""
 
-    def __init__(self, *, token: str, currency: str = "GBP", balance: int = 10_000_00, clock=None):
+    def __init__(self, *, token: str, currency: str = "GBP", balance: int = 10_000_00, clock=None,
+                 vat_region: str = "uk"):
         self.token = token
         self.currency = currency
+        # Where the workspace is registered: "uk", "eu" (no VAT number), "eu-vat-number" or "none".
+        self.vat_rate = VAT[vat_region]
         self.clock = clock or (lambda: datetime.now(UTC))
         self.lock = threading.RLock()
         self.workspace_id, self.project_id = _id(), _id()
@@ -130,10 +142,23 @@ class Workspace:
                 "balance": whole(self.balance), "available_balance": whole(self.balance)}
 
     def workspace_balance(self, workspace_id: str) -> dict:
+        """The money held, split as Prolific splits a top-up: the share for rewards, the fees on them and the VAT
+        on the fees (by where the workspace is registered)."""
         self._workspace(workspace_id)
-        return {"currency_code": self.currency, "total_balance": whole(self.balance),
-                "balance_breakdown": {"rewards": 0, "fees": 0, "vat": 0}, "available_balance": whole(self.balance),
-                "available_balance_breakdown": {"rewards": whole(self.balance), "fees": 0, "vat": 0}}
+        reserved = sum((study["_reserved"] for study in self.studies.values()), Decimal(0))
+        return {"currency_code": self.currency, "total_balance": whole(self.balance + reserved),
+                "balance_breakdown": self._breakdown(self.balance + reserved),
+                "available_balance": whole(self.balance), "available_balance_breakdown": self._breakdown(self.balance)}
+
+    def _breakdown(self, amount: Decimal) -> dict:
+        rewards = Decimal(amount) / (1 + FEE_RATE * (1 + self.vat_rate))
+        fees = rewards * FEE_RATE
+        return {"rewards": whole(rewards), "fees": whole(fees), "vat": whole(fees * self.vat_rate)}
+
+    def place_cost(self, reward: int) -> Decimal:
+        """A place's reward, its fee and the fee's VAT, in minor units."""
+        charged = fee(reward)
+        return reward + charged + vat(charged, self.vat_rate)
 
     def workspaces(self) -> list[dict]:
         return [{"id": self.workspace_id, "title": "Emulated workspace", "currency_code": self.currency}]
@@ -177,7 +202,8 @@ class Workspace:
         codes = data["completion_codes"]
         if not codes or any("code" not in code or "code_type" not in code for code in codes):
             raise ApiError(400, "Invalid request", "completion_codes needs at least one {code, code_type}.")
-        study = {**data, "id": _id(), "status": "UNPUBLISHED", "project": data.get("project", self.project_id),
+        study = {"internal_name": "", "device_compatibility": [], "prolific_id_option": "url_parameters", **data,
+                 "id": _id(), "status": "UNPUBLISHED", "project": data.get("project", self.project_id),
                  "maximum_allowed_time": data.get("maximum_allowed_time", data["estimated_completion_time"] * 3),
                  "filters": data.get("filters", []), "date_created": self.clock().isoformat(),
                  "submissions_config": {"max_submissions_per_participant": 1,
@@ -201,10 +227,15 @@ class Workspace:
 
     def _study_wire(self, study: dict) -> dict:
         self._time_out()
-        taken = sum(1 for s in self.submissions.values() if s.study_id == study["id"] and s.status in TAKING)
+        places = study["total_available_places"]
         return {**{k: v for k, v in study.items() if not k.startswith("_")},
-                "places_taken": taken, "total_cost": study["reward"] * study["total_available_places"]
-                + fee(study["reward"]) * study["total_available_places"]}
+                "places_taken": self._taken(study), "number_of_submissions": sum(
+                    1 for s in self.submissions.values() if s.study_id == study["id"]),
+                "total_cost": self.place_cost(study["reward"]) * places,
+                "published_at": study.get("_published_at"), "is_underpaying": False}
+
+    def _taken(self, study: dict) -> int:
+        return sum(1 for s in self.submissions.values() if s.study_id == study["id"] and s.status in TAKING)
 
     def studies_list(self, status: str | None = None) -> list[dict]:
         return [self._study_wire(s) for s in self.studies.values() if status in (None, s["status"])]
@@ -221,13 +252,13 @@ class Workspace:
                 raise ApiError(400, "Invalid request", "Places can only go up once a study is published.")
             # More places on a published study are paid for at once, and a study whose places had run out
             # takes participants again.
-            more = (study["reward"] + fee(study["reward"])) * (places - study["total_available_places"])
+            more = self.place_cost(study["reward"]) * (places - study["total_available_places"])
             if more > self.balance:
                 raise ApiError(400, "Insufficient funds", f"More places need {more} and the workspace holds "
                                                           f"{self.balance}. Top up first.")
             self.balance -= more
             study["_reserved"] = study.get("_reserved", 0) + more
-            if more and study["status"] == "AWAITING REVIEW":
+            if more and study["status"] == "AWAITING REVIEW" and not study.get("_stopped"):
                 study["status"] = "ACTIVE"
         study.update(data)
         return self._study_wire(study)
@@ -238,18 +269,21 @@ class Workspace:
         if action == "PUBLISH":
             if status != "UNPUBLISHED":
                 raise ApiError(400, "Invalid transition", f"A {status} study cannot be published.")
-            cost = (study["reward"] + fee(study["reward"])) * study["total_available_places"]
+            cost = self.place_cost(study["reward"]) * study["total_available_places"]
             if cost > self.balance:
                 raise ApiError(400, "Insufficient funds", f"Publishing needs {cost} and the workspace holds "
                                                           f"{self.balance}. Top up first.")
             self.balance -= cost
             study["_reserved"] = cost
+            study["_published_at"] = self.clock().isoformat()
             study["status"] = "PUBLISHING"
         elif action == "PAUSE" and status == "ACTIVE":
             study["status"] = "PAUSED"
         elif action == "START" and status == "PAUSED":
             study["status"] = "ACTIVE"
-        elif action == "STOP" and status in ("ACTIVE", "PAUSED", "PUBLISHING", "AWAITING REVIEW"):
+        elif action == "STOP" and status in ("ACTIVE", "PAUSED", "PUBLISHING", "SCHEDULED", "AWAITING REVIEW"):
+            # Stopped for good: a place given back later (a return, a rejection) does not open it again.
+            study["_stopped"] = True
             study["status"] = "AWAITING REVIEW" if self._open_work(study) else "COMPLETED"
             self._release(study)
         elif action == "STOP" and status == "COMPLETED":
@@ -266,7 +300,7 @@ class Workspace:
     def _release(self, study: dict) -> None:
         """Money kept for places nobody took goes back to the balance when a study stops."""
         used = sum(1 for s in self.submissions.values() if s.study_id == study["id"] and s.status in TAKING)
-        unit = study["reward"] + fee(study["reward"])
+        unit = self.place_cost(study["reward"])
         back = max(0, study["_reserved"] - used * unit)
         self.balance += back
         study["_reserved"] -= back
@@ -356,18 +390,41 @@ class Workspace:
         raise ApiError(400, "Invalid code", f"No active submission of {participant_id} takes the code {code!r}.")
 
     def participant_return(self, participant_id: str, study_id: str) -> dict:
+        """The participant returns their place: while working ("return submission"), or after submitting while
+        it awaits review ("return and cancel reward" on their Submissions page). Either way it becomes RETURNED,
+        nothing is paid, and the place goes back to the study."""
+        submission = next((s for s in self.submissions.values() if s.participant_id == participant_id
+                           and s.study_id == study_id and s.status in ("ACTIVE", "AWAITING REVIEW")), None)
+        if submission is None:
+            raise ApiError(404, "Not found", f"No active or awaiting-review submission of {participant_id} in "
+                                             f"{study_id}.")
+        submission.status = "RETURNED"
+        self._event("submission.status.change", self._status_event(submission))
+        self._place_freed(self.studies[study_id])
+        return submission.detail()
+
+    def participant_screen_out(self, participant_id: str, study_id: str) -> dict:
+        """The study screened the participant out (they did not fit it): SCREENED OUT, and the place goes back."""
         submission = next((s for s in self.submissions.values() if s.participant_id == participant_id
                            and s.study_id == study_id and s.status == "ACTIVE"), None)
         if submission is None:
             raise ApiError(404, "Not found", f"No active submission of {participant_id} in {study_id}.")
-        submission.status = "RETURNED"
+        submission.status = "SCREENED OUT"
         self._event("submission.status.change", self._status_event(submission))
+        self._place_freed(self.studies[study_id])
         return submission.detail()
 
     def _fill_up(self, study: dict) -> None:
-        taken = sum(1 for s in self.submissions.values() if s.study_id == study["id"] and s.status in TAKING)
-        if study["status"] == "ACTIVE" and taken >= study["total_available_places"]:
+        if study["status"] == "ACTIVE" and self._taken(study) >= study["total_available_places"]:
             study["status"] = "AWAITING REVIEW"
+            self._event("study.status.change", {"resource_id": study["id"], "status": study["status"]})
+
+    def _place_freed(self, study: dict) -> None:
+        """A place came back (returned, timed out, screened out, rejected): a study whose places had run out takes
+        participants again, unless it was stopped."""
+        if (study["status"] == "AWAITING REVIEW" and not study.get("_stopped")
+                and self._taken(study) < study["total_available_places"]):
+            study["status"] = "ACTIVE"
             self._event("study.status.change", {"resource_id": study["id"], "status": study["status"]})
 
     def _time_out(self) -> None:
@@ -379,6 +436,7 @@ class Workspace:
             if now > submission.started_at + timedelta(minutes=study["maximum_allowed_time"]):
                 submission.status = "TIMED-OUT"
                 self._event("submission.status.change", self._status_event(submission))
+                self._place_freed(study)
 
     # --- submissions ---------------------------------------------------------------------
 
@@ -425,23 +483,17 @@ class Workspace:
             if submission.status != "AWAITING REVIEW":
                 raise ApiError(400, "Invalid transition", f"A {submission.status} submission cannot be rejected.")
             submission.status = "REJECTED"
-            self._refund_place(submission)
+            self._place_freed(self.studies[submission.study_id])  # the reward stays set aside for the new place
         else:
             raise ApiError(400, "Invalid request", "action must be APPROVE or REJECT.")
         self._event("submission.status.change", self._status_event(submission))
         return submission.detail()
 
     def _approve(self, submission: Submission) -> None:
-        # The reward and its fee were set aside when the study was published.
+        # The reward, its fee and the fee's VAT were set aside when the study was published.
         submission.status = "APPROVED"
         study = self.studies[submission.study_id]
-        study["_reserved"] -= study["reward"] + fee(study["reward"])
-
-    def _refund_place(self, submission: Submission) -> None:
-        study = self.studies[submission.study_id]
-        unit = study["reward"] + fee(study["reward"])
-        study["_reserved"] -= unit
-        self.balance += unit
+        study["_reserved"] -= self.place_cost(study["reward"])
 
     def bulk_approve(self, data: dict) -> dict:
         if "submission_ids" in data:
@@ -463,10 +515,11 @@ class Workspace:
             raise ApiError(400, "Invalid request", "request_return_reasons needs at least one reason.")
         if submission.status not in ("ACTIVE", "AWAITING REVIEW"):
             raise ApiError(400, "Invalid transition", f"A {submission.status} submission cannot be returned.")
-        submission.return_requested = list(reasons)
+        submission.return_requested, submission.return_reasons = self.clock(), list(reasons)
         # Simulated participants do as asked: the place goes back and nothing is paid.
         submission.status = "RETURNED"
         self._event("submission.status.change", self._status_event(submission))
+        self._place_freed(self.studies[submission.study_id])
         return submission.detail()
 
     # --- bonuses -------------------------------------------------------------------------
@@ -495,14 +548,15 @@ class Workspace:
         bonus = BonusSet(id=_id(), study_id=study["id"], lines=lines)
         self.bonuses[bonus.id] = bonus
         fees = sum(fee(amount) for _, amount in lines)
-        return {"id": bonus.id, "study": study["id"], "amount": bonus.amount, "fees": fees, "vat": 0,
-                "total_amount": bonus.amount + fees}
+        charged = sum(vat(fee(amount), self.vat_rate) for _, amount in lines)
+        return {"id": bonus.id, "study": study["id"], "amount": bonus.amount, "fees": fees, "vat": charged,
+                "total_amount": bonus.amount + fees + charged}
 
     def bonus_pay(self, bonus_id: str) -> dict:
         bonus = self.bonuses.get(bonus_id)
         if bonus is None:
             raise ApiError(404, "Not found", f"No bulk bonus payment {bonus_id}.")
-        total = sum(amount + fee(amount) for _, amount in bonus.lines)
+        total = sum(self.place_cost(amount) for _, amount in bonus.lines)
         if total > self.balance:
             raise ApiError(400, "Insufficient funds", f"Paying needs {total} and the workspace holds {self.balance}.")
         # Not idempotent, as at Prolific: a second call pays again.

@@ -7,8 +7,8 @@ Workers: `POST /_worker/register {"WorkerId", "Locale", "ApprovalRate"}`,
 `GET /_worker/hits?workerId=...`, `POST /_worker/accept {"WorkerId", "HITId"}`,
 and `POST /mturk/externalSubmit` (form fields, `assignmentId` among them; the
 worker's session is the `X-Worker-Id` header). Faults: `POST /_faults
-{"CreateHITWithHITType": {"drop": 0.1, "throttle": 0.1, "error": 0.0}}`, where
-`drop` does the work and then closes the connection without an answer.
+{"CreateHITWithHITType": {"drop": 0.1, "throttle": 0.1, "502": 0.05}}`: `throttle` and `error` answer before
+the work; `drop`, `502`, `504` and `timeout` do the work and then lose its answer (emulators.faults).
 """
 
 import json
@@ -17,8 +17,8 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
-from hits.emulator_faults import Faults
-from hits.mturk_emulator.state import Account, RequestError, WorkerError
+from emulators.faults import AFTER, Faults
+from emulators.mturk.state import Account, RequestError, WorkerError
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 
@@ -87,11 +87,20 @@ class Handler(BaseHTTPRequestHandler):
         except RequestError as error:
             return self._send(HTTPStatus.BAD_REQUEST, {"__type": "RequestError", "Message": error.message,
                                                        "TurkErrorCode": error.code})
-        if fault == "drop":
-            # The work is done; the answer is lost on the way back.
-            self.close_connection = True
-            return None
+        self.server.faults.worked(operation)
+        if fault in AFTER:  # the work is done; the answer is lost on the way back
+            return self.server.faults.lose_answer(self, fault, self._send_text)
         return self._send(HTTPStatus.OK, result)
+
+    def _send_text(self, status, text):
+        """A gateway's answer: HTML, not the service's JSON."""
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return None
 
     def _worker(self, call):
         try:
@@ -115,9 +124,10 @@ class MTurkEmulator:
     """Run in a thread for tests (`with MTurkEmulator() as emulator:`), or
     serve forever from `manage.py mturk_emulator`."""
 
-    def __init__(self, host="127.0.0.1", port=0, *, seed=0, balance="10000.00", verbose=False, clock=None):
+    def __init__(self, host="127.0.0.1", port=0, *, seed=0, balance="10000.00", verbose=False, clock=None,
+                 timeout_seconds=2.0):
         self.account = Account(seed=seed, balance=balance, **({"clock": clock} if clock else {}))
-        self.faults = Faults(seed)
+        self.faults = Faults(seed, timeout_seconds=timeout_seconds)
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
         self.httpd.account = self.account

@@ -4,10 +4,12 @@ token auth, Prolific's list and error shapes, signed webhooks, and fault injecti
 Participants (simulated, or a browser in a test) use the emulator-only paths: `POST /_participant/register
 {"participant_id", "approval_rate", "approvals", "country", "languages"}`, `POST /_participant/start
 {"participant_id", "study_id"}` (→ the study URL with PROLIFIC_PID, STUDY_ID and SESSION_ID filled in),
-`POST /_participant/return`, and `GET /submissions/complete?cc=CODE` with an `X-Participant-Id` header,
+`POST /_participant/return {"participant_id", "study_id"}` (while working, or after submitting: "return and
+cancel reward"), and `GET /submissions/complete?cc=CODE` with an `X-Participant-Id` header,
 where Prolific's app.prolific.com sends a participant who finished. Faults: `POST /_faults
-{"bonus.pay": {"drop": 0.1, "throttle": 0.1, "error": 0.0}}`; `drop` does the work and closes the
-connection unanswered, `throttle` answers 429 with Retry-After, `error` 503.
+{"bonus.pay": {"drop": 0.1, "throttle": 0.1, "502": 0.05}}`: `throttle` answers 429 with Retry-After and `error`
+503, both before the work; `drop`, `502`, `504` and `timeout` do the work and then lose its answer
+(emulators.faults).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from hits.emulator_faults import Faults
-from hits.prolific_emulator.state import ApiError, Workspace
+from emulators.faults import AFTER, Faults
+from emulators.prolific.state import ApiError, Workspace
 
 PAGE_SIZE = 20
 ID = r"([0-9a-f]{24})"
@@ -116,7 +118,7 @@ class Handler(BaseHTTPRequestHandler):
             fault = self.server.faults.draw(name)
             if fault == "throttle":
                 return self._send(429, ApiError(429, "Too many requests", "Request was throttled.").body(),
-                                  {"Retry-After": "0"})
+                                  {"Retry-After": self.server.faults.retry_after})
             if fault == "error":
                 return self._send(503, ApiError(503, "Service unavailable", "Try again later.").body())
             self.server.faults.pause(name)
@@ -125,10 +127,10 @@ class Handler(BaseHTTPRequestHandler):
                     result = call(workspace, match, body, query)
             except ApiError as error:
                 return self._send(error.status, error.body())
+            self.server.faults.worked(name)
             status, payload = result if isinstance(result, tuple) else (200, result)
-            if fault == "drop":
-                self.close_connection = True  # done, and the answer lost on the way back
-                return None
+            if fault in AFTER:  # done, and the answer lost on the way back
+                return self.server.faults.lose_answer(self, fault, self._send_text)
             if name in LISTS:
                 payload = self._page(payload, url, query)
             return self._send(status, payload)
@@ -168,6 +170,9 @@ class Handler(BaseHTTPRequestHandler):
                     return self._send(200, workspace.participant_start(body["participant_id"], body["study_id"]))
                 if url.path == "/_participant/return":
                     return self._send(200, workspace.participant_return(body["participant_id"], body["study_id"]))
+                if url.path == "/_participant/screen-out":
+                    return self._send(200, workspace.participant_screen_out(body["participant_id"],
+                                                                            body["study_id"]))
                 if url.path == "/submissions/complete":
                     code = parse_qs(url.query).get("cc", [""])[0]
                     return self._send(200, workspace.participant_complete(self.headers.get("X-Participant-Id", ""),
@@ -175,6 +180,16 @@ class Handler(BaseHTTPRequestHandler):
         except ApiError as error:
             return self._send(error.status, error.body())
         return self._send(404, {"message": "Not found", "detail": f"No such path {url.path}."})
+
+    def _send_text(self, status, text):
+        """A gateway's answer: HTML, not Prolific's JSON."""
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return None
 
     def _send(self, status, payload, headers=None):
         data = json.dumps(payload, default=_number).encode()
@@ -205,9 +220,10 @@ class ProlificEmulator:
     `manage.py prolific_emulator`. Events go to confirmed webhook subscriptions from a sender thread."""
 
     def __init__(self, host="127.0.0.1", port=0, *, token="emulator-token", currency="GBP", balance=10_000_00,
-                 seed=0, verbose=False, clock=None):
-        self.workspace = Workspace(token=token, currency=currency, balance=balance, clock=clock)
-        self.faults = Faults(seed)
+                 seed=0, verbose=False, clock=None, vat_region="uk", timeout_seconds=2.0):
+        self.workspace = Workspace(token=token, currency=currency, balance=balance, clock=clock,
+                                   vat_region=vat_region)
+        self.faults = Faults(seed, timeout_seconds=timeout_seconds)
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
         self.httpd.workspace = self.workspace

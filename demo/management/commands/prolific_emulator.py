@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from hits.prolific_emulator import ProlificEmulator
+from emulators.prolific import ProlificEmulator
 
 
 class Command(BaseCommand):

@@ -28,7 +28,11 @@ class EmulatedParticipant:
         return found["submission_id"], found["url"]
 
     def give_back(self, study_id):
+        """Return the place: while working, or after submitting ("return and cancel reward")."""
         return self._post("/_participant/return", {"participant_id": self.id, "study_id": study_id})
+
+    def screened_out(self, study_id):
+        return self._post("/_participant/screen-out", {"participant_id": self.id, "study_id": study_id})
 
     def complete(self, completion_url):
         """Follow the completion URL the site redirected to (Prolific's, here the emulator's)."""

@@ -1,5 +1,5 @@
 """A protocol-level MTurk emulator for tests and the demo (see server.py)."""
 
-from hits.mturk_emulator.server import MTurkEmulator
+from emulators.mturk.server import MTurkEmulator
 
 __all__ = ["MTurkEmulator"]

@@ -1,0 +1,213 @@
+"""Making batches: items packed into HITs (domains interleaved, gold mixed in, seeded), a growing batch's
+new items, and who may take the work."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+
+from core.items import Payload
+from hits.models import Batch, Hit, HitItem, Item, Worker
+from hits.providers import PROVIDERS, get_provider
+from hits.providers.base import money
+from hits.services.adaptive import adaptive_refusal
+from hits.services.errors import CrowdError
+from hits.services.payments import batch_cost
+from hits.task_types import get_task_type
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    """An item to put in a batch: who it stands for (`key`, unique per batch), what the worker is
+    shown (a typed payload), its interleaving group, and its known answer if there is one."""
+
+    key: str
+    payload: Payload
+    group: str = ""
+    gold_answer: Any = None
+
+
+def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_items: Sequence[ItemSpec] = (),
+                 provider: str = "inhouse", items_per_hit: int = 25, assignments_per_hit: int = 5,
+                 gold_rate: float = 0.0, seed: int = 0, reward: Decimal | str = Decimal("0.50"),
+                 budget: Decimal | None = None, requirements: dict[str, Any] | None = None, created_by: Any = None,
+                 assignment_duration: int = 3600, lifetime: int = 7 * 24 * 3600, grows: bool = False,
+                 adaptive: str = "") -> Batch:
+    """Pack items into HITs: domains interleaved, gold mixed in, all decided by `seed`.
+
+    `items` may carry a known answer (measured against, not a check);
+    `gold_items` are the known-answer checks mixed into every HIT.
+    Each HIT gets round(items_per_hit × gold_rate) gold items (no more than
+    the pool holds) at seeded positions, and the other items are spread
+    evenly so HIT sizes differ by at most one. A batch that `grows` (a later stage of a workflow) may
+    start empty; `batch_extend` adds its items as the earlier stage produces them. An `adaptive` batch
+    ("outcomes" or "positives": what must be decided) stops buying votes no remaining vote can change and
+    re-packs the rest (hits.services.adaptive).
+    """
+    try:
+        get_task_type(task_type)
+    except LookupError as error:
+        raise CrowdError(str(error)) from None
+    if provider not in PROVIDERS:
+        raise CrowdError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+    refusal = adaptive_refusal(provider=provider, task_type=task_type, mode=adaptive) if adaptive else None
+    if refusal:
+        raise CrowdError(refusal)
+    if not 1 <= items_per_hit <= 100 or assignments_per_hit < 1:
+        raise CrowdError("items_per_hit must be 1 to 100 (the paper used 20-30) and assignments_per_hit at least 1")
+    items, gold_items = list(items), list(gold_items)
+    if not items and not grows:
+        raise CrowdError("a batch needs at least one item")
+    requirements = check_requirements(requirements or {})
+    keys = [item.key for item in items + gold_items]
+    if len(set(keys)) != len(keys):
+        raise CrowdError("item keys must be unique within a batch")
+    rng = random.Random(seed)
+    gold_per_hit = min(len(gold_items), round(items_per_hit * gold_rate)) if gold_rate else 0
+    ordered = interleave(items, rng)
+    hits_needed = hit_count(items=len(ordered), items_per_hit=items_per_hit, gold_items=len(gold_items),
+                            gold_rate=gold_rate)
+
+    with transaction.atomic():
+        batch = Batch.objects.create(
+            name=name, task_type=task_type, provider=provider, items_per_hit=items_per_hit,
+            assignments_per_hit=assignments_per_hit, gold_rate=gold_rate, seed=seed, reward=money(reward),
+            budget=budget, requirements=requirements or {}, created_by=created_by,
+            assignment_duration=assignment_duration, lifetime=lifetime, adaptive=adaptive,
+        )
+        stored = Item.objects.bulk_create(
+            [Item(batch=batch, key=i.key, group=i.group, payload=i.payload.to_json(), gold_answer=i.gold_answer)
+             for i in ordered]
+            + [Item(batch=batch, key=g.key, group=g.group, payload=g.payload.to_json(), is_gold=True,
+                    gold_answer=g.gold_answer) for g in gold_items]
+        )
+        real, gold = stored[:len(ordered)], stored[len(ordered):]
+        if not ordered:
+            return batch
+        hits = Hit.objects.bulk_create(Hit(batch=batch, index=index) for index in range(hits_needed))
+        hit_items: list[HitItem] = []
+        gold_order = _gold_cycle(gold, rng)
+        for hit, share in zip(hits, _even_split(real, hits_needed), strict=True):
+            chosen: list[Item] = []
+            while len(chosen) < gold_per_hit:
+                candidate = next(gold_order)
+                if candidate not in chosen:  # a round may start with the item the last one ended on
+                    chosen.append(candidate)
+            members = share + chosen
+            rng.shuffle(members)
+            hit_items.extend(HitItem(hit=hit, item=item, position=p) for p, item in enumerate(members))
+        HitItem.objects.bulk_create(hit_items)
+    return batch
+
+
+def batch_extend(*, batch: Batch, items: Sequence[ItemSpec],
+                 excluded: Mapping[str, Sequence[Worker]] | None = None) -> list[Hit]:
+    """Add items to a batch that grows, packed into new HITs of `items_per_hit` after the ones it has; a
+    completed batch opens again. `excluded` maps an item key to the workers who may never get it. The new
+    HITs are pending: `batch_publish` publishes them (within the budget) once this transaction commits."""
+    if not items:
+        return []
+    if batch.state in (Batch.State.EXPIRED, Batch.State.CANCELLED):
+        raise CrowdError(f"batch {batch.pk} is {batch.state}; it takes no new items")
+    excluded = excluded or {}
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        taken = set(Item.objects.filter(batch=batch, key__in=[item.key for item in items])
+                    .values_list("key", flat=True))
+        if taken or len({item.key for item in items}) != len(items):
+            raise CrowdError(f"batch {batch.pk} has item(s) {', '.join(sorted(taken)) or 'repeated'} already")
+        stored = Item.objects.bulk_create(Item(batch=batch, key=i.key, group=i.group, payload=i.payload.to_json(),
+                                               gold_answer=i.gold_answer) for i in items)
+        Item.excluded_workers.through.objects.bulk_create(
+            Item.excluded_workers.through(item_id=item.pk, worker_id=worker.pk)
+            for item in stored for worker in {worker.pk: worker for worker in excluded.get(item.key, ())}.values())
+        last = batch.hits.aggregate(last=Max("index"))["last"]
+        start = 0 if last is None else last + 1
+        parts = _even_split(stored, -(-len(stored) // batch.items_per_hit))
+        hits = Hit.objects.bulk_create(Hit(batch=batch, index=start + n) for n in range(len(parts)))
+        HitItem.objects.bulk_create(HitItem(hit=hit, item=item, position=p)
+                                    for hit, part in zip(hits, parts, strict=True) for p, item in enumerate(part))
+        if batch.state == Batch.State.COMPLETED:
+            Batch.objects.filter(pk=batch.pk).update(state=Batch.State.PUBLISHED, final=False)
+    return hits
+
+
+def interleave(items: Sequence[ItemSpec], rng: random.Random) -> list[ItemSpec]:
+    """Round-robin over groups (sorted), each group shuffled by `rng`."""
+    groups: dict[str, list[ItemSpec]] = {}
+    for item in items:
+        groups.setdefault(item.group, []).append(item)
+    queues: list[list[ItemSpec]] = []
+    for name in sorted(groups):
+        members = groups[name]
+        rng.shuffle(members)
+        queues.append(members)
+    ordered: list[ItemSpec] = []
+    for position in range(max((len(queue) for queue in queues), default=0)):
+        ordered.extend(queue[position] for queue in queues if position < len(queue))
+    return ordered
+
+
+def _gold_cycle(gold: list[Item], rng: random.Random) -> Iterator[Item]:
+    """Gold items in rounds: each is used once before any is used again.
+
+    A worker never sees an item twice in a batch, so a gold item in two HITs
+    keeps a worker who took one from taking the other; a pool as large as the
+    HITs need avoids that entirely.
+    """
+    while gold:
+        round_ = list(gold)
+        rng.shuffle(round_)
+        yield from round_
+
+
+def _even_split(items: list[Item], parts: int) -> list[list[Item]]:
+    size, extra = divmod(len(items), parts)
+    shares, start = [], 0
+    for part in range(parts):
+        end = start + size + (1 if part < extra else 0)
+        shares.append(items[start:end])
+        start = end
+    return shares
+
+def hit_count(*, items: int, items_per_hit: int, gold_items: int = 0, gold_rate: float = 0.0) -> int:
+    """How many HITs batch_create makes of `items` (gold checks take their places in every HIT)."""
+    gold_per_hit = min(gold_items, round(items_per_hit * gold_rate)) if gold_rate else 0
+    return math.ceil(items / max(1, items_per_hit - gold_per_hit)) if items else 0
+
+def worker_filters(*, provider: str, requirements: dict[str, Any]) -> list[str]:
+    """Who may take a batch's work at `provider`, in words (the batch page and the cost estimate show it)."""
+    return get_provider(provider).describe_filters(requirements or {})
+
+
+def describe_batch(batch: Batch) -> str:
+    """Cost and who may work, in two lines for a command's output."""
+    cost = batch_cost(batch=batch)
+    return (f"cost: {cost.assignments} assignments, {cost.rewards} in rewards + {cost.fees} in {batch.provider} fees "
+            f"= {cost.total}\nwho may work: "
+            + "; ".join(worker_filters(provider=batch.provider, requirements=batch.requirements)))
+
+
+def check_requirements(requirements: dict[str, Any]) -> dict[str, Any]:
+    """The worker filters of a batch, checked: a minimum approval rate (0-100), a minimum number of approved
+    HITs (MTurk's NumberHITsApproved, Prolific's approved submissions) and Masters (MTurk)."""
+    checked = dict(requirements)
+    for name, low, high in (("min_approval_rate", 0, 100), ("min_approved_hits", 0, 10_000_000)):
+        if checked.get(name) in (None, ""):
+            checked.pop(name, None)
+            continue
+        value = checked[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise CrowdError(f"requirement {name} is {value!r}; use a whole number from {low} to {high:,}")
+    if "masters" in checked and not isinstance(checked["masters"], bool):
+        raise CrowdError(f"requirement masters is {checked['masters']!r}; use true or false")
+    if not checked.get("masters", True):
+        checked.pop("masters")
+    return checked
