@@ -1,28 +1,45 @@
-"""Site roles. Organizers are staff and may do everything; annotators take
-tests and HITs; researchers read datasets. A role is a Django group."""
+"""Roles (organizer, reviewer, annotator, researcher). A person holds a role in each project they are a member of
+(projects.access decides what each may do there); a site role, a Django group, covers what belongs to no project.
+Staff may do everything. A role here opens the pages of that role; what the pages show is what the person may
+see (accounts.access)."""
 
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 
-ORGANIZER, ANNOTATOR, RESEARCHER = "organizer", "annotator", "researcher"
-ROLES = (ORGANIZER, ANNOTATOR, RESEARCHER)
+from accounts import access
+
+ORGANIZER, REVIEWER, ANNOTATOR, RESEARCHER = "organizer", "reviewer", "annotator", "researcher"
+ROLES = (ORGANIZER, REVIEWER, ANNOTATOR, RESEARCHER)
+# A role's pages are open to the roles that include it.
+INCLUDED = {ORGANIZER: {ORGANIZER}, REVIEWER: {ORGANIZER, REVIEWER}, ANNOTATOR: {ORGANIZER, ANNOTATOR},
+            RESEARCHER: {ORGANIZER, REVIEWER, RESEARCHER}}
 
 
-def role_names(user):
-    """The user's group names, read once per request (the user object lives as long as the request)."""
+def role_groups(user):
+    """The user's site roles (group names), read once per request (the user object lives as long as the request)."""
+    if not user.is_authenticated:
+        return frozenset()
     if not hasattr(user, "_role_names"):
         user._role_names = frozenset(user.groups.values_list("name", flat=True))
     return user._role_names
 
 
+def role_names(user):
+    """Site roles and the roles held in projects."""
+    if not hasattr(user, "_all_roles"):
+        user._all_roles = role_groups(user) | access.project_roles(user)
+    return user._all_roles
+
+
 def has_role(user, role):
-    """Organizers (the group, or staff) may do everything; the other roles only their own."""
+    """Staff may do everything; anyone else opens the pages of a role they hold (on the site or in a project), or
+    of a role included in one of theirs."""
     if not user.is_authenticated:
         return False
-    names = role_names(user)
-    return user.is_staff or ORGANIZER in names or role in names
+    # The site's roles first: they are read anyway, and the projects' are read only when those do not answer.
+    return user.is_staff or bool(INCLUDED[role] & role_groups(user)) or bool(INCLUDED[role] & role_names(user))
 
 
 def role_required(role):

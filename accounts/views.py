@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from rest_framework.authtoken.models import Token
 
-from accounts.roles import ANNOTATOR, ORGANIZER, RESEARCHER, has_role
+from accounts.roles import ANNOTATOR, ORGANIZER, RESEARCHER, REVIEWER, has_role
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -16,6 +16,8 @@ def home(request: HttpRequest) -> HttpResponse:
         return redirect("dashboard:index")
     if has_role(request.user, ANNOTATOR):
         return redirect("hits:work_list")
+    if has_role(request.user, REVIEWER):
+        return redirect("annotation:review_list")
     if has_role(request.user, RESEARCHER):
         return redirect("releases:versions")
     if request.user.is_authenticated:

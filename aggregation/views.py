@@ -2,10 +2,11 @@
 
 from django.contrib import messages
 from django.db.models import Q
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from accounts.roles import ORGANIZER, role_required
+from accounts import access
+from accounts.roles import ORGANIZER, REVIEWER, role_required
 from aggregation import services
 from aggregation.models import SpotCheck
 from hits.models import Batch
@@ -14,17 +15,18 @@ from hits.services import CrowdError, worker_sanction
 SANCTION_THRESHOLD = 0.7  # the suggestions' bar, for spot-checked accuracy and for skill alike
 
 
-@role_required(ORGANIZER)
+@role_required(REVIEWER)
 def spot_checks(request):
-    pending = (SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING)
+    pending = (access.rows(request.user, SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING), access.REVIEW)
                .select_related("assignment__worker", "assignment__hit__batch").order_by("pk"))
     batch = request.GET.get("batch")
     if batch and batch.isdigit():
         pending = pending.filter(assignment__hit__batch_id=int(batch))
     checks = list(pending[:20])
     rows = {check.pk: _rows(check) for check in checks}
-    batches = list(Batch.objects.filter(Q(hits__assignments__spot_check__isnull=False) |
-                                        Q(aggregations__worker_stats__skill__isnull=False)).distinct().order_by("-pk"))
+    batches = list(access.rows(request.user, Batch.objects.filter(
+        Q(hits__assignments__spot_check__isnull=False) | Q(aggregations__worker_stats__skill__isnull=False)),
+        access.REVIEW).distinct().order_by("-pk"))
     # Suggestions for the batch asked for, else the latest one: spot checks and worker skills side by side.
     chosen = next((b for b in batches if str(b.pk) == batch), batches[0] if batches else None)
     suggestions = services.sanction_suggestions(batch=chosen, threshold=SANCTION_THRESHOLD) if chosen else []
@@ -43,10 +45,11 @@ def _rows(check):
             for item in assignment.hit.ordered_items()]
 
 
-@role_required(ORGANIZER)
+@role_required(REVIEWER)
 @require_POST
 def spot_check_decide(request, check_id):
-    check = get_object_or_404(SpotCheck.objects.select_related("assignment__hit__batch"), pk=check_id)
+    check = access.get_or_404(request.user, SpotCheck.objects.select_related("assignment__hit__batch"),
+                              access.REVIEW, pk=check_id)
     accept = request.POST.get("decision") == "accept"
     feedback = request.POST.get("feedback", "").strip() or ("" if accept else "Too many answers disagreed with "
                                                                               "the other workers and known answers.")
@@ -63,7 +66,7 @@ def spot_check_decide(request, check_id):
 @require_POST
 def sanction_below(request):
     """One action: block every worker of a batch whose spot-checked accuracy is below the threshold."""
-    batch = get_object_or_404(Batch, pk=request.POST.get("batch") or 0)
+    batch = access.get_or_404(request.user, Batch.objects.all(), access.MANAGE, pk=request.POST.get("batch") or 0)
     try:
         threshold = float(request.POST.get("threshold", "0.7"))
     except ValueError:

@@ -5,10 +5,11 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Subquery
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from accounts.roles import ORGANIZER, role_required
+from accounts import access
+from accounts.roles import REVIEWER, role_required
 from annotation import services
 from annotation.models import SpanAnnotation, SpanAnswer
 from core import spans
@@ -24,10 +25,15 @@ FILTERS = {
 }
 
 
-def _queue(params):
+def _reviewable(user):
+    """The span annotations the user may review: their projects' (accounts.access)."""
+    return access.rows(user, SpanAnnotation.objects.all(), access.REVIEW)
+
+
+def _queue(user, params):
     """The annotations a filter selects, and the filter as cleaned query parameters."""
     show = params.get("show") if params.get("show") in FILTERS else "unreviewed"
-    annotations = SpanAnnotation.objects.filter(**FILTERS[show])
+    annotations = _reviewable(user).filter(**FILTERS[show])
     cleaned = {"show": show}
     # A worker's annotations are those of the sentences they answered, alone or with others.
     for field, name in (("item__span_answers__worker_id", "worker"), ("item__batch_id", "batch")):
@@ -56,25 +62,27 @@ def pieces(annotation, text=None):
     return runs
 
 
-@role_required(ORGANIZER)
+@role_required(REVIEWER)
 def review_list(request):
-    annotations, cleaned = _queue(request.GET)
+    annotations, cleaned = _queue(request.user, request.GET)
     # A subquery: the worker filter's join would count only that worker's answers.
     answers = SpanAnswer.objects.filter(item=OuterRef("item")).values("item").annotate(n=Count("pk")).values("n")
     annotations = annotations.annotate(answer_count=Subquery(answers))
     page = Paginator(annotations.select_related("worker__user", "item__batch"), 50).get_page(request.GET.get("page"))
-    counts = {name: SpanAnnotation.objects.filter(**query).count() for name, query in FILTERS.items()}
-    workers = Worker.objects.filter(span_answers__isnull=False).distinct().select_related("user").order_by("pk")
+    reviewable = _reviewable(request.user)
+    counts = {name: reviewable.filter(**query).count() for name, query in FILTERS.items()}
+    workers = (Worker.objects.filter(span_answers__item__span_annotation__in=reviewable).distinct()
+               .select_related("user").order_by("pk"))
     return render(request, "annotation/review_list.html", {
         "page": page, "rows": [(a, pieces(a)) for a in page], "counts": counts, "cleaned": cleaned,
         "query": urlencode(cleaned), "workers": workers})
 
 
-@role_required(ORGANIZER)
+@role_required(REVIEWER)
 def review_detail(request, annotation_id):
-    annotation = get_object_or_404(SpanAnnotation.objects.select_related("worker__user", "item__batch"),
-                                   pk=annotation_id)
-    queue, cleaned = _queue(request.GET)
+    annotation = access.get_or_404(request.user, SpanAnnotation.objects.select_related("worker__user", "item__batch"),
+                                   access.REVIEW, pk=annotation_id)
+    queue, cleaned = _queue(request.user, request.GET)
     if request.method == "POST":
         action = request.POST.get("action", "")
         try:

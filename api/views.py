@@ -12,6 +12,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from accounts import access
 from aggregation.models import AggregationRun
 from aggregation.services import span_agreement_shown
 from api import serializers
@@ -25,6 +26,7 @@ from hits.services import assignment_approve, assignment_reject
 from hits.services.adaptive import adaptive_savings
 from hits.tasks import bonus_request
 from jobs.models import Job
+from jobs.selectors import jobs_visible
 from jobs.services import job_progress, job_start
 from projects.designs import project_steps
 from projects.models import Project
@@ -50,6 +52,16 @@ def _start(kind: str, target: int, request) -> Response:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
 
 
+class Scoped:
+    """Only what the caller may act on (accounts.access): a list shows it, and a detail of anything else is a 404,
+    as if it did not exist."""
+
+    access_action = access.MANAGE
+
+    def get_queryset(self):
+        return access.rows(self.request.user, super().get_queryset(), self.access_action)
+
+
 class CheckedLookup:
     """A path id that is not a whole number in the id range (or a slug with characters no slug has) is
     404 before any query: the database is never asked with a value it would choke on."""
@@ -65,7 +77,7 @@ LOOKUPS = {"pk": lambda value: is_whole(value, low=1, high=LARGEST_ID),
            "slug": lambda value: bool(SLUG.fullmatch(value)), "name": lambda value: bool(SLUG.fullmatch(value))}
 
 
-class ProjectViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
+class ProjectViewSet(Scoped, CheckedLookup, viewsets.ReadOnlyModelViewSet):
     """Projects, with their steps (state, numbers) when one is read."""
 
     permission_classes = [IsOrganizer]
@@ -97,14 +109,15 @@ class _FiguresViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
 
 @extend_schema_view(list=extend_schema(parameters=[OpenApiParameter("project", str, pattern=SLUG.pattern,
                                                                     description="a project's slug")]))
-class BatchViewSet(_FiguresViewSet):
+class BatchViewSet(Scoped, _FiguresViewSet):
     """Batches with their progress and cost; publish and sync start jobs."""
 
     permission_classes = [IsOrganizer]
     serializer_class = serializers.BatchSerializer
+    queryset = Batch.objects.all()
 
     def get_queryset(self):
-        batches = Batch.objects.order_by("pk")
+        batches = super().get_queryset().order_by("pk")
         project = query_slug(self.request, "project")
         return batches.filter(projects__slug=project) if project is not None else batches
 
@@ -131,28 +144,30 @@ class BatchViewSet(_FiguresViewSet):
         return _start("sync", self.get_object().pk, request)
 
 
-class HitViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
+class HitViewSet(Scoped, CheckedLookup, viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsOrganizer]
     serializer_class = serializers.HitSerializer
+    queryset = Hit.objects.all()
 
     @extend_schema(parameters=[id_parameter("batch", "only this batch's HITs")])
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self):
-        hits = Hit.objects.prefetch_related("hit_items").order_by("batch", "index")
+        hits = super().get_queryset().prefetch_related("hit_items").order_by("batch", "index")
         if self.action != "list":
             return hits
         batch = query_id(self.request, "batch")
         return hits.filter(batch_id=batch) if batch is not None else hits
 
 
-class AssignmentViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
+class AssignmentViewSet(Scoped, CheckedLookup, viewsets.ReadOnlyModelViewSet):
     """Assignments with their answers; approve and reject go to the provider; a bonus is claimed within the
     budgets and paid once."""
 
     permission_classes = [IsOrganizer]
     serializer_class = serializers.AssignmentSerializer
+    queryset = Assignment.objects.all()
 
     @extend_schema(parameters=[id_parameter("batch", "only this batch's assignments"),
                                OpenApiParameter("state", str, enum=Assignment.State.values)])
@@ -160,7 +175,7 @@ class AssignmentViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self):
-        assignments = Assignment.objects.select_related("worker__user", "hit__batch").order_by("pk")
+        assignments = super().get_queryset().select_related("worker__user", "hit__batch").order_by("pk")
         if self.action != "list":
             return assignments
         batch = query_id(self.request, "batch")
@@ -208,16 +223,18 @@ class AssignmentViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
         return self._review(request, approve=False)
 
 
-class AggregationViewSet(CheckedLookup, viewsets.ReadOnlyModelViewSet):
+class AggregationViewSet(Scoped, CheckedLookup, viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsResearcher]
+    access_action = access.READ
     serializer_class = serializers.AggregationSerializer
     queryset = AggregationRun.objects.order_by("pk")
 
 
-class VersionViewSet(_FiguresViewSet):
+class VersionViewSet(Scoped, _FiguresViewSet):
     """Dataset versions with Tables 1 and 2 and their files; export starts a job, files download."""
 
     permission_classes = [IsResearcher]
+    access_action = access.READ
     serializer_class = serializers.VersionSerializer
     queryset = DatasetVersion.objects.order_by("pk")
     lookup_field = "name"
@@ -254,6 +271,9 @@ class JobViewSet(CheckedLookup, mixins.RetrieveModelMixin, mixins.ListModelMixin
     permission_classes = [IsOrganizer | IsResearcher]
     serializer_class = serializers.JobSerializer
     queryset = Job.objects.order_by("-pk")
+
+    def get_queryset(self):
+        return jobs_visible(self.request.user, super().get_queryset())
 
     def get_object(self):
         return _with_progress(super().get_object())

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Count, OuterRef, Q, Subquery
 
+from accounts import access
 from aggregation.models import AggregationRun, SpotCheck
 from aggregation.services import span_agreement_shown, yes_no
 from annotation.models import SpanAnnotation
@@ -16,9 +17,12 @@ from hits.models import Batch
 from hits.selectors import batch_rows
 from hits.services.adaptive import adaptive_savings
 from jobs.models import Job
+from jobs.selectors import jobs_visible
 from jobs.services import job_progress, jobs_reap_stale
+from projects.models import Project
 from projects.selectors import project_rows
 from qualification.models import Attempt, Grant, QualificationTest
+from releases.models import DatasetVersion
 from releases.selectors import version_rows
 
 # A summary that fits a phone: the latest few of each, with links to where the rest are.
@@ -29,10 +33,16 @@ def _share(done: int, total: int) -> int:
     return round(100 * done / total) if total else 0
 
 
-def overview() -> dict[str, Any]:
+def overview(user: Any) -> dict[str, Any]:
+    """What the organizer runs: their projects' corpora, filter runs, batches, tests, jobs and versions (and what
+    belongs to no project, for the site's organizers: accounts.access)."""
     jobs_reap_stale()
-    corpora = Corpus.objects.order_by("pk")
-    runs = list(FilterRun.objects.select_related("corpus").order_by("-pk")[:RUNS])
+
+    def mine(queryset):
+        return access.rows(user, queryset, access.MANAGE)
+
+    corpora = mine(Corpus.objects.all()).order_by("pk")
+    runs = list(mine(FilterRun.objects.all()).select_related("corpus").order_by("-pk")[:RUNS])
     reports = filter_run_reports(runs=runs)
     run_rows = []
     for run in runs:
@@ -41,7 +51,8 @@ def overview() -> dict[str, Any]:
                          "rate": 100 * report.candidates / report.sentences if report.sentences else 0,
                          "share": _share(report.chunks_done, report.chunks),
                          "rows": sorted(report.rows.items(), key=lambda row: (len(row[0]), row[0]))})
-    batches = list(Batch.objects.order_by("-pk")[:BATCHES])
+    managed = mine(Batch.objects.all())
+    batches = list(managed.order_by("-pk")[:BATCHES])
     latest = AggregationRun.objects.filter(batch=OuterRef("pk")).order_by("-created", "-pk")
     runs_of = dict(Batch.objects.filter(pk__in=[b.pk for b in batches])
                    .annotate(run=Subquery(latest.values("pk")[:1])).values_list("pk", "run"))
@@ -59,28 +70,34 @@ def overview() -> dict[str, Any]:
     attempts = Attempt.objects.filter(test=OuterRef("pk")).values("test").annotate(n=Count("pk")).values("n")
     granted = (Grant.objects.filter(test=OuterRef("pk"), revoked__isnull=True).values("test")
                .annotate(n=Count("pk")).values("n"))
-    tests = QualificationTest.objects.annotate(attempt_count=Subquery(attempts), granted=Subquery(granted)
-                                               ).order_by("name", "-version")
-    jobs = list(Job.objects.select_related("created_by")[:JOBS])
+    tests = mine(QualificationTest.objects.all()).annotate(
+        attempt_count=Subquery(attempts), granted=Subquery(granted)).order_by("name", "-version")
+    jobs = list(jobs_visible(user).select_related("created_by")[:JOBS])
     job_rows = []
     for job in jobs:
         done_total = job_progress(job) if job.is_live else None
         job_rows.append((job, done_total, _share(*done_total) if done_total else None))
-    spans = dict(SpanAnnotation.objects.values_list("state").annotate(n=Count("pk")).order_by())
+    annotations = access.rows(user, SpanAnnotation.objects.all(), access.REVIEW)
+    spans = dict(annotations.values_list("state").annotate(n=Count("pk")).order_by())
+    versions = mine(DatasetVersion.objects.all())
     return {
         "corpora": corpora, "runs": run_rows, "batches": rows, "tests": tests,
-        "runs_with_plots": AggregationRun.objects.select_related("batch").order_by("-created")[:PLOTS],
-        "spot_checks": SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING).count(),
+        "runs_with_plots": mine(AggregationRun.objects.all()).select_related("batch").order_by("-created")[:PLOTS],
+        "spot_checks": access.rows(user, SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING),
+                                   access.REVIEW).count(),
         "spans": spans,
-        "flagged": SpanAnnotation.objects.filter(Q(state="unreviewed") & Q(flagged=True)).count(),
-        "versions": version_rows(), "jobs": job_rows, "busy": any(job.is_live for job in jobs),
-        "projects": project_rows(), "limits": {"runs": RUNS, "batches": BATCHES, "jobs": JOBS},
-        "batch_total": Batch.objects.count()}
+        "flagged": annotations.filter(Q(state="unreviewed") & Q(flagged=True)).count(),
+        "versions": version_rows(ids=versions.values_list("pk", flat=True)), "jobs": job_rows,
+        "busy": any(job.is_live for job in jobs),
+        "projects": project_rows(mine(Project.objects.all())), "limits": {"runs": RUNS, "batches": BATCHES,
+                                                                         "jobs": JOBS},
+        "batch_total": managed.count()}
 
 
-def status() -> dict[str, Any]:
+def status(user: Any) -> dict[str, Any]:
     """What the dashboard's script polls while a job runs."""
-    live = list(Job.objects.filter(state__in=Job.LIVE_STATES).values_list("pk", "state"))
-    recent = list(Job.objects.values_list("pk", "state")[:JOBS])
+    visible = jobs_visible(user)
+    live = list(visible.filter(state__in=Job.LIVE_STATES).values_list("pk", "state"))
+    recent = list(visible.values_list("pk", "state")[:JOBS])
     jobs = [{"id": pk, "state": state, "kind": "", "progress": None} for pk, state in live]
     return {"busy": bool(live), "jobs": jobs, "signature": hash(repr(recent))}

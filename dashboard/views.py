@@ -3,27 +3,29 @@
 import io
 
 from django.contrib import messages
-from django.http import HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 # Figure, not pyplot: no global state and no display backend on a server.
 from matplotlib.figure import Figure
 
+from accounts import access
 from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
 from dashboard import selectors
+from jobs.selectors import may_start
 from jobs.services import JobError, job_start
 
 
 @role_required(ORGANIZER)
 def index(request):
-    return render(request, "dashboard/index.html", selectors.overview())
+    return render(request, "dashboard/index.html", selectors.overview(request.user))
 
 
 @role_required(ORGANIZER)
 def status(request):
-    return JsonResponse(selectors.status())
+    return JsonResponse(selectors.status(request.user))
 
 
 @role_required(ORGANIZER)
@@ -33,6 +35,8 @@ def start(request):
     if not target.isdigit():
         messages.error(request, f"Job target {target!r} is not an id.")
         return redirect("dashboard:index")
+    if not may_start(request.user, kind, int(target)):
+        raise Http404(f"no {kind} target {target} here")
     try:
         job = job_start(kind=kind, target=int(target), user=request.user)
     except JobError as error:
@@ -53,7 +57,7 @@ def _png(figure):
 @role_required(ORGANIZER)
 def plot_workers(request, run_id):
     """Each worker's agreement with the consensus against accuracy on known answers; blocked workers in red."""
-    run = get_object_or_404(AggregationRun, pk=run_id)
+    run = access.get_or_404(request.user, AggregationRun.objects.all(), access.MANAGE, pk=run_id)
     stats = list(run.worker_stats.select_related("worker"))
     figure = Figure(figsize=(5, 3.6))
     axes = figure.subplots()
@@ -72,7 +76,7 @@ def plot_workers(request, run_id):
 @role_required(ORGANIZER)
 def plot_agreement(request, run_id):
     """Krippendorff's alpha overall and per domain, with 95% intervals."""
-    run = get_object_or_404(AggregationRun, pk=run_id)
+    run = access.get_or_404(request.user, AggregationRun.objects.all(), access.MANAGE, pk=run_id)
     rows = [("all", run.alpha, run.alpha_low, run.alpha_high)] + [
         (name, f["alpha"], f["low"], f["high"]) for name, f in run.summary.get("by_domain", {}).items()
         if f.get("alpha") is not None]

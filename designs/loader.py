@@ -79,6 +79,33 @@ def load_text(text: str, *, name: str = "design.yaml") -> Design:
     return validate(raw, lines, name=name)
 
 
+# PyYAML's words for what is wrong, and what a person would say (and do) instead.
+YAML_WORDS = (
+    ("'\\t'", "a tab is used to indent; indent with spaces"),
+    ("expected <block end>", "the indentation is off: this line is indented more or less than the lines at its "
+                             "level (a key of a list entry lines up with the one after '- ')"),
+    ("could not find expected ':'", "a key without its colon: write 'key: value'"),
+    ("mapping values are not allowed here", "a colon where a value was expected: put a value holding ': ' in "
+                                            "quotes, or start the nested keys on a new, indented line"),
+    ("expected ',' or ']'", "a list in [ ] is not closed, or lacks a comma between its entries"),
+    ("expected ',' or '}'", "a mapping in { } is not closed, or lacks a comma between its entries"),
+    ("found unexpected end of stream", "a quote is opened and not closed"),
+    ("found undefined alias", "an alias (*name) with no anchor (&name) before it"),
+    ("did not find expected key", "the indentation is off, or a '- ' list entry sits among keys"),
+    ("did not find expected '-' indicator", "a list entry without its '- ', or indented differently from the rest"),
+    ("found character '@' that cannot start any token", "a value starting with @ must be in quotes"),
+    ("found character '`' that cannot start any token", "a value starting with ` must be in quotes"),
+)
+
+
+def yaml_in_words(error: yaml.MarkedYAMLError) -> str:
+    said = f"{error.context or ''} {error.problem or ''}"
+    for found, words in YAML_WORDS:
+        if found in said:
+            return words
+    return error.problem or str(error)
+
+
 def parse_yaml(text: str, *, name: str) -> tuple[Any, dict[tuple, int]]:
     """The YAML's plain data and the line of each path in it ((), ("annotation_schemes", 0, "labels"), ...)."""
     try:
@@ -86,8 +113,10 @@ def parse_yaml(text: str, *, name: str) -> tuple[Any, dict[tuple, int]]:
         raw = yaml.safe_load(text)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
+        if "could not find expected ':'" in str(error.problem) and error.context_mark:
+            mark = error.context_mark  # where the key without its colon starts, not where the scanner gave up
         line = mark.line + 1 if mark else None
-        raise DesignError([Problem(name, line, "", f"not valid YAML: {error.problem or error}")]) from None
+        raise DesignError([Problem(name, line, "", f"not valid YAML: {yaml_in_words(error)}")]) from None
     except yaml.YAMLError as error:
         raise DesignError([Problem(name, None, "", f"not valid YAML: {error}")]) from None
     if not isinstance(raw, dict):

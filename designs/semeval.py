@@ -21,7 +21,7 @@ from designs.models import DesignBatch
 from designs.services import shipped_version
 from filtering.models import Candidate, FilterRun
 from hits.models import Batch, Item
-from hits.services import CrowdError, ItemSpec, batch_create
+from hits.services import BatchSpec, CrowdError, ItemSpec, batch_create
 
 RELEASED_CORPUS = "semeval2020t5"
 SUBTASK1_DESIGN = "semeval-subtask1"  # the shipped design files Subtask-1 and Subtask-2 batches are made from
@@ -83,7 +83,8 @@ def labeling_batch_create(*, name: str, items: Sequence[ItemSpec], **options: An
 def _design_batch(slug: str, *, name: str, items: Sequence[ItemSpec], **options: Any) -> Batch:
     version = shipped_version(slug)
     with transaction.atomic():
-        batch = batch_create(name=name, task_type="design", items=items, **options)
+        gold = options.pop("gold_items", ())
+        batch = batch_create(spec=BatchSpec(name=name, task_type="design", **options), items=items, gold_items=gold)
         DesignBatch.objects.create(batch=batch, version=version)
     return batch
 

@@ -19,7 +19,7 @@ from designs.models import DesignBatch, DesignVersion
 from designs.schemes.text import rules as text_rules
 from designs.stages import later_stages_create
 from hits.models import Batch
-from hits.services import ItemSpec, batch_create
+from hits.services import BatchSpec, ItemSpec, batch_create, pack
 
 
 def design_version_save(*, source: str, slug: str = "", name: str = "design.yaml",
@@ -79,6 +79,28 @@ def screening_requirements(qualification: Qualification) -> dict[str, Any]:
     return found
 
 
+def item_specs(design: Any, records: Sequence[Record], stage: str = "") -> tuple[list[ItemSpec], list[ItemSpec]]:
+    """(the batch's items, the checks mixed into every HIT) for `records`: items with a known answer are the checks
+    when the design sets a gold_rate and some items have none; otherwise they are items like the rest."""
+    specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
+                      payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))
+             for record in records]
+    checks = design.hits.gold_rate and any(spec.gold_answer is None for spec in specs)
+    gold = [spec for spec in specs if spec.gold_answer is not None] if checks else []
+    plain = [spec for spec in specs if spec not in gold] if gold else specs
+    return plain, gold
+
+
+def first_hit(design: Any, records: Sequence[Record], stage: str = "", seed: int = 0) -> list[ItemSpec]:
+    """The items of the first HIT a batch of `design` for `records` holds, in page order, packed as
+    design_batch_create packs them (for the design page's preview)."""
+    plain, gold = item_specs(design, records, stage)
+    own = next((entry.hits for entry in design.stages if entry.name == stage), None)
+    size = (own.items_per_hit if own is not None else None) or design.hits.items_per_hit
+    _, hits = pack(plain, gold, items_per_hit=size, gold_rate=design.hits.gold_rate if gold else 0.0, seed=seed)
+    return hits[0] if hits else []
+
+
 def design_batch_create(*, version: DesignVersion, records: Sequence[Record], name: str, stage: str = "",
                         provider: str | None = None, created_by: Any = None, seed: int = 0,
                         items_per_hit: int | None = None, assignments_per_hit: int | None = None,
@@ -99,24 +121,19 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
         assignments_per_hit = assignments_per_hit or own.assignments_per_hit
         reward = own.reward if reward is None else reward
     _check_records(design, records)
-    specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
-                      payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))
-             for record in records]
+    plain, gold = item_specs(design, records, stage)
     requirements = requirements_of(design) if requirements is None else requirements
     if design.qualification is not None:
         requirements = {**requirements, **screening_requirements(design.qualification)}
-    checks = hits.gold_rate and any(spec.gold_answer is None for spec in specs)
-    gold = [spec for spec in specs if spec.gold_answer is not None] if checks else []
-    plain = [spec for spec in specs if spec not in gold] if gold else specs
     with transaction.atomic():
-        batch = batch_create(
-            name=name, task_type="design", items=plain, gold_items=gold, provider=provider or design.provider.name,
+        batch = batch_create(spec=BatchSpec(
+            name=name, task_type="design", provider=provider or design.provider.name,
             items_per_hit=items_per_hit or hits.items_per_hit,
             assignments_per_hit=assignments_per_hit or hits.assignments_per_hit,
             gold_rate=hits.gold_rate if gold else 0.0, seed=seed, reward=hits.reward if reward is None else reward,
             budget=hits.budget, requirements=requirements,
             created_by=created_by if getattr(created_by, "pk", None) else None,
-            assignment_duration=hits.assignment_duration, lifetime=hits.lifetime)
+            assignment_duration=hits.assignment_duration, lifetime=hits.lifetime), items=plain, gold_items=gold)
         DesignBatch.objects.create(batch=batch, version=version, stage=stage)
         if design.stages and stage == design.stages[0].name:
             later_stages_create(first=batch, version=version)

@@ -24,7 +24,7 @@ from designs.answers import holds
 from designs.models import ChainDecision, DesignBatch, DesignVersion
 from hits.models import Assignment, Batch, Hit, Item, Worker
 from hits.providers import get_provider
-from hits.services import CrowdError, ItemSpec, batch_create, batch_extend, batch_publish
+from hits.services import BatchSpec, CrowdError, ItemSpec, batch_create, batch_extend, batch_publish
 
 
 def later_stages_create(*, first: Batch, version: DesignVersion) -> list[Batch]:
@@ -34,13 +34,13 @@ def later_stages_create(*, first: Batch, version: DesignVersion) -> list[Batch]:
     made = []
     for stage in design.stages[1:]:
         own = stage.hits
-        batch = batch_create(
-            name=f"{first.name}: {stage.name}"[:200], task_type="design", items=[], grows=True, provider=first.provider,
+        batch = batch_create(spec=BatchSpec(
+            name=f"{first.name}: {stage.name}"[:200], task_type="design", grows=True, provider=first.provider,
             items_per_hit=own.items_per_hit or first.items_per_hit,
             assignments_per_hit=own.assignments_per_hit or first.assignments_per_hit,
             reward=first.reward if own.reward is None else own.reward,
             budget=first.budget, requirements=first.requirements, created_by=first.created_by,
-            assignment_duration=first.assignment_duration, lifetime=first.lifetime)
+            assignment_duration=first.assignment_duration, lifetime=first.lifetime), items=[])
         DesignBatch.objects.create(batch=batch, version=version, stage=stage.name, workflow=first)
         made.append(batch)
     DesignBatch.objects.filter(batch=first).update(workflow=first)

@@ -116,7 +116,15 @@ class DesignTask(TaskType):
     template = "designs/task.html"
 
     def listing(self, batch):
-        design, _ = batch_design(batch.pk)
+        return self._listing(batch_design(batch.pk)[0])
+
+    def listings(self, batches):
+        designs = batch_designs([batch.pk for batch in batches])  # one query for them all
+        return {batch.pk: {**self._listing(designs[batch.pk][0]), "noun": designs[batch.pk][0].items.noun}
+                for batch in batches if batch.pk in designs}
+
+    def _listing(self, design):
+        # The design's own words; the generic sentence only for a design that says nothing of itself.
         return {"title": design.title, "description": design.description or design.instructions[:2000]
                 or self.description, "keywords": ", ".join(design.keywords or [
                     scheme.annotation_type for scheme in design.annotation_schemes])[:1000]}

@@ -5,9 +5,10 @@ the organizer's word on those that used their rounds."""
 
 from django.contrib import messages
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 
-from accounts.roles import ORGANIZER, role_required
+from accounts import access
+from accounts.roles import REVIEWER, role_required
 from core.errors import CrowdsetError
 from core.stories import word_diff
 from designs.evidence import canary_word, card
@@ -19,9 +20,9 @@ from designs.task_type import batch_design, record
 from hits.models import Assignment, Batch, Item
 
 
-@role_required(ORGANIZER)
+@role_required(REVIEWER)
 def writing_review(request, batch_id):
-    batch = get_object_or_404(Batch, pk=batch_id, task_type="design")
+    batch = access.get_or_404(request.user, Batch.objects.filter(task_type="design"), access.REVIEW, pk=batch_id)
     design, _ = batch_design(batch.pk)
     if "writing-evidence" not in design.components:
         raise Http404("this batch's design does not record writing evidence")
@@ -42,11 +43,11 @@ def writing_review(request, batch_id):
     return render(request, "designs/writing_review.html", {"batch": batch, "rows": rows})
 
 
-@role_required(ORGANIZER)
+@role_required(REVIEWER)
 def chain_list(request, batch_id):
     """GET: the workflow's stages and chains (the story-lineage component), those that used their rounds first with
     the organizer's choice. POST (origin, decision): the organizer's word on one of them."""
-    batch = get_object_or_404(Batch, pk=batch_id, task_type="design")
+    batch = access.get_or_404(request.user, Batch.objects.filter(task_type="design"), access.REVIEW, pk=batch_id)
     stages = workflow_batches(batch)
     if len(stages) < 2:
         raise Http404("this batch is not a stage of a multi-stage design")
@@ -73,10 +74,10 @@ def chain_list(request, batch_id):
                                                      for value in STATES]})
 
 
-@role_required(ORGANIZER)
+@role_required(REVIEWER)
 def chain_detail(request, batch_id, origin):
     """One chain's lineage: the first item, then every answer on it and on the items made from it, in order."""
-    batch = get_object_or_404(Batch, pk=batch_id, task_type="design")
+    batch = access.get_or_404(request.user, Batch.objects.filter(task_type="design"), access.REVIEW, pk=batch_id)
     stages = workflow_batches(batch)
     first = next(iter(stages.values()))
     rows = waiting(first) if len(stages) > 1 else []

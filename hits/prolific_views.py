@@ -73,11 +73,12 @@ def _link(params):
     return pid, study_id, session_id
 
 
-def _busy(request, batch):
-    """Prolific did not answer in the time a page may wait: the participant is told to come back in a minute, and a
-    sync of the study goes on in the background (it holds their place here, bound to their submission, so that
+def busy_page(request, batch=None):
+    """Prolific did not answer in the time a page may wait: the participant is told to come back in a minute, and
+    a batch's study is synced in the background (which holds their place here, bound to their submission, so that
     the link works without asking Prolific again)."""
-    transaction.on_commit(lambda: batch_sync_task.delay(batch.pk))
+    if batch is not None:
+        transaction.on_commit(lambda: batch_sync_task.delay(batch.pk))
     response = render(request, "hits/refused.html", {
         "message": "Prolific is busy right now and could not confirm your link. Your place is kept: try this link "
                    "again in a minute.", "action": None, "batch": None, "provider": "Prolific"}, status=503)
@@ -103,7 +104,7 @@ def prolific_start(request):
     try:
         pid, study_id, submission = participant_check(request.GET, expected_study=batch.provider_state["study_id"])
     except ProviderBusy:
-        return _busy(request, batch)
+        return busy_page(request, batch)
     except services.CrowdError as error:
         return _refused(request, str(error))
     worker, _ = Worker.objects.get_or_create(provider="prolific", external_id=pid)

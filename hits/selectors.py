@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.utils import timezone
 
+from accounts import access
 from hits import extensions
 from hits.models import Assignment, Batch, Hit, HitItem, Payment, Worker, hit_places, with_room
 from hits.providers import get_provider
@@ -54,12 +55,14 @@ def batch_rows(batches: Sequence[Batch]) -> list[dict[str, Any]]:
 
 
 def work_for(worker: Worker) -> dict[str, Any]:
-    """The in-house work a worker sees: what they hold, the batches they can take a HIT of (HITs left for
-    them, HIT sizes, pay with its currency, time limit) and the batches that first need something of
-    them (a screening test). Batches with nothing left for them are not shown."""
+    """The in-house work a worker sees: what they hold, the batches they may take a HIT of (their projects', or
+    open to the site: accounts.access) with HITs left for them, HIT sizes, pay with its currency and time limit,
+    and the batches that first need something of them (a screening test). Batches with nothing left for them are
+    not shown."""
     held = list(Assignment.objects.filter(worker=worker, state=Assignment.State.CLAIMED, hit__batch__provider="inhouse")
                 .select_related("hit__batch").order_by("claimed"))
-    batches = list(Batch.objects.filter(provider="inhouse", state=Batch.State.PUBLISHED).order_by("pk"))
+    batches = list(access.rows(worker.user, Batch.objects.filter(provider="inhouse", state=Batch.State.PUBLISHED),
+                               access.WORK).order_by("pk"))
     if worker.blocked or not batches:
         return {"held": held, "open": [], "needs": [], "blocked": worker.blocked}
     # HITs with a free place, less those the worker has a place in (or gave back): the batch's count is a count
@@ -72,21 +75,34 @@ def work_for(worker: Worker) -> dict[str, Any]:
     left = {batch_id: max(0, count - own.get(batch_id, 0)) for batch_id, count in open_hits.items()}
     sizes = hit_sizes(batches)
     holding = {assignment.hit.batch_id: assignment for assignment in held}
+    listings = _listings(batches)
     rows, needs = [], []
     for batch in batches:
         refusal = extensions.refusal(batch, worker)
         size = sizes.get(batch.pk) or (batch.items_per_hit, batch.items_per_hit)
+        listing = listings.get(batch.pk, {})
         row = {"batch": batch, "hits_left": left.get(batch.pk, 0), "held": holding.get(batch.pk),
                "size": size, "currency": get_provider(batch.provider).currency,
                "minutes": round(batch.assignment_duration / 60), "refusal": refusal,
-               "description": TASK_TYPES.get(batch.task_type).description if batch.task_type in TASK_TYPES else "",
-               "noun": TASK_TYPES.get(batch.task_type).item_noun if batch.task_type in TASK_TYPES else "item",
-               "action": getattr(refusal, "action", None)}
+               "title": listing.get("title", batch.name), "description": listing.get("description", ""),
+               "noun": listing.get("noun", "item"), "action": getattr(refusal, "action", None)}
         if refusal:
             needs.append(row)
         elif row["hits_left"] or row["held"]:
             rows.append(row)
     return {"held": held, "open": rows, "needs": needs, "blocked": False}
+
+
+def _listings(batches: Sequence[Batch]) -> dict[int, dict[str, str]]:
+    """Each batch's own words (its design's title, description and item noun), a query per task type at most."""
+    by_type: dict[str, list[Batch]] = defaultdict(list)
+    for batch in batches:
+        by_type[batch.task_type].append(batch)
+    found: dict[int, dict[str, str]] = {}
+    for name, members in by_type.items():
+        if name in TASK_TYPES:
+            found.update(TASK_TYPES.get(name).listings(members))
+    return found
 
 
 OPEN_HITS_SECONDS = 10

@@ -34,6 +34,11 @@ class TaskType:
         """How the provider lists the batch's HITs: title, description and keywords."""
         return {"title": self.title, "description": self.description, "keywords": self.keywords}
 
+    def listings(self, batches: Sequence[Batch]) -> dict[int, dict[str, str]]:
+        """What the work list says of each batch: its listing and what its items are called (`noun`), for many
+        batches at once."""
+        return {batch.pk: {**self.listing(batch), "noun": self.item_noun} for batch in batches}
+
     def label_key(self, batch: Batch) -> str | None:
         """Where an item's one label is in an answer (a key of the answer), for spot checks against known answers
         and the agreement rules; None when answers are not one label per item."""

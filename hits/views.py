@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_POST
 
+from accounts import access
 from accounts.roles import ANNOTATOR, role_required
 from hits import selectors, services
 from hits.crowd_auth import worker_required
@@ -38,7 +39,7 @@ def _refused(request, error, *, batch=None, status=403):
 @role_required(ANNOTATOR)
 @require_POST
 def work_claim(request, batch_id):
-    batch = get_object_or_404(Batch, pk=batch_id, provider="inhouse")
+    batch = access.get_or_404(request.user, Batch.objects.filter(provider="inhouse"), access.WORK, pk=batch_id)
     if batch.state in (Batch.State.COMPLETED, Batch.State.EXPIRED):
         # Finished work is not a refusal: a worker who was on the list page a moment ago goes back to it.
         messages.info(request, f"{batch.name} is {batch.state}: no HIT of it is left.")
@@ -54,7 +55,10 @@ def work_claim(request, batch_id):
 
 
 def _own_assignment(request, assignment_id):
-    assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id)
+    """The worker's own assignment; another worker's is not found, as if it did not exist (its batch is not theirs to
+    see)."""
+    assignment = get_object_or_404(Assignment.objects.select_related("hit__batch"), pk=assignment_id,
+                                   worker=request.worker)
     return request.worker, assignment
 
 
@@ -149,8 +153,6 @@ def assignment_return(request, assignment_id):
 @require_POST
 def assignment_submit(request, assignment_id):
     worker, assignment = _own_assignment(request, assignment_id)
-    if assignment.worker_id != worker.pk:
-        return _refused(request, "This HIT is held by another worker, so these answers were not saved.")
     raw = {key: value for key, value in request.POST.items() if key not in _NOT_ANSWERS}
     try:
         assignment, stored = services.assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)
@@ -191,7 +193,9 @@ def completion_url(batch):
 def mturk_hit_page(request, hit_id):
     """The ExternalQuestion page MTurk shows in its iframe: the same self-contained
     form as the HTMLQuestion, reading assignmentId/turkSubmitTo from the URL and
-    posting to MTurk's externalSubmit. Only HITs of MTurk batches are served."""
-    hit = get_object_or_404(Hit.objects.select_related("batch"), pk=hit_id, batch__provider="mturk")
+    posting to MTurk's externalSubmit. Only the HIT MTurk sent the worker to is served: MTurk adds its own id
+    of the HIT (`hitId`) to the URL, so a worker reaches no other HIT of this site by changing the number."""
+    hit = get_object_or_404(Hit.objects.select_related("batch").exclude(provider_hit_id=""), pk=hit_id,
+                            batch__provider="mturk", provider_hit_id=request.GET.get("hitId", ""))
     task_type = get_task_type(hit.batch.task_type)
     return HttpResponse(task_type.html_question(hit, hit.ordered_items()))

@@ -9,10 +9,13 @@ class ProjectsConfig(AppConfig):
 
     def ready(self):
         # Register the project job kinds and the designs (SemEval, Balanced COPA, Cheap Facts).
+        from accounts.access import RULES
         from hits.extensions import BUDGETS, ELIGIBILITY
         from projects import crowd_designs, jobs, semeval  # noqa: F401
+        from projects.access import ACCESS
         from projects.people import member_refusal
         from projects.services import project_budgets
 
         BUDGETS.register("project", project_budgets)
         ELIGIBILITY.register("project members", member_refusal)
+        RULES.register("projects", ACCESS)

@@ -45,9 +45,15 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str, numbers:
     row = rows[-1]
     batch = row["batch"]
     page = reverse("projects:batch", args=[project.slug, batch.pk])
-    made.state, made.links = "done", [(f"Batch {batch.pk}", page)]
+    made.links = [(f"Batch {batch.pk}", page)]
     made.summary = (f"{batch.name}: {counted(row['hits']['total'], 'HIT')}, "
                     f"{counted(batch.assignments_per_hit, 'worker')} a HIT")
+    link = DesignBatch.objects.select_related("version__created_by").filter(batch=batch).first()
+    if link is not None:
+        version = link.version
+        made.summary += (f"; design {version.title!r} (version {version.number}, "
+                         + (f"made on the design page by {version.created_by.username})" if version.created_by
+                            else "from a design file)"))
     stages = workflow_batches(batch) if task_type == "design" else {}
     if len(stages) > 1:
         # Publishing the first stage is enough: each later one opens as the stage it reads sends work on.
@@ -58,21 +64,34 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str, numbers:
     work.summary = (f"{row['submitted']}/{row['needed']} assignments submitted, {row['approved']} approved; spent "
                     f"{row['spent']} of {row['estimate']}")
     work.links = [("Filters, cost and review", page)]
+    out.summary = f"`{export.replace('BATCH', str(batch.pk)).replace('WORKFLOW', str(batch.pk))}`"
     if batch.state == Batch.State.DRAFT:
-        work.state, work.action = "ready", ("Publish (confirm the cost)",
-                                            reverse("projects:publish", args=[project.slug, batch.pk]))
+        # Made, not published: nobody can work on it yet, and nothing is spent.
+        made.state, made.summary = "ready", f"{made.summary}; a draft, not published yet"
+        made.action = ("Publish (confirm the cost)", reverse("projects:publish", args=[project.slug, batch.pk]))
+        work.state, work.summary = "blocked", "starts when the batch is published"
         return [made, work, report, out]
+    made.state = "done"
     if batch.state in (Batch.State.PUBLISHING, Batch.State.PUBLISHED):
         work.state, work.action = "working", ("Watch and review the work", page)
     else:
         work.state = "done"
-    if row["submitted"]:
-        report.state, report.summary = "done", numbers(batch)
+    if not row["submitted"]:
+        report.summary = "waits for the first answers"
+        return [made, work, report, out]
+    # The figures so far while the work goes on; done when the work is.
+    report.state = "done" if work.state == "done" else "working"
+    report.summary = numbers(batch) + ("" if work.state == "done" else " (so far: the work goes on)")
+    if download:
+        # Answers so far can be downloaded while the work goes on; the labels settle when it is done.
+        out.state = "ready" if work.state == "done" else "working"
+        out.summary = ("every answer, the labels and their agreement, as CSV, JSON Lines, Parquet and a Hugging "
+                       "Face dataset folder, in one zip" + ("" if work.state == "done" else " (the answers so far)")
+                       + f"; or {out.summary}")
+        out.links = [("Download answers and labels (zip)",
+                      reverse("projects:design_export", args=[project.slug, batch.pk]))]
+    else:
         out.state = "ready" if work.state == "done" else "blocked"
-        if download:
-            # Answers so far can be downloaded while the work goes on; the labels settle when it is done.
-            out.links = [("Download answers and labels (zip)",
-                          reverse("projects:design_export", args=[project.slug, batch.pk]))]
     return [made, work, report, out]
 
 
@@ -132,9 +151,21 @@ DESIGNS.register("timetravel", Design(
 def _design_numbers(batch: Batch) -> str:
     from designs.export import batch_aggregate
 
-    results, _ = batch_aggregate(batch)
-    parts = [f"{name}: alpha {'-' if result.alpha is None else format(result.alpha, '.2f')}"
-             for name, result in results.items() if result.level]
+    results, rows = batch_aggregate(batch)
+    per_item: dict[tuple[str, str], int] = {}
+    for found in rows:
+        per_item[found["scheme"], found["item"]] = per_item.get((found["scheme"], found["item"]), 0) + 1
+    parts = []
+    for name, result in results.items():
+        if not result.level:
+            continue
+        most = max((count for (scheme, _), count in per_item.items() if scheme == name), default=0)
+        if result.alpha is not None:
+            parts.append(f"{name}: alpha {result.alpha:.2f}")
+        elif most < 2:
+            parts.append(f"{name}: no agreement yet (each item has one answer so far; agreement needs two)")
+        else:
+            parts.append(f"{name}: no agreement (the answers leave nothing to compare: all alike)")
     if len(workflow_batches(batch)) > 1:
         found = workflow_report(batch)
         parts += [f"stage {name}: {counted(row['items'], 'item')}, {counted(row['answers'], 'answer')}, "
@@ -146,7 +177,7 @@ def _design_numbers(batch: Batch) -> str:
 
 
 DESIGNS.register("design-file", Design(
-    name="design-file", title="A design file (designs/*.yaml)",
+    name="design-file", title="A study from a design",
     description="Any annotation study declared in one YAML design file: its schemes on the generic task page, "
                 "agreement per scheme, answers and labels exported as CSV, JSON Lines, Parquet and a Hugging Face "
                 "dataset folder.",

@@ -18,22 +18,23 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from accounts.access import READ
 from accounts.roles import ORGANIZER, role_required
 from core.errors import CrowdsetError, InputError
-from core.items import RecordItem
 from designs.export import export_batch
 from designs.items import Record, read_items
 from designs.loader import MAX_BYTES, DesignError, decode, load_text
 from designs.model import Design
 from designs.models import DesignBatch
 from designs.potato import Imported, UploadedFolder, import_config
+from designs.services import first_hit
 from designs.task_type import stage_schemes, task_context
 from hits.models import Batch
+from projects.access import project_view
 from projects.models import Project
 from projects.services import design_project_create, potato_project_create
 
 SHIPPED = Path(__file__).resolve().parents[1] / "designs"
-PREVIEW_ITEMS = 3
 UPLOAD_LIMIT = 50_000_000  # bytes of one Potato upload, unpacked: a folder of text data, not a corpus dump
 CONFIG_SUFFIXES = (".yaml", ".yml")
 
@@ -126,9 +127,9 @@ def design_preview(request: HttpRequest) -> HttpResponse:
     except CrowdsetError as error:
         return render(request, "projects/design_preview.html", {"error": str(error)}, status=400)
     stage = design.stages[0].name if design.stages else ""
-    items = [SimpleNamespace(pk=number, id=number, content=RecordItem(
-        record_id=record.id, text=record.text, fields=record.fields, stage=stage))
-        for number, record in enumerate(records[:PREVIEW_ITEMS], 1)]
+    # The first HIT as the batch packs it: its items, its checks mixed in, in the order its page shows them.
+    items = [SimpleNamespace(pk=number, id=number, content=spec.payload)
+             for number, spec in enumerate(first_hit(design, records, stage), 1)]
     context = task_context(design, stage_schemes(design, stage), items)
     return render(request, "projects/design_preview.html", {
         **context, "items_name": items_name, "count": len(records), "stage": stage,
@@ -227,10 +228,9 @@ def potato_import(request: HttpRequest) -> HttpResponse:
 
 # --- export ---------------------------------------------------------------------------------------
 
-@role_required(ORGANIZER)
-def design_export(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
+@project_view(READ)
+def design_export(request: HttpRequest, project: Project, batch_id: int) -> HttpResponse:
     """A design batch's answers and labels (every format the export writes) as one zip."""
-    project = get_object_or_404(Project, slug=slug)
     batch = get_object_or_404(Batch, pk=batch_id, projects=project)
     get_object_or_404(DesignBatch, batch=batch)
     with tempfile.TemporaryDirectory() as folder:

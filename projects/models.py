@@ -26,6 +26,9 @@ class Project(models.Model):
     budget = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
     # The only domains its corpus files may name; empty: any (a corpus names its own).
     domains = models.JSONField(default=list, blank=True)
+    # In-house work open to every annotator of the site, not only the project's own (projects.access).
+    open_to_site = models.BooleanField(default=False, help_text="every annotator of the site may take this "
+                                                                 "project's in-house work, not only its members")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(auto_now_add=True)
     corpora = models.ManyToManyField(Corpus, blank=True, related_name="projects")
@@ -86,9 +89,19 @@ class Sample(models.Model):
         return f"{len(self.candidate_ids)} candidates of {self.run}"
 
 
+class Role(models.TextChoices):
+    """A person's role in a project (projects.access says what each may do)."""
+
+    ORGANIZER = "organizer", "organizer: runs the project"
+    REVIEWER = "reviewer", "reviewer: span review, spot checks, chains"
+    ANNOTATOR = "annotator", "annotator: does the work"
+    RESEARCHER = "researcher", "researcher: reads the labels and exports"
+
+
 class Invite(models.Model):
-    """A way into a project's in-house work: a link for one person (used once) or a join link shared with
-    many (up to `limit` people, until `expires`). Whoever follows it sets their own password."""
+    """A way into a project: a link for one person (used once) or a join link shared with many (up to `limit`
+    people, until `expires`), each for one role (annotator unless said). Whoever follows it sets their own
+    password and becomes a member of that project only."""
 
     class Kind(models.TextChoices):
         PERSON = "person"
@@ -96,6 +109,7 @@ class Invite(models.Model):
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invites")
     kind = models.CharField(max_length=10, choices=Kind.choices)
+    role = models.CharField(max_length=12, choices=Role.choices, default=Role.ANNOTATOR)
     token = models.CharField(max_length=64, unique=True)
     name = models.CharField(max_length=150, blank=True, help_text="who it is for (a person's invite)")
     email = models.EmailField(blank=True)
@@ -117,7 +131,8 @@ class Invite(models.Model):
 
 
 class Member(models.Model):
-    """An annotator of a project. Pausing or removing someone stops new work; what they did stays."""
+    """A person of a project, in one role. Pausing or removing an annotator stops new work; what they did stays.
+    Removing someone of another role takes the project from them."""
 
     class State(models.TextChoices):
         ACTIVE = "active"
@@ -126,6 +141,7 @@ class Member(models.Model):
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="members")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="memberships")
+    role = models.CharField(max_length=12, choices=Role.choices, default=Role.ANNOTATOR)
     state = models.CharField(max_length=10, choices=State.choices, default=State.ACTIVE)
     invite = models.ForeignKey(Invite, null=True, blank=True, on_delete=models.SET_NULL, related_name="members")
     joined = models.DateTimeField(auto_now_add=True)
@@ -136,4 +152,4 @@ class Member(models.Model):
         constraints = [models.UniqueConstraint(fields=["project", "user"], name="member_unique_user")]
 
     def __str__(self):
-        return f"{self.user} in {self.project} ({self.state})"
+        return f"{self.user}, {self.role} of {self.project} ({self.state})"

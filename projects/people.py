@@ -1,9 +1,10 @@
-"""A project's people: invites (a link for one person, or a join link with a limit and an expiry), joining
-with an account of one's own, and pausing or removing an annotator without touching what they did.
+"""A project's people: invites (a link for one person, or a join link with a limit and an expiry), each for a
+role; joining with an account of one's own; roles changed; pausing or removing someone without touching what
+they did.
 
-Every annotator of the site may take a project's in-house work unless the project paused or removed them
-(`member_refusal`, registered as an eligibility check): an invite is how someone new gets an account and
-lands on the project's work, not a lock on it.
+Joining makes a member of that project only, in the invite's role (projects.access says what the role may do).
+A paused or removed annotator takes no new HIT of the project (`member_refusal`, registered as an eligibility
+check); what they did stays.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import roles
 from core.errors import CrowdsetError
+from core.words import counted
 from hits.extensions import WORKER_ACCURACY, Refusal
 from hits.models import Assignment, Batch, Worker
-from projects.models import Invite, Member, Project
+from projects.models import Invite, Member, Project, Role
 from qualification.models import Attempt, Grant
 
 MAX_INVITES = 500  # rows of one list: more is a mistake (a whole file pasted) more often than a plan
@@ -102,13 +103,22 @@ def invite_rows(data: bytes | str, name: str = "the list") -> list[tuple[str, st
     return rows
 
 
-def invites_create(*, project: Project, people: list[tuple[str, str]], user: User | None = None) -> list[Invite]:
-    """One single-use invite per person (name, email)."""
+def _role(role: str) -> str:
+    if role not in Role.values:
+        raise PeopleError(f"{role!r} is not a role; use one of {', '.join(Role.values)}")
+    return role
+
+
+def invites_create(*, project: Project, people: list[tuple[str, str]], user: User | None = None,
+                   role: str = Role.ANNOTATOR) -> list[Invite]:
+    """One single-use invite per person (name, email), for `role` in the project."""
     return Invite.objects.bulk_create([Invite(project=project, kind=Invite.Kind.PERSON, token=_token(), name=person,
-                                              email=email, limit=1, created_by=user) for person, email in people])
+                                              email=email, limit=1, created_by=user, role=_role(role))
+                                       for person, email in people])
 
 
-def join_link_create(*, project: Project, limit: int, days: int | None, user: User | None = None) -> Invite:
+def join_link_create(*, project: Project, limit: int, days: int | None, user: User | None = None,
+                     role: str = Role.ANNOTATOR) -> Invite:
     """A link many people may join with: up to `limit` of them, for `days` days (None: until revoked)."""
     if not 1 <= limit <= 10_000:
         raise PeopleError(f"a join link's limit is {limit}; give 1 to 10000 people")
@@ -116,7 +126,7 @@ def join_link_create(*, project: Project, limit: int, days: int | None, user: Us
         raise PeopleError(f"a join link lasting {days} days; give 1 to {MAX_DAYS} days, or none for no expiry")
     expires = timezone.now() + timedelta(days=days) if days else None
     return Invite.objects.create(project=project, kind=Invite.Kind.LINK, token=_token(), limit=limit,
-                                 expires=expires, created_by=user)
+                                 expires=expires, created_by=user, role=_role(role))
 
 
 def invite_state(invite: Invite, now=None) -> str:
@@ -171,20 +181,36 @@ def invite_accept(*, token: str, user: User | None = None, account: Any = None) 
             if invite.email and not user.email:
                 user.email = invite.email
                 user.save(update_fields=["email"])
-        user.groups.add(roles.group(roles.ANNOTATOR))
-        member = Member.objects.create(project=invite.project, user=user, invite=invite)
+        # A member of this project only: no role on the site, so nothing of another project.
+        member = Member.objects.create(project=invite.project, user=user, invite=invite, role=invite.role)
         Invite.objects.filter(pk=invite.pk).update(uses=invite.uses + 1)
     return member
 
 
-def member_add(*, project: Project, user: User) -> Member:
-    """An existing account made an annotator of the project (the command's `add`; invites are the browser's
-    way). Someone paused or removed is made active again."""
-    user.groups.add(roles.group(roles.ANNOTATOR))
-    member, _ = Member.objects.get_or_create(project=project, user=user)
-    if member.state != Member.State.ACTIVE:
-        member = member_set_state(member=member, state=Member.State.ACTIVE)
+def member_add(*, project: Project, user: User, role: str = Role.ANNOTATOR) -> Member:
+    """An existing account made a member of the project in `role` (the People page's "add", the command's `add`;
+    invites are how someone new comes). Someone paused or removed is made active again, in that role."""
+    member, made = Member.objects.get_or_create(project=project, user=user, defaults={"role": _role(role)})
+    if not made and (member.role != role or member.state != Member.State.ACTIVE):
+        member.role, member.state = _role(role), Member.State.ACTIVE
+        member.save(update_fields=["role", "state", "changed"])
     return member
+
+
+def member_set_role(*, member: Member, role: str) -> Member:
+    """Another role in the project. The last active organizer keeps theirs: a project nobody runs would fall to
+    the site's organizers."""
+    if member.role == Role.ORGANIZER and role != Role.ORGANIZER and not _other_organizers(member):
+        raise PeopleError(f"{member.user.username} is the only organizer of {member.project.name}; name another "
+                          f"organizer first")
+    member.role = _role(role)
+    member.save(update_fields=["role", "changed"])
+    return member
+
+
+def _other_organizers(member: Member) -> bool:
+    return Member.objects.filter(project=member.project_id, role=Role.ORGANIZER, state=Member.State.ACTIVE).exclude(
+        pk=member.pk).exists()
 
 
 def member_set_state(*, member: Member, state: str) -> Member:
@@ -192,9 +218,38 @@ def member_set_state(*, member: Member, state: str) -> Member:
     take no new HIT of the project. Past answers, payments and grants are untouched."""
     if state not in Member.State.values:
         raise PeopleError(f"{state!r} is not a member state; use one of {', '.join(Member.State.values)}")
+    if (member.role == Role.ORGANIZER and state != Member.State.ACTIVE and member.state == Member.State.ACTIVE
+            and not _other_organizers(member)):
+        raise PeopleError(f"{member.user.username} is the only organizer of {member.project.name}; name another "
+                          f"organizer first")
     member.state = state
     member.save(update_fields=["state", "changed"])
     return member
+
+
+def who_may_work(project: Project) -> str:
+    """Who may take the project's in-house work, in words for its pages."""
+    if project.open_to_site:
+        return "every annotator of this site (the project is open to the site)"
+    if not project.members.filter(role=Role.ORGANIZER).exclude(state=Member.State.REMOVED).exists():
+        return ("the site's annotators and this project's members (nobody is named its organizer yet, so the site's "
+                "roles apply)")
+    annotators = project.members.filter(role=Role.ANNOTATOR, state=Member.State.ACTIVE).count()
+    return (f"this project's members only ({counted(annotators, 'annotator')}; invite people on its People page, or "
+            f"open the project to the site there)")
+
+
+def crowd_filters(project: Project, provider: str, filters: list[str]) -> list[str]:
+    """A batch's worker filters as its project's pages say them: in-house, who of the site may work comes from the
+    project (its members, or every annotator when it is open), not from the provider."""
+    return [who_may_work(project), *filters[1:]] if provider == "inhouse" else filters
+
+
+def project_open(*, project: Project, open_to_site: bool) -> Project:
+    """Open the project's in-house work to every annotator of the site, or keep it to its members."""
+    project.open_to_site = open_to_site
+    project.save(update_fields=["open_to_site"])
+    return project
 
 
 def member_refusal(batch: Batch, worker: Worker) -> Refusal | None:

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from aggregation.models import AggregationRun, SpotCheck
 from annotation.models import SpanAnnotation
@@ -55,15 +55,19 @@ class ProjectContext:
         return next((run for run in self.aggregations if run.batch_id == batch.pk), None)
 
 
+def project_jobs(project: Project) -> QuerySet:
+    """The jobs that worked on the project or on what it holds (its batches, its versions)."""
+    return Job.objects.filter(Q(target=project.pk, kind__startswith="project-")
+                              | Q(kind__in=["publish", "sync", "review"], target__in=project.batches.values("pk"))
+                              | Q(kind="export", target__in=project.versions.values("pk")))
+
+
 def project_context(project: Project, *, job_limit: int = 10) -> ProjectContext:
     context = ProjectContext(project)
     # The jobs first: a job that ends while the rest is read then shows as still live and the page keeps
     # following it. Read last, a finished job could sit beside the state from before it ran, and the page
     # would stop following with that stale state on screen.
-    jobs = list(Job.objects.filter(
-        Q(target=project.pk, kind__startswith="project-")
-        | Q(kind__in=["publish", "sync", "review"], target__in=project.batches.values("pk"))
-        | Q(kind="export", target__in=project.versions.values("pk"))).select_related("created_by")[:job_limit])
+    jobs = list(project_jobs(project).select_related("created_by")[:job_limit])
     context.jobs = [(job, job_progress(job) if job.is_live else None) for job in jobs]
     context.corpora = [{"corpus": c, "documents": c.document_count, "sentences": c.sentence_count}
                        for c in project.corpora.order_by("pk")]
@@ -97,12 +101,12 @@ def project_context(project: Project, *, job_limit: int = 10) -> ProjectContext:
     return context
 
 
-def project_rows() -> list[dict[str, Any]]:
-    """Every project with what it holds, for the list of projects. Two queries."""
+def project_rows(projects: QuerySet | None = None) -> list[dict[str, Any]]:
+    """The projects (every one unless given) with what they hold, for the list of projects. Two queries."""
     batches = Batch.objects.filter(projects=OuterRef("pk")).values("projects").annotate(n=Count("pk")).values("n")
     versions = (DatasetVersion.objects.filter(projects=OuterRef("pk")).values("projects")
                 .annotate(n=Count("pk")).values("n"))
-    projects = list(Project.objects.select_related("created_by")
+    projects = list((Project.objects.all() if projects is None else projects).select_related("created_by")
                     .annotate(batch_count=Subquery(batches), version_count=Subquery(versions)))
     return [{"project": p, "batches": p.batch_count or 0, "versions": p.version_count or 0} for p in projects]
 

@@ -20,7 +20,7 @@ from core.errors import InputError
 from filtering.models import Candidate, FilterRun
 from hits.models import Batch
 from projects.designs import DESIGNS
-from projects.models import Project, Sample, Upload
+from projects.models import Member, Project, Role, Sample, Upload
 from releases.sampling import balanced_sample
 
 CHUNK = 1 << 20
@@ -37,10 +37,14 @@ def project_create(*, name: str, design: str = "semeval", slug: str = "", descri
     slug = slug or slugify(name)[:100]
     if not slug:
         raise ProjectError("give the project a name with letters or digits", field="name")
+    creator = user if user is not None and user.pk else None
     try:
         with transaction.atomic():
-            return Project.objects.create(name=name, slug=slug, design=design, description=description,
-                                          budget=budget, created_by=user if user is not None and user.pk else None)
+            project = Project.objects.create(name=name, slug=slug, design=design, description=description,
+                                             budget=budget, created_by=creator)
+            if creator is not None:  # its creator runs it; without one it is the site's (projects.access)
+                Member.objects.create(project=project, user=creator, role=Role.ORGANIZER)
+            return project
     except IntegrityError:
         raise ProjectError(f"a project called {slug!r} exists; choose another name", field="slug") from None
 

@@ -21,6 +21,8 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from matplotlib.figure import Figure
 
+from accounts import access
+from accounts.access import MANAGE, READ
 from accounts.roles import ORGANIZER, role_required
 from aggregation.maths import PAPER_RULES
 from aggregation.models import AggregationRun
@@ -36,21 +38,20 @@ from hits.providers.base import money
 from hits.selectors import batch_rows
 from hits.services import CrowdError, batch_cost, check_requirements, cost_estimate, hit_count, worker_filters
 from hits.services.adaptive import adaptive_savings
+from hits.task_types import get_task_type
 from hits.tasks import bonus_request
 from jobs.models import Job
 from jobs.services import JobError, job_cancel, job_progress, job_start
 from projects import forms, selectors, services
+from projects.access import project_view
 from projects.designs import DESIGNS, project_steps
 from projects.models import Project, Upload
+from projects.people import crowd_filters, who_may_work
 from qualification.models import TestItem
 from qualification.services import test_item_update
 from releases.models import DatasetVersion
 from releases.selectors import version_rows
 from releases.services import word_count_figure
-
-
-def _project(slug: str) -> Project:
-    return get_object_or_404(Project, slug=slug)
 
 
 def _start(request: HttpRequest, project: Project, kind: str, options: dict[str, Any] | None = None,
@@ -85,23 +86,23 @@ def project_list(request: HttpRequest) -> HttpResponse:
             form.add_error(None, str(error))
         else:
             return redirect("projects:detail", project.slug)
-    return render(request, "projects/list.html", {"rows": selectors.project_rows(), "form": form,
+    runs = access.rows(request.user, Project.objects.all(), MANAGE)
+    return render(request, "projects/list.html", {"rows": selectors.project_rows(runs), "form": form,
                                                   "designs": DESIGNS.items()})
 
 
-@role_required(ORGANIZER)
-def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def project_detail(request: HttpRequest, project: Project) -> HttpResponse:
     context = selectors.project_context(project)
     return render(request, "projects/detail.html", {
         "project": project, "design": DESIGNS.get(project.design), "steps": project_steps(context),
+        "who": who_may_work(project),
         "jobs": context.jobs, "busy": any(job.is_live for job, _ in context.jobs)})
 
 
-@role_required(ORGANIZER)
-def project_status(request: HttpRequest, slug: str) -> JsonResponse:
+@project_view(MANAGE)
+def project_status(request: HttpRequest, project: Project) -> JsonResponse:
     """What the project page's script polls while work runs: it reloads the page when this changes."""
-    project = _project(slug)
     context = selectors.project_context(project)
     jobs = [{"id": job.pk, "kind": job.kind, "state": job.state, "message": job.message,
              "progress": list(progress) if progress else None} for job, progress in context.jobs]
@@ -110,11 +111,10 @@ def project_status(request: HttpRequest, slug: str) -> JsonResponse:
                          "signature": hash(repr((steps, [(j["id"], j["state"]) for j in jobs])))})
 
 
-@role_required(ORGANIZER)
+@project_view(MANAGE)
 @require_POST
-def job_cancel_view(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
-    project = _project(slug)
-    job = get_object_or_404(Job, pk=job_id)
+def job_cancel_view(request: HttpRequest, project: Project, job_id: int) -> HttpResponse:
+    job = get_object_or_404(selectors.project_jobs(project), pk=job_id)
     try:
         job_cancel(job=job)
     except CrowdsetError as error:
@@ -126,9 +126,8 @@ def job_cancel_view(request: HttpRequest, slug: str, job_id: int) -> HttpRespons
 
 # --- corpus ---------------------------------------------------------------------------------------
 
-@role_required(ORGANIZER)
-def upload(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def upload(request: HttpRequest, project: Project) -> HttpResponse:
     form = forms.UploadForm(request.POST or None, request.FILES or None, project=project)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -158,10 +157,9 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
                                                     else None})
 
 
-@role_required(ORGANIZER)
-def refused_download(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+@project_view(MANAGE)
+def refused_download(request: HttpRequest, project: Project, job_id: int) -> HttpResponse:
     """The documents an ingest refused, in the uploaded file's format, to fix and upload again."""
-    project = _project(slug)
     job = get_object_or_404(Job, pk=job_id, kind="project-ingest", target=project.pk)
     stored = get_object_or_404(Upload, pk=job.options.get("upload"), project=project)
     lines = job.result.get("refused_lines") or []
@@ -175,9 +173,8 @@ def refused_download(request: HttpRequest, slug: str, job_id: int) -> HttpRespon
     return response
 
 
-@role_required(ORGANIZER)
-def upload_columns(request: HttpRequest, slug: str, upload_id: int) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def upload_columns(request: HttpRequest, project: Project, upload_id: int) -> HttpResponse:
     stored = get_object_or_404(Upload, pk=upload_id, project=project, format="csv")
     options = request.session.get(f"upload-{stored.pk}") or {"upload": stored.pk, "corpus": f"{project.slug}-corpus",
                                                               "domain": ""}
@@ -194,9 +191,8 @@ def upload_columns(request: HttpRequest, slug: str, upload_id: int) -> HttpRespo
     return render(request, "projects/columns.html", {"project": project, "upload": stored, "form": form})
 
 
-@role_required(ORGANIZER)
-def filter_view(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def filter_view(request: HttpRequest, project: Project) -> HttpResponse:
     corpora = selectors.corpus_choices(project)
     if not corpora:
         messages.warning(request, "Upload a corpus first.")
@@ -212,10 +208,9 @@ def filter_view(request: HttpRequest, slug: str) -> HttpResponse:
         "counterfactual. The run goes chunk by chunk; its progress shows on the project page.")})
 
 
-@role_required(ORGANIZER)
-def sample(request: HttpRequest, slug: str) -> HttpResponse:
+@project_view(MANAGE)
+def sample(request: HttpRequest, project: Project) -> HttpResponse:
     """GET with size and seed previews the domain balance; POST keeps the sample."""
-    project = _project(slug)
     runs = selectors.project_context(project).completed_runs()
     if not runs:
         messages.warning(request, "Run the filter to the end first.")
@@ -240,9 +235,8 @@ def sample(request: HttpRequest, slug: str) -> HttpResponse:
 
 # --- the screening test ----------------------------------------------------------------------------
 
-@role_required(ORGANIZER)
-def qualification(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def qualification(request: HttpRequest, project: Project) -> HttpResponse:
     released = list(project.uploads.filter(kind=Upload.Kind.RELEASED))
     form = forms.QualificationForm(request.POST or None, request.FILES or None, uploads=released)
     if request.method == "POST" and form.is_valid():
@@ -276,9 +270,8 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
         "project": project, "form": form, "test": test, "items": test.items.all() if test else [], "busy": busy})
 
 
-@role_required(ORGANIZER)
-def test_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def test_item(request: HttpRequest, project: Project, item_id: int) -> HttpResponse:
     item = get_object_or_404(TestItem.objects.select_related("test"), pk=item_id, test__projects=project)
     form = forms.TestItemForm(request.POST or None, initial={"text": item.text, "answer": item.answer,
                                                                    "why": item.why})
@@ -298,9 +291,8 @@ def test_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 # --- batches -----------------------------------------------------------------------------------------
 
-@role_required(ORGANIZER)
-def batch_new(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def batch_new(request: HttpRequest, project: Project) -> HttpResponse:
     chosen = project.samples.first()
     if chosen is None:
         messages.warning(request, "Sample the candidates first.")
@@ -325,13 +317,13 @@ def batch_new(request: HttpRequest, slug: str) -> HttpResponse:
     ready = form.is_bound and not form.errors
     return render(request, "projects/batch_new.html", {
         "project": project, "form": form, "items": len(chosen.candidate_ids),
-        "estimate": form.estimate() if ready else None, "filters": form.filters() if ready else None})
+        "estimate": form.estimate() if ready else None,
+        "filters": crowd_filters(project, form.cleaned_data["provider"], form.filters()) if ready else None})
 
 
-@role_required(ORGANIZER)
-def estimate(request: HttpRequest, slug: str) -> JsonResponse:
+@project_view(MANAGE)
+def estimate(request: HttpRequest, project: Project) -> JsonResponse:
     """The batch form's live cost estimate: HITs, assignments, rewards, provider fees, total, and who may work."""
-    _project(slug)
     try:
         items = int(request.GET.get("items", 0))
         items_per_hit = max(1, int(request.GET.get("items_per_hit", 25)))
@@ -347,7 +339,7 @@ def estimate(request: HttpRequest, slug: str) -> JsonResponse:
                if request.GET.get(name)}, "masters": masters})
         if request.GET.get("qualification"):
             requirements["qualification"] = request.GET["qualification"]
-        filters = worker_filters(provider=provider, requirements=requirements)
+        filters = crowd_filters(project, provider, worker_filters(provider=provider, requirements=requirements))
     except (ValueError, ArithmeticError, LookupError, CrowdError) as error:
         return JsonResponse({"error": f"cannot estimate: {error}"}, status=400)
     return JsonResponse({"hits": found.hits, "assignments": found.assignments, "rewards": str(found.rewards),
@@ -358,9 +350,8 @@ def _batch(project: Project, batch_id: int) -> Batch:
     return get_object_or_404(Batch, pk=batch_id, projects=project)
 
 
-@role_required(ORGANIZER)
-def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpResponse:
     # The jobs before the batch: see selectors.project_context.
     jobs = [(job, job_progress(job) if job.is_live else None)
             for job in Job.objects.filter(kind__in=["publish", "sync", "review"], target=batch_id)[:8]]
@@ -374,22 +365,23 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
     voted = aggregated(batch)  # its design read once for both
     return render(request, "projects/batch.html", {
         "project": project, "batch": batch, "row": row, "submitted": submitted, "review": review,
-        "withdrawn": withdrawn,
+        "withdrawn": withdrawn, "listing": get_task_type(batch.task_type).listings([batch]).get(
+            batch.pk, {"title": batch.task_type, "noun": "item"}),
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
         "bonus_form": forms.BonusForm(),
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
         "aggregated": voted, "few_votes": voted and batch.assignments_per_hit < PAPER_RULES.votes_required,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
-        "filters": worker_filters(provider=batch.provider, requirements=batch.requirements),
+        "filters": crowd_filters(project, batch.provider, worker_filters(provider=batch.provider,
+                                                                        requirements=batch.requirements)),
         "spot_checked": spot_checked(batch), "writing_evidence": writing_evidence(batch),
         "rejection_categories": forms.REJECTION_CATEGORIES})
 
 
-@role_required(ORGANIZER)
-def publish(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
+@project_view(MANAGE)
+def publish(request: HttpRequest, project: Project, batch_id: int) -> HttpResponse:
     """Publishing spends money: the page shows the cost, the fees, the budget left and the provider's
     balance, and publishes only when the organizer confirms that figure."""
-    project = _project(slug)
     batch = _batch(project, batch_id)
     found = batch_cost(batch=batch)
     spent = batch.spent()
@@ -419,10 +411,9 @@ def publish(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
         "over_budget": batch.budget is not None and found.total > batch.budget})
 
 
-@role_required(ORGANIZER)
+@project_view(MANAGE)
 @require_POST
-def batch_action(request: HttpRequest, slug: str, batch_id: int, action: str) -> HttpResponse:
-    project = _project(slug)
+def batch_action(request: HttpRequest, project: Project, batch_id: int, action: str) -> HttpResponse:
     batch = _batch(project, batch_id)
     target = reverse("projects:batch", args=[project.slug, batch.pk])
     if action == "sync":
@@ -497,9 +488,8 @@ def _bonus(request: HttpRequest, batch: Batch, form: forms.BonusForm) -> None:
 
 # --- aggregation and the span batch ---------------------------------------------------------------
 
-@role_required(ORGANIZER)
-def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def aggregation(request: HttpRequest, project: Project, run_id: int) -> HttpResponse:
     run = get_object_or_404(AggregationRun.objects.select_related("batch"), pk=run_id, projects=project)
     counts = outcome_counts(run)
     positives = next(found.count for found in counts if found.key == "positive")
@@ -532,9 +522,8 @@ def aggregation(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
 
 # --- dataset versions ---------------------------------------------------------------------------------
 
-@role_required(ORGANIZER)
-def version_new(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _project(slug)
+@project_view(MANAGE)
+def version_new(request: HttpRequest, project: Project) -> HttpResponse:
     runs = list(project.aggregations.select_related("batch").order_by("-created"))
     if not runs:
         messages.warning(request, "Aggregate the votes first.")
@@ -562,9 +551,8 @@ def _version(project: Project, name: str) -> DatasetVersion:
     return get_object_or_404(DatasetVersion, name=name, projects=project)
 
 
-@role_required(ORGANIZER)
-def version(request: HttpRequest, slug: str, name: str) -> HttpResponse:
-    project = _project(slug)
+@project_view(READ)
+def version(request: HttpRequest, project: Project, name: str) -> HttpResponse:
     found = _version(project, name)
     (row,) = version_rows(ids=[found.pk])
     if request.method == "POST":
@@ -581,9 +569,9 @@ def version(request: HttpRequest, slug: str, name: str) -> HttpResponse:
                                                      "busy": bool(job and job.is_live)})
 
 
-@role_required(ORGANIZER)
-def version_plot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
-    found = _version(_project(slug), name)
+@project_view(READ)
+def version_plot(request: HttpRequest, project: Project, name: str) -> HttpResponse:
+    found = _version(project, name)
     figure = Figure(figsize=(10, 3.6))
     word_count_figure(found, figure)
     buffer = io.BytesIO()

@@ -6,13 +6,15 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts import access
 from accounts.roles import ORGANIZER, role_required
 from hits.crowd_auth import bind_worker, bound, worker_required
-from hits.models import Worker
-from hits.prolific_views import participant_check
+from hits.models import Batch, Worker
+from hits.prolific_views import busy_page, participant_check
+from hits.providers.base import ProviderBusy
 from hits.services import CrowdError
 from qualification import prolific, selectors, services
-from qualification.models import Attempt, Grant
+from qualification.models import Attempt, Grant, QualificationTest
 
 
 def _test(name):
@@ -22,9 +24,27 @@ def _test(name):
     return test
 
 
+def _test_for(request, name):
+    """The test, for the worker in front of it: a participant Prolific sent reaches only the screening study they
+    came from; an annotator, a test of their projects (or the site's), or one a batch they may work on needs.
+    Anyone else finds no such test."""
+    test = _test(name)
+    worker, context = bound(request)
+    if worker is not None and worker == request.worker:
+        study = ((test.provider_state or {}).get("prolific") or {}).get("study_id")
+        if study and context.get("study") == study:
+            return test
+        raise Http404(f"no qualification test {name}")
+    tests = access.rows(request.user, QualificationTest.objects.filter(pk=test.pk), access.WORK)
+    needed = access.rows(request.user, Batch.objects.filter(requirements__qualification=name), access.WORK)
+    if not (tests.exists() or needed.exists()):
+        raise Http404(f"no qualification test {name}")
+    return test
+
+
 @worker_required
 def take(request, name):
-    test = _test(name)
+    test = _test_for(request, name)
     worker = request.worker
     try:
         attempt = services.attempt_start(test=test, worker=worker)
@@ -41,6 +61,7 @@ def take(request, name):
 @require_POST
 def submit(request, name, attempt_id):
     worker = request.worker
+    _test_for(request, name)
     attempt = get_object_or_404(Attempt.objects.select_related("test"), pk=attempt_id, test__name=name)
     items = list(attempt.test.items.all())
     answers = {f"item-{item.pk}": request.POST[f"item-{item.pk}"] for item in items
@@ -88,6 +109,8 @@ def prolific_start(request, name):
         raise Http404(f"the test {name} has no Prolific screening study")
     try:
         pid, study_id, submission = participant_check(request.GET, expected_study=study)
+    except ProviderBusy:
+        return busy_page(request)
     except CrowdError as error:
         return render(request, "hits/refused.html", {"message": str(error), "provider": "Prolific"}, status=403)
     worker, _ = Worker.objects.get_or_create(provider="prolific", external_id=pid)
@@ -97,5 +120,6 @@ def prolific_start(request, name):
 
 @role_required(ORGANIZER)
 def pool(request, name):
-    test = _test(name)
+    test = access.get_or_404(request.user, QualificationTest.objects.filter(name=name).order_by("-version"),
+                             access.MANAGE)
     return render(request, "qualification/pool.html", {"test": test, "rows": selectors.pool_rows(test)})

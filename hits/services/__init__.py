@@ -4,6 +4,7 @@
 
 from hits.providers.base import ProviderError
 from hits.services.batches import (
+    BatchSpec,
     ItemSpec,
     batch_create,
     batch_extend,
@@ -11,6 +12,7 @@ from hits.services.batches import (
     describe_batch,
     hit_count,
     interleave,
+    pack,
     worker_filters,
 )
 from hits.services.bonuses import bonus_claim, bonus_send, worker_bonus
@@ -47,6 +49,7 @@ from hits.services.workers import items_using, worker_block, worker_pay, worker_
 __all__ = [
     "DRAFT_LIMIT",
     "MAX_EXTENSIONS",
+    "BatchSpec",
     "BudgetExceeded",
     "CostEstimate",
     "CrowdError",
@@ -83,6 +86,7 @@ __all__ = [
     "hit_count",
     "interleave",
     "items_using",
+    "pack",
     "payment_confirm",
     "reward_cancel",
     "reward_record",

@@ -8,7 +8,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
 from django.db.models import Max
@@ -22,6 +22,8 @@ from hits.services.errors import CrowdError
 from hits.services.payments import batch_cost
 from hits.task_types import get_task_type
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class ItemSpec:
@@ -34,76 +36,99 @@ class ItemSpec:
     gold_answer: Any = None
 
 
-def batch_create(*, name: str, task_type: str, items: Sequence[ItemSpec], gold_items: Sequence[ItemSpec] = (),
-                 provider: str = "inhouse", items_per_hit: int = 25, assignments_per_hit: int = 5,
-                 gold_rate: float = 0.0, seed: int = 0, reward: Decimal | str = Decimal("0.50"),
-                 budget: Decimal | None = None, requirements: dict[str, Any] | None = None, created_by: Any = None,
-                 assignment_duration: int = 3600, lifetime: int = 7 * 24 * 3600, grows: bool = False,
-                 adaptive: str = "") -> Batch:
-    """Pack items into HITs: domains interleaved, gold mixed in, all decided by `seed`.
+@dataclass(frozen=True)
+class BatchSpec:
+    """How a batch is made: what its task is, where it runs, how its items are packed and paid, and who may work.
 
-    `items` may carry a known answer (measured against, not a check);
-    `gold_items` are the known-answer checks mixed into every HIT.
-    Each HIT gets round(items_per_hit × gold_rate) gold items (no more than
-    the pool holds) at seeded positions, and the other items are spread
-    evenly so HIT sizes differ by at most one. A batch that `grows` (a later stage of a workflow) may
-    start empty; `batch_extend` adds its items as the earlier stage produces them. An `adaptive` batch
-    ("outcomes" or "positives": what must be decided) stops buying votes no remaining vote can change and
-    re-packs the rest (hits.services.adaptive).
-    """
-    try:
-        get_task_type(task_type)
-    except LookupError as error:
-        raise CrowdError(str(error)) from None
-    if provider not in PROVIDERS:
-        raise CrowdError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
-    refusal = adaptive_refusal(provider=provider, task_type=task_type, mode=adaptive) if adaptive else None
-    if refusal:
-        raise CrowdError(refusal)
-    if not 1 <= items_per_hit <= 100 or assignments_per_hit < 1:
-        raise CrowdError("items_per_hit must be 1 to 100 (the paper used 20-30) and assignments_per_hit at least 1")
-    items, gold_items = list(items), list(gold_items)
-    if not items and not grows:
-        raise CrowdError("a batch needs at least one item")
-    requirements = check_requirements(requirements or {})
-    keys = [item.key for item in items + gold_items]
-    if len(set(keys)) != len(keys):
-        raise CrowdError("item keys must be unique within a batch")
+    A batch that `grows` (a later stage of a workflow) may start empty; `batch_extend` adds its items as the
+    earlier stage produces them. An `adaptive` batch ("outcomes" or "positives": what must be decided) stops
+    buying votes no remaining vote can change and re-packs the rest (hits.services.adaptive)."""
+
+    name: str
+    task_type: str
+    provider: str = "inhouse"
+    items_per_hit: int = 25
+    assignments_per_hit: int = 5
+    gold_rate: float = 0.0
+    seed: int = 0
+    reward: Decimal | str = Decimal("0.50")
+    budget: Decimal | None = None
+    requirements: dict[str, Any] | None = None
+    created_by: Any = None
+    assignment_duration: int = 3600
+    lifetime: int = 7 * 24 * 3600
+    grows: bool = False
+    adaptive: str = ""
+
+
+def pack(items: Sequence[T], gold_items: Sequence[T] = (), *, items_per_hit: int, gold_rate: float = 0.0,
+         seed: int = 0) -> tuple[list[T], list[list[T]]]:
+    """(the items in the order they are stored, the HITs with their items in page order): domains interleaved, gold
+    mixed in, all decided by `seed`. Each HIT gets round(items_per_hit × gold_rate) gold items (no more than the
+    pool holds) at seeded positions, and the other items are spread evenly so HIT sizes differ by at most one.
+    Plain data in, plain data out: the batch and the design page's preview pack alike."""
     rng = random.Random(seed)
     gold_per_hit = min(len(gold_items), round(items_per_hit * gold_rate)) if gold_rate else 0
     ordered = interleave(items, rng)
+    if not ordered:
+        return ordered, []
     hits_needed = hit_count(items=len(ordered), items_per_hit=items_per_hit, gold_items=len(gold_items),
                             gold_rate=gold_rate)
+    gold_order = _gold_cycle(list(gold_items), rng)
+    hits = []
+    for share in _even_split(ordered, hits_needed):
+        chosen: list[T] = []
+        while len(chosen) < gold_per_hit:
+            candidate = next(gold_order)
+            if candidate not in chosen:  # a round may start with the item the last one ended on
+                chosen.append(candidate)
+        members = share + chosen
+        rng.shuffle(members)
+        hits.append(members)
+    return ordered, hits
 
+
+def batch_create(*, spec: BatchSpec, items: Sequence[ItemSpec], gold_items: Sequence[ItemSpec] = ()) -> Batch:
+    """A batch of `spec`: `items` (which may carry a known answer, measured against, not a check) and `gold_items`
+    (the known-answer checks mixed into every HIT), packed into HITs (`pack`)."""
+    try:
+        get_task_type(spec.task_type)
+    except LookupError as error:
+        raise CrowdError(str(error)) from None
+    if spec.provider not in PROVIDERS:
+        raise CrowdError(f"unknown provider {spec.provider!r}; use one of {', '.join(PROVIDERS)}")
+    refusal = (adaptive_refusal(provider=spec.provider, task_type=spec.task_type, mode=spec.adaptive)
+               if spec.adaptive else None)
+    if refusal:
+        raise CrowdError(refusal)
+    if not 1 <= spec.items_per_hit <= 100 or spec.assignments_per_hit < 1:
+        raise CrowdError("items_per_hit must be 1 to 100 (the paper used 20-30) and assignments_per_hit at least 1")
+    items, gold_items = list(items), list(gold_items)
+    if not items and not spec.grows:
+        raise CrowdError("a batch needs at least one item")
+    requirements = check_requirements(spec.requirements or {})
+    keys = [item.key for item in items + gold_items]
+    if len(set(keys)) != len(keys):
+        raise CrowdError("item keys must be unique within a batch")
+    ordered, packed = pack(items, gold_items, items_per_hit=spec.items_per_hit, gold_rate=spec.gold_rate,
+                           seed=spec.seed)
     with transaction.atomic():
         batch = Batch.objects.create(
-            name=name, task_type=task_type, provider=provider, items_per_hit=items_per_hit,
-            assignments_per_hit=assignments_per_hit, gold_rate=gold_rate, seed=seed, reward=money(reward),
-            budget=budget, requirements=requirements or {}, created_by=created_by,
-            assignment_duration=assignment_duration, lifetime=lifetime, adaptive=adaptive,
-        )
+            name=spec.name, task_type=spec.task_type, provider=spec.provider, items_per_hit=spec.items_per_hit,
+            assignments_per_hit=spec.assignments_per_hit, gold_rate=spec.gold_rate, seed=spec.seed,
+            reward=money(spec.reward), budget=spec.budget, requirements=requirements or {},
+            created_by=spec.created_by, assignment_duration=spec.assignment_duration, lifetime=spec.lifetime,
+            adaptive=spec.adaptive)
         stored = Item.objects.bulk_create(
             [Item(batch=batch, key=i.key, group=i.group, payload=i.payload.to_json(), gold_answer=i.gold_answer)
              for i in ordered]
             + [Item(batch=batch, key=g.key, group=g.group, payload=g.payload.to_json(), is_gold=True,
-                    gold_answer=g.gold_answer) for g in gold_items]
-        )
-        real, gold = stored[:len(ordered)], stored[len(ordered):]
-        if not ordered:
-            return batch
-        hits = Hit.objects.bulk_create(Hit(batch=batch, index=index) for index in range(hits_needed))
-        hit_items: list[HitItem] = []
-        gold_order = _gold_cycle(gold, rng)
-        for hit, share in zip(hits, _even_split(real, hits_needed), strict=True):
-            chosen: list[Item] = []
-            while len(chosen) < gold_per_hit:
-                candidate = next(gold_order)
-                if candidate not in chosen:  # a round may start with the item the last one ended on
-                    chosen.append(candidate)
-            members = share + chosen
-            rng.shuffle(members)
-            hit_items.extend(HitItem(hit=hit, item=item, position=p) for p, item in enumerate(members))
-        HitItem.objects.bulk_create(hit_items)
+                    gold_answer=g.gold_answer) for g in gold_items])
+        by_key = {item.key: item for item in stored}
+        hits = Hit.objects.bulk_create(Hit(batch=batch, index=index) for index in range(len(packed)))
+        HitItem.objects.bulk_create(HitItem(hit=hit, item=by_key[member.key], position=position)
+                                    for hit, members in zip(hits, packed, strict=True)
+                                    for position, member in enumerate(members))
     return batch
 
 
@@ -139,23 +164,23 @@ def batch_extend(*, batch: Batch, items: Sequence[ItemSpec],
     return hits
 
 
-def interleave(items: Sequence[ItemSpec], rng: random.Random) -> list[ItemSpec]:
+def interleave(items: Sequence[T], rng: random.Random) -> list[T]:
     """Round-robin over groups (sorted), each group shuffled by `rng`."""
-    groups: dict[str, list[ItemSpec]] = {}
+    groups: dict[str, list[T]] = {}
     for item in items:
         groups.setdefault(item.group, []).append(item)
-    queues: list[list[ItemSpec]] = []
+    queues: list[list[T]] = []
     for name in sorted(groups):
         members = groups[name]
         rng.shuffle(members)
         queues.append(members)
-    ordered: list[ItemSpec] = []
+    ordered: list[T] = []
     for position in range(max((len(queue) for queue in queues), default=0)):
         ordered.extend(queue[position] for queue in queues if position < len(queue))
     return ordered
 
 
-def _gold_cycle(gold: list[Item], rng: random.Random) -> Iterator[Item]:
+def _gold_cycle(gold: list[T], rng: random.Random) -> Iterator[T]:
     """Gold items in rounds: each is used once before any is used again.
 
     A worker never sees an item twice in a batch, so a gold item in two HITs
@@ -168,7 +193,7 @@ def _gold_cycle(gold: list[Item], rng: random.Random) -> Iterator[Item]:
         yield from round_
 
 
-def _even_split(items: list[Item], parts: int) -> list[list[Item]]:
+def _even_split(items: list[T], parts: int) -> list[list[T]]:
     size, extra = divmod(len(items), parts)
     shares, start = [], 0
     for part in range(parts):
@@ -187,12 +212,13 @@ def worker_filters(*, provider: str, requirements: dict[str, Any]) -> list[str]:
     return get_provider(provider).describe_filters(requirements or {})
 
 
-def describe_batch(batch: Batch) -> str:
-    """Cost and who may work, in two lines for a command's output."""
+def describe_batch(batch: Batch, filters: list[str] | None = None) -> str:
+    """Cost and who may work (the provider's filters unless `filters` says it better), in two lines for a
+    command's output."""
     cost = batch_cost(batch=batch)
     return (f"cost: {cost.assignments} assignments, {cost.rewards} in rewards + {cost.fees} in {batch.provider} fees "
             f"= {cost.total}\nwho may work: "
-            + "; ".join(worker_filters(provider=batch.provider, requirements=batch.requirements)))
+            + "; ".join(filters or worker_filters(provider=batch.provider, requirements=batch.requirements)))
 
 
 def check_requirements(requirements: dict[str, Any]) -> dict[str, Any]:

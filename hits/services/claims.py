@@ -21,6 +21,7 @@ from hits.task_types import AnswerError, get_task_type
 def worker_for_user(user: Any) -> Worker:
     worker, _ = Worker.objects.get_or_create(provider="inhouse", external_id=f"user-{user.pk}",
                                              defaults={"user": user})
+    worker.user = user  # the request's own user object, with what it read of its roles and projects
     return worker
 
 

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from accounts import roles
 from annotation.models import SpanAnnotation
 from designs.semeval import labeling_batch_create, spans_batch_create
-from hits.models import Assignment
+from hits.models import Assignment, Hit
 from hits.services import batch_publish
 from tests.browser import log_in, screenshot
 from tests.hits.helpers import spec, voted
@@ -234,6 +234,7 @@ def test_the_mturk_page_keeps_preview_answers_takes_keys_at_once_and_refuses_str
     batch = labeling_batch_create(name="mt", provider="mturk",
                          items=[spec(f"s{n}", f"Sentence {n}.") for n in range(3)])
     hit = batch.hits.get()
+    Hit.objects.filter(pk=hit.pk).update(provider_hit_id="HIT1")  # as published
     page = browser_page
     base = f"{live_server.url}/mturk/hits/{hit.pk}/?hitId=HIT1"
     page.goto(f"{base}&assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE")
@@ -279,6 +280,7 @@ def test_pages_work_where_the_browser_blocks_storage(chromium, live_server):
     page.wait_for_url(f"{live_server.url}/work/")
     assert Assignment.objects.get(hit__batch=batch).state == "submitted"
     mturk = labeling_batch_create(name="mt", provider="mturk", items=[spec("m", "A sentence.")])
+    mturk.hits.update(provider_hit_id="H")  # as published
     page.goto(f"{live_server.url}/mturk/hits/{mturk.hits.get().pk}/?hitId=H&assignmentId=A1&workerId=W"
               f"&turkSubmitTo=https%3A%2F%2Fwww.mturk.com")
     expect(page.locator("#task-saved")).to_contain_text("keeps no drafts")

@@ -57,6 +57,7 @@ def test_an_annotator_labels_a_full_hit_with_the_keyboard_only(browser_page, liv
 
 def test_mturk_preview_shows_the_task_but_cannot_submit(browser_page, live_server):  # noqa: F811
     batch = labeling_batch_create(name="mt", provider="mturk", items=_items(3))
+    batch.hits.update(provider_hit_id="X")  # as published
     hit = batch.hits.get()
     page = browser_page
     page.goto(f"{live_server.url}/mturk/hits/{hit.pk}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=X")

@@ -74,6 +74,16 @@ def _people(tag):
     annotator.groups.add(roles.group(roles.ANNOTATOR))
 
 
+def _add_annotator(page, live_server, project, username):
+    """The organizer makes someone with an account here an annotator of the project, on its People page (a project
+    made in the browser is its members' only)."""
+    page.goto(f"{live_server.url}/projects/{project.slug}/people/")
+    page.fill("#id_who", username)
+    page.select_option("#id_role", "annotator")
+    page.get_by_role("button", name="Add to this project").click()
+    page.wait_for_selector(f"#members:has-text('{username}')")
+
+
 def _publish(page, live_server, project):
     page.goto(f"{live_server.url}/projects/{project.slug}/")
     page.get_by_role("link", name="Publish (confirm the cost)").click()
@@ -118,9 +128,11 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
         page.click("#design-preview")
     preview = opened.value
     preview.wait_for_selector("#preview-banner")
-    assert "first 3 of the 3 items in copa.jsonl" in " ".join(preview.inner_text("#preview-banner").split())
-    assert preview.locator(".task-item").count() == 3
-    assert "The man broke his toe number 1." in preview.inner_text(".task-item >> nth=0")
+    # The first HIT as the batch will pack it: 2 items a HIT, so 2 of the 3 (not simply the file's first few).
+    assert "first HIT, packed as the batch packs it: 2 questions of the 3 in copa.jsonl" in " ".join(
+        preview.inner_text("#preview-banner").split())
+    assert preview.locator(".task-item").count() == 2
+    previewed = [preview.inner_text(f".task-item >> nth={n} >> .design-text") for n in range(2)]
     preview.keyboard.press("1")  # the keys work as on the real page, nothing is sent
     assert preview.is_disabled("#cf-submit")
     axe_clean(preview, "design-preview", docs="organizer-preview")
@@ -131,6 +143,8 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     assert project.design == "design-file" and DesignBatch.objects.get().version.slug == "bcopa"
     batch = _publish(page, live_server, project)
     assert batch.provider == "inhouse" and batch.hits.count() == 2
+    assert previewed == [item.content.text for item in batch.hits.get(index=0).ordered_items()]
+    _add_annotator(page, live_server, project, "rater1")
 
     worker = chromium.new_context(**DESKTOP)
     annotator = worker.new_page()
@@ -147,7 +161,9 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     worker.close()
 
     page.goto(f"{live_server.url}/projects/{project.slug}/")
-    assert "choice: alpha" in page.inner_text("#step-report")
+    # One answer an item: the step says why there is no agreement yet, instead of an unexplained dash.
+    assert "choice: no agreement yet (each item has one answer so far; agreement needs two)" in page.inner_text(
+        "#step-report")
     page.locator("#step-report").scroll_into_view_if_needed()
     screenshot(page, "design-project-report", docs="organizer-report")
     with page.expect_download() as download:
@@ -197,6 +213,7 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     page.wait_for_url(f"{live_server.url}/projects/tweets-about-the-weather/")
     project = Project.objects.get()
     batch = _publish(page, live_server, project)
+    _add_annotator(page, live_server, project, "rater3")
 
     worker = chromium.new_context(**DESKTOP)
     annotator = worker.new_page()
@@ -235,5 +252,5 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
 
     page.goto(f"{live_server.url}/projects/{project.slug}/")
     summary = page.inner_text("#step-report")
-    assert "stance: alpha" in summary and "sure: alpha" in summary
+    assert "stance: no agreement yet" in summary and "sure: no agreement yet" in summary
     context.close()

@@ -107,6 +107,26 @@ def test_broken_files_are_refused_with_where_and_what(data, expected):
     assert str(caught.value.problems[0]).startswith(expected.split(" is 'list'")[0]), caught.value.problems
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("title: t\nannotation_schemes:\n  - annotation_type: radio\n    name: a\n   labels: [x, y]\n",
+     "study.yaml:5: not valid YAML: the indentation is off: this line is indented more or less than the lines at "
+     "its level"),
+    ("title: t\n\tannotation_schemes: []\n", "study.yaml:2: not valid YAML: a tab is used to indent; indent with "
+                                               "spaces"),
+    ("title: t\nannotation_schemes\n  - {annotation_type: text, name: a}\n",
+     "study.yaml:2: not valid YAML: a key without its colon: write 'key: value'"),
+    ("title: t\nannotation_schemes: [a, b\n", "study.yaml:3: not valid YAML: a list in [ ] is not closed, or lacks "
+                                              "a comma between its entries"),
+    ("title: 'open\n", "study.yaml:2: not valid YAML: a quote is opened and not closed"),
+    ("title: a: b\n", "study.yaml:1: not valid YAML: a colon where a value was expected"),
+])
+def test_yaml_mistakes_are_named_by_line_in_plain_words(text, expected):
+    with pytest.raises(DesignError) as caught:
+        load_text(text, name="study.yaml")
+    assert str(caught.value.problems[0]).startswith(expected), caught.value.problems
+    assert "<block" not in str(caught.value.problems[0])
+
+
 def test_labels_written_as_yaml_booleans_or_numbers_keep_the_text_written():
     design = load_text("title: t\nannotation_schemes:\n  - {annotation_type: radio, name: a, labels: [yes, no, 1]}\n")
     assert [label.name for label in design.annotation_schemes[0].labels] == ["yes", "no", "1"]

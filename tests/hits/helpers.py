@@ -8,7 +8,7 @@ from django.test import Client
 from core import spans
 from core.items import SentenceItem
 from designs.semeval import labeling_batch_create
-from hits.services import ItemSpec, batch_create
+from hits.services import BatchSpec, ItemSpec, batch_create
 
 DOMAINS = ("finance", "healthcare", "politics")
 
@@ -33,7 +33,7 @@ def make_batch(count=50, **options):
     given."""
     options.setdefault("name", "test batch")
     if "task_type" in options:
-        return batch_create(items=items(count), **options)
+        return batch_create(spec=BatchSpec(**options), items=items(count))
     return labeling_batch_create(items=items(count), **options)
 
 

@@ -27,8 +27,11 @@ hits: {items_per_hit: SIZE, assignments_per_hit: 2}
 # request that starts to read one query more fails here). The page and the submit read which design and stage
 # the batch was made from; SemEval Subtask 1 is a design file (semeval-subtask1.yaml) like any other. The HIT's
 # body is rendered once and kept (a reload, or the HIT's other workers, read neither its items nor its design);
-# the work list's count of open HITs is kept a few seconds (the first visit counts them).
-DESIGNED = {"work list": 13, "claim": 14, "task page": 7, "task page again": 5, "draft": 6, "submit": 14}
+# the work list's count of open HITs is kept a few seconds (the first visit counts them). Deciding which projects'
+# work the annotator may see (the work list, a claim) reads their memberships and the site's projects, two queries;
+# a page's navigation reads their roles in projects, one; the work list says each batch in its design's own words
+# (title, description, what its items are called), one query for all its batches.
+DESIGNED = {"work list": 16, "claim": 16, "task page": 8, "task page again": 6, "draft": 6, "submit": 14}
 SEMEVAL = DESIGNED
 
 

@@ -4,7 +4,7 @@ from designs.semeval import labeling_batch_create
 from hits.models import Batch, HitItem
 from hits.providers.inhouse import InHouseProvider
 from hits.providers.mturk import MTurkProvider
-from hits.services import BudgetExceeded, CrowdError, batch_create, batch_estimate_cost, batch_publish
+from hits.services import BatchSpec, BudgetExceeded, CrowdError, batch_create, batch_estimate_cost, batch_publish
 from tests.base import BaseTestCase
 from tests.hits.helpers import gold, items, make_batch
 
@@ -39,7 +39,7 @@ class BatchCreateTests(BaseTestCase):
 
     def test_it_refuses_bad_batches(self):
         with self.assertRaisesRegex(CrowdError, "unknown task type 'subtask9'"):
-            batch_create(name="b", task_type="subtask9", items=items(3))
+            batch_create(spec=BatchSpec(name="b", task_type="subtask9"), items=items(3))
         with self.assertRaisesRegex(CrowdError, "keys must be unique"):
             labeling_batch_create(name="b", items=items(3) + items(1))
         with self.assertRaisesRegex(CrowdError, "at least one item"):

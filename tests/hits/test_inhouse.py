@@ -78,7 +78,7 @@ class ClaimAndSubmitTests(InHouseTestCase):
         other = Client()
         other.force_login(self.organizer)
         response = other.post(reverse("hits:submit", args=[assignment.pk]), answers_for(assignment.hit))
-        self.assertEqual(response.status_code, 403)
+        self.assertEqual(response.status_code, 404)  # not theirs: not found, as if it did not exist
         self.assertEqual(other.get(reverse("hits:assignment", args=[assignment.pk])).status_code, 404)
         assignment.refresh_from_db()
         self.assertEqual(assignment.state, "claimed")

@@ -13,7 +13,6 @@ from django.test import override_settings
 from emulators.faults import AFTER
 from emulators.mturk import MTurkEmulator
 from emulators.mturk.worker_client import EmulatedWorker
-from emulators.prolific import ProlificEmulator
 from hits.models import Assignment, Payment
 from hits.providers import use_provider
 from hits.providers.base import ProviderError

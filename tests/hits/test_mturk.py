@@ -233,13 +233,16 @@ class ExternalQuestionTests(MTurkTestCase):
         hit = batch.hits.get()
         remote = self.emulator.account.hits[hit.provider_hit_id]["Question"]
         self.assertIn(f"<ExternalURL>https://crowd.example.org/mturk/hits/{hit.pk}/</ExternalURL>", remote)
-        page = self.client.get(f"/mturk/hits/{hit.pk}/")
+        # Only with the HIT's own id, as MTurk adds it to the URL: no other HIT is reached by changing the number.
+        self.assertEqual(self.client.get(f"/mturk/hits/{hit.pk}/").status_code, 404)
+        self.assertEqual(self.client.get(f"/mturk/hits/{hit.pk}/?hitId=3OTHERHIT").status_code, 404)
+        page = self.client.get(f"/mturk/hits/{hit.pk}/?hitId={hit.provider_hit_id}")
         self.assertContains(page, "mturk/externalSubmit")
         self.assertContains(page, "ASSIGNMENT_ID_NOT_AVAILABLE")  # preview disables submit
         self.assertContains(page, "&lt;b&gt;bold&lt;/b&gt;")
         self.assertNotIn("X-Frame-Options", page.headers)
         inhouse = make_batch(count=5)
-        self.assertEqual(self.client.get(f"/mturk/hits/{inhouse.hits.get().pk}/").status_code, 404)
+        self.assertEqual(self.client.get(f"/mturk/hits/{inhouse.hits.get().pk}/?hitId=").status_code, 404)
 
 
 class OtherDesignsOnMTurkTests(MTurkTestCase):

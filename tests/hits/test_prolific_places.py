@@ -17,10 +17,8 @@ from hits.services import (
     assignment_reject,
     batch_cancel,
     batch_expire,
-    batch_publish,
     batch_sync,
 )
-from tests.hits.helpers import make_batch
 from tests.hits.test_prolific import ProlificTestCase
 
 REJECTION = ("Every known-answer check in this HIT was answered wrongly and all answers came within seconds, so "
@@ -77,7 +75,7 @@ class ReturnAfterSubmitting(ProlificTestCase):
         from projects.services import project_create
 
         batch = self.publish(count=2, items_per_hit=2, assignments_per_hit=1)
-        participant, session, _ = self.take_part(batch, "PPAGE")
+        participant, _, _ = self.take_part(batch, "PPAGE")
         participant.give_back(batch.provider_state["study_id"])
         batch_sync(batch=batch)
         project = project_create(name="Returns")
@@ -150,7 +148,7 @@ class PlacesFollowProlific(ProlificTestCase):
 
     def test_a_participant_who_times_out_after_submitting_keeps_the_work_for_a_person_and_frees_the_place(self):
         batch = self.publish(count=2, items_per_hit=2, assignments_per_hit=1)
-        participant, session, client, response = self.arrive(batch, "PNOCODE")
+        _, session, client, response = self.arrive(batch, "PNOCODE")
         page = client.get(response.url).content.decode()
         import re
 

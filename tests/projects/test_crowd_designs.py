@@ -9,6 +9,7 @@ from demo.crowd import ChoiceWorker, Writer, run_choices, run_writers
 from facts.rte import read_rte
 from facts.services import draw_items, fact_batch_create
 from hits.services import batch_publish
+from projects import people
 from projects.services import project_create
 from tests.base import BaseTestCase
 
@@ -21,6 +22,7 @@ class CrowdDesignTests(BaseTestCase):
 
     def test_a_copa_project_follows_its_batch_to_accuracy_and_kappa(self):
         project = project_create(name="B-COPA", design="balanced-copa", user=self.organizer)
+        people.project_open(project=project, open_to_site=True)  # the simulated crowd are the site's annotators
         page = self.client.get(f"/projects/{project.slug}/")
         self.assertContains(page, "manage.py copa batch COPA.xml")
         items = copa_sample(copa.read_copa(SHARED / "balanced-copa" / "balacopa-dev-all.xml"), per_subset=10, seed=1)
@@ -33,14 +35,15 @@ class CrowdDesignTests(BaseTestCase):
         self.assertContains(page, "original accuracy 100%, kappa 1.000; mirrored accuracy 100%, kappa 1.000")
         self.assertContains(page, "6/6 assignments submitted")
         detail = self.client.get(f"/projects/{project.slug}/batches/{batch.pk}/")
-        self.assertContains(detail, "Who may work: annotators with an account on this site; min approved hits, "
-                                    "masters: MTurk and Prolific only, not applied here.")
+        self.assertContains(detail, "Who may work: every annotator of this site (the project is open to the site); "
+                                    "min approved hits, masters: MTurk and Prolific only, not applied here.")
         self.assertContains(detail, "spent 0.00 of 0.60")
         self.assertContains(detail, "id=\"spot-checks\"")
         self.assertNotContains(detail, "Aggregate the votes")
 
     def test_a_facts_project_shows_the_statements_and_no_spot_checks(self):
         project = project_create(name="Facts", design="cheap-facts", user=self.organizer)
+        people.project_open(project=project, open_to_site=True)
         items = draw_items(read_rte(SHARED / "rte" / "rte1_dev.xml"), texts=5, instruction="facts", seed=1)
         batch = batch_publish(batch=fact_batch_create(items=items, name="writing", items_per_hit=5,
                                                       assignments_per_hit=2))
@@ -49,7 +52,7 @@ class CrowdDesignTests(BaseTestCase):
         page = self.client.get(f"/projects/{project.slug}/")
         self.assertContains(page, "facts on 5 paragraphs")
         detail = self.client.get(f"/projects/{project.slug}/batches/{batch.pk}/")
-        self.assertContains(detail, "Who may work: annotators with an account on this site.")
+        self.assertContains(detail, "Who may work: every annotator of this site (the project is open to the site).")
         self.assertNotContains(detail, "id=\"spot-checks\"")
 
     def test_a_story_rewriting_project_follows_its_workflow(self):
@@ -63,6 +66,7 @@ class CrowdDesignTests(BaseTestCase):
         stories_file = settings.BASE_DIR / "demo" / "data" / "stories.jsonl"
         known = {row["story_id"]: row for row in map(json.loads, stories_file.read_text("utf-8").splitlines())}
         project = project_create(name="Stories", design="timetravel", user=self.organizer)
+        people.project_open(project=project, open_to_site=True)
         page = self.client.get(f"/projects/{project.slug}/")
         self.assertContains(page, "manage.py stories start STORIES.jsonl")
         first = workflow_start(read_stories(stories_file)[:4], name="tt")
@@ -73,5 +77,5 @@ class CrowdDesignTests(BaseTestCase):
         self.assertContains(page, "edited endings;")
         self.assertContains(page, f"/review/chains/{first.pk}/")
         detail = self.client.get(f"/projects/{project.slug}/batches/{stages['check'].pk}/")
-        self.assertContains(detail, "Who may work: annotators with an account on this site.")
+        self.assertContains(detail, "Who may work: every annotator of this site (the project is open to the site).")
         self.assertNotContains(detail, "id=\"spot-checks\"")

@@ -47,6 +47,8 @@ class WorkspaceTest(BaseTestCase):
     def make_project(self):
         response = self.post("/projects/", {"name": "Counterfactual news", "design": "semeval"})
         self.assertRedirects(response, "/projects/counterfactual-news/")
+        # The simulated crowd are the site's annotators: its in-house work is opened to them on the People page.
+        self.post("/projects/counterfactual-news/people/open/", {"open_to_site": "on"})
         return Project.objects.get(slug="counterfactual-news")
 
     def test_it_takes_a_project_from_upload_to_a_downloaded_split(self):

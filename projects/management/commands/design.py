@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
@@ -16,7 +17,8 @@ from designs.potato import import_file
 from designs.stages import workflow_batches, workflow_report
 from designs.task_type import batch_design
 from hits.models import Batch
-from hits.services import describe_batch
+from hits.services import describe_batch, worker_filters
+from projects.people import crowd_filters
 from projects.services import design_project_create, potato_project_create
 
 SCHEMA = Path(__file__).resolve().parents[3] / "designs" / "schema.json"
@@ -39,6 +41,8 @@ class Command(BaseCommand):
                          help="overrides the design's provider")
         new.add_argument("--stage", default="", help="the stage to make the batch for (multi-stage designs)")
         new.add_argument("--seed", type=int, default=0)
+        new.add_argument("--organizer", metavar="USERNAME", help="the account that runs the project (default: none "
+                                                                 "named, so every organizer of the site runs it)")
         report = commands.add_parser("report", help="agreement and aggregation per scheme of a design batch")
         report.add_argument("batch", type=int)
         report.add_argument("--json", action="store_true")
@@ -51,6 +55,7 @@ class Command(BaseCommand):
         potato.add_argument("configs", nargs="+", metavar="CONFIG")
         potato.add_argument("--check", action="store_true", help="validate and convert; nothing is written")
         potato.add_argument("--json", action="store_true", help="one JSON line per config")
+        potato.add_argument("--organizer", metavar="USERNAME", help="the account that runs the projects")
         potato.add_argument("--provider", choices=("inhouse", "mturk", "prolific"),
                             help="overrides what the config implies (default: in-house unless it has prolific/mturk)")
         schema = commands.add_parser("schema", help="write designs/schema.json (or --check that it is current)")
@@ -93,12 +98,15 @@ class Command(BaseCommand):
         records = read_items(data, name=data_path.name, design=design)
         project, batch = design_project_create(
             source=path.read_bytes().decode("utf-8-sig"), file_name=path.name, records=records, name=options["name"],
-            stage=options["stage"], provider=options["provider"], seed=options["seed"])
+            stage=options["stage"], provider=options["provider"], seed=options["seed"],
+            user=self._organizer(options))
         version = DesignBatch.objects.get(batch=batch).version
         schemes = counted(len(design.annotation_schemes), "scheme")
         self.stdout.write(f"project {project.slug!r}: design {version} ({schemes}), "
                           f"{counted(len(records), 'item')} from {data_path.name}")
-        self.stdout.write(f"batch {batch.pk}: {describe_batch(batch)}")
+        who = crowd_filters(project, batch.provider, worker_filters(provider=batch.provider,
+                                                                    requirements=batch.requirements))
+        self.stdout.write(f"batch {batch.pk}: {describe_batch(batch, who)}")
         later = [(stage, stage_batch) for stage, stage_batch in workflow_batches(batch).items() if stage_batch != batch]
         for stage, stage_batch in later:
             self.stdout.write(f"stage {stage!r}: batch {stage_batch.pk}, filled by the stage it reads as work comes in")
@@ -148,6 +156,15 @@ class Command(BaseCommand):
         for path in written:
             self.stdout.write(str(path))
 
+    def _organizer(self, options):
+        if not options.get("organizer"):
+            return None
+        user = User.objects.filter(username=options["organizer"]).first()
+        if user is None:
+            raise CommandError(f"--organizer {options['organizer']!r}: no such account; make it first "
+                               f"(`manage.py createsuperuser`, or an invite)")
+        return user
+
     def do_import_potato(self, options):
         failed = 0
         for given in options["configs"]:
@@ -155,7 +172,8 @@ class Command(BaseCommand):
             line = found.as_json()
             if found.ok and not options["check"]:
                 try:
-                    project, batch = potato_project_create(imported=found, provider=options["provider"])
+                    project, batch = potato_project_create(imported=found, provider=options["provider"],
+                                                           user=self._organizer(options))
                 except CrowdsetError as error:
                     line["ok"], line["errors"] = False, [f"{given}: {error}"]
                 else:
