@@ -6,9 +6,11 @@ ids, labels small integers (0/1 for Subtask 1). A worker's second vote on an
 item is ignored: each worker counts once per item.
 """
 
+import math
 import random
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import krippendorff
 import numpy as np
@@ -48,6 +50,71 @@ class Rules:
 
 
 PAPER_RULES = Rules()
+
+
+class RuleError(ValueError):
+    """A design's aggregation rule that the vote rules cannot run; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class VoteRule:
+    """A design file's threshold rule as the vote rules run it: the labels counted as a yes (1) and a no (0)."""
+
+    rules: Rules
+    yes: str
+    no: str
+
+
+VOTE_OUTCOMES = (POSITIVE, NEGATIVE_100, NEGATIVE_80)
+
+
+def votes_rule(rule: Any) -> bool:
+    """Whether `rule` is one the vote rules run (see vote_rule)."""
+    try:
+        vote_rule(rule)
+    except RuleError:
+        return False
+    return True
+
+
+def vote_rule(rule: Any, **choices: Any) -> VoteRule:
+    """The Rules a design's threshold rule states (designs.model.Aggregation: rows of outcome, label, min_votes,
+    min_share; min_answers; otherwise), with the run's `choices` (seed, keep_partial_negatives, settle_early,
+    votes_required) over them. designs/semeval-subtask1.yaml's rule is the paper's: positive at 5 of 5 "1",
+    negative-100 at 5 of 5 "0", negative-80 at 4 of 5, otherwise discarded. Raises RuleError naming what does not
+    fit: the stored runs, their outcomes and the dataset versions made from them speak of these outcomes."""
+    if rule is None or getattr(rule, "method", None) != "threshold":
+        raise RuleError("its label scheme has no threshold rule in the design's `aggregation` (the agreement rules "
+                        "are one: see designs/semeval-subtask1.yaml)")
+    rows = {row.outcome: row for row in rule.rules}
+    if (len(rows) != len(rule.rules) or set(rows) - set(VOTE_OUTCOMES) or POSITIVE not in rows
+            or NEGATIVE_100 not in rows or rule.otherwise != DISCARDED):
+        raise RuleError(f"its threshold rule's outcomes are {', '.join(rows) or 'none'} (otherwise {rule.otherwise}); "
+                        f"the stored vote aggregation runs positive and negative-100, optionally negative-80, each "
+                        f"once, otherwise discarded; `manage.py design report` aggregates any other rule")
+    positive, negative, partial = rows[POSITIVE], rows[NEGATIVE_100], rows.get(NEGATIVE_80)
+    if positive.label is None or negative.label is None or positive.label == negative.label or (
+            partial is not None and partial.label != negative.label):
+        raise RuleError("its threshold rule's positive row and its negative rows must each name a label, the "
+                        "negatives the same one and the positive another")
+    need = rule.min_answers or max(row.min_votes or 0 for row in rule.rules)
+    if not need:
+        raise RuleError("its threshold rule says neither min_answers nor min_votes: give min_answers, the votes "
+                        "an item needs")
+
+    def share(row: Any) -> float:
+        found = row.min_share if row.min_share is not None else row.min_votes / need
+        # Votes beyond `need` are judged by share (6 votes: positive at 6 yes), so a row's count must follow
+        # from its share of `need`.
+        if row.min_votes is not None and row.min_votes > math.ceil(found * need - 1e-9):
+            raise RuleError(f"its threshold rule's {row.outcome} row asks {row.min_votes} votes but a share of "
+                            f"{found:.0%} of {need}: give one of min_votes and min_share")
+        return found
+
+    rules = Rules(votes_required=need, positive_agreement=share(positive), negative_agreement=share(negative),
+                  partial_negative_agreement=share(partial) if partial is not None else share(negative))
+    return VoteRule(replace(rules, **{key: value for key, value in choices.items() if value is not None}),
+                    positive.label, negative.label)
 # What a dataset that only needs its positives tells apart (for `settled`): positive, or anything else.
 NOT_POSITIVE = "not-positive"
 POSITIVE_OR_NOT = {NEGATIVE_100: NOT_POSITIVE, NEGATIVE_80: NOT_POSITIVE, DISCARDED: NOT_POSITIVE}

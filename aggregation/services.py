@@ -8,7 +8,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from django.db import connection, transaction
@@ -19,6 +19,7 @@ from aggregation import maths, methods
 from aggregation.models import AggregationRun, ItemOutcome, SpotCheck, WorkerStat
 from aggregation.span_maths import span_agreement
 from annotation.models import SpanAnswer
+from annotation.services import SPAN_REVIEW
 from core.items import SentenceItem
 from core.spans import Spans
 from hits.models import Assignment, Batch, Item, Worker
@@ -29,24 +30,28 @@ from qualification.models import Grant
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 
 
-def yes_no(labels: list[str]) -> bool:
-    """Whether a scheme's labels are yes/no votes: "1" and "0", as in SemEval Subtask 1."""
-    return sorted(labels) == ["0", "1"]
-
-
-def yes_no_scheme(batch: Batch) -> str | None:
-    """The scheme whose answers are yes/no votes (see yes_no) when the batch's answers are one such vote per
-    item, else None."""
+def batch_vote_rule(batch: Batch, **choices: Any) -> maths.VoteRule:
+    """The vote rules of the batch: its design's threshold rule for its label scheme (aggregation.maths.vote_rule)
+    with the run's `choices`. Raises CrowdError saying why the batch's answers are not votes under such a rule."""
     task = get_task_type(batch.task_type)
-    key = task.label_key(batch)
-    return key if key is not None and yes_no(task.labels(batch)) else None
+    if task.label_key(batch) is None:
+        raise CrowdError(f"batch {batch.pk}'s answers are not one label per item, so there are no votes to "
+                         f"aggregate; report it with `manage.py design report {batch.pk}`")
+    try:
+        return maths.vote_rule(task.label_rule(batch), **choices)
+    except maths.RuleError as error:
+        raise CrowdError(f"batch {batch.pk} is not aggregated by the vote rules: {error}") from None
 
 
 def aggregated(batch: Batch) -> bool:
-    """Whether the agreement rules aggregate the batch: its answers are one yes/no vote per item (a batch of
-    designs/semeval-subtask1.yaml, or any design whose label scheme is "1"/"0"). Spans are reviewed, not voted
+    """Whether the vote rules aggregate the batch: its answers are one label per item and its design states the
+    agreement rules for them (designs/semeval-subtask1.yaml's 5/5 and 4/5 rule). Spans are reviewed, not voted
     on; other designs are aggregated by their own rules (designs.aggregate)."""
-    return yes_no_scheme(batch) is not None
+    try:
+        batch_vote_rule(batch)
+    except CrowdError:
+        return False
+    return True
 
 
 def spot_scheme(batch: Batch) -> str | None:
@@ -61,25 +66,33 @@ def spot_checked(batch: Batch) -> bool:
 
 
 def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
-    """(item id, worker id, vote 1 or 0, hit id) for every answer of submitted or approved work."""
-    scheme = yes_no_scheme(batch)
-    if scheme is None:
+    """(item id, worker id, vote 1 or 0, hit id) for every answer of submitted or approved work: 1 for the
+    label the rule calls positive, 0 for the negatives' label (another label is not a vote)."""
+    try:
+        rule = batch_vote_rule(batch)
+    except CrowdError:
         return []
+    scheme = get_task_type(batch.task_type).label_key(batch)
+    votes = {rule.yes: 1, rule.no: 0}
     rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED)
             .exclude(answers=None).order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id"))
-    return [(int(item), worker, int(answer[scheme]), hit) for answers, worker, hit in rows
-            for item, answer in (answers or {}).items() if answer.get(scheme) is not None]
+    return [(int(item), worker, votes[str(answer[scheme])], hit) for answers, worker, hit in rows
+            for item, answer in (answers or {}).items() if str(answer.get(scheme)) in votes]
 
 
 def settled_items(batch: Batch) -> set[int]:
-    """The batch's items whose outcome under the paper's rules no further vote can change: every outcome, or
-    only positive against the rest when the batch is adaptive for "positives" (registered in
-    hits.extensions.SETTLED for adaptive redundancy; see maths.settled)."""
+    """The batch's items whose outcome under its design's vote rules no further vote can change: every outcome,
+    or only positive against the rest when the batch is adaptive for "positives" (registered in
+    hits.extensions.SETTLED for adaptive redundancy; see maths.settled). None of a batch without vote rules."""
+    try:
+        rules = batch_vote_rule(batch).rules
+    except CrowdError:
+        return set()
     classes = maths.POSITIVE_OR_NOT if batch.adaptive == Batch.Adaptive.POSITIVES else None
     counts: dict[int, list[int]] = {}
     for item, _, label, _ in batch_votes(batch):
         counts.setdefault(item, [0, 0])[0 if label == 1 else 1] += 1
-    return {item for item, (yes, no) in counts.items() if maths.settled(yes, no, classes=classes) is not None}
+    return {item for item, (yes, no) in counts.items() if maths.settled(yes, no, rules, classes) is not None}
 
 
 def votes_digest(batch: Batch) -> str:
@@ -112,17 +125,15 @@ def run_staleness(run: AggregationRun) -> str:
             f"({run.created:%Y-%m-%d %H:%M} UTC); aggregate the batch again")
 
 
-def batch_aggregate(*, batch: Batch, rules: maths.Rules = maths.PAPER_RULES, samples: int = 1000,
-                    method: str = "paper") -> AggregationRun:
-    """Aggregate the counted votes of `batch` and store the run: outcomes by the agreement rules
-    (`method="paper"`) or by a truth-inference method of aggregation.methods, with alpha overall, per
+def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper", seed: int = 0,
+                    keep_partial_negatives: float = 1.0, votes_required: int | None = None) -> AggregationRun:
+    """Aggregate the counted votes of `batch` and store the run: outcomes by its design's agreement rules
+    (`method="paper"`; `keep_partial_negatives` of the partial negatives kept, drawn with `seed`; `votes_required`
+    over the rule's min_answers) or by a truth-inference method of aggregation.methods, with alpha overall, per
     domain and per HIT, and worker statistics (with each worker's skill under a method)."""
-    if not aggregated(batch):
-        raise CrowdError(f"batch {batch.pk} is a {batch.task_type} batch, not one of yes/no votes; aggregation applies "
-                         f"the agreement rules to batches of designs/semeval-subtask1.yaml (or of a design whose label "
-                         f"scheme is '1'/'0'); report another design with `manage.py design report {batch.pk}`")
-    if batch.adaptive:
-        rules = replace(rules, settle_early=batch.adaptive)  # the votes it did not buy could not change those outcomes
+    # The votes it did not buy (adaptive) could not change the outcomes it settles.
+    rules = batch_vote_rule(batch, seed=seed, keep_partial_negatives=keep_partial_negatives,
+                            votes_required=votes_required, settle_early=batch.adaptive or None).rules
     # The fingerprint first: work that lands while the votes are read makes the run stale, never silently
     # current without it.
     digest = votes_digest(batch)
@@ -426,9 +437,6 @@ def later_accuracy(worker_ids: Iterable[int]) -> dict[int, float | None]:
 
 
 # --- agreement of a span batch's annotators ----------------------------------------------
-
-SPAN_REVIEW = "counterfactual-check"  # the component whose answers go to the span review (designs.components)
-
 
 def span_batch(batch: Batch, components: list[str] | None = None) -> bool:
     """Whether the batch's answers are Subtask-2 spans for the review (its design names the span review's

@@ -14,6 +14,8 @@ from core.items import SentenceItem
 from hits.models import Assignment, Item
 from hits.services import CrowdError
 
+# The component of a span design (designs/semeval-subtask2.yaml) whose answers go to the review (annotation.apps).
+SPAN_REVIEW = "counterfactual-check"
 REASON_LIMIT = 500  # characters of a "not counterfactual" answer's reason
 
 
@@ -38,7 +40,7 @@ def span_answer(answer: dict[str, Any]) -> dict[str, Any]:
 def spans_record_submission(assignment: Assignment) -> None:
     """A submitted Subtask-2 assignment: one SpanAnswer per sentence (a replayed submission adds none), and
     each sentence's SpanAnnotation set to what its answers so far propose, until an organizer reviews it
-    (the counterfactual-check component of designs/semeval-subtask2.yaml; see designs.components)."""
+    (the span review's component, SPAN_REVIEW, of designs/semeval-subtask2.yaml; see annotation.apps)."""
     items = {str(item.pk): item for item in assignment.hit.items.all()}
     known = set(SpanAnswer.objects.filter(assignment=assignment).values_list("item_id", flat=True))
     for key, answer in (assignment.answers or {}).items():

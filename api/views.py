@@ -19,7 +19,7 @@ from api import serializers
 from api.inputs import LARGEST_ID, SLUG, id_parameter, is_whole, query_choice, query_id, query_slug
 from api.permissions import IsOrganizer, IsResearcher
 from core.errors import CrowdsetError
-from designs.task_type import batch_designs
+from designs.models import batch_designs
 from hits.models import Assignment, Batch, Hit
 from hits.selectors import batch_rows
 from hits.services import assignment_approve, assignment_reject

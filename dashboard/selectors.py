@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from accounts import access
+from aggregation.maths import votes_rule
 from aggregation.models import AggregationRun, SpotCheck
-from aggregation.services import span_agreement_shown, yes_no
+from aggregation.services import span_agreement_shown
 from annotation.models import SpanAnnotation
-from designs.task_type import batch_designs, label_scheme, scheme_labels
+from designs.models import batch_designs
+from designs.task_type import label_rule
 from filtering.models import Corpus, FilterRun
 from filtering.services import filter_run_reports
 from hits.models import Batch
@@ -38,7 +40,7 @@ def overview(user: Any) -> dict[str, Any]:
     belongs to no project, for the site's organizers: accounts.access)."""
     jobs_reap_stale()
 
-    def mine(queryset):
+    def mine(queryset: QuerySet) -> QuerySet:
         return access.rows(user, queryset, access.MANAGE)
 
     corpora = mine(Corpus.objects.all()).order_by("pk")
@@ -63,7 +65,7 @@ def overview(user: Any) -> dict[str, Any]:
         design, stage = designs.get(row["batch"].pk, (None, ""))
         row["aggregation"] = aggregations.get(runs_of.get(row["batch"].pk))
         row["span_agreement"] = span_agreement_shown(row["batch"], list(design.components) if design else [])
-        row["aggregated"] = design is not None and yes_no(scheme_labels(label_scheme(design, stage)))
+        row["aggregated"] = design is not None and votes_rule(label_rule(design, stage))
         # What the batch asks, as its workers read it (every batch's task type is "design" now).
         row["kind"] = design.title if design else row["batch"].task_type
         row["adaptive"] = adaptive_savings(row["batch"]) if row["batch"].adaptive else None

@@ -18,11 +18,11 @@ from django.urls import reverse
 
 from accounts import roles
 from annotation.models import SpanAnnotation
-from chains.evaluation import PAIR_LABELS, evaluation_kind
 from core import spans
 from emulators.mturk.worker_client import EmulatedWorker, WorkerRefused
 from emulators.prolific.participant import EmulatedParticipant, ParticipantRefused
 from hits.models import Item
+from reproductions.story_evaluation import PAIR_LABELS, RATINGS, evaluation_kind
 
 _ITEM_FIELD = re.compile(r'name="item-(\d+)"')  # a screening test's sentence
 _VOTE_FIELD = re.compile(r'name="a-(\d+)-0"')  # a sentence's yes/no on designs/semeval-subtask1.yaml's page
@@ -606,7 +606,7 @@ def run_raters(batch, raters, seed=0):
     """The raters take the Likert or pairwise batch's HITs over HTTP until none is left; returns HITs submitted."""
     rng = random.Random(seed)
     items = {str(item.pk): item for item in Item.objects.filter(batch=batch)}
-    likert = evaluation_kind(batch) == "likert"
+    likert = evaluation_kind(batch) == RATINGS
 
     def answer(rater, page):
         if likert:

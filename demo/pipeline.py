@@ -16,7 +16,6 @@ from django.db import connection
 from django.db.models import Count
 
 from accounts import roles
-from aggregation.maths import Rules
 from aggregation.models import SpotCheck
 from aggregation.report import span_agreement_text, write_report
 from aggregation.services import (
@@ -27,12 +26,6 @@ from aggregation.services import (
     workers_below,
 )
 from annotation.models import SpanAnnotation, SpanAnswer
-from chains.evaluation import likert_batch_create, likert_report, pairwise_batch_create, pairwise_report
-from chains.evaluation import report_text as evaluation_text
-from chains.report import export as export_stories
-from chains.report import statistics_text, workflow_start
-from choices.report import report_table
-from choices.services import choice_batch_create, choice_report, copa_sample
 from core import copa, cues
 from core.semeval import read_subtask1_rows, read_subtask2_gold
 from core.stories import read_stories
@@ -65,10 +58,6 @@ from designs.task_type import design_of
 from emulators.mturk import MTurkEmulator
 from emulators.prolific import ProlificEmulator
 from emulators.prolific.participant import EmulatedParticipant
-from facts.report import tables_text
-from facts.rte import read_rte
-from facts.services import draw_items, export_pairs, fact_batch_create
-from facts.services import tables as fact_tables
 from filtering.models import Candidate, Corpus, Document, Sentence
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.services import corpus_ingest, filter_run_prepare, filter_run_report
@@ -102,6 +91,14 @@ from qualification.services import current_test, qualification_test_create, rese
 from releases import services as dataset_services
 from releases.models import DatasetVersion
 from releases.sampling import balanced_sample
+from reproductions.copa import choice_batch_create, choice_report, copa_sample, report_table
+from reproductions.facts import draw_items, export_pairs, fact_batch_create, tables_text
+from reproductions.facts import tables as fact_tables
+from reproductions.rte import read_rte
+from reproductions.stories import export as export_stories
+from reproductions.stories import statistics_text, workflow_start
+from reproductions.story_evaluation import likert_batch_create, likert_report, pairwise_batch_create, pairwise_report
+from reproductions.story_evaluation import report_text as evaluation_text
 
 TEST_NAME = "counterfactual-screening"
 DEMO_ORGANIZER = "organizer"
@@ -382,7 +379,7 @@ class Pipeline:
             batch_publish(batch=batch)
             run_inhouse(batch, crowd(size=12, spammers=2, seed=11, prefix="agg-"), seed=11)
             batch_sync(batch=batch)
-            run = batch_aggregate(batch=batch, rules=Rules(seed=11))
+            run = batch_aggregate(batch=batch, seed=11)
             for check in spotcheck_draw(batch=batch, rate=0.2, seed=11):
                 # The simulated organizer accepts a HIT whose answers mostly agree with gold and consensus.
                 accept = (check.accuracy or 0) >= SPOT_CHECK_PASS
@@ -394,7 +391,7 @@ class Pipeline:
                 assignment_approve(assignment=assignment)
             first = run
             # The rejected HITs made the first run stale: the version is built from a run that saw every review.
-            run = batch_aggregate(batch=batch, rules=Rules(seed=11))
+            run = batch_aggregate(batch=batch, seed=11)
             self.stdout.write("5. aggregate: 500 released training sentences, 12 simulated annotators (2 spammers)")
             self.stdout.write(f"   aggregated again after the spot checks: {first.votes} votes before, {run.votes} "
                               f"after the rejected HITs left")
@@ -431,7 +428,7 @@ class Pipeline:
         else:
             self.stdout.write(f"5b. {name}: already done, reporting")
         batch.refresh_from_db()
-        run = batch.aggregations.order_by("-created").first() or batch_aggregate(batch=batch, rules=Rules(seed=11))
+        run = batch.aggregations.order_by("-created").first() or batch_aggregate(batch=batch, seed=11)
         saved = adaptive_savings(batch)
         self.stdout.write(f"   {saved['saved_votes']} of {saved['fixed_votes']} votes not bought ({saved['settled']} "
                           f"sentences settled early: one no and a sentence can no longer be positive); "

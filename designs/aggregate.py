@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from designs.model import Aggregation, Design
 from designs.schemes import SCHEME_TYPES
+from designs.schemes.span import char_labels
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ def aggregate(design: Design, answers: Iterable[Answer], texts: dict[str, str] |
         by_scheme[answer.scheme].append(answer)
     results = {}
     for scheme in design.annotation_schemes:
-        kind = SCHEME_TYPES.get(scheme.annotation_type)
-        if scheme.annotation_type == "pure_display":
+        kind = SCHEME_TYPES.of(scheme)
+        if not kind.answers:
             continue
         rule = design.aggregation.get(scheme.name) or Aggregation(method=kind.aggregators[0])
         found = _first_per_worker(by_scheme.get(scheme.name, []))
@@ -83,15 +84,9 @@ def _alpha(scheme, kind, answers: list[Answer], texts: dict[str, str]) -> float 
     if kind.level is None or not answers:
         return None
     cells: dict[tuple, dict[str, Any]] = defaultdict(dict)  # unit -> worker -> value
-    if scheme.annotation_type == "span":
-        for answer in answers:
-            labels = _char_labels(texts.get(answer.item, ""), answer.value)
-            for index, label in enumerate(labels):
-                cells[(answer.item, index)][answer.worker] = label
-    else:
-        for answer in answers:
-            for unit, value in kind.units(scheme, answer.value).items():
-                cells[(answer.item, unit)][answer.worker] = value
+    for answer in answers:
+        for unit, value in kind.units(scheme, answer.value, texts.get(answer.item, "")).items():
+            cells[(answer.item, unit)][answer.worker] = value
     return krippendorff_alpha(cells, kind.level)
 
 
@@ -107,6 +102,7 @@ def krippendorff_alpha(cells: dict[Any, dict[str, Any]], level: str) -> float | 
     values = sorted({repr(value) for unit in units for value in cells[unit].values()})
     if len(values) < 2:
         return None
+    encode: Callable[[Any], float]
     if level == "nominal":
         codes = {value: number for number, value in enumerate(values)}
         encode = lambda value: codes[repr(value)]  # noqa: E731
@@ -117,15 +113,7 @@ def krippendorff_alpha(cells: dict[Any, dict[str, Any]], level: str) -> float | 
     for index, unit in enumerate(units):
         for worker, value in cells[unit].items():
             matrix[column[worker], index] = encode(value)
-    return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
-
-
-def _char_labels(text: str, spans: Any) -> list[str]:
-    labels = [""] * len(text)
-    for span in spans or []:
-        for index in range(max(0, span["start"]), min(len(text), span["end"])):
-            labels[index] = span["label"]
-    return labels
+    return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))  # type: ignore[arg-type]
 
 
 # --- aggregation --------------------------------------------------------------------------------------
@@ -164,21 +152,7 @@ def _one(method: str, scheme, rule: Aggregation, values: list[Any], text: str, r
         return outcome
     if method == "spans":
         return majority_spans(text, values)
-    if scheme.annotation_type == "multiselect":
-        counts = Counter(label for value in values for label in value)
-        return sorted(label for label, count in counts.items() if count * 2 > len(values))
-    if scheme.annotation_type == "multirate":
-        return {row: majority([value.get(row) for value in values]) for row in scheme.options}
-    return majority(values)
-
-
-def majority(values: list[Any]) -> Any:
-    """The most given value; None on a tie for first place."""
-    counts = Counter(repr(value) for value in values)
-    ranked = counts.most_common()
-    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
-        return None
-    return next(value for value in values if repr(value) == ranked[0][0])
+    return SCHEME_TYPES.of(scheme).combine(scheme, values)
 
 
 def threshold(values: list[Any], rule: Aggregation) -> str:
@@ -204,7 +178,7 @@ def majority_spans(text: str, answers: list[Any]) -> list[dict[str, Any]]:
     """Per label, the characters more than half of the annotators marked with it, as spans."""
     if not answers:
         return []
-    rows = [_char_labels(text, spans) for spans in answers]
+    rows = [char_labels(text, spans) for spans in answers]
     found: list[dict[str, Any]] = []
     start = None
     current = ""
@@ -257,7 +231,9 @@ def bradley_terry(comparisons: list[tuple[list[str], Any]], scheme, iterations: 
 
 def best_worst_scores(answers: list[tuple[str, Any]], compared: dict[str, list[str]]) -> dict[str, float]:
     """Best-worst counting: (times best - times worst) / times shown, per option, from -1 to 1."""
-    best, worst, shown = Counter(), Counter(), Counter()
+    best: Counter[str] = Counter()
+    worst: Counter[str] = Counter()
+    shown: Counter[str] = Counter()
     for item, value in answers:
         for option in compared.get(item, []):
             shown[option] += 1

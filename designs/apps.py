@@ -5,4 +5,6 @@ class DesignsConfig(AppConfig):
     name = "designs"
 
     def ready(self):
-        from designs import task_type  # noqa: F401  (registers the "design" task type)
+        from designs import components, task_type  # noqa: F401  (task_type registers the "design" task type)
+
+        components.register()

@@ -102,7 +102,8 @@ def card(raw: dict[str, Any], sources: dict[str, str], canary: str = "") -> Evid
         statement = str(raw.get(name, "")).strip()
         if not statement:
             continue
-        seen = lines_seen.get(name) if isinstance(lines_seen.get(name), dict) else {}
+        found = lines_seen.get(name)
+        seen: dict[str, Any] = found if isinstance(found, dict) else {}
         keys, pastes, pasted = (_count(seen.get(key)) for key in ("keys", "pastes", "pasted"))
         first, last = seen.get("first"), seen.get("last")
         seconds = (last - first) / 1000 if isinstance(first, int | float) and isinstance(last, int | float) else None

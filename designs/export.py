@@ -12,7 +12,9 @@ from typing import Any
 
 from core.semeval import spreadsheet_csv
 from designs.aggregate import Answer, SchemeResult, aggregate
-from designs.task_type import batch_design, record
+from designs.models import batch_design
+from designs.schemes import SCHEME_TYPES
+from designs.task_type import record
 from hits.models import Assignment, Batch, Item
 
 FORMATS = ("csv", "jsonl", "parquet", "hf")
@@ -148,12 +150,11 @@ def dataset_card(design, items: int, answers: int, agreement: dict[str, Any]) ->
               "## Schemes", "", "| scheme | type | question | labels | aggregation | Krippendorff's alpha |",
               "| --- | --- | --- | --- | --- | --- |"]
     for scheme in design.annotation_schemes:
-        if scheme.annotation_type == "pure_display":
+        kind = SCHEME_TYPES.of(scheme)
+        if not kind.answers:
             continue
         found = agreement.get(scheme.name, {})
-        labels = ", ".join(label.name for label in getattr(scheme, "labels", []) or [])
-        if scheme.annotation_type == "likert":
-            labels = f"1-{scheme.size}"
+        labels = kind.card_labels(scheme)
         alpha = found.get("alpha")
         lines.append(f"| {scheme.name} | {scheme.annotation_type} | {_md(scheme.description)} | {_md(labels)} | "
                      f"{found.get('method', '-')} | {'-' if alpha is None else format(alpha, '.3f')} |")

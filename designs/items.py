@@ -12,6 +12,7 @@ from typing import Any
 
 from core.errors import InputError, decode_utf8
 from designs.model import Design, Items
+from designs.schemes.base import Record as SchemeRecord
 
 MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation item
 FORMATS = ("json", "jsonl", "csv", "tsv")
@@ -181,7 +182,7 @@ def _records(rows: list[tuple[int, Any]], name: str, settings: Items) -> list[Re
     return records
 
 
-def highlight(record: Record, settings: Items) -> tuple[int, int] | None:
+def highlight(record: Record | SchemeRecord, settings: Items) -> tuple[int, int] | None:
     """Where the item's highlight (items.highlight_key, e.g. an entity) stands in its text: at the offset of
     highlight_start_key, or else its first place as whole words ("Iraq" not inside "Iraqi"). None when the
     design or the item has none; an InputError when it is not in the text where it is said to be."""

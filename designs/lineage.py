@@ -9,10 +9,9 @@ from typing import Any
 
 from django.db.models import Q
 
-from core.items import RecordItem
 from designs.answers import holds
-from designs.models import ChainDecision
-from designs.stages import waiting_chains, workflow_batches
+from designs.models import ChainDecision, batch_design
+from designs.stages import record_item, waiting_chains, workflow_batches
 from hits.models import Assignment, Batch, Item
 
 STATES = ("open", "passed", "waiting", "dropped")
@@ -39,7 +38,7 @@ class Chain:
 
     @property
     def record_id(self) -> str:
-        return self.origin.content.record_id
+        return record_item(self.origin).record_id
 
     @property
     def rounds(self) -> int:
@@ -50,8 +49,6 @@ class Chain:
 def chains(batch: Batch, *, origin: int | None = None, waiting: list[dict[str, Any]] | None = None) -> list[Chain]:
     """The workflow's chains (or the one starting at item `origin`), in the order their first answers came in.
     `waiting` is designs.stages.waiting_chains of the workflow, when the caller read it already."""
-    from designs.task_type import batch_design
-
     stages = workflow_batches(batch)
     first = next(iter(stages.values()))
     design, _ = batch_design(first.pk)
@@ -69,7 +66,7 @@ def chains(batch: Batch, *, origin: int | None = None, waiting: list[dict[str, A
             item = by_pk.get(int(item_pk))
             if item is None or item.is_gold:
                 continue
-            payload: RecordItem = item.content
+            payload = record_item(item)
             key = payload.origin or item.pk
             if key not in found:
                 if key not in by_pk or by_pk[key].batch_id != first.pk:

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from core.errors import InputError
-from designs.model import SCHEME_TYPES, Design
+from designs.model import TYPE_NAMES, Design
 
 MAX_BYTES = 1_000_000  # a design is a page of YAML; a megabyte is a mistake (a data file given by error)
 
@@ -163,9 +163,9 @@ def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Proble
         message = f"unknown key {path[-1]!r}{_did_you_mean(path[-1], _allowed(path, raw))}"
     elif kind in ("union_tag_invalid", "union_tag_not_found"):
         found = entry.get("ctx", {}).get("tag")
-        close = _did_you_mean(str(found), SCHEME_TYPES) if found else ""
-        message = (f"annotation_type {found!r} is not one of {', '.join(SCHEME_TYPES)}{close}" if found
-                   else f"needs an annotation_type, one of {', '.join(SCHEME_TYPES)}")
+        close = _did_you_mean(str(found), TYPE_NAMES) if found else ""
+        message = (f"annotation_type {found!r} is not one of {', '.join(TYPE_NAMES)}{close}" if found
+                   else f"needs an annotation_type, one of {', '.join(TYPE_NAMES)}")
         key = ".".join(str(part) for part in (*path, "annotation_type"))
         line = lines.get((*path, "annotation_type"), line)
     elif kind == "missing":
@@ -194,7 +194,7 @@ def _data_path(loc: tuple, raw: Any) -> tuple:
         if (isinstance(node, dict) and part in node) or listed:
             path.append(part)
             node = node[part]
-        elif isinstance(node, dict) and isinstance(part, str) and part == loc[-1] and part not in SCHEME_TYPES:
+        elif isinstance(node, dict) and isinstance(part, str) and part == loc[-1] and part not in TYPE_NAMES:
             path.append(part)  # a missing key: point at its mapping, name the key
     return tuple(path)
 

@@ -4,10 +4,14 @@ A version is never changed once a batch uses it: editing a design saves a new ve
 batch keep the design they were given under (their schemes, labels and rules).
 """
 
+from functools import lru_cache
+
 from django.conf import settings
 from django.db import models
 from django.utils.functional import cached_property
 
+from designs.loader import load_text
+from designs.model import Design
 from hits.models import Batch
 
 
@@ -28,8 +32,6 @@ class DesignVersion(models.Model):
 
     @cached_property
     def design(self):
-        from designs.loader import load_text
-
         return load_text(self.source, name=f"{self.slug}.yaml")
 
 
@@ -67,3 +69,23 @@ class ChainDecision(models.Model):
 
     def __str__(self):
         return f"chain {self.origin_id}, round {self.round}: {self.decision}"
+
+
+@lru_cache(maxsize=64)
+def _parsed(source: str, slug: str) -> Design:
+    # Keyed by the text, not the row id: ids come back after a database is reset, texts mean what they say.
+    return load_text(source, name=f"{slug}.yaml")
+
+
+def batch_design(batch_id: int) -> tuple[Design, str]:
+    """The design (and stage, "" for all schemes) a batch was made from."""
+    source, slug, stage = DesignBatch.objects.values_list("version__source", "version__slug", "stage").get(
+        batch_id=batch_id)
+    return _parsed(source, slug), stage
+
+
+def batch_designs(batch_ids) -> dict[int, tuple[Design, str]]:
+    """The design and stage of each design batch among `batch_ids`, for a page listing many batches: one query."""
+    return {batch_id: (_parsed(source, slug), stage) for batch_id, source, slug, stage in
+            DesignBatch.objects.filter(batch_id__in=batch_ids).values_list(
+                "batch_id", "version__source", "version__slug", "stage")}

@@ -22,29 +22,17 @@ import yaml
 
 from designs.items import FORMATS, ItemsError, Record, read_records
 from designs.loader import DesignError, decode, nearest, parse_yaml, validate
-from designs.model import NAME, SCHEME_TYPES, Design, Items
+from designs.model import NAME, TYPE_NAMES, Design, Items
+from designs.schemes import SCHEME_TYPES
+from designs.schemes.base import LabelledScheme
 
 # Top-level keys this importer reads (the rest only set up Potato's server and pages, or are features this
 # platform does not have: they are reported as ignored).
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
         "annotation_codebook_url", "prolific", "mturk")
-# Per scheme type, the Potato keys that carry over unchanged (our model's names are Potato's).
+# The Potato keys every scheme carries over (each type's own: designs.schemes' potato_keys).
 COMMON = ("annotation_type", "name", "description", "label_requirement", "display_logic")
-KEYS = {
-    "radio": ("labels", "sequential_key_binding", "has_free_response", "horizontal"),
-    "select": ("labels", "sequential_key_binding", "has_free_response"),
-    "multiselect": ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected"),
-    "likert": ("size", "min_label", "max_label", "sequential_key_binding"),
-    "slider": ("min_value", "max_value", "starting_value", "step"),
-    "number": ("min", "max", "step"),
-    "text": ("textarea", "multiline", "single_line", "rows", "labels", "min_words", "max_words", "max_chars"),
-    "span": ("labels", "sequential_key_binding", "allow_overlap"),
-    "pairwise": ("mode", "items_key", "labels", "allow_tie", "tie_label", "scale"),
-    "bws": ("items_key", "tuple_size", "best_description", "worst_description"),
-    "multirate": ("options", "labels"),
-    "pure_display": (),
-}
 LABEL_KEYS = ("name", "tooltip", "description", "key_value", "key_binding", "color", "abbreviation")
 OPERATORS = {"equals": "equals", "not_equals": "not_equals", "contains": "contains", "not_contains": "not_contains",
              "empty": "empty", "not_empty": "answered", "answered": "answered", "gt": "gt", "gte": "gte",
@@ -263,30 +251,45 @@ class _Translation:
         if not isinstance(scheme, dict):
             self.error(path, f"is a {type(scheme).__name__}; each scheme is a mapping with annotation_type and name")
             return []
-        kind = str(scheme.get("annotation_type", ""))
-        name = str(scheme.get("name", ""))
-        if kind not in KEYS:
-            what = f"annotation_type {kind!r}" if kind else "no annotation_type"
-            self.error((*path, "annotation_type") if kind else path,
-                       f"scheme {name or index!r} has {what}, which this platform cannot show; it shows text "
-                       f"schemes: {', '.join(SCHEME_TYPES)}")
+        kind_name = str(scheme.get("annotation_type", ""))
+        if kind_name not in SCHEME_TYPES:
+            what = f"annotation_type {kind_name!r}" if kind_name else "no annotation_type"
+            self.error((*path, "annotation_type") if kind_name else path,
+                       f"scheme {scheme.get('name', '') or index!r} has {what}, which this platform cannot show; it "
+                       f"shows text schemes: {', '.join(TYPE_NAMES)}")
             return []
-        if kind == "pairwise" and scheme.get("mode") == "multi_dimension":
-            return self._dimensions(index, scheme, ours)
+        kind = SCHEME_TYPES.get(kind_name)
+        try:
+            parts = kind.potato_split(scheme)
+        except ValueError as error:
+            self.error(path, str(error))
+            return []
+        if parts is not None:  # a Potato scheme that is several of ours (a multi-dimension pairwise one)
+            converted = [found for number, part in enumerate(parts)
+                         for found in self._convert(kind, part, path, ours + number)]
+            self.notes.append(f"scheme {scheme.get('name', '')!r}: its {len(parts)} dimensions are {len(parts)} "
+                              f"{kind.name} schemes")
+            return converted
+        return self._convert(kind, scheme, path, ours)
+
+    def _convert(self, kind: Any, scheme: dict, path: tuple, ours: int) -> list[dict[str, Any]]:
+        """One Potato scheme as ours: the keys that carry over copied, the rest noted, the type's own translation."""
+        name = str(scheme.get("name", ""))
         converted: dict[str, Any] = {}
         dropped = []
+        labelled = issubclass(kind.settings, LabelledScheme)
         for key, value in scheme.items():
-            if key in COMMON or key in KEYS[kind]:
+            if key in COMMON or key in kind.potato_keys:
                 if value is not None:
                     converted[key] = value
-            elif key == "label_file" and kind in ("radio", "select", "multiselect", "span"):
+            elif key == "label_file" and labelled:
                 converted["labels"] = self._label_file(path, value)
             elif key == "title" and not scheme.get("description"):
                 converted["description"] = value
             else:
                 dropped.append(str(key))
         if dropped:
-            allowed = [*COMMON, *KEYS[kind]]
+            allowed = [*COMMON, *kind.potato_keys]
             self.notes.append(f"scheme {name!r}: " + ", ".join(
                 key + "".join(f" (did you mean {close!r}?)" for close in difflib.get_close_matches(key, allowed, n=1))
                 for key in dropped) + " not used here")
@@ -298,43 +301,27 @@ class _Translation:
             converted["has_free_response"] = bool(converted["has_free_response"])
         if "labels" in converted:
             converted["labels"] = self._labels(converted["labels"], name)
-        if kind == "text":
-            _text_box(converted)
-        if kind in ("pairwise", "bws") and "items_key" not in converted:
-            converted["items_key"] = self.text_key
-        if kind == "pairwise" and isinstance(converted.get("scale"), dict):
-            converted["scale"] = _scale(converted["scale"])
-        if kind == "multirate" and isinstance(converted.get("options"), list):
-            converted["options"] = [_option(option) for option in converted["options"]]
-        self.origin[("annotation_schemes", ours)] = path
-        return [converted]
-
-    def _dimensions(self, index: int, scheme: dict, ours: int) -> list[dict[str, Any]]:
-        """A multi-dimension pairwise scheme: one binary pairwise scheme per dimension, named <scheme>.<dim>."""
-        path = ("annotation_schemes", index)
-        dimensions = scheme.get("dimensions")
-        if not isinstance(dimensions, list) or not dimensions:
-            self.error((*path, "dimensions"), "a multi_dimension pairwise scheme lists its dimensions; add them")
-            return []
-        base = self._name(str(scheme.get("name", "")), path)
-        converted = []
-        for number, dimension in enumerate(dimensions):
-            entry = dimension if isinstance(dimension, dict) else {"name": str(dimension)}
-            own = str(entry.get("name", number + 1))
-            found: dict[str, Any] = {
-                "annotation_type": "pairwise", "name": self._name(f"{base}.{own}", (*path, "dimensions", number)),
-                "description": _text(entry.get("description")) or own, "mode": "binary",
-                "items_key": scheme.get("items_key") or self.text_key}
-            for key in ("labels", "allow_tie", "tie_label"):
-                value = entry.get(key, scheme.get(key))
-                if value is not None:
-                    found[key] = self._labels(value, own) if key == "labels" else value
-            if scheme.get("label_requirement") is not None:
-                found["label_requirement"] = _requirement(scheme["label_requirement"])
+        found = kind.from_potato(converted, self)
+        for number in range(len(found)):
             self.origin[("annotation_schemes", ours + number)] = path
-            converted.append(found)
-        self.notes.append(f"scheme {base!r}: its {len(converted)} dimensions are {len(converted)} pairwise schemes")
+        return found
+
+    # What the type modules' translations ask of the importer (designs.schemes' from_potato).
+    def scale(self, scale: dict[str, Any]) -> dict[str, Any]:
+        converted: dict[str, Any] = {key: scale[key] for key in ("min", "max", "step", "min_label", "max_label")
+                                     if key in scale}
+        labels = scale.get("labels")
+        if isinstance(labels, dict):
+            for end in ("min", "max"):
+                if labels.get(end) is not None:
+                    converted.setdefault(f"{end}_label", str(labels[end]))
         return converted
+
+    @staticmethod
+    def option(option: Any) -> str:
+        if isinstance(option, dict):
+            return str(option.get("name") or option.get("text") or next(iter(option.values()), ""))
+        return str(option)
 
     def _name(self, name: str, path: tuple) -> str:
         """Our name for a scheme: Potato's when it fits NAME, else one made to fit (and remembered, so that
@@ -485,29 +472,3 @@ def _requirement(value: Any) -> dict[str, bool]:
     if isinstance(value, dict):
         return {"required": bool(value.get("required", False))}
     return {"required": bool(value)}
-
-
-def _text_box(scheme: dict[str, Any]) -> None:
-    """Potato's `textarea: {on: true, rows: 4, cols: 40}` as our textarea flag and rows."""
-    box = scheme.get("textarea")
-    if isinstance(box, dict):
-        scheme["textarea"] = bool(box.get("on", True))
-        if isinstance(box.get("rows"), int) and "rows" not in scheme:
-            scheme["rows"] = max(1, min(box["rows"], 30))
-
-
-def _scale(scale: dict[str, Any]) -> dict[str, Any]:
-    converted: dict[str, Any] = {key: scale[key] for key in ("min", "max", "step", "min_label", "max_label")
-                                 if key in scale}
-    labels = scale.get("labels")
-    if isinstance(labels, dict):
-        for end in ("min", "max"):
-            if labels.get(end) is not None:
-                converted.setdefault(f"{end}_label", str(labels[end]))
-    return converted
-
-
-def _option(option: Any) -> str:
-    if isinstance(option, dict):
-        return str(option.get("name") or option.get("text") or next(iter(option.values()), ""))
-    return str(option)

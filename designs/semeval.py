@@ -11,14 +11,17 @@ from dataclasses import replace
 from os import PathLike
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from aggregation import maths
 from aggregation.models import AggregationRun
 from core.items import SentenceItem, as_sentence
 from core.semeval import read_subtask1_rows
+from designs.loader import load_file
 from designs.models import DesignBatch
 from designs.services import shipped_version
+from designs.task_type import label_rule
 from filtering.models import Candidate, FilterRun
 from hits.models import Batch, Item
 from hits.services import BatchSpec, CrowdError, ItemSpec, batch_create
@@ -26,6 +29,12 @@ from hits.services import BatchSpec, CrowdError, ItemSpec, batch_create
 RELEASED_CORPUS = "semeval2020t5"
 SUBTASK1_DESIGN = "semeval-subtask1"  # the shipped design files Subtask-1 and Subtask-2 batches are made from
 SUBTASK2_DESIGN = "semeval-subtask2"
+
+
+def subtask1_votes_required() -> int:
+    """How many votes a sentence needs under designs/semeval-subtask1.yaml's rule (the paper's five)."""
+    design = load_file(settings.BASE_DIR / "designs" / f"{SUBTASK1_DESIGN}.yaml")
+    return maths.vote_rule(label_rule(design, "")).rules.votes_required
 
 
 def subtask1_items(*, run: FilterRun, limit: int | None = None,

@@ -21,11 +21,18 @@ from django.db.models import Q
 from core.errors import CrowdsetError
 from core.items import RecordItem
 from designs.answers import holds
-from designs.models import ChainDecision, DesignBatch, DesignVersion
+from designs.models import ChainDecision, DesignBatch, DesignVersion, batch_design
 from hits.models import Assignment, Batch, Hit, Item, Worker
 from hits.providers import get_provider
 from hits.services import BatchSpec, CrowdError, ItemSpec, batch_create, batch_extend, batch_publish
 
+
+def record_item(item: Item) -> RecordItem:
+    """A workflow item's payload: a design's items are records (designs.services makes them)."""
+    payload = item.content
+    if not isinstance(payload, RecordItem):
+        raise CrowdError(f"item {item.pk} of batch {item.batch_id} is not a design's record; a workflow's items are")
+    return payload
 
 def later_stages_create(*, first: Batch, version: DesignVersion) -> list[Batch]:
     """The batches of every stage after the first: empty, growing as outputs arrive, packed and paid as the stage
@@ -70,7 +77,7 @@ def stages_advance(assignment: Assignment, design: Any, stage_name: str) -> None
         answer = (assignment.answers or {}).get(str(item.pk))
         if answer is None or item.pk in gold:
             continue
-        payload: RecordItem = item.content
+        payload = record_item(item)
         origin = payload.origin or item.pk
         for reader in readers:
             if reader.when is not None and not holds(reader.when, answer.get(reader.when.schema_)):
@@ -146,10 +153,10 @@ def _redo(stage: Any, item: Item, payload: RecordItem, origin: int, batches: dic
         group, start = item.group, RecordItem(record_id=payload.record_id, text=payload.text,
                                               fields={**payload.fields, stage.rewrite.replaces: rewritten})
     else:
-        source = Item.objects.filter(pk=payload.source_item).first()
+        source = Item.objects.filter(pk=payload.source_item).first() if payload.source_item else None
         if source is None:
             return None
-        group, start = source.group, source.content
+        group, start = source.group, record_item(source)
     target = _redone_in(stage)
     key = f"{target}:{origin}:r{round_}"
     if Item.objects.filter(batch_id=batches[target], key=key).exists():
@@ -213,7 +220,7 @@ def workflow_report(batch: Batch) -> dict[str, Any]:
     for name, stage_batch in stages.items():
         items = list(Item.objects.filter(batch=stage_batch))
         answers = Assignment.objects.filter(hit__batch=stage_batch).exclude(submitted=None).count()
-        rounds = Counter(item.content.round for item in items)
+        rounds = Counter(record_item(item).round for item in items)
         found["stages"][name] = {"batch": stage_batch.pk, "items": len(items), "answers": answers,
                                  "sent_back": sum(count for round_, count in rounds.items() if round_ > 0),
                                  "note": notes.get(stage_batch.pk, "")}
@@ -225,8 +232,6 @@ def waiting_chains(batch: Batch) -> list[dict[str, Any]]:
     """The chains that used their rounds: a check failed them at the last round the design allows, nothing was
     sent back after it and the organizer has not dropped them. One row a chain, with the failed item and its
     answer."""
-    from designs.task_type import batch_design
-
     stages = workflow_batches(batch)
     if len(stages) < 2:
         return []
@@ -243,11 +248,11 @@ def waiting_chains(batch: Batch) -> list[dict[str, Any]]:
         items = {item.pk: item for item in Item.objects.filter(batch=stages[entry.name])}
         for assignment in (Assignment.objects.filter(hit__batch=stages[entry.name]).exclude(answers=None)
                            .select_related("worker").order_by("pk")):
-            for item_pk, answer in assignment.answers.items():
+            for item_pk, answer in (assignment.answers or {}).items():
                 item = items.get(int(item_pk))
                 if item is None:
                     continue
-                payload: RecordItem = item.content
+                payload = record_item(item)
                 origin = payload.origin or item.pk
                 if (payload.round < entry.max_rounds or origin in dropped or origin in rows
                         or f"{redone_in}:{origin}:r{payload.round + 1}" in sent
@@ -269,8 +274,6 @@ def chain_decide(*, batch: Batch, origin: int, decision: str, user: Any = None) 
     row = next((row for row in waiting_chains(batch) if row["origin"] == origin), None)
     if row is None:
         raise CrowdError(f"chain {origin} is not waiting for a decision (decided already, or still in its rounds)")
-    from designs.task_type import batch_design
-
     design, _ = batch_design(batch.pk)
     stage = next(entry for entry in design.stages if entry.name == row["stage"])
     stages = workflow_batches(batch)
@@ -280,7 +283,8 @@ def chain_decide(*, batch: Batch, origin: int, decision: str, user: Any = None) 
         made = ChainDecision.objects.create(workflow=first, origin_id=origin, round=row["round"], decision=decision,
                                             by=user if getattr(user, "pk", None) else None)
         if decision == ChainDecision.Decision.AGAIN:
-            back = _redo(stage, row["item"], row["item"].content, origin, batches, None, row["answer"], limit=False)
+            back = _redo(stage, row["item"], record_item(row["item"]), origin, batches, None, row["answer"],
+                         limit=False)
             if back is not None:
                 _extend(batches[_redone_in(stage)], [back])
     return made

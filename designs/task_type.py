@@ -4,24 +4,21 @@ generic page rendering the design's schemes for the HIT's items (designs/task.ht
 from __future__ import annotations
 
 import hashlib
-import json
-from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from django.core.cache import cache
 from django.template.loader import render_to_string
-from django.utils.module_loading import import_string
 
-from core import spans
+from core.components import COMPONENTS
 from core.items import RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
-from designs.components import COMPONENTS
+from designs.components import WRITING_EVIDENCE
 from designs.evidence import canary_word
 from designs.items import highlight
-from designs.loader import load_text
 from designs.model import Design
+from designs.models import batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
-from designs.schemes.text import live_rules, prefill
 from designs.stages import stages_advance, stages_withdraw
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
@@ -29,27 +26,9 @@ from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context,
 # a key that names the templates it was rendered with, so a deploy that changes them never serves an old body.
 HIT_PAGE_SECONDS = 24 * 3600
 RENDERING = hashlib.sha256(b"".join(
-    path.read_bytes() for path in sorted((Path(__file__).parent / "templates" / "designs").rglob("*.html"))
+    path.read_bytes() for path in [*sorted((Path(__file__).parent / "templates" / "designs").rglob("*.html")),
+                                   Path(__file__).parent / "static" / "designs" / "design.js"]
 )).hexdigest()[:12]
-SINGLE_LABEL = ("radio", "select", "pairwise")  # scheme types whose answer is one label
-# Scheme types whose widget is a group of choices: asked of every item, their question can stand once above the
-# items, each item's group labelled by it (the others label their one control per item).
-ASKED_ONCE = ("radio", "multiselect", "likert", "pairwise", "bws", "multirate")
-
-
-@lru_cache(maxsize=64)
-def _parsed(source: str, slug: str) -> Design:
-    # Keyed by the text, not the row id: ids come back after a database is reset, texts mean what they say.
-    return load_text(source, name=f"{slug}.yaml")
-
-
-def batch_design(batch_id: int) -> tuple[Design, str]:
-    """The design (and stage, "" for all schemes) a batch was made from."""
-    from designs.models import DesignBatch
-
-    source, slug, stage = DesignBatch.objects.values_list("version__source", "version__slug", "stage").get(
-        batch_id=batch_id)
-    return _parsed(source, slug), stage
 
 
 def design_of(batch) -> Design | None:
@@ -60,7 +39,13 @@ def design_of(batch) -> Design | None:
 def writing_evidence(batch) -> bool:
     """Whether the batch's task page records how answers were written (the writing-evidence component)."""
     design = design_of(batch)
-    return design is not None and "writing-evidence" in design.components
+    return design is not None and WRITING_EVIDENCE in design.components
+
+
+def label_rule(design: Design, stage: str):
+    """The design's aggregation rule of its label scheme (see label_scheme), or None."""
+    scheme = label_scheme(design, stage)
+    return None if scheme is None else design.aggregation.get(scheme.name)
 
 
 def label_scheme(design: Design, stage: str):
@@ -68,18 +53,9 @@ def label_scheme(design: Design, stage: str):
     binary pairwise), else None."""
     asked = stage_schemes(design, stage)
     first = next((scheme for scheme in design.annotation_schemes if asked is None or scheme.name in asked), None)
-    if first is None or first.annotation_type not in SINGLE_LABEL or getattr(first, "mode", "binary") != "binary":
+    if first is None or not SCHEME_TYPES.of(first).one_label(first):
         return None
     return first
-
-
-def batch_designs(batch_ids) -> dict[int, tuple[Design, str]]:
-    """The design and stage of each design batch among `batch_ids`, for a page listing many batches: one query."""
-    from designs.models import DesignBatch
-
-    return {batch_id: (_parsed(source, slug), stage) for batch_id, source, slug, stage in
-            DesignBatch.objects.filter(batch_id__in=batch_ids).values_list(
-                "batch_id", "version__source", "version__slug", "stage")}
 
 
 def scheme_labels(scheme) -> list[str]:
@@ -134,6 +110,9 @@ class DesignTask(TaskType):
         scheme = label_scheme(*batch_design(batch.pk))
         return None if scheme is None else scheme.name
 
+    def label_rule(self, batch):
+        return label_rule(*batch_design(batch.pk))
+
     def components(self, batch):
         return list(batch_design(batch.pk)[0].components)
 
@@ -168,9 +147,9 @@ class DesignTask(TaskType):
         if stage and len(design.stages) > 1:
             stages_advance(assignment, design, stage)
         for name in design.components:
-            hook = COMPONENTS.get(name).submitted if name in COMPONENTS else ""
-            if hook:
-                import_string(hook)(assignment)
+            hook = COMPONENTS.get(name).submitted if name in COMPONENTS else None
+            if hook is not None:
+                hook(assignment)
 
     def on_withdrawn(self, assignment):
         """Work its worker withdrew: what it sent on to later stages stops, and the components take back what
@@ -179,9 +158,9 @@ class DesignTask(TaskType):
         if stage and len(design.stages) > 1:
             stages_withdraw(assignment)
         for name in design.components:
-            hook = COMPONENTS.get(name).withdrawn if name in COMPONENTS else ""
-            if hook:
-                import_string(hook)(assignment)
+            hook = COMPONENTS.get(name).withdrawn if name in COMPONENTS else None
+            if hook is not None:
+                hook(assignment)
 
     def page_context(self, items):
         if not items:
@@ -208,20 +187,20 @@ class DesignTask(TaskType):
 def task_context(design: Design, asked: list[str] | None, items) -> dict:
     """What the task body needs: per item its record and, per scheme, the widget and its form field."""
     # What a scheme shows is the same on every item; only its field, its compared options and its words differ.
-    shown_schemes = []
+    shown_schemes: list[dict[str, Any]] = []
     for index, scheme in enumerate(design.annotation_schemes):
         if asked is not None and scheme.name not in asked:
             continue
-        kind = SCHEME_TYPES.get(scheme.annotation_type)
+        kind = SCHEME_TYPES.of(scheme)
         keys = kind.keys(scheme)
         shown_schemes.append({
             "scheme": scheme, "type": kind, "widget": kind.widget, "index": index, "keys": keys,
-            "points": _points(scheme), "initially_shown": visible(scheme, {}),
+            "points": kind.points(scheme), "initially_shown": visible(scheme, {}),
             "logic": scheme.display_logic.model_dump(by_alias=True) if scheme.display_logic else None})
     # One question asked of every item (no display logic) is said once above the items, as a paper's task page
     # would: 25 copies of it say nothing more, and the MTurk question stays under its 64 KB.
     once = (shown_schemes[0] if len(shown_schemes) == 1 and shown_schemes[0]["logic"] is None
-            and shown_schemes[0]["scheme"].annotation_type in ASKED_ONCE else None)
+            and shown_schemes[0]["type"].asked_once else None)
     if once is not None:
         once["once"] = True
     rows = []
@@ -229,35 +208,25 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
         found = record(item)
         schemes = []
         for entry in shown_schemes:
-            scheme, kind = entry["scheme"], entry["scheme"].annotation_type
+            scheme = entry["scheme"]
             compared = _compared(scheme, found)
             field = field_prefix(item.pk, entry["index"])
-            schemes.append({**entry, "field": field, "compared": compared,
+            schemes.append({"words": [], **entry, "field": field, "compared": compared,
                             "options": _options(entry["keys"], compared),
-                            "words": _words(found.text) if kind == "span" else [],
-                            **(_text_boxes(scheme, found, field) if kind == "text" else {})})
-        marked_words = any(entry["scheme"].annotation_type == "span" and entry["scheme"].display_logic is None
-                    for entry in schemes)
+                            **entry["type"].widget_context(scheme, found, field)})
+        marked_words = any(entry["words"] and entry["scheme"].display_logic is None for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
         # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
         rows.append({"item": item, "record": found, "schemes": schemes, "shown": _fields(found, design.items.show),
                      "after": _fields(found, design.items.show_after), "text": not marked_words,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
-    evidence = "writing-evidence" in design.components
+    evidence = WRITING_EVIDENCE in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
-                                 "showWhen": entry["logic"]}
+                                 "showWhen": entry["logic"], "page": entry["type"].page}
                 for entry in shown_schemes}
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
-
-
-def _text_boxes(scheme, found: Record, field: str) -> dict:
-    """A text scheme's boxes (label, field, what it starts as) and the rules the page checks as it is typed."""
-    start = prefill(scheme, found)
-    boxes = [(label.name, f"{field}-{number}", start[number - 1] if number <= len(start) else "")
-             for number, label in enumerate(scheme.labels, 1)]
-    return {"rules_json": json.dumps(live_rules(scheme, found)), "boxes": boxes, "start": " ".join(start)}
 
 
 def _fields(found: Record, names: list[str]) -> list[tuple[str, str]]:
@@ -285,22 +254,6 @@ def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:
 def _prompt(found: Record, design: Design) -> str:
     key = design.items.prompt_key
     return str(found.fields.get(key) or "") if key else ""
-
-
-def _points(scheme) -> list[int]:
-    if scheme.annotation_type == "likert":
-        return list(range(1, scheme.size + 1))
-    if scheme.annotation_type == "pairwise" and scheme.mode == "scale":
-        return list(range(scheme.scale.min, scheme.scale.max + 1, scheme.scale.step))
-    return []
-
-
-def _words(text: str) -> list[dict]:
-    """The text as words with their character offsets (end exclusive) and the space before each, for the span
-    widget: the words of core.spans, so punctuation is a word of its own (an antecedent ends before its comma),
-    a CJK character is a word, and offsets count code points as the stored text does."""
-    return [{"text": word.text, "start": word.start, "end": word.end + 1, "gap": word.gap}
-            for word in spans.words(text)]
 
 
 def _options(keys: dict[str, str], compared: list[str]) -> list[dict[str, str]]:

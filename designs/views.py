@@ -11,12 +11,14 @@ from accounts import access
 from accounts.roles import REVIEWER, role_required
 from core.errors import CrowdsetError
 from core.stories import word_diff
+from designs.components import WRITING_EVIDENCE
 from designs.evidence import canary_word, card
 from designs.lineage import STATES, chains
-from designs.schemes.text import prefill
+from designs.models import batch_design
+from designs.schemes.text import Text, prefill
 from designs.stages import chain_decide, workflow_batches, workflow_report
 from designs.stages import waiting_chains as waiting
-from designs.task_type import batch_design, record
+from designs.task_type import record
 from hits.models import Assignment, Batch, Item
 
 
@@ -24,10 +26,9 @@ from hits.models import Assignment, Batch, Item
 def writing_review(request, batch_id):
     batch = access.get_or_404(request.user, Batch.objects.filter(task_type="design"), access.REVIEW, pk=batch_id)
     design, _ = batch_design(batch.pk)
-    if "writing-evidence" not in design.components:
+    if WRITING_EVIDENCE not in design.components:
         raise Http404("this batch's design does not record writing evidence")
-    text_schemes = {str(index) for index, scheme in enumerate(design.annotation_schemes)
-                    if scheme.annotation_type == "text"}
+    text_schemes = {str(index) for index, scheme in enumerate(design.annotation_schemes) if isinstance(scheme, Text)}
     paragraphs = {str(item.pk): item.content.text for item in Item.objects.filter(batch=batch)}
     rows = []
     for assignment in (Assignment.objects.filter(hit__batch=batch).exclude(submitted=None)
@@ -102,7 +103,7 @@ def _answers(design, item, answer):
 
 def _shown(scheme, item, value):
     """An answer as the lineage page shows it: a prefilled text (an edited ending) as a word diff of the start."""
-    start = prefill(scheme, record(item)) if scheme is not None and scheme.annotation_type == "text" else []
+    start = prefill(scheme, record(item)) if isinstance(scheme, Text) else []
     if start and isinstance(value, dict):
         return {"name": scheme.name, "diff": word_diff(start, list(value.values()))}
     if isinstance(value, dict):

@@ -12,4 +12,9 @@ class FilteringConfig(AppConfig):
         from filtering import nlp
 
         nlp.use_nltk_data(settings.NLTK_DATA)
+        from core.components import COMPONENTS, Component
         from filtering import jobs  # noqa: F401  (registers the filter job kind)
+
+        COMPONENTS.register("candidate-filter", Component(
+            "SemEval candidate filter", "Table 5 token patterns and Appendix B POS forms pick the sentences that "
+            "become items (filtering/).", runs="manage.py filter_candidates; the project's Filter step"))

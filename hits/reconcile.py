@@ -140,29 +140,28 @@ def _reconcile_assignments(batch: Batch, hit: Hit, provider: Any, task_type: Any
 
 def _reconcile_bonuses(batch: Batch, hit: Hit, provider: Any, report: ReconcileReport, repair: bool) -> None:
     assignments = list(hit.assignments.exclude(provider_assignment_id="").select_related("worker"))
-    ledger = {}
-    for payment in Payment.objects.filter(assignment__in=assignments, kind=Payment.Kind.BONUS):
-        ledger[payment.assignment_id, payment.reason] = payment
+    ledger = {(payment.assignment_id, payment.reason): payment
+              for payment in Payment.objects.filter(assignment__in=assignments, kind=Payment.Kind.BONUS)}
     remote = {}
     for assignment in assignments:
         for found in provider.find_bonuses(assignment):
             remote[assignment.pk, found.reason] = (assignment, found)
     for key, (assignment, found) in remote.items():
-        payment = ledger.get(key)
-        if payment is None:
+        booked = ledger.get(key)
+        if booked is None:
             report.add(MONEY_DIFFERS, f"a bonus of {found.amount} ({found.reason!r}) to {found.worker_id} is paid "
                                       f"at the provider and not in the ledger")
             if repair:
                 _record_found_bonus(batch, assignment, found.amount, found.reason, provider)
                 report.repaired.append(f"bonus {found.amount} to {found.worker_id} written to the ledger")
-        elif payment.amount != found.amount:
-            report.add(MONEY_DIFFERS, f"bonus {payment.pk}: {payment.amount} in the ledger, {found.amount} paid")
-        elif payment.state != Payment.State.CONFIRMED:
-            report.add(MONEY_DIFFERS, f"bonus {payment.pk} is {payment.state} in the ledger and paid at the "
+        elif booked.amount != found.amount:
+            report.add(MONEY_DIFFERS, f"bonus {booked.pk}: {booked.amount} in the ledger, {found.amount} paid")
+        elif booked.state != Payment.State.CONFIRMED:
+            report.add(MONEY_DIFFERS, f"bonus {booked.pk} is {booked.state} in the ledger and paid at the "
                                       f"provider")
             if repair:
-                payment_confirm(payment, found.reference)
-                report.repaired.append(f"bonus {payment.pk} confirmed")
+                payment_confirm(booked, found.reference)
+                report.repaired.append(f"bonus {booked.pk} confirmed")
     for key, payment in ledger.items():
         if key not in remote and payment.state == Payment.State.CONFIRMED:
             report.add(MONEY_DIFFERS, f"bonus {payment.pk} of {payment.amount} is confirmed in the ledger and not "

@@ -48,6 +48,11 @@ class TaskType:
         """The labels that one label can take (see label_key), e.g. ["1", "0"] for yes/no votes."""
         return []
 
+    def label_rule(self, batch: Batch) -> Any:
+        """How one label per item is aggregated (a design file's `aggregation` rule of the label_key scheme), or
+        None; the vote aggregation reads its threshold rule (aggregation.maths.vote_rule)."""
+        return None
+
     def components(self, batch: Batch) -> list[str]:
         """The named components the batch's task runs (a design file's `components`), e.g. the span review's."""
         return []

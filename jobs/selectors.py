@@ -44,6 +44,6 @@ def may_start(user: Any, kind: str, target: int | None) -> bool:
     model = JOB_KINDS.get(kind).target_model()
     if model is None or target is None:
         return access.is_staff(user)
-    found = model.objects.filter(pk=target)
+    found = model._default_manager.filter(pk=target)
     # A target that does not exist is job_start's to name; one that exists elsewhere is not found here.
     return not found.exists() or access.rows(user, found, job_action(kind)).exists()

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import shared_task
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import IntegrityError, OperationalError, close_old_connections, connection, transaction
@@ -86,8 +87,6 @@ def _dispatch(job_id: int) -> None:
     if settings.JOBS_RUNNER == "thread":
         _thread_pool().submit(_run_in_thread, job_id)
         return
-    from jobs.tasks import job_run_task
-
     job_run_task.delay(job_id)
 
 
@@ -138,6 +137,21 @@ def job_run(job_id: int) -> str | None:
     Job.objects.filter(pk=job_id, state=Job.State.RUNNING).update(
         state=state, message=message, result=result, finished=timezone.now())
     return message
+
+
+# The Celery tasks sit beside what they run (jobs.tasks names them for Celery's autodiscovery), under the names
+# they always had, so messages queued before an upgrade still find them.
+# acks_late with reject_on_worker_lost: a worker killed mid-job gives the task back to
+# the broker, and job_run takes the job over once its heartbeat has gone stale.
+@shared_task(name="jobs.tasks.job_run_task", acks_late=True, reject_on_worker_lost=True)
+def job_run_task(job_id: int) -> str | None:
+    return job_run(job_id)
+
+
+@shared_task(name="jobs.tasks.reap_stale_jobs")
+def reap_stale_jobs() -> int:
+    """Beat: jobs whose process died are marked failed, so they can be started again."""
+    return jobs_reap_stale()
 
 
 @contextmanager

@@ -8,10 +8,10 @@ class ProjectsConfig(AppConfig):
     verbose_name = "Projects"
 
     def ready(self):
-        # Register the project job kinds and the designs (SemEval, Balanced COPA, Cheap Facts).
+        # Register the project job kinds and the SemEval design's steps (the reproductions register theirs).
         from accounts.access import RULES
         from hits.extensions import BUDGETS, ELIGIBILITY
-        from projects import crowd_designs, jobs, semeval  # noqa: F401
+        from projects import jobs, semeval  # noqa: F401
         from projects.access import ACCESS
         from projects.people import member_refusal
         from projects.services import project_budgets

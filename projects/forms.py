@@ -10,8 +10,8 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.text import slugify
 
-from aggregation.maths import PAPER_RULES
 from core.words import counted
+from designs.semeval import subtask1_votes_required
 from filtering.patterns import DEFAULT_PROFILE, PROFILES
 from filtering.readers import KNOWN_DOMAINS, domain_problem
 from hits.models import Batch
@@ -252,7 +252,7 @@ class LabelingBatchForm(BatchForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        needed = PAPER_RULES.votes_required
+        needed = subtask1_votes_required()
         workers = data.get("assignments_per_hit")
         if workers is not None and workers < needed and not data.get("fewer_workers"):
             self.add_error("assignments_per_hit", f"the paper's rules need {needed} votes a sentence: with "

@@ -7,7 +7,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from aggregation.maths import Rules
 from aggregation.models import AggregationRun
 from aggregation.services import batch_aggregate
 from core.words import counted
@@ -140,9 +139,9 @@ def run_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
 def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     options = job.options
     batch = Batch.objects.get(pk=options["batch"], projects=project)
-    rules = Rules(keep_partial_negatives=options.get("keep_partial_negatives", 1.0), seed=options.get("seed", 0))
-    run = batch_aggregate(batch=batch, rules=rules, samples=options.get("samples", 1000),
-                          method=options.get("method", "paper"))
+    run = batch_aggregate(batch=batch, samples=options.get("samples", 1000), method=options.get("method", "paper"),
+                          keep_partial_negatives=options.get("keep_partial_negatives", 1.0),
+                          seed=options.get("seed", 0))
     project.aggregations.add(run)
     alpha = f"{run.alpha:.3f}" if run.alpha is not None else "n/a"
     return f"aggregation {run.pk}: {run.votes} votes, alpha {alpha}", {"run": run.pk}

@@ -106,9 +106,9 @@ def project_rows(projects: QuerySet | None = None) -> list[dict[str, Any]]:
     batches = Batch.objects.filter(projects=OuterRef("pk")).values("projects").annotate(n=Count("pk")).values("n")
     versions = (DatasetVersion.objects.filter(projects=OuterRef("pk")).values("projects")
                 .annotate(n=Count("pk")).values("n"))
-    projects = list((Project.objects.all() if projects is None else projects).select_related("created_by")
-                    .annotate(batch_count=Subquery(batches), version_count=Subquery(versions)))
-    return [{"project": p, "batches": p.batch_count or 0, "versions": p.version_count or 0} for p in projects]
+    rows = list((Project.objects.all() if projects is None else projects).select_related("created_by")
+                .annotate(batch_count=Subquery(batches), version_count=Subquery(versions)))
+    return [{"project": p, "batches": p.batch_count or 0, "versions": p.version_count or 0} for p in rows]
 
 
 def batch_assignments(batch: Batch, *, state: str | None = None, limit: int = 500) -> list[Assignment]:

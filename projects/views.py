@@ -24,10 +24,9 @@ from matplotlib.figure import Figure
 from accounts import access
 from accounts.access import MANAGE, READ
 from accounts.roles import ORGANIZER, role_required
-from aggregation.maths import PAPER_RULES
 from aggregation.models import AggregationRun
 from aggregation.selectors import outcome_counts, positive_meaning
-from aggregation.services import aggregated, runs_compare, spot_checked, spotcheck_draw
+from aggregation.services import batch_vote_rule, runs_compare, spot_checked, spotcheck_draw
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
@@ -362,7 +361,10 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
         "assignment__worker__user", "assignment__hit").order_by("-when")[:100])
     review = forms.ReviewForm(choices=[(a.pk, str(a.pk)) for a in submitted])
     aggregate_form = forms.AggregateForm()
-    voted = aggregated(batch)  # its design read once for both
+    try:
+        needed = batch_vote_rule(batch).rules.votes_required  # its design read once for both
+    except CrowdError:
+        needed = None
     return render(request, "projects/batch.html", {
         "project": project, "batch": batch, "row": row, "submitted": submitted, "review": review,
         "withdrawn": withdrawn, "listing": get_task_type(batch.task_type).listings([batch]).get(
@@ -370,7 +372,7 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
         "bonus_form": forms.BonusForm(),
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
-        "aggregated": voted, "few_votes": voted and batch.assignments_per_hit < PAPER_RULES.votes_required,
+        "aggregated": needed is not None, "few_votes": needed is not None and batch.assignments_per_hit < needed,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "filters": crowd_filters(project, batch.provider, worker_filters(provider=batch.provider,
                                                                         requirements=batch.requirements)),

@@ -9,14 +9,14 @@ from django.contrib.auth.models import User
 from accounts import roles
 from aggregation.services import batch_aggregate
 from annotation.models import SpanAnnotation
-from choices.services import choice_batch_create
 from core.items import ChoiceItem
 from designs.semeval import labeling_batch_create, spans_batch_create
-from facts.rte import paragraph
-from facts.services import fact_batch_create
 from hits.models import Worker
 from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
 from qualification.models import QualificationTest, TestItem
+from reproductions.copa import choice_batch_create
+from reproductions.facts import fact_batch_create
+from reproductions.rte import paragraph
 from tests.browser import log_in, screenshot
 from tests.hits.helpers import span_fields, spec
 

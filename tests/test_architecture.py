@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The design-file engine sits below the seed designs' own packages: a seed design's component builds on it.
 # The provider emulators import nothing of the site (they stand in for the outside world).
 PACKAGES = ("emulators", "core", "config", "accounts", "jobs", "filtering", "hits", "qualification", "annotation",
-            "aggregation", "designs", "choices", "facts", "chains", "releases", "projects", "dashboard", "api", "demo")
+            "aggregation", "designs", "releases", "projects", "reproductions", "dashboard", "api", "demo")
 EXEMPT = {ROOT / "config" / "urls.py"}
 # The core package is plain Python: no Django, so its maths and formats run anywhere.
 DJANGO_FREE = ("core",)
@@ -119,3 +119,42 @@ def test_dependencies_point_down_the_layer_order():
     upward = [f"{package} -> {imported} ({', '.join(places[:2])})" for package, targets in _graph().items()
               for imported, places in targets.items() if rank[imported] > rank[package]]
     assert upward == []
+
+
+def test_every_package_of_the_site_has_its_place_in_the_layer_order():
+    found = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench"}
+    assert sorted(found - set(PACKAGES)) == []
+
+
+def _module_name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_graph():
+    """{module: {imported first-party module: line}}: `from a.b import c` counts as a.b.c when that is a module,
+    else a.b; a package's __init__ is its own module."""
+    modules = {_module_name(path): path for _, path in _modules()}
+    edges = defaultdict(dict)
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                           for alias in node.names]
+            for target in targets:
+                if target in modules and target != name:
+                    edges[name].setdefault(target, node.lineno)
+    return edges
+
+
+def test_no_import_loop_among_the_modules():
+    """Within a package too: two modules that import each other (even inside a function) are one module in two
+    files, or a third one missing. A module of a package imports its siblings, not the package's __init__ that
+    re-exports them."""
+    edges = _module_graph()
+    cycle = _cycle(edges)
+    assert cycle is None, "import loop " + " -> ".join(cycle)

@@ -18,7 +18,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from designs.model import SCHEME_TYPES
+from designs.model import TYPE_NAMES as SCHEME_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

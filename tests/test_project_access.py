@@ -15,7 +15,6 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from aggregation.maths import Rules
 from aggregation.services import batch_aggregate, spotcheck_draw
 from annotation.models import SpanAnnotation
 from designs.semeval import labeling_batch_create, spans_batch_create
@@ -65,7 +64,7 @@ class TwoStudies(BaseTestCase):
         for role, user in cls.people.items():
             member_add(project=cls.a, user=user, role=role)
         cls.b_assignment = Assignment.objects.filter(hit__batch=cls.b_batch).first()
-        cls.b_run = batch_aggregate(batch=cls.b_batch, rules=Rules(), samples=50)
+        cls.b_run = batch_aggregate(batch=cls.b_batch, samples=50)
         cls.b.aggregations.add(cls.b_run)
         cls.b_version = dataset_from_aggregation(run=cls.b_run, name="beta-v1")
         cls.b.versions.add(cls.b_version)

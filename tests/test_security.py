@@ -10,7 +10,6 @@ from pathlib import Path
 
 from django.test import override_settings
 
-from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
 from designs.semeval import labeling_batch_create
 from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
@@ -77,7 +76,7 @@ class ExportFolderTests(BaseTestCase):
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
                 f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
-        run = batch_aggregate(batch=batch, rules=Rules(), samples=100)
+        run = batch_aggregate(batch=batch, samples=100)
         self.a = dataset_from_aggregation(run=run, name="a")
         self.b = dataset_from_aggregation(run=run, name="b", seed=3)
         self.folder = Path(tempfile.mkdtemp())

@@ -8,10 +8,15 @@ checked counterfactual's item carries it as the field `counterfactual`, its roun
 {"conditions": {row: "yes" | "no"}, "rewrite" | "edited_ending"}. A workflow whose loop limit is not the shipped
 file's gets a version of its own (max_rounds = loop limit - 1: the failed checks before the organizer decides),
 and the organizer's decisions become ChainDecisions.
+
+The workflow tables (chains_workflow, chains_stage, chains_chain, chains_step) are read with SQL, as they are:
+the app that made them is gone (designs/0010 drops them), and a database made after it never had them.
 """
 
+import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from django.db import migrations
@@ -49,6 +54,19 @@ def _check(value, rows, boxes):
     return found
 
 
+OLD_TABLES = ("chains_workflow", "chains_stage", "chains_chain", "chains_step")
+
+
+def _rows(cursor, sql, params=()):
+    cursor.execute(sql, params)
+    names = [column[0] for column in cursor.description]
+    return [SimpleNamespace(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+
+
+def _json(value):
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
 def forwards(apps, schema_editor):
     Batch = apps.get_model("hits", "Batch")
     Item = apps.get_model("hits", "Item")
@@ -56,11 +74,12 @@ def forwards(apps, schema_editor):
     DesignVersion = apps.get_model("designs", "DesignVersion")
     DesignBatch = apps.get_model("designs", "DesignBatch")
     ChainDecision = apps.get_model("designs", "ChainDecision")
-    Workflow = apps.get_model("chains", "Workflow")
-    Stage = apps.get_model("chains", "Stage")
-    Step = apps.get_model("chains", "Step")
     if not Batch.objects.filter(task_type__in=("story-write", "story-edit")).exists():
         return
+    connection = schema_editor.connection
+    cursor = connection.cursor()
+    old = set(OLD_TABLES) <= set(connection.introspection.table_names(cursor))
+    key = connection.ops.quote_name("key")
     shipped = (FOLDER / "timetravel.yaml").read_text(encoding="utf-8")
     design = yaml.safe_load(shipped)
     schemes = {scheme["name"]: scheme for scheme in design["annotation_schemes"]}
@@ -80,17 +99,22 @@ def forwards(apps, schema_editor):
         batch.task_type = "design"
         batch.save(update_fields=["task_type"])
 
-    for workflow in Workflow.objects.all():
-        stages = {stage.key: stage for stage in Stage.objects.filter(workflow=workflow)}
+    workflows = _rows(cursor, "SELECT id, loop_limit FROM chains_workflow ORDER BY id") if old else []
+    for workflow in workflows:
+        stages = {stage.key: stage for stage in _rows(
+            cursor, f"SELECT {key} AS key, note, batch_id FROM chains_stage WHERE workflow_id = %s", [workflow.id])}
         if "write" not in stages or "edit" not in stages:
             continue
+        steps = _rows(cursor, "SELECT s.kind, s.round, s.value, s.chain_id, s.item_id FROM chains_step s JOIN "
+                              "chains_chain c ON s.chain_id = c.id WHERE c.workflow_id = %s ORDER BY s.id",
+                      [workflow.id])
         limit = max(workflow.loop_limit - 1, 1)
         source = shipped if limit == rounds else re.sub(r"max_rounds: \d+", f"max_rounds: {limit}", shipped, count=1)
         version = _version(DesignVersion, source, design["title"])
-        first, check = stages["write"].batch, stages["edit"].batch
+        first, check = Batch.objects.get(pk=stages["write"].batch_id), Batch.objects.get(pk=stages["edit"].batch_id)
         # The lineage first: which write item each chain began with, and which check's rewrite made each round.
         origin, made = {}, {}
-        for step in Step.objects.filter(chain__workflow=workflow).order_by("pk"):
+        for step in steps:
             if step.kind == "counterfactual":
                 origin.setdefault(step.chain_id, step.item_id)
             elif step.kind == "rewrite":
@@ -108,9 +132,9 @@ def forwards(apps, schema_editor):
             item.save(update_fields=["payload", "key"])
         convert(first, "write", version, first, stages["write"].note)
         convert(check, "check", version, first, stages["edit"].note)
-        for step in Step.objects.filter(chain__workflow=workflow, kind="organizer").order_by("pk"):
+        for step in (step for step in steps if step.kind == "organizer"):
             start = origin.get(step.chain_id)
-            decision = {"accept": "again", "drop": "drop"}.get((step.value or {}).get("decision"))
+            decision = {"accept": "again", "drop": "drop"}.get((_json(step.value) or {}).get("decision"))
             if start is not None and decision is not None:
                 # The old round counted the failed checks; the new one is the round of the item that failed.
                 ChainDecision.objects.get_or_create(origin_id=start, round=max(step.round - 1, 0),
@@ -122,6 +146,6 @@ def forwards(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("designs", "0006_chain_decisions"), ("chains", "0001_initial")]
+    dependencies = [("designs", "0006_chain_decisions")]
 
     operations = [migrations.RunPython(forwards, migrations.RunPython.noop)]

@@ -1,22 +1,25 @@
-"""Scheme types: one module each, registered in SCHEME_TYPES by the module's import below.
+"""Scheme types: one module each, registered in SCHEME_TYPES by the module's import below, in the order the
+design file reference lists them (designs.schemes.base says what a type holds).
 
-A type knows its widget (designs/widgets/<type>.html), how to read its answer from the submitted form
-(`read`), which Krippendorff level its answers are measured at, and which aggregations fit it. Adding a type is
-adding a module here and its widget; nothing else changes.
+Adding a type is adding a module here (a `SchemeType` subclass with its settings model) and its widget
+(designs/templates/designs/widgets/<name>.html); the design model's union of schemes, designs/schema.json and
+the docs' design-file reference follow by themselves.
 """
 
-from designs.schemes import (  # noqa: F401  (each registers itself)
-    bws,
-    choice,
-    likert,
-    multirate,
+from designs.schemes import (  # noqa: F401, I001  (each registers itself, in this order: not sorted)
+    radio,
+    select,
     multiselect,
+    likert,
+    slider,
     number,
-    pairwise,
-    pure_display,
-    span,
     text,
+    span,
+    pairwise,
+    bws,
+    multirate,
+    pure_display,
 )
-from designs.schemes.base import SCHEME_TYPES, AnswerProblem, Record, scheme_type
+from designs.schemes.base import SCHEME_TYPES, AnswerProblem, Fields, Record, SchemeType, scheme_type
 
-__all__ = ["SCHEME_TYPES", "AnswerProblem", "Record", "scheme_type"]
+__all__ = ["SCHEME_TYPES", "AnswerProblem", "Fields", "Record", "SchemeType", "scheme_type"]

@@ -1,13 +1,154 @@
-"""What every scheme type has: the registry, the record it reads against and the form fields of one answer."""
+"""What every scheme type has: its settings' shared keys (pydantic), the registry, the record it reads against,
+the form fields of one answer, and `SchemeType`, the class each type's module subclasses once.
+
+A scheme type is one module of this package holding one `SchemeType` subclass, registered with `@scheme_type`,
+and one widget template (designs/templates/designs/widgets/<name>.html). The class holds everything about the
+type: its settings model (`settings`, the pydantic class of its keys in a design file), how its answer is read
+from the form and checked (`read`), the JSON Schema of that answer (`answer_schema`), the aggregations that fit
+it and the level its agreement is measured at, how it binds keys, what its widget needs, its names in Potato, and
+what the dataset card says of it. The design model's scheme union, the list of types and every per-type table
+are read from the registry (tests/designs/test_scheme_types.py fails when a registered type lacks a part).
+Django-free.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.registry import Registry
-from designs.model import AGGREGATORS
+
+NAME = r"^[A-Za-z][A-Za-z0-9_.-]{0,59}$"
+
+
+class Strict(BaseModel):
+    # Unknown keys are errors (a typo such as `lables` must not pass silently); the loader adds "did you mean".
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Label(Strict):
+    """One answer a labelled scheme offers; written as a plain string, it is just its name."""
+
+    name: str = Field(min_length=1, max_length=200, description="the value stored as the answer")
+    tooltip: str = Field("", description="shown when the pointer rests on the label")
+    description: str = Field("", description="shown as the label's text instead of its name")
+    key_value: str | None = Field(None, description="the keyboard key that picks this label")
+    key_binding: str | None = Field(None, description="Potato's other name for key_value")
+    color: str | None = Field(None, description="Potato's; read and kept, not drawn")
+    abbreviation: str | None = Field(None, description="Potato's; read and kept, not drawn")
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name_as_text(cls, value: Any) -> Any:
+        # YAML reads `yes`, `1` and `true` as non-strings; a label is always the text written.
+        return _as_label_text(value)
+
+    @field_validator("key_value", "key_binding", mode="before")
+    @classmethod
+    def _key_as_text(cls, value: Any) -> Any:
+        return None if value is None else _as_label_text(value)
+
+    @property
+    def key(self) -> str | None:
+        return self.key_value or self.key_binding
+
+
+def _as_label_text(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+def _labels(value: Any) -> Any:
+    """Labels may be written as strings; each becomes a Label."""
+    if isinstance(value, list):
+        return [{"name": _as_label_text(entry)} if not isinstance(entry, dict) else entry for entry in value]
+    return value
+
+
+# A label may be written as its name alone (YAML reads `yes` and `1` as a boolean and a number): the schema
+# says so, and the model turns each into a Label.
+def labels_in_any_form(schema: dict[str, Any]) -> None:
+    schema["items"] = {"anyOf": [schema["items"], {"type": ["string", "number", "boolean"]}]}
+
+
+class Requirement(Strict):
+    """Potato's label_requirement: whether a scheme must be answered before the HIT can be submitted."""
+
+    required: bool = False
+
+
+class Condition(Strict):
+    """One test of display logic on another scheme's answer."""
+
+    schema_: str = Field(alias="schema", description="the name of the scheme whose answer is tested")
+    operator: Literal["equals", "not_equals", "contains", "not_contains", "answered", "empty", "gt", "gte", "lt",
+                      "lte", "in_range", "not_in_range"] = "equals"
+    value: Any = Field(None, description="a value or a list of values (any of them); in_range: [low, high]")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class DisplayLogic(Strict):
+    """Potato's display_logic: the scheme is shown (and asked) only when its conditions hold."""
+
+    show_when: list[Condition] = Field(min_length=1)
+    logic: Literal["all", "any"] = "all"
+
+
+class SchemeBase(Strict):
+    if TYPE_CHECKING:
+        annotation_type: str  # each type's own Literal, set by its settings class
+    name: str = Field(pattern=NAME, description="unique in the design; the answer's key")
+    description: str = Field("", description="the question the annotator is asked")
+    label_requirement: Requirement | None = None
+    display_logic: DisplayLogic | None = None
+
+    @field_validator("labels", mode="before", check_fields=False)
+    @classmethod
+    def _labels_as_objects(cls, value: Any) -> Any:
+        return _labels(value)
+
+    @property
+    def required(self) -> bool:
+        return bool(self.label_requirement and self.label_requirement.required)
+
+
+class LabelledScheme(SchemeBase):
+    labels: list[Label] = Field(min_length=1, json_schema_extra=labels_in_any_form)
+    sequential_key_binding: bool = False
+    has_free_response: bool = False
+
+    @field_validator("labels", mode="after")
+    @classmethod
+    def _distinct_labels(cls, labels: list[Label]) -> list[Label]:
+        # A field validator, so that the error points at the labels' line.
+        _no_repeats([label.name for label in labels], "labels", "label")
+        _no_repeats([label.key for label in labels if label.key], "labels", "key_value")
+        return labels
+
+    def keys(self) -> dict[str, str]:
+        """Keyboard key -> label name: the labels' own keys, else 1..9 when sequential_key_binding is set."""
+        own = {label.key: label.name for label in self.labels if label.key}
+        if own or not self.sequential_key_binding:
+            return own
+        return {str(number): label.name for number, label in enumerate(self.labels[:9], 1)}
+
+
+def _no_repeats(values: list[str], where: str, what: str) -> None:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(f"two {where} have the {what} {value!r}; each must be different")
+        seen.add(value)
+
 
 
 class AnswerProblem(ValueError):
@@ -43,15 +184,35 @@ class Fields:
         return "" if value is None else str(value).strip()
 
 
+WIDGETS = Path(__file__).resolve().parent.parent / "templates" / "designs" / "widgets"
+LEVELS = ("nominal", "ordinal", "interval", None)
+
+
 class SchemeType:
-    name: ClassVar[str] = ""
+    """One scheme type. Its module's subclass sets every ClassVar below without a default, and `read` and
+    `answer_schema`; the rest has defaults a type overrides where it differs."""
+
+    name: ClassVar[str]  # its annotation_type
+    settings: ClassVar[type[SchemeBase]]  # the pydantic model of its keys in a design file
+    # The aggregations that fit its answers (designs.aggregate), the first its default.
+    aggregators: ClassVar[tuple[str, ...]]
+    # Potato's keys of a scheme of this type that carry over unchanged (our names are Potato's).
+    potato_keys: ClassVar[tuple[str, ...]]
     # Krippendorff's level of measurement for its answers, or None when answers are not compared (free text).
     level: ClassVar[str | None] = "nominal"
-
-    @property
-    def aggregators(self) -> tuple[str, ...]:
-        """The aggregations that fit, the first the default (designs.model.AGGREGATORS, the one list)."""
-        return AGGREGATORS[self.name]
+    # Its answer is one category of a fixed set (Fleiss' kappa applies; a binary one is an item's one label).
+    categorical: ClassVar[bool] = False
+    # Its widget is a group of choices asked of every item: its question can stand once above the items.
+    asked_once: ClassVar[bool] = False
+    # It stores an answer (pure display text does not).
+    answers: ClassVar[bool] = True
+    # Label Studio's control tags it stands for (the Label Studio import reads them).
+    labelstudio_tags: ClassVar[tuple[str, ...]] = ()
+    # How the page's script (design.js) treats its widget, set on the widget's element as data attributes:
+    # `value` how its answer is read ("checked": the ticked labels, "spans", "every": one pick per row, "texts";
+    # none: the one input), `badges` a key shown beside each choice, `keyAction` what a key does ("mark" a span,
+    # "toggle" a box; none: pick), `marksText` its words stand for the item's text, `asks` "0" when it asks nothing.
+    page: ClassVar[dict[str, str]] = {}
 
     @property
     def widget(self) -> str:
@@ -61,17 +222,97 @@ class SchemeType:
         """The answer in the form, None when the annotator gave none; AnswerProblem when it does not fit."""
         raise NotImplementedError
 
-    def units(self, scheme: Any, value: Any) -> dict[str, Any]:
-        """The answer as {unit suffix: comparable value} for agreement ("" for the item itself); a multirate
-        answer is one unit per row."""
+    def answer_schema(self, scheme: Any) -> dict[str, Any]:
+        """The JSON Schema an answer of `scheme` fits (what `read` returns, and what an export row's value is)."""
+        raise NotImplementedError
+
+    def one_label(self, scheme: Any) -> bool:
+        """Whether an answer of `scheme` is one label, the item's (spot checks, the agreement rules)."""
+        return self.categorical
+
+    def units(self, scheme: Any, value: Any, text: str = "") -> dict[Any, Any]:
+        """The answer as {unit: comparable value} for agreement ("" for the item itself): a multiselect answer is
+        one unit per label, a multirate answer one per row, spans one per character of `text`."""
         return {"": value}
+
+    def combine(self, scheme: Any, values: list[Any]) -> Any:
+        """The answers of one item as one, by majority (the type's own way where a value is a set or a grid)."""
+        return majority(values)
 
     def keys(self, scheme: Any) -> dict[str, str]:
         """Keyboard key -> the value it picks, for the page."""
         return {}
 
+    def points(self, scheme: Any) -> list[int]:
+        """The points of a scale the widget draws (none for a type without one)."""
+        return []
 
-SCHEME_TYPES: Registry[SchemeType] = Registry("scheme type")
+    def widget_context(self, scheme: Any, record: Record, field: str) -> dict[str, Any]:
+        """What the widget needs of one item beyond its field (the words to mark, the boxes and their rules)."""
+        return {}
+
+    def card_labels(self, scheme: Any) -> str:
+        """What the dataset card's labels column says of the scheme."""
+        return ", ".join(label.name for label in getattr(scheme, "labels", []) or [])
+
+    def potato_split(self, scheme: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """A Potato scheme this type writes as several of its own (as Potato schemes), or None; ValueError says
+        what is missing."""
+        return None
+
+    def from_potato(self, converted: dict[str, Any], importer: Any) -> list[dict[str, Any]]:
+        """A Potato scheme (its keys that carry over, in `converted`) as this type's scheme or schemes; the
+        importer (designs.potato) names them, reads label files and keeps notes."""
+        return [converted]
+
+
+def missing_parts(kind: SchemeType, widgets: Path = WIDGETS) -> list[str]:
+    """What a scheme type lacks of what every type must have (tests/designs/test_scheme_types.py asks it of each)."""
+    missing = [part for part in ("name", "settings", "aggregators", "potato_keys") if not hasattr(kind, part)]
+    if missing:
+        return missing
+    annotation = kind.settings.model_fields.get("annotation_type") if issubclass(kind.settings, SchemeBase) else None
+    if annotation is None or getattr(annotation.annotation, "__args__", ()) != (kind.name,):
+        missing.append(f"settings: a SchemeBase model whose annotation_type is Literal[{kind.name!r}]")
+    else:
+        missing += [f"potato_keys: {key} is not a key of its settings" for key in kind.potato_keys
+                    if key not in kind.settings.model_fields]
+    if not kind.aggregators:
+        missing.append("aggregators: at least one (the first is the default)")
+    if kind.level not in LEVELS:
+        missing.append(f"level: one of {LEVELS}")
+    for method in ("read", "answer_schema"):
+        if getattr(type(kind), method) is getattr(SchemeType, method):
+            missing.append(method)
+    if not (widgets / f"{kind.name}.html").is_file():
+        missing.append(f"widget: {widgets.name}/{kind.name}.html")
+    unknown = set(kind.page) - {"value", "badges", "keyAction", "marksText", "asks"}
+    if unknown:
+        missing.append(f"page: unknown {', '.join(sorted(unknown))}")
+    return missing
+
+
+class SchemeTypes(Registry[SchemeType]):
+    """The registered scheme types, in the order their modules register (the schema and the docs list them so)."""
+
+    def __init__(self) -> None:
+        super().__init__("scheme type")
+        self.order: list[str] = []
+
+    def register(self, name: str, entry: SchemeType) -> SchemeType:
+        if name not in self.order:
+            self.order.append(name)
+        return super().register(name, entry)
+
+    def in_order(self) -> list[SchemeType]:
+        return [self.get(name) for name in self.order]
+
+    def of(self, scheme: Any) -> SchemeType:
+        """The type of a scheme (a settings object)."""
+        return self.get(scheme.annotation_type)
+
+
+SCHEME_TYPES = SchemeTypes()
 
 
 def scheme_type(cls: type[SchemeType]) -> type[SchemeType]:
@@ -94,3 +335,48 @@ def number(value: str, what: str) -> float:
     if found != found or found in (float("inf"), float("-inf")):
         raise AnswerProblem(f"{what} must be a finite number")
     return int(found) if found.is_integer() else found
+
+
+def majority(values: list[Any]) -> Any:
+    """The most given value; None on a tie for first place."""
+    counts = Counter(repr(value) for value in values)
+    ranked = counts.most_common()
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return None
+    return next(value for value in values if repr(value) == ranked[0][0])
+
+
+def one_of(values: list[str]) -> dict[str, Any]:
+    """An answer's schema: one of these strings."""
+    return {"type": "string", "enum": list(values)}
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema, or null (an item left unanswered)."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def read_number(fields, low, high, step):
+    """A number typed or slid, within [low, high] and on a step from low; None when none was given."""
+    value = fields.get()
+    if not value:
+        return None
+    found = number(value, "the answer")
+    if (low is not None and found < low) or (high is not None and found > high):
+        raise AnswerProblem(f"{found:g} is outside {_shown(low)} to {_shown(high)}")
+    if step and low is not None and abs(round((found - low) / step) * step - (found - low)) > 1e-9:
+        raise AnswerProblem(f"{found:g} is not on a step of {step:g} from {low:g}")
+    return found
+
+
+def number_schema(low, high):
+    schema = {"type": "number"}
+    if low is not None:
+        schema["minimum"] = low
+    if high is not None:
+        schema["maximum"] = high
+    return schema
+
+
+def _shown(bound):
+    return "…" if bound is None else f"{bound:g}"

@@ -1,12 +1,33 @@
 """bws (best-worst scaling): the best and the worst of a tuple of options ("<prefix>-best", "<prefix>-worst")."""
 
-from designs.schemes.base import AnswerProblem, SchemeType, pick, scheme_type
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, pick, scheme_type
+
+
+class BestWorst(SchemeBase):
+    """Best-worst scaling: the best and the worst of a tuple; scores by counting across tuples."""
+
+    annotation_type: Literal["bws"]
+    items_key: str = Field("tuple", description="the item field holding the tuple")
+    tuple_size: int = Field(4, ge=3, le=10, description="how many things each tuple holds")
+    best_description: str = Field("Best", description="what the best pick is called on the page")
+    worst_description: str = Field("Worst", description="what the worst pick is called on the page")
 
 
 @scheme_type
-class BestWorst(SchemeType):
+class BestWorstType(SchemeType):
     name = "bws"
+    settings = BestWorst
+    aggregators = ("counting", "none")
+    potato_keys = ("items_key", "tuple_size", "best_description", "worst_description")
+    page = {"value": "every"}
     level = None  # tuples differ between items; scores come from counting, not agreement on a value
+    asked_once = True
 
     def read(self, scheme, fields, record):
         options = record.options(scheme.items_key, scheme.tuple_size)
@@ -20,3 +41,12 @@ class BestWorst(SchemeType):
         if best == worst:
             raise AnswerProblem("the best and the worst must be different options")
         return {"best": options[int(best) - 1], "worst": options[int(worst) - 1]}
+
+    def answer_schema(self, scheme):
+        # The options are the item's own (its tuple): any of them, best and worst different.
+        return {"type": "object", "properties": {"best": {"type": "string"}, "worst": {"type": "string"}},
+                "required": ["best", "worst"], "additionalProperties": False}
+
+    def from_potato(self, converted, importer):
+        converted.setdefault("items_key", importer.text_key)
+        return [converted]

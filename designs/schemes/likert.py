@@ -1,12 +1,32 @@
 """likert: a point 1..size of an ordered scale."""
 
-from designs.schemes.base import AnswerProblem, SchemeType, number, scheme_type
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, number, scheme_type
+
+
+class Likert(SchemeBase):
+    """A point on a scale of `size` points (1..size), its ends named; agreement is ordinal."""
+
+    annotation_type: Literal["likert"]
+    size: int = Field(5, ge=2, le=11, description="how many points")
+    min_label: str = Field("", description="the lowest point's name")
+    max_label: str = Field("", description="the highest point's name")
+    sequential_key_binding: bool = Field(True, description="keys 1..size pick the points")
 
 
 @scheme_type
-class Likert(SchemeType):
+class LikertType(SchemeType):
     name = "likert"
+    settings = Likert
+    aggregators = ("median", "mean", "majority", "none")
+    potato_keys = ("size", "min_label", "max_label", "sequential_key_binding")
     level = "ordinal"
+    asked_once = True
 
     def read(self, scheme, fields, record):
         value = fields.get()
@@ -17,6 +37,15 @@ class Likert(SchemeType):
             raise AnswerProblem(f"{value!r} is not a point of the 1 to {scheme.size} scale")
         return int(point)
 
+    def answer_schema(self, scheme):
+        return {"type": "integer", "minimum": 1, "maximum": scheme.size}
+
     def keys(self, scheme):
         return {str(point): str(point) for point in range(1, min(scheme.size, 9) + 1)} if (
             scheme.sequential_key_binding) else {}
+
+    def points(self, scheme):
+        return list(range(1, scheme.size + 1))
+
+    def card_labels(self, scheme):
+        return f"1-{scheme.size}"

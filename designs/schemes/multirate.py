@@ -1,12 +1,41 @@
 """multirate: one label (a column) for each of the scheme's options (the rows): "<prefix>-<row number>"."""
 
-from designs.schemes.base import AnswerProblem, SchemeType, pick, scheme_type
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from designs.schemes.base import (
+    AnswerProblem,
+    Label,
+    SchemeBase,
+    SchemeType,
+    labels_in_any_form,
+    majority,
+    one_of,
+    pick,
+    scheme_type,
+)
+
+
+class Multirate(SchemeBase):
+    """A grid: each option (row) gets one label (column)."""
+
+    annotation_type: Literal["multirate"]
+    options: list[str] = Field(min_length=1, description="the rows rated")
+    labels: list[Label] = Field(min_length=2, description="the columns: one per row is picked",
+                               json_schema_extra=labels_in_any_form)
 
 
 @scheme_type
-class Multirate(SchemeType):
+class MultirateType(SchemeType):
     name = "multirate"
-    level = "nominal"
+    settings = Multirate
+    aggregators = ("majority", "none")
+    potato_keys = ("options", "labels")
+    page = {"value": "every"}
+    asked_once = True
 
     def read(self, scheme, fields, record):
         labels = [label.name for label in scheme.labels]
@@ -18,5 +47,18 @@ class Multirate(SchemeType):
             raise AnswerProblem(f"rate every row ({unrated[0]!r} is not rated yet)")
         return {row: pick(value, labels, "labels") for row, value in rated.items()}
 
-    def units(self, scheme, value):
+    def answer_schema(self, scheme):
+        labels = one_of([label.name for label in scheme.labels])
+        return {"type": "object", "properties": dict.fromkeys(scheme.options, labels),
+                "required": list(scheme.options), "additionalProperties": False}
+
+    def units(self, scheme, value, text=""):
         return dict(value)
+
+    def combine(self, scheme, values):
+        return {row: majority([value.get(row) for value in values]) for row in scheme.options}
+
+    def from_potato(self, converted, importer):
+        if isinstance(converted.get("options"), list):
+            converted["options"] = [importer.option(option) for option in converted["options"]]
+        return [converted]

@@ -1,12 +1,31 @@
 """multiselect: any set of the scheme's labels, one checkbox each ("<prefix>-<label number>")."""
 
-from designs.schemes.base import AnswerProblem, SchemeType, scheme_type
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from pydantic import Field
+
+from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, scheme_type
+
+
+class Multiselect(LabelledScheme):
+    """Any number of labels, as checkboxes."""
+
+    annotation_type: Literal["multiselect"]
+    min_selected: int = Field(0, ge=0, description="fewest labels an answer may tick")
+    max_selected: int | None = Field(None, ge=1, description="most labels an answer may tick")
 
 
 @scheme_type
-class Multiselect(SchemeType):
+class MultiselectType(SchemeType):
     name = "multiselect"
-    level = "nominal"
+    settings = Multiselect
+    aggregators = ("majority", "none")
+    potato_keys = ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected")
+    page = {"badges": "1", "value": "checked", "keyAction": "toggle"}
+    asked_once = True
 
     def read(self, scheme, fields, record):
         chosen = [label.name for number, label in enumerate(scheme.labels, 1) if fields.get(str(number))]
@@ -18,9 +37,20 @@ class Multiselect(SchemeType):
             raise AnswerProblem(f"pick at most {scheme.max_selected} (you picked {len(chosen)})")
         return chosen
 
-    def units(self, scheme, value):
+    def answer_schema(self, scheme):
+        schema = {"type": "array", "items": one_of([label.name for label in scheme.labels]), "uniqueItems": True,
+                  "minItems": max(1, scheme.min_selected)}
+        if scheme.max_selected is not None:
+            schema["maxItems"] = scheme.max_selected
+        return schema
+
+    def units(self, scheme, value, text=""):
         # Agreement per label: was it chosen? (A set compared whole would count near misses as full misses.)
         return {label.name: label.name in value for label in scheme.labels}
+
+    def combine(self, scheme, values):
+        counts = Counter(label for value in values for label in value)
+        return sorted(label for label, count in counts.items() if count * 2 > len(values))
 
     def keys(self, scheme):
         return scheme.keys()

@@ -1,42 +1,34 @@
-"""slider and number: a number in the scheme's range (a slider's on its step)."""
+"""number: a number typed in a box, checked against min and max on the page and on the server."""
 
-from designs.schemes.base import AnswerProblem, SchemeType, number, scheme_type
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from designs.schemes.base import SchemeBase, SchemeType, number_schema, read_number, scheme_type
 
 
-class Numeric(SchemeType):
+class Number(SchemeBase):
+    """A number typed in a box, checked against min and max on the page and on the server."""
+
+    annotation_type: Literal["number"]
+    min: float | None = None
+    max: float | None = None
+    step: float | None = Field(None, gt=0, description="the answer is a multiple of it (1: whole numbers)")
+
+
+@scheme_type
+class NumberType(SchemeType):
+    name = "number"
+    settings = Number
+    aggregators = ("mean", "median", "none")
+    potato_keys = ("min", "max", "step")
     level = "interval"
 
-    def bounds(self, scheme):
-        raise NotImplementedError
-
     def read(self, scheme, fields, record):
-        value = fields.get()
-        if not value:
-            return None
-        found = number(value, "the answer")
-        low, high, step = self.bounds(scheme)
-        if (low is not None and found < low) or (high is not None and found > high):
-            raise AnswerProblem(f"{found:g} is outside {_shown(low)} to {_shown(high)}")
-        if step and low is not None and abs(round((found - low) / step) * step - (found - low)) > 1e-9:
-            raise AnswerProblem(f"{found:g} is not on a step of {step:g} from {low:g}")
-        return found
+        return read_number(fields, scheme.min, scheme.max, scheme.step)
 
+    def answer_schema(self, scheme):
+        return number_schema(scheme.min, scheme.max)
 
-@scheme_type
-class Slider(Numeric):
-    name = "slider"
-
-    def bounds(self, scheme):
-        return scheme.min_value, scheme.max_value, scheme.step
-
-
-@scheme_type
-class Number(Numeric):
-    name = "number"
-
-    def bounds(self, scheme):
-        return scheme.min, scheme.max, scheme.step
-
-
-def _shown(bound):
-    return "…" if bound is None else f"{bound:g}"

@@ -1,19 +1,52 @@
 """span: labelled character spans of the item's text. The form field holds them as JSON,
 [[start, end, label], ...], end exclusive, which the page's span widget writes; the server checks each."""
 
+from __future__ import annotations
+
 import itertools
 import json
+from typing import Literal
 
-from designs.schemes.base import AnswerProblem, SchemeType, scheme_type
+from pydantic import Field, model_validator
+
+from core import spans
+from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, scheme_type
 
 MAX_SPANS = 50
 MAX_FIELD = 20_000
 
 
+class Span(LabelledScheme):
+    """Labelled character spans of the item's text (the SemEval antecedent/consequent page is one)."""
+
+    annotation_type: Literal["span"]
+    one_per_label: bool = Field(False, description="at most one span of each label")
+    required_labels: list[str] = Field(default_factory=list, description="labels every answer must mark")
+    allow_overlap: bool = False
+
+    @model_validator(mode="after")
+    def _known_required(self) -> Span:
+        names = {label.name for label in self.labels}
+        for name in self.required_labels:
+            if name not in names:
+                raise ValueError(f"required_labels names {name!r}, which is not one of its labels")
+        return self
+
+
 @scheme_type
-class Span(SchemeType):
+class SpanType(SchemeType):
     name = "span"
+    settings = Span
+    aggregators = ("spans", "none")
+    potato_keys = ("labels", "sequential_key_binding", "allow_overlap")
+    page = {"value": "spans", "marksText": "1", "keyAction": "mark"}
     level = "nominal"  # per character: which label marks it ("" for none)
+
+    def answer_schema(self, scheme):
+        return {"type": "array", "maxItems": MAX_SPANS, "items": {
+            "type": "object", "required": ["start", "end", "label", "text"], "additionalProperties": False,
+            "properties": {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 1},
+                           "label": one_of([label.name for label in scheme.labels]), "text": {"type": "string"}}}}
 
     def read(self, scheme, fields, record):
         value = fields.get()
@@ -58,9 +91,25 @@ class Span(SchemeType):
                 if next_start < end:
                     raise AnswerProblem(f"the {label} and the {other} overlap; spans may not share characters")
 
-    def units(self, scheme, value):
-        # Agreement is per character of the text; the aggregation step expands spans (designs.aggregate).
-        return {"": value}
+    def units(self, scheme, value, text=""):
+        # Agreement is per character of the text: which label marks it ("" for none).
+        return dict(enumerate(char_labels(text, value)))
 
     def keys(self, scheme):
         return scheme.keys()
+
+    def widget_context(self, scheme, record, field):
+        """The text as words with their character offsets (end exclusive) and the space before each, for the span
+        widget: the words of core.spans, so punctuation is a word of its own (an antecedent ends before its
+        comma), a CJK character is a word, and offsets count code points as the stored text does."""
+        return {"words": [{"text": word.text, "start": word.start, "end": word.end + 1, "gap": word.gap}
+                          for word in spans.words(record.text)]}
+
+
+def char_labels(text: str, marked) -> list[str]:
+    """Each character's label in a span answer ("" for none)."""
+    labels = [""] * len(text)
+    for span in marked or []:
+        for index in range(max(0, span["start"]), min(len(text), span["end"])):
+            labels[index] = span["label"]
+    return labels

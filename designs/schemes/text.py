@@ -1,9 +1,58 @@
 """text: free text, one box or one per label, held to the design's rules (core.textrules: words, copying the
 item's text, banned words, mentioning the highlighted words), which an item may tighten (rules_key)."""
 
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import Field
+
 from core import stories, textrules
 from core.errors import InputError
-from designs.schemes.base import AnswerProblem, SchemeType, scheme_type
+from designs.schemes.base import (
+    AnswerProblem,
+    Label,
+    SchemeBase,
+    SchemeType,
+    Strict,
+    labels_in_any_form,
+    scheme_type,
+)
+
+
+class EditLimits(Strict):
+    """How far an answer that starts as an item's text (prefill_key) may move from it, in words: the word edit
+    distance and the words kept in order (core.stories.edit_size), as shares of the prefilled text's words."""
+
+    max_changed: float | None = Field(None, ge=0, le=1, description="share of the words changed, at most")
+    min_kept: float | None = Field(None, ge=0, le=1, description="share of the words kept in order, at least")
+    must_change: bool = Field(True, description="an answer left as it was prefilled is refused")
+
+
+class Text(SchemeBase):
+    """Free text, held to quality rules (core.textrules) checked as it is typed and again on the server."""
+
+    annotation_type: Literal["text"]
+    textarea: bool = False
+    multiline: bool = False
+    single_line: bool = False
+    rows: int = Field(3, ge=1, le=30)
+    labels: list[Label] = Field(default_factory=list, description="one box per label; none: a single box",
+                               json_schema_extra=labels_in_any_form)
+    min_words: int = Field(0, ge=0)
+    max_words: int | None = Field(None, ge=1)
+    max_chars: int = Field(2000, ge=1, le=20000)
+    must_differ_from: str | None = Field(None, description="an item field the text may not copy")
+    max_overlap: float | None = Field(None, ge=0, le=1, description="share of words found in must_differ_from")
+    banned: list[str] = Field(default_factory=list, description="words the text may not use")
+    must_mention: str | None = Field(None, description="an item field (e.g. the highlighted entity) whose words "
+                                                       "every text must contain")
+    rules_key: str | None = Field(None, description="an item field holding that item's own rules, an object of "
+                                                    "min_words, max_words, max_overlap, banned")
+    prefill_key: str | None = Field(None, description="an item field the boxes start with, to be edited (a list "
+                                                      "fills one box a label)")
+    edit: EditLimits | None = Field(None, description="how far the answer may move from the prefilled text")
 
 
 def rules(scheme, record) -> textrules.TextRules:
@@ -71,9 +120,36 @@ def edit_refusal(scheme, start: list[str], parts: list[str]) -> str:
 
 
 @scheme_type
-class Text(SchemeType):
+class TextType(SchemeType):
     name = "text"
+    settings = Text
+    aggregators = ("none",)
+    potato_keys = ("textarea", "multiline", "single_line", "rows", "labels", "min_words", "max_words", "max_chars")
+    page = {"value": "texts"}
     level = None  # free text is not compared; it is kept whole
+
+    def answer_schema(self, scheme):
+        box = {"type": "string", "minLength": 1, "maxLength": scheme.max_chars}
+        if not scheme.labels:
+            return box
+        return {"type": "object", "properties": {label.name: box for label in scheme.labels},
+                "additionalProperties": False, "minProperties": 1}
+
+    def widget_context(self, scheme, record, field):
+        """The boxes (label, field, what each starts as) and the rules the page checks as it is typed."""
+        start = prefill(scheme, record)
+        boxes = [(label.name, f"{field}-{number}", start[number - 1] if number <= len(start) else "")
+                 for number, label in enumerate(scheme.labels, 1)]
+        return {"rules_json": json.dumps(live_rules(scheme, record)), "boxes": boxes, "start": " ".join(start)}
+
+    def from_potato(self, converted, importer):
+        """Potato's `textarea: {on: true, rows: 4, cols: 40}` as our textarea flag and rows."""
+        box = converted.get("textarea")
+        if isinstance(box, dict):
+            converted["textarea"] = bool(box.get("on", True))
+            if isinstance(box.get("rows"), int) and "rows" not in converted:
+                converted["rows"] = max(1, min(box["rows"], 30))
+        return [converted]
 
     def read(self, scheme, fields, record):
         try:

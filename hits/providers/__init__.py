@@ -5,7 +5,9 @@ install another instance (e.g. an MTurk provider bound to the emulator) with
 `use_provider`.
 """
 
-_INSTANCES = {}
+from typing import Any
+
+_INSTANCES: dict[str, Any] = {}
 
 
 def get_provider(name):

@@ -138,7 +138,7 @@ class MTurkProvider(Provider):
 
     def qualification_requirements(self, batch: Batch) -> list[dict[str, Any]]:
         requirements = batch.requirements
-        found = [
+        found: list[dict[str, Any]] = [
             {"QualificationTypeId": LOCALE, "Comparator": "In",
              "LocaleValues": [{"Country": country} for country in requirements.get("locales", settings.MTURK_LOCALES)],
              "ActionsGuarded": "DiscoverPreviewAndAccept"},

@@ -493,10 +493,14 @@ class ProlificProvider(Provider):
 
     def find_bonuses(self, assignment: Assignment) -> list[RemoteBonus]:
         """Prolific lists the amounts paid on a submission, not why: each is a bonus without a reason."""
-        found = self.submission(assignment.provider_assignment_id) if assignment.provider_assignment_id else None
+        if not assignment.provider_assignment_id:
+            return []
+        found = self.submission(assignment.provider_assignment_id)
+        if found is None:
+            return []
         return [RemoteBonus(assignment.provider_assignment_id, found["participant"],
                             money(Decimal(amount) / 100), "", None)
-                for amount in (found or {}).get("bonus_payments") or ()]
+                for amount in found.get("bonus_payments") or ()]
 
     def block_group(self) -> str:
         """The workspace's block-list group, made the first time it is needed."""

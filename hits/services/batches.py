@@ -8,7 +8,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from django.db import transaction
 from django.db.models import Max
@@ -22,7 +22,13 @@ from hits.services.errors import CrowdError
 from hits.services.payments import batch_cost
 from hits.task_types import get_task_type
 
-T = TypeVar("T")
+
+class Grouped(Protocol):
+    @property
+    def group(self) -> str: ...
+
+
+T = TypeVar("T", bound=Grouped)
 
 
 @dataclass(frozen=True)

@@ -199,5 +199,6 @@ class BeatTests(BaseTestCase):
         spans.refresh_from_db()
         self.assertEqual(spans.state, "completed")
         self.assertFalse(AggregationRun.objects.filter(batch=spans).exists())
-        with self.assertRaisesRegex(CrowdError, f"batch {spans.pk} is a design batch, not one of yes/no votes"):
+        with self.assertRaisesRegex(CrowdError, f"batch {spans.pk} is not aggregated by the vote rules: its label "
+                                                f"scheme has no threshold rule"):
             batch_aggregate(batch=spans)

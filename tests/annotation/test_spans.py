@@ -9,7 +9,6 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
 from annotation.models import SpanAnnotation, SpanChange
 from annotation.services import span_review
@@ -145,7 +144,7 @@ class ReviewTest(BaseTestCase):
             assignment = assignment_claim(batch=self.subtask1, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
                 f"a-{item.pk}-0": str(item.gold_answer) for item in assignment.hit.ordered_items()})
-        self.run = batch_aggregate(batch=self.subtask1, rules=Rules(seed=1))
+        self.run = batch_aggregate(batch=self.subtask1, seed=1)
 
     def annotate(self):
         batch = batch_publish(batch=span_batch_create(run=self.run, name="s2", items_per_hit=6))

@@ -10,7 +10,6 @@ from drf_spectacular.validation import validate_schema
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
 from designs.semeval import labeling_batch_create
 from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
@@ -31,7 +30,7 @@ class ApiTest(BaseTestCase):
             assignment = assignment_claim(batch=self.batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
                 f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
-        self.run_ = batch_aggregate(batch=self.batch, rules=Rules(), samples=100)
+        self.run_ = batch_aggregate(batch=self.batch, samples=100)
         self.version = dataset_from_aggregation(run=self.run_, name="api-v1")
 
     def client_for(self, user):

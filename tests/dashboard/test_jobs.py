@@ -6,7 +6,6 @@ from pathlib import Path
 
 from django.test import override_settings
 
-from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
 from designs.semeval import labeling_batch_create
 from hits.models import Hit
@@ -63,7 +62,7 @@ class ExportDownloadTest(BaseTestCase):
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
                 f"a-{item.pk}-0": str(int(item.key[1:]) % 2) for item in assignment.hit.ordered_items()})
-        self.version = dataset_from_aggregation(run=batch_aggregate(batch=batch, rules=Rules(seed=1)), name="v1")
+        self.version = dataset_from_aggregation(run=batch_aggregate(batch=batch, seed=1), name="v1")
 
     def test_a_researcher_exports_and_downloads(self):
         self.login(self.researcher)

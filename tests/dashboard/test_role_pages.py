@@ -5,7 +5,6 @@ from django.contrib.auth.models import User
 from django.test import override_settings
 
 from accounts import roles
-from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
 from designs.semeval import labeling_batch_create
 from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
@@ -32,7 +31,7 @@ def site(tmp_path):
         assignment = assignment_claim(batch=batch, worker=worker)
         assignment_submit(assignment=assignment, worker=worker, raw_answers={
             f"a-{item.pk}-0": str(int(item.key[1:]) % 2) for item in assignment.hit.ordered_items()})
-    dataset_from_aggregation(run=batch_aggregate(batch=batch, rules=Rules(seed=1)), name="news-v1")
+    dataset_from_aggregation(run=batch_aggregate(batch=batch, seed=1), name="news-v1")
     batch_publish(batch=labeling_batch_create(name="open work", items=items(10, prefix="o")))
     _user("boss", is_staff=True)
     _user("ann", roles.ANNOTATOR)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from designs.loader import DesignError, load_bytes, load_file, load_text, schema_json
-from designs.model import SCHEME_TYPES
+from designs.model import TYPE_NAMES as SCHEME_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "designs").glob("*.yaml"))

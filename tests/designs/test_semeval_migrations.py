@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from aggregation.services import batch_aggregate, yes_no_scheme
+from aggregation.services import batch_aggregate, batch_vote_rule
 from hits.models import Assignment, Batch, Item
 
 
@@ -47,7 +47,7 @@ def test_a_subtask1_batch_becomes_a_batch_of_the_semeval_design_with_its_votes()
 
     now = Batch.objects.get(pk=batch.pk)
     assert (now.task_type, now.design_link.version.slug) == ("design", "semeval-subtask1")
-    assert yes_no_scheme(now) == "counterfactual"
+    assert (batch_vote_rule(now).yes, batch_vote_rule(now).no) == ("1", "0")
     stored = Assignment.objects.filter(hit__batch=now, state="submitted").first()
     assert stored.answers == {str(items[0].pk): {"counterfactual": "1"}, str(items[1].pk): {"counterfactual": "0"}}
     assert stored.raw_answers == {f"item-{items[0].pk}": "1", f"item-{items[1].pk}": "0"}  # as it was sent

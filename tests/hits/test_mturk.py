@@ -6,12 +6,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from choices.services import choice_batch_create
 from core.items import ChoiceItem
 from emulators.mturk import MTurkEmulator
 from emulators.mturk.worker_client import EmulatedWorker, WorkerRefused
-from facts.rte import paragraph
-from facts.services import fact_batch_create
 from hits.models import Assignment, Hit
 from hits.providers import use_provider
 from hits.providers.base import ProviderError
@@ -26,6 +23,9 @@ from hits.services import (
     worker_block,
     worker_bonus,
 )
+from reproductions.copa import choice_batch_create
+from reproductions.facts import fact_batch_create
+from reproductions.rte import paragraph
 from tests.base import BaseTestCase
 from tests.hits.helpers import make_batch, voted
 

@@ -3,14 +3,14 @@ numbers, and a batch page with the filters and the cost."""
 
 from django.conf import settings
 
-from choices.services import choice_batch_create, copa_sample
 from core import copa
 from demo.crowd import ChoiceWorker, Writer, run_choices, run_writers
-from facts.rte import read_rte
-from facts.services import draw_items, fact_batch_create
 from hits.services import batch_publish
 from projects import people
 from projects.services import project_create
+from reproductions.copa import choice_batch_create, copa_sample
+from reproductions.facts import draw_items, fact_batch_create
+from reproductions.rte import read_rte
 from tests.base import BaseTestCase
 
 SHARED = settings.SHARED_DIR / "corpora"
@@ -58,10 +58,10 @@ class CrowdDesignTests(BaseTestCase):
     def test_a_story_rewriting_project_follows_its_workflow(self):
         import json
 
-        from chains.report import workflow_start
         from core.stories import read_stories
         from demo.crowd import StoryWorker, run_story_workers
         from designs.stages import workflow_batches
+        from reproductions.stories import workflow_start
 
         stories_file = settings.BASE_DIR / "demo" / "data" / "stories.jsonl"
         known = {row["story_id"]: row for row in map(json.loads, stories_file.read_text("utf-8").splitlines())}

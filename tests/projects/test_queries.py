@@ -3,7 +3,6 @@
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from aggregation.maths import Rules
 from aggregation.services import batch_aggregate
 from designs.semeval import labeling_batch_create
 from hits.services import assignment_claim, assignment_submit, batch_publish, worker_for_user
@@ -25,7 +24,7 @@ class QueryCountTest(BaseTestCase):
             assignment = assignment_claim(batch=batch, worker=worker)
             assignment_submit(assignment=assignment, worker=worker, raw_answers={
                 f"a-{item.pk}-0": "1" for item in assignment.hit.ordered_items()})
-        run = batch_aggregate(batch=batch, rules=Rules(), samples=100)
+        run = batch_aggregate(batch=batch, samples=100)
         self.project.batches.add(batch)
         self.project.aggregations.add(run)
         self.project.versions.add(dataset_from_aggregation(run=run, name=f"v{n}"))

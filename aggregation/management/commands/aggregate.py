@@ -2,7 +2,6 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from aggregation.maths import Rules
 from aggregation.methods import METHODS
 from aggregation.models import AggregationRun
 from aggregation.report import write_comparison, write_report
@@ -12,14 +11,16 @@ from hits.models import Batch
 
 
 class Command(BaseCommand):
-    help = ("Aggregate a batch's votes (the paper's 5/5 and 4/5 rules, or a truth-inference method), measure "
-            "agreement and worker quality, store them; or compare two runs of a batch (--compare RUN RUN).")
+    help = ("Aggregate a batch's votes (its design's agreement rules, e.g. the paper's 5/5 and 4/5, or a "
+            "truth-inference method), measure agreement and worker quality, store them; or compare two runs of a "
+            "batch (--compare RUN RUN).")
 
     def add_arguments(self, parser):
         parser.add_argument("batch", type=int, nargs="?")
         parser.add_argument("--method", choices=("paper", *METHODS), default="paper",
                             help="paper: the agreement rules; the others label every item with crowd-kit's models")
-        parser.add_argument("--votes-required", type=int, default=5)
+        parser.add_argument("--votes-required", type=int,
+                            help="votes an item needs (default: the min_answers of the design's rule)")
         parser.add_argument("--keep-partial-negatives", type=float, default=1.0,
                             help="share of 4/5 negatives to keep, drawn with --seed (1.0 keeps all)")
         parser.add_argument("--seed", type=int, default=0)
@@ -56,7 +57,7 @@ class Command(BaseCommand):
             raise CommandError(f"no batch {options['batch']}")
         if not 0 <= options["keep_partial_negatives"] <= 1:
             raise CommandError("--keep-partial-negatives is a share between 0 and 1")
-        rules = Rules(votes_required=options["votes_required"], seed=options["seed"],
-                      keep_partial_negatives=options["keep_partial_negatives"])
-        run = batch_aggregate(batch=batch, rules=rules, samples=options["samples"], method=options["method"])
+        run = batch_aggregate(batch=batch, samples=options["samples"], method=options["method"], seed=options["seed"],
+                              keep_partial_negatives=options["keep_partial_negatives"],
+                              votes_required=options["votes_required"])
         write_report(self.stdout, run)

@@ -12,9 +12,11 @@
     scheme.dataset.keys = JSON.stringify(own.keys || {});
     if (own.required) scheme.dataset.required = "true";
     if (own.showWhen) scheme.dataset.showWhen = JSON.stringify(own.showWhen);
-    // A choice's key beside it (radio and multiselect; the other widgets write theirs): only a page whose script
-    // runs has keys to show.
-    if (!["radio", "multiselect"].includes(scheme.dataset.type)) return;
+    // How the widget is treated, as its scheme type says (designs.schemes: `page`).
+    Object.assign(scheme.dataset, own.page || {});
+    // A choice's key beside it (the widgets of choices; the others write theirs): only a page whose script runs
+    // has keys to show.
+    if (scheme.dataset.badges !== "1") return;
     scheme.querySelectorAll("input[type=radio], input[type=checkbox]").forEach(input => {
       const label = input.dataset.label || input.value;
       const key = Object.keys(own.keys || {}).find(k => own.keys[k] === label);
@@ -36,19 +38,19 @@
 
   // --- what a scheme's answer is now ---------------------------------------------------------------
   function value(scheme) {
-    const type = scheme.dataset.type;
+    const reads = scheme.dataset.value;
     const inputs = named(scheme);
-    if (type === "multiselect") return inputs.filter(i => i.checked).map(i => i.dataset.label);
-    if (type === "span") {
+    if (reads === "checked") return inputs.filter(i => i.checked).map(i => i.dataset.label);
+    if (reads === "spans") {
       const field = named(scheme, "")[0];
       try { return JSON.parse(field.value || "[]").map(span => span[2]); } catch (error) { return []; }
     }
-    if (type === "multirate" || type === "bws") {
+    if (reads === "every") {
       const groups = new Set(inputs.map(i => i.name));
       const picked = inputs.filter(i => i.checked);
       return picked.length === groups.size ? picked.map(i => i.value) : (picked.length ? null : "");
     }
-    if (type === "text") return inputs.map(i => i.value.trim()).filter(Boolean).join("\n");
+    if (reads === "texts") return inputs.map(i => i.value.trim()).filter(Boolean).join("\n");
     const checked = inputs.find(i => i.type === "radio" && i.checked);
     if (checked) return checked.value;
     const plain = inputs.find(i => i.type !== "radio");
@@ -91,7 +93,7 @@
     });
     // The words of a shown span scheme are the text; the plain text is there while no span scheme shows.
     const text = item.querySelector(".design-text");
-    if (text) text.hidden = schemesOf(item).some(s => s.dataset.type === "span" && !s.hidden);
+    if (text) text.hidden = schemesOf(item).some(s => s.dataset.marksText === "1" && !s.hidden);
   }
   // --- text rules: each box checked as it is typed, as the server checks it (core/textrules.py) ---------
   const WORD = /[\p{L}\p{N}_']+/gu;
@@ -166,7 +168,7 @@
   }
   // A box breaking a rule keeps its item open; the note under it names the rule, as the server would.
   function textOk(scheme) {
-    if (scheme.dataset.type !== "text" || scheme.hidden) return true;
+    if (scheme.dataset.value !== "texts" || scheme.hidden) return true;
     const box = scheme.querySelector("[data-rules]");
     const rules = box && box.dataset.rules ? JSON.parse(box.dataset.rules) : null;
     if (!rules) return true;
@@ -190,7 +192,7 @@
   }
   function done(item) {
     if (!schemesOf(item).map(textOk).every(Boolean)) return false;
-    const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.type !== "pure_display");
+    const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.asks !== "0");
     const required = shown.filter(s => s.dataset.required === "true");
     if (required.length) return required.every(s => !empty(value(s)));
     return !shown.length || shown.some(s => !empty(value(s)));
@@ -358,12 +360,13 @@
     const scheme = takers.find(s => empty(value(s))) || takers[0];
     if (!scheme) return false;
     const chosen = JSON.parse(scheme.dataset.keys)[key];
-    if (scheme.dataset.type === "span") return spanWidgets.get(scheme.querySelector(".span-widget")).mark(chosen);
-    const input = scheme.dataset.type === "multiselect"
+    if (scheme.dataset.keyAction === "mark") return spanWidgets.get(scheme.querySelector(".span-widget")).mark(chosen);
+    const toggles = scheme.dataset.keyAction === "toggle";
+    const input = toggles
       ? [...scheme.querySelectorAll("input[type=checkbox]")].find(i => i.dataset.label === chosen)
       : [...scheme.querySelectorAll("input[type=radio]")].find(i => i.value === chosen);
     if (!input) return false;
-    input.checked = scheme.dataset.type === "multiselect" ? !input.checked : true;
+    input.checked = toggles ? !input.checked : true;
     input.dispatchEvent(new Event("change", {bubbles: true}));
     if (done(item) && task.current < items.length - 1 && !schemesOf(item).some(s => !s.hidden && empty(value(s))
         && s.dataset.keys !== "{}")) task.setCurrent(task.current + 1, {focus: true, scroll: true});

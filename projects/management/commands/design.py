@@ -7,15 +7,16 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
+from core.components import component_figures
 from core.errors import CrowdsetError
 from core.words import counted
+from designs.aggregate import Answer
 from designs.export import FORMATS, batch_aggregate, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
-from designs.models import DesignBatch
+from designs.models import DesignBatch, batch_design
 from designs.potato import import_file
 from designs.stages import workflow_batches, workflow_report
-from designs.task_type import batch_design
 from hits.models import Batch
 from hits.services import describe_batch, worker_filters
 from projects.people import crowd_filters
@@ -119,9 +120,15 @@ class Command(BaseCommand):
         return batch
 
     def do_report(self, options):
-        results, rows = batch_aggregate(self._batch(options["batch"]))
+        batch = self._batch(options["batch"])
+        results, rows = batch_aggregate(batch)
+        answers = [Answer(row["item"], row["annotator"], row["scheme"], row["value"]) for row in rows
+                   if not row["gold"]]
+        # What the design's components add (Fleiss' kappa beside alpha, ...): core.components.
+        figures = component_figures(batch_design(batch.pk)[0], results, answers)
         if options["json"]:
-            self.stdout.write(json.dumps({name: result.as_json() for name, result in results.items()}))
+            found = {name: result.as_json() for name, result in results.items()}
+            self.stdout.write(json.dumps({**found, "components": figures} if figures else found))
             return
         self.stdout.write(f"{len(rows)} answers")
         for name, result in results.items():
@@ -131,7 +138,8 @@ class Command(BaseCommand):
             extra += f"; top {next(iter(result.scores))}" if result.scores else ""
             self.stdout.write(f"{name} ({result.type}): {result.answers} answers, alpha ({result.level}) {alpha}, "
                               f"{result.method}: {decided} of {len(result.items)} items decided{extra}")
-        batch = self._batch(options["batch"])
+        for figure, value in figures.items():
+            self.stdout.write(f"{figure}: {value}")
         if len(workflow_batches(batch)) > 1:
             found = workflow_report(batch)
             for name, row in found["stages"].items():

@@ -1,0 +1,46 @@
+"""radio: one label of several, as radio buttons (keys pick them when the labels have keys)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from designs.schemes.base import Fields, LabelledScheme, SchemeBase, SchemeType, one_of, pick, scheme_type
+
+
+class Radio(LabelledScheme):
+    """One label of several, as radio buttons (keys pick them when the labels have keys)."""
+
+    annotation_type: Literal["radio"]
+    horizontal: bool = Field(False, description="the labels in a row instead of a column")
+
+
+@scheme_type
+class RadioType(SchemeType):
+    name = "radio"
+    # Declared as wide as SchemeType's: select (designs.schemes.select) is a radio with settings of its own.
+    settings: ClassVar[type[SchemeBase]] = Radio
+    aggregators = ("majority", "threshold", "dawid-skene", "mace", "none")
+    potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal")
+    page = {"badges": "1"}
+    categorical = True
+    asked_once = True
+
+    def read(self, scheme, fields: Fields, record):
+        value = fields.get()
+        if not value:
+            return None
+        if scheme.has_free_response and value == "_other":
+            text = fields.get("free")[:500]
+            return f"other: {text}" if text else None
+        return pick(value, [label.name for label in scheme.labels], "labels")
+
+    def answer_schema(self, scheme):
+        labels = one_of([label.name for label in scheme.labels])
+        if scheme.has_free_response:
+            return {"anyOf": [labels, {"type": "string", "pattern": "^other: ", "maxLength": 507}]}
+        return labels
+
+    def keys(self, scheme):
+        return scheme.keys()

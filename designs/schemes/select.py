@@ -1,0 +1,23 @@
+"""select: one label of several, from a drop-down list (for long lists); answered as a radio scheme is."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from designs.schemes.base import LabelledScheme, scheme_type
+from designs.schemes.radio import RadioType
+
+
+class Select(LabelledScheme):
+    """One label of several, from a drop-down list (for long lists)."""
+
+    annotation_type: Literal["select"]
+
+
+@scheme_type
+class SelectType(RadioType):
+    name = "select"
+    settings = Select
+    potato_keys = ("labels", "sequential_key_binding", "has_free_response")
+    page = {}
+    asked_once = False

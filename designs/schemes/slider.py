@@ -1,0 +1,40 @@
+"""slider: a number on a slider, on its step; agreement is interval."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from designs.schemes.base import SchemeBase, SchemeType, number_schema, read_number, scheme_type
+
+
+class Slider(SchemeBase):
+    """A number on a slider; agreement is interval."""
+
+    annotation_type: Literal["slider"]
+    min_value: float = 0
+    max_value: float = 100
+    starting_value: float | None = Field(None, description="where the handle starts (default: the middle)")
+    step: float = Field(1, gt=0)
+
+    @model_validator(mode="after")
+    def _range(self) -> Slider:
+        if self.min_value >= self.max_value:
+            raise ValueError(f"min_value {self.min_value} must be below max_value {self.max_value}")
+        return self
+
+
+@scheme_type
+class SliderType(SchemeType):
+    name = "slider"
+    settings = Slider
+    aggregators = ("mean", "median", "none")
+    potato_keys = ("min_value", "max_value", "starting_value", "step")
+    level = "interval"
+
+    def read(self, scheme, fields, record):
+        return read_number(fields, scheme.min_value, scheme.max_value, scheme.step)
+
+    def answer_schema(self, scheme):
+        return number_schema(scheme.min_value, scheme.max_value)

@@ -1,0 +1,128 @@
+"""Every scheme type is one class in one module holding every part a type has, and nothing else names it: the
+design model's union, the list of types and every per-type table come from the registry. Adding a type is adding
+a module and a widget (docs/development.md): done here for a toy type, in a process of its own."""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from designs.loader import load_text
+from designs.model import TYPE_NAMES
+from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields, Record
+from designs.schemes.base import SchemeType, missing_parts
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PRODUCT = [path for path in ROOT.glob("*/**/*.py") if path.parts[len(ROOT.parts)] not in
+           ("tests", "bench", "demo", "emulators", ".venv", ".venv-hf", "docs", "site")
+           and "migrations" not in path.parts]
+EXAMPLES = ROOT / "docs" / "design-files" / "examples"
+
+
+@pytest.mark.parametrize("kind", SCHEME_TYPES.in_order(), ids=lambda kind: kind.name)
+def test_each_registered_type_has_every_part(kind):
+    assert missing_parts(kind) == []
+
+
+def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
+    class Half(SchemeType):
+        name = "half"
+        settings = SCHEME_TYPES.get("likert").settings  # someone else's settings
+        aggregators = ()
+        potato_keys = ("size", "colour")
+
+    found = missing_parts(Half())
+    assert "settings: a SchemeBase model whose annotation_type is Literal['half']" in found
+    assert "aggregators: at least one (the first is the default)" in found
+    assert {"read", "answer_schema", "widget: widgets/half.html"} <= set(found)
+
+
+def test_the_list_of_types_is_the_registry_s():
+    assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
+    assert len(TYPE_NAMES) == 12
+
+
+def test_a_type_s_name_is_written_only_in_its_own_module():
+    """Product code asks the type (SCHEME_TYPES, its attributes, its settings class), never compares its name."""
+    found = []
+    for path in PRODUCT:
+        module = path.stem
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in TYPE_NAMES and node.value != module:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    # "text" and "number" are also ordinary words of other things (an item's text field, a version's number).
+    found = [place for place in found if not place.endswith(("'text'", "'number'"))]
+    assert found == []
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda path: path.stem)
+def test_each_type_s_answer_schema_is_a_json_schema_its_read_answers_fit(example):
+    """The docs' example of each type: its answer schema checks as a schema, and every answer read from a form a
+    person could send fits it (forms the type refuses are skipped; a type that answers reads at least one)."""
+    design = load_text(example.read_text(encoding="utf-8"), name=example.name)
+    first = json.loads((EXAMPLES / "items.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    record = Record(first["id"], first["text"], first)
+    for scheme in design.annotation_schemes:
+        kind = SCHEME_TYPES.of(scheme)
+        schema = kind.answer_schema(scheme)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        answers = []
+        for raw in _forms(scheme, record):
+            try:
+                answer = kind.read(scheme, Fields(raw, "a"), record)
+            except AnswerProblem:
+                continue
+            if answer is not None:
+                jsonschema.validate(answer, schema)
+                answers.append(answer)
+        assert bool(answers) == kind.answers, (scheme.name, answers)
+
+
+def _forms(scheme, record):
+    """Form fields a person could send for a scheme: a choice, a number, each row rated, a pick of best and worst,
+    a span, a text. Most do not fit a given type; the test keeps those that do."""
+    labels = [label.name for label in getattr(scheme, "labels", None) or []] or ["x"]
+    rows = getattr(scheme, "options", None) or []
+    yield {"a": labels[0]}
+    yield {"a": labels[-1], "a-1": labels[0]}
+    yield {"a": "1"}
+    yield {"a": "3"}
+    yield {"a": "10"}
+    yield {f"a-{number}": labels[0] for number in range(1, len(rows) + 1)} if isinstance(rows, list) else {}
+    yield {"a-best": "1", "a-worst": "2"}
+    yield {"a": json.dumps([[3, 9, labels[0]]])}
+    yield {"a": "A statement of twelve words or so, as a person writes it here."}
+
+
+def test_adding_a_type_is_a_module_and_a_widget(tmp_path):
+    """A new module registered before the model is built: the union takes it, designs/schema.json would list it, a
+    design using it loads and its answers are read; its widget is the one part a module cannot bring."""
+    script = """
+import json, os, sys
+from pathlib import Path
+import designs.schemes
+import tests.designs.toy_scheme  # the new module, registered as designs/schemes/__init__.py registers its own
+os.environ["DJANGO_SETTINGS_MODULE"] = "tests.settings"
+import django; django.setup()
+from designs.loader import load_text, schema_json
+from designs.schemes import SCHEME_TYPES, Fields, Record
+from designs.schemes.base import missing_parts
+design = load_text("title: t\\nannotation_schemes:\\n  - {annotation_type: stars, name: s, stars: 4}\\n", name="t.yaml")
+scheme = design.annotation_schemes[0]
+kind = SCHEME_TYPES.of(scheme)
+found = {"read": kind.read(scheme, Fields({"a": "3"}, "a"), Record("1", "x")), "in_schema": '"stars"' in schema_json(),
+         "without_widget": missing_parts(kind)}
+Path(sys.argv[1], "stars.html").write_text("<p>stars</p>")
+found["with_widget"] = missing_parts(kind, Path(sys.argv[1]))
+print(json.dumps(found))
+"""
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["read"] == 3 and found["in_schema"]
+    assert found["without_widget"] == ["widget: widgets/stars.html"]
+    assert found["with_widget"] == []
