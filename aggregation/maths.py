@@ -120,7 +120,7 @@ NOT_POSITIVE = "not-positive"
 POSITIVE_OR_NOT = {NEGATIVE_100: NOT_POSITIVE, NEGATIVE_80: NOT_POSITIVE, DISCARDED: NOT_POSITIVE}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one an item: slots keep 100,000 of them small
 class Outcome:
     item: object
     yes: int
@@ -411,7 +411,7 @@ def _majority(table):
 
 @dataclass
 class WorkerQuality:
-    worker: object
+    worker: Any  # a Worker's pk; a name in simulations
     votes: int = 0
     consensus_votes: int = 0  # votes on items where the other workers had a majority
     consensus_agreed: int = 0
@@ -456,11 +456,18 @@ class VoteTable:
     time; here the counting is done once, by numpy.
     """
 
-    def __init__(self, votes, items=()):
-        votes = list(votes)
-        columns = list(zip(*votes, strict=True)) if votes else [(), (), (), ()]
-        item_codes, self.items = _codes([*columns[0], *items])
-        item_codes = item_codes[:len(votes)]
+    def __init__(self, votes=(), items=(), *, columns=None):
+        """`votes` as tuples, or `columns`: (items, workers, labels[, units]) as integer arrays, for a batch's
+        votes read without a tuple each (aggregation.services.vote_columns)."""
+        if columns is None:
+            votes = list(votes)
+            columns = list(zip(*votes, strict=True)) if votes else [(), (), (), ()]
+        size = len(columns[0])
+        if isinstance(columns[0], np.ndarray):
+            item_codes, self.items = _codes(np.concatenate([columns[0], np.fromiter(items, dtype=np.int64)]))
+        else:
+            item_codes, self.items = _codes([*columns[0], *items])
+        item_codes = item_codes[:size]
         worker_codes, self.workers = _codes(columns[1])
         label_codes, self.labels = _codes(columns[2], ordered=True)
         # The first vote of each (item, worker) pair, in the order given.
@@ -535,35 +542,30 @@ class VoteTable:
                 for group, rows in sorted(groups.items())}
 
     def agreement_by_unit(self):
-        """Alpha (the point value) within each unit, all units at once: {unit: Agreement}."""
+        """Alpha (the point value) within each unit: {unit: Agreement}."""
+        return {unit: parts.agreement() for unit, parts in self.unit_parts().items()}
+
+    def unit_parts(self):
+        """What each unit's alpha is computed from, as sums a batch read in chunks of items adds up (see
+        UnitParts): {unit: UnitParts}."""
         if self.unit_codes is None:
             raise ValueError("these votes carry no unit (the fourth value of each vote)")
         if not self.size:
             return {}
-        labels = len(self.labels)
         pairs, pair_codes = np.unique(self.unit_codes * len(self.items) + self.item_codes, return_inverse=True)
-        counts = np.zeros((len(pairs), labels))
+        counts = np.zeros((len(pairs), len(self.labels)))
         np.add.at(counts, (pair_codes.ravel(), self.label_codes), 1)
         pair_units = pairs // len(self.items)
         m = counts.sum(axis=1)
         pairable = m >= 2
         with np.errstate(divide="ignore", invalid="ignore"):
             disagreement = np.where(pairable, (m ** 2 - (counts ** 2).sum(axis=1)) / (m - 1), 0.0)
-        units = len(self.units)
-        observed = np.bincount(pair_units, weights=disagreement, minlength=units)
-        totals = np.stack([np.bincount(pair_units, weights=counts[:, n] * pairable, minlength=units)
-                           for n in range(labels)], axis=1)
-        used = np.stack([np.bincount(pair_units, weights=counts[:, n], minlength=units) > 0
-                         for n in range(labels)], axis=1).sum(axis=1)
-        n = totals.sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            expected = (n ** 2 - (totals ** 2).sum(axis=1)) / (n - 1)
-            values = 1 - observed / expected
-        enough = (np.bincount(pair_units, weights=pairable, minlength=units) >= 2) & (used >= 2) & (expected > 0)
-        items = np.bincount(pair_units, minlength=units)
-        nan = float("nan")
-        return {self.units[unit]: Agreement(int(items[unit]), float(values[unit]) if enough[unit] else nan, nan, nan)
-                for unit in range(units)}
+        found: dict = {}
+        for row, unit_code in enumerate(pair_units.tolist()):
+            parts = found.setdefault(self.units[unit_code], UnitParts())
+            parts.add(float(disagreement[row]), {label: float(counts[row, n]) for n, label in enumerate(self.labels)},
+                      bool(pairable[row]))
+        return found
 
     def majority(self):
         """As `majority` documents, from these counts."""
@@ -610,8 +612,90 @@ class VoteTable:
         return sorted(stats, key=lambda s: (-(s.consensus_accuracy or 0), -(s.gold_accuracy or 0), str(s.worker)))
 
 
+@dataclass
+class UnitParts:
+    """A unit's (a HIT's) alpha as sums over its items: observed disagreement, each label's votes on its pairable
+    items, the labels it was given at all, its items and its pairable items."""
+
+    observed: float = 0.0
+    totals: Counter = field(default_factory=Counter)
+    used: set = field(default_factory=set)
+    items: int = 0
+    pairable: int = 0
+
+    def add(self, disagreement, counts, pairable):
+        self.observed += disagreement
+        self.items += 1
+        self.pairable += pairable
+        for label, count in counts.items():
+            if count:
+                self.used.add(label)
+                if pairable:
+                    self.totals[label] += count
+
+    def merge(self, other):
+        self.observed += other.observed
+        self.totals.update(other.totals)
+        self.used |= other.used
+        self.items += other.items
+        self.pairable += other.pairable
+
+    def agreement(self):
+        """The unit's point alpha (NaN when it cannot be told)."""
+        n = sum(self.totals.values())
+        nan = float("nan")
+        expected = (n ** 2 - sum(count ** 2 for count in self.totals.values())) / (n - 1) if n > 1 else 0.0
+        enough = self.pairable >= 2 and len(self.used) >= 2 and expected > 0
+        return Agreement(self.items, 1 - self.observed / expected if enough else nan, nan, nan)
+
+
+class RowKinds:
+    """Items' vote-count rows (no, yes) counted by kind, so that alpha and its bootstrap interval over a batch of
+    any size are computed from a handful of kinds (alpha_interval draws over kinds already)."""
+
+    def __init__(self):
+        self.kinds = Counter()
+
+    def add(self, rows):
+        self.kinds.update(map(tuple, rows.tolist()))
+
+    def agreement(self, *, samples=1000, seed=0):
+        """As VoteTable.agreement gives it for the same rows: the interval drawn exactly as alpha_interval draws
+        it (the kinds sorted as numpy sorts unique rows), alpha from the same sums as the krippendorff package
+        (equal to it but for the last digits of a float)."""
+        voted = sum(count for kind, count in self.kinds.items() if sum(kind) > 0)
+        kinds = sorted(kind for kind in self.kinds if sum(kind) >= 2)
+        if not kinds:
+            return Agreement(voted, float("nan"), float("nan"), float("nan"))
+        rows = np.array(kinds, dtype=float)
+        size = np.array([self.kinds[kind] for kind in kinds], dtype=float)
+        m = rows.sum(axis=1)
+        disagreement = (m ** 2 - (rows ** 2).sum(axis=1)) / (m - 1)
+        units = int(size.sum())
+        used = len({label for kind in self.kinds if sum(kind) > 0 for label, count in enumerate(kind) if count})
+        value = float("nan") if units < 2 or used < 2 else _alpha_from_parts(disagreement, rows, size)
+        if units < 2 or samples < 1:
+            return Agreement(voted, value, float("nan"), float("nan"))
+        weights = np.random.default_rng(seed).multinomial(units, size / units, size=samples).astype(float)
+        observed, totals = weights @ disagreement, weights @ rows
+        n = totals.sum(axis=1)
+        expected = (n ** 2 - (totals ** 2).sum(axis=1)) / (n - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            low, high = _percentiles(np.where(expected > 0, 1 - observed / expected, np.nan), 0.95)
+        return Agreement(voted, value, low, high)
+
+
 def _codes(values, ordered=False):
     """(code of each value as an array, the distinct values by code), first seen first or sorted."""
+    if isinstance(values, np.ndarray):
+        # The same codes by numpy, for a batch's columns of integer ids.
+        keys, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        if ordered:
+            return inverse.astype(np.int64), keys.tolist()
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(keys), dtype=np.int64)
+        rank[order] = np.arange(len(keys))
+        return rank[inverse], keys[order].tolist()
     distinct = {}
     for value in values:
         if value not in distinct:

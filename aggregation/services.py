@@ -4,13 +4,17 @@ spot checks of submitted HITs and what follows from them."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import random
-from collections import Counter
-from collections.abc import Iterable
-from dataclasses import asdict
+import tempfile
+from array import array
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, replace
 from typing import Any
 
+import numpy as np
 from django.db import connection, transaction
 from django.db.models import Field, OuterRef, Subquery
 from django.utils import timezone
@@ -23,6 +27,7 @@ from annotation.services import SPAN_REVIEW
 from core.items import SentenceItem
 from core.spans import Spans
 from hits.models import Assignment, Batch, Item, Worker
+from hits.selectors import answers_by_item
 from hits.services import CrowdError, assignment_approve, assignment_reject
 from hits.task_types import get_task_type
 from qualification.models import Grant
@@ -65,19 +70,35 @@ def spot_checked(batch: Batch) -> bool:
     return spot_scheme(batch) is not None
 
 
-def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
-    """(item id, worker id, vote 1 or 0, hit id) for every answer of submitted or approved work: 1 for the
-    label the rule calls positive, 0 for the negatives' label (another label is not a vote)."""
+def vote_columns(batch: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(item ids, worker ids, votes, hit ids) as integer arrays, one entry for every answer of submitted or
+    approved work, in the order the work came in: 1 for the label the rule calls positive, 0 for the negatives'
+    label (another label is not a vote). Read a chunk of assignments at a time into arrays (8 bytes a vote and
+    column): no object per vote, whatever the batch's size."""
+    columns = tuple(array("q") for _ in range(4))
     try:
         rule = batch_vote_rule(batch)
     except CrowdError:
-        return []
+        return tuple(np.frombuffer(column, dtype=np.int64) for column in columns)  # type: ignore[return-value]
     scheme = get_task_type(batch.task_type).label_key(batch)
     votes = {rule.yes: 1, rule.no: 0}
-    rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED)
-            .exclude(answers=None).order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id"))
-    return [(int(item), worker, votes[str(answer[scheme])], hit) for answers, worker, hit in rows
-            for item, answer in (answers or {}).items() if str(answer.get(scheme)) in votes]
+    items, workers, labels, hits = columns
+    rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+            .order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id").iterator(chunk_size=500))
+    for answers, worker, hit in rows:
+        for item, answer in (answers or {}).items():
+            vote = votes.get(str(answer.get(scheme))) if answer.get(scheme) is not None else None
+            if vote is not None:
+                items.append(int(item))
+                workers.append(worker)
+                labels.append(vote)
+                hits.append(hit)
+    return tuple(np.frombuffer(column, dtype=np.int64) for column in columns)  # type: ignore[return-value]
+
+
+def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
+    """(item id, worker id, vote 1 or 0, hit id) for every counted answer (vote_columns), as tuples."""
+    return list(zip(*(column.tolist() for column in vote_columns(batch)), strict=True))
 
 
 def settled_items(batch: Batch) -> set[int]:
@@ -89,8 +110,9 @@ def settled_items(batch: Batch) -> set[int]:
     except CrowdError:
         return set()
     classes = maths.POSITIVE_OR_NOT if batch.adaptive == Batch.Adaptive.POSITIVES else None
+    items, _, labels, _ = vote_columns(batch)
     counts: dict[int, list[int]] = {}
-    for item, _, label, _ in batch_votes(batch):
+    for item, label in zip(items.tolist(), labels.tolist(), strict=True):
         counts.setdefault(item, [0, 0])[0 if label == 1 else 1] += 1
     return {item for item, (yes, no) in counts.items() if maths.settled(yes, no, rules, classes) is not None}
 
@@ -126,37 +148,48 @@ def run_staleness(run: AggregationRun) -> str:
 
 
 def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper", seed: int = 0,
-                    keep_partial_negatives: float = 1.0, votes_required: int | None = None) -> AggregationRun:
+                    keep_partial_negatives: float = 1.0, votes_required: int | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> AggregationRun:
     """Aggregate the counted votes of `batch` and store the run: outcomes by its design's agreement rules
     (`method="paper"`; `keep_partial_negatives` of the partial negatives kept, drawn with `seed`; `votes_required`
     over the rule's min_answers) or by a truth-inference method of aggregation.methods, with alpha overall, per
-    domain and per HIT, and worker statistics (with each worker's skill under a method)."""
+    domain and per HIT, and worker statistics (with each worker's skill under a method). `progress(stage, 4)`
+    after each of its stages: the votes read, the outcomes, the agreement, the run stored."""
+    progress = progress or (lambda done, total: None)
     # The votes it did not buy (adaptive) could not change the outcomes it settles.
     rules = batch_vote_rule(batch, seed=seed, keep_partial_negatives=keep_partial_negatives,
                             votes_required=votes_required, settle_early=batch.adaptive or None).rules
     # The fingerprint first: work that lands while the votes are read makes the run stale, never silently
     # current without it.
     digest = votes_digest(batch)
-    # Counted once, read by every statistic below.
-    votes = batch_votes(batch)
-    # The batch's items read once: their domain, whether they are known-answer checks, their known answer.
-    rows = list(Item.objects.filter(batch=batch).values_list("pk", "group", "is_gold", "gold_answer"))
-    items = {pk: group for pk, group, _, _ in rows}
-    known = {pk for pk, _, is_gold, _ in rows if is_gold}
-    gold = {pk: int(answer) for pk, _, _, answer in rows if answer is not None}
-    table = maths.VoteTable(votes, items=items)
     if method == "paper":
-        outcomes, inference = table.outcomes(rules), None
-    else:
-        try:
-            # Only the known-answer checks are clamped: a sentence that merely carries an answer to be measured
-            # against (the released label) must be inferred, or the method's accuracy would be its own input.
-            checks = {pk: answer for pk, answer in gold.items() if pk in known}
-            inference = methods.infer([(item, worker, label) for item, worker, label, _ in votes], method,
-                                      gold=checks, seed=rules.seed)
-        except methods.MethodError as error:
-            raise CrowdError(f"batch {batch.pk}: {error}") from None
-        outcomes = _method_outcomes(table, inference)
+        return _paper_aggregate(batch, rules, samples, digest, progress)
+    # Counted once, read by every statistic below. (The inference methods hold every vote: crowd-kit reads them as
+    # one table; the agreement rules read a chunk of items at a time: _paper_aggregate.)
+    columns = vote_columns(batch)
+    # The batch's items read once: their domain, whether they are known-answer checks, their known answer.
+    items: dict[int, str] = {}
+    known, gold = set(), {}
+    for pk, group, is_gold, answer in (Item.objects.filter(batch=batch).values_list("pk", "group", "is_gold",
+                                                                                  "gold_answer").iterator(5000)):
+        items[pk] = group
+        if is_gold:
+            known.add(pk)
+        if answer is not None:
+            gold[pk] = int(answer)
+    table = maths.VoteTable(items=items, columns=columns)
+    progress(1, 4)
+    votes = list(zip(*(column.tolist() for column in columns[:3]), strict=True))
+    del columns  # the table holds its own codes
+    try:
+        # Only the known-answer checks are clamped: a sentence that merely carries an answer to be measured
+        # against (the released label) must be inferred, or the method's accuracy would be its own input.
+        checks = {pk: answer for pk, answer in gold.items() if pk in known}
+        inference = methods.infer(votes, method, gold=checks, seed=rules.seed)
+    except methods.MethodError as error:
+        raise CrowdError(f"batch {batch.pk}: {error}") from None
+    outcomes = _method_outcomes(table, inference)
+    progress(2, 4)
     overall = table.agreement(samples=samples, seed=rules.seed)
     # Per domain over the collected sentences only: the known-answer items are reported apart ("gold").
     by_domain = table.agreement_by({pk: None if pk in known else group for pk, group in items.items()},
@@ -164,11 +197,10 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
     # Per HIT the point value only: a HIT's 25 items make an interval too wide to act on.
     by_hit = table.agreement_by_unit()
     quality = table.worker_quality(gold)
+    progress(3, 4)
     counts = Counter(outcome.outcome for outcome in outcomes)
     summary = {
-        "outcomes": {name: counts.get(name, 0) for name in (
-            (maths.POSITIVE, maths.NEGATIVE_100, maths.NEGATIVE_80, maths.DISCARDED, maths.PENDING)
-            if method == "paper" else (maths.POSITIVE, maths.NEGATIVE, maths.PENDING))},
+        "outcomes": {name: counts.get(name, 0) for name in (maths.POSITIVE, maths.NEGATIVE, maths.PENDING)},
         "partial_negatives": {"found": sum(o.partial for o in outcomes), "kept": counts.get(maths.NEGATIVE_80, 0)},
         "by_domain": {str(group): _agreement(a) for group, a in by_domain.items()},
         "by_hit": {str(hit): _agreement(a) for hit, a in by_hit.items()},
@@ -179,16 +211,142 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
     with transaction.atomic():
         run = AggregationRun.objects.create(
             batch=batch, method=method, rules=asdict(rules), votes=table.size,
-            rules_text=rules.describe() if method == "paper" else methods.describe(method),
+            rules_text=methods.describe(method),
             alpha=_number(overall.alpha), alpha_low=_number(overall.low), alpha_high=_number(overall.high),
             summary=summary)
         _store_outcomes(run, outcomes)
         WorkerStat.objects.bulk_create([
             WorkerStat(run=run, worker_id=q.worker, votes=q.votes, consensus_accuracy=q.consensus_accuracy,
                        consensus_votes=q.consensus_votes, gold_accuracy=q.gold_accuracy, gold_votes=q.gold_votes,
-                       confusion=dict(q.confusion), skill=inference.skills.get(q.worker) if inference else None)
+                       confusion=dict(q.confusion), skill=inference.skills.get(q.worker))
             for q in quality])
     return run
+
+
+OUTCOME_CHUNK = 5000  # items whose votes are counted together: what the agreement rules hold at a time
+
+
+def _vote_chunks(batch: Batch) -> Iterator[tuple[list[tuple[int, str, bool, Any]], tuple[np.ndarray, ...]]]:
+    """The batch's items a chunk at a time in id order, each chunk with (item, worker, vote, hit) columns of every
+    counted vote on its items (hits.selectors.answers_by_item: the database sorts them by item)."""
+    rule = batch_vote_rule(batch)
+    votes = {rule.yes: 1, rule.no: 0}
+    stream = answers_by_item(batch, scheme=get_task_type(batch.task_type).label_key(batch))
+    waiting = next(stream, None)
+    last = 0
+    while True:
+        items = list(Item.objects.filter(batch=batch, pk__gt=last).order_by("pk")
+                     .values_list("pk", "group", "is_gold", "gold_answer")[:OUTCOME_CHUNK])
+        if not items:
+            return
+        top = items[-1][0]
+        columns = tuple(array("q") for _ in range(4))
+        while waiting is not None and waiting[0] <= top:
+            pk, worker, value, hit = waiting
+            vote = votes.get(value) if value is not None else None
+            if vote is not None:
+                for column, entry in zip(columns, (pk, worker, vote, hit), strict=True):
+                    column.append(entry)
+            waiting = next(stream, None)
+        yield items, tuple(np.frombuffer(column, dtype=np.int64) for column in columns)
+        last = top
+
+
+def _paper_aggregate(batch: Batch, rules: maths.Rules, samples: int, digest: str,
+                     progress: Callable[[int, int], None]) -> AggregationRun:
+    """The agreement rules over a batch of any size, a chunk of items at a time: each chunk's votes counted
+    (maths.VoteTable), its outcomes written to a scratch file, and what the run reports kept as sums (alpha's kinds
+    of rows overall and per domain, each HIT's parts, each worker's counts). The partial negatives kept are drawn
+    at the end, from all of them in the order the rules sort items, as maths.VoteTable.outcomes draws them."""
+    whole = replace(rules, keep_partial_negatives=1.0)
+    overall = maths.RowKinds()
+    domains: defaultdict[Any, maths.RowKinds] = defaultdict(maths.RowKinds)
+    units: dict[int, maths.UnitParts] = {}
+    workers: dict[int, maths.WorkerQuality] = {}
+    counts: Counter[str] = Counter()
+    partial: list[tuple[int, Any]] = []  # (item, its known answer) of each partial negative
+    gold_items = gold_correct = size = 0
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as scratch:
+        for items, columns in _vote_chunks(batch):
+            gold = {pk: int(answer) for pk, _, _, answer in items if answer is not None}
+            table = maths.VoteTable(items=[pk for pk, *_ in items], columns=columns)
+            size += table.size
+            for outcome in table.outcomes(whole):
+                scratch.write(f"{outcome.item} {outcome.yes} {outcome.no} {outcome.outcome} {int(outcome.partial)}\n")
+                counts[outcome.outcome] += 1
+                if outcome.outcome == maths.NEGATIVE_80:
+                    partial.append((outcome.item, gold.get(outcome.item)))
+                if outcome.item in gold and outcome.outcome not in (maths.PENDING, maths.DISCARDED):
+                    gold_items += 1
+                    gold_correct += (outcome.outcome == maths.POSITIVE) == (gold[outcome.item] == 1)
+            rows = np.stack([table.column(0), table.column(1)], axis=1)
+            overall.add(rows)
+            # Per domain over the collected sentences only: the known-answer items are reported apart ("gold").
+            group_of = {pk: None if is_gold else group for pk, group, is_gold, _ in items}
+            voted = set(table.item_codes.tolist())
+            for index, item in enumerate(table.items):
+                if index in voted and group_of.get(item) is not None:
+                    domains[group_of[item]].add(rows[index:index + 1])
+            for unit, parts in table.unit_parts().items():
+                units.setdefault(unit, maths.UnitParts()).merge(parts)
+            for found in table.worker_quality(gold):
+                held = workers.setdefault(found.worker, maths.WorkerQuality(found.worker))
+                held.votes += found.votes
+                held.consensus_votes += found.consensus_votes
+                held.consensus_agreed += found.consensus_agreed
+                held.gold_votes += found.gold_votes
+                held.gold_correct += found.gold_correct
+                held.confusion.update(found.confusion)
+        progress(1, 4)
+        dropped: set[int] = set()
+        if rules.keep_partial_negatives < 1 and partial:
+            order = sorted(partial, key=lambda entry: str(entry[0]))
+            kept = {item for item, _ in random.Random(rules.seed).sample(
+                order, round(len(order) * rules.keep_partial_negatives))}
+            for item, answer in order:
+                if item not in kept:
+                    dropped.add(item)
+                    if answer is not None:  # a negative that was counted right or wrong against its known answer
+                        gold_items -= 1
+                        gold_correct -= answer != 1
+            counts[maths.NEGATIVE_80] -= len(dropped)
+            counts[maths.DISCARDED] += len(dropped)
+        progress(2, 4)
+        agreement = overall.agreement(samples=samples, seed=rules.seed)
+        summary = {
+            "outcomes": {name: counts.get(name, 0) for name in (
+                maths.POSITIVE, maths.NEGATIVE_100, maths.NEGATIVE_80, maths.DISCARDED, maths.PENDING)},
+            "partial_negatives": {"found": len(partial), "kept": counts.get(maths.NEGATIVE_80, 0)},
+            "by_domain": {str(group): _agreement(found.agreement(samples=samples, seed=rules.seed))
+                          for group, found in sorted(domains.items())},
+            # Per HIT the point value only: a HIT's 25 items make an interval too wide to act on.
+            "by_hit": {str(hit): _agreement(parts.agreement()) for hit, parts in units.items()},
+            "gold": {"items": gold_items, "correct": gold_correct,
+                     "accuracy": gold_correct / gold_items if gold_items else None},
+            "votes_digest": digest,
+            "method": "paper",
+        }
+        quality = sorted(workers.values(), key=lambda s: (-(s.consensus_accuracy or 0), -(s.gold_accuracy or 0),
+                                                          str(s.worker)))
+        progress(3, 4)
+        scratch.seek(0)
+        with transaction.atomic():
+            run = AggregationRun.objects.create(
+                batch=batch, method="paper", rules=asdict(rules), votes=size, rules_text=rules.describe(),
+                alpha=_number(agreement.alpha), alpha_low=_number(agreement.low),
+                alpha_high=_number(agreement.high), summary=summary)
+            _store_outcomes(run, (_read_outcome(line, dropped) for line in scratch))
+            WorkerStat.objects.bulk_create([
+                WorkerStat(run=run, worker_id=q.worker, votes=q.votes, consensus_accuracy=q.consensus_accuracy,
+                           consensus_votes=q.consensus_votes, gold_accuracy=q.gold_accuracy,
+                           gold_votes=q.gold_votes, confusion=dict(q.confusion)) for q in quality])
+    return run
+
+
+def _read_outcome(line: str, dropped: set[int]) -> maths.Outcome:
+    item, yes, no, outcome, partial = line.split()
+    return maths.Outcome(int(item), int(yes), int(no), maths.DISCARDED if int(item) in dropped else outcome,
+                         partial=partial == "1")
 
 
 def _method_outcomes(table: maths.VoteTable, inference: methods.Inference) -> list[maths.Outcome]:
@@ -204,15 +362,15 @@ def _method_outcomes(table: maths.VoteTable, inference: methods.Inference) -> li
     return found
 
 
-def _store_outcomes(run: AggregationRun, outcomes: list[maths.Outcome]) -> None:
-    """The rows straight to the database, not a model instance per row: at 100,000 items, building and
-    compiling the instances of `bulk_create` was a third of the aggregation's time."""
+def _store_outcomes(run: AggregationRun, outcomes: Iterable[maths.Outcome]) -> None:
+    """The rows straight to the database, not a model instance per row (at 100,000 items, building and compiling
+    the instances of `bulk_create` was a third of the aggregation's time), a chunk at a time."""
     meta = ItemOutcome._meta
     quote = connection.ops.quote_name
     names = ("run", "item", "yes", "no", "outcome", "label", "confidence")
     columns = [quote(field.column or name) for name in names if isinstance(field := meta.get_field(name), Field)]
     sql = f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})"
-    rows: list[Any] = [(run.pk, o.item, o.yes, o.no, o.outcome, *_label(o)) for o in outcomes]
+    rows: Iterator[Any] = ((run.pk, o.item, o.yes, o.no, o.outcome, *_label(o)) for o in outcomes)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # COPY: even pipelined, 100,000 INSERTs took PostgreSQL 6 s; COPY takes a fraction of one.
@@ -220,7 +378,8 @@ def _store_outcomes(run: AggregationRun, outcomes: list[maths.Outcome]) -> None:
                 for row in rows:
                     copy.write_row(row)
         else:
-            cursor.executemany(sql, rows)
+            while chunk := list(itertools.islice(rows, OUTCOME_CHUNK)):
+                cursor.executemany(sql, chunk)
 
 
 def _label(outcome: maths.Outcome) -> tuple[int | None, float | None]:
@@ -261,7 +420,8 @@ def runs_compare(*, before: AggregationRun, after: AggregationRun, limit: int = 
     changed = sorted(item for item in old.keys() & new.keys() if old[item][2] != new[item][2])
     votes: dict[int, list[tuple[int, int]]] = {}
     wanted = set(changed[:limit])
-    for item, worker, label, _ in batch_votes(before.batch):
+    items, workers, labels, _ = vote_columns(before.batch)
+    for item, worker, label in zip(items.tolist(), workers.tolist(), labels.tolist(), strict=True):
         if item in wanted:
             votes.setdefault(item, []).append((worker, label))
     counts = Counter(f"{_named(old[item])} -> {_named(new[item])}" for item in changed)
@@ -274,13 +434,13 @@ def runs_compare(*, before: AggregationRun, after: AggregationRun, limit: int = 
         against.sort(key=lambda vote: (vote["weight_after"] if vote["weight_after"] is not None else 1.0))
         rows.append({"item": item, "key": old[item][4], "before": _named(old[item]), "after": _named(new[item]),
                      "confidence_after": new[item][3], "votes_for_the_losing_label": against})
-    workers = sorted(({"worker": names.get(worker, str(worker)), "weight_before": weights[0].get(worker),
-                       "weight_after": weights[1].get(worker)} for worker in weights[0].keys() | weights[1].keys()),
-                     key=lambda row: (row["weight_after"] if row["weight_after"] is not None else 1.0))
+    weighted = sorted(({"worker": names.get(worker, str(worker)), "weight_before": weights[0].get(worker),
+                        "weight_after": weights[1].get(worker)} for worker in weights[0].keys() | weights[1].keys()),
+                      key=lambda row: (row["weight_after"] if row["weight_after"] is not None else 1.0))
     return {"before": {"run": before.pk, "method": before.method, "rules": before.rules_text},
             "after": {"run": after.pk, "method": after.method, "rules": after.rules_text},
             "items": len(new), "changed": len(changed), "by_change": dict(counts.most_common()), "changes": rows,
-            "workers": workers}
+            "workers": weighted}
 
 
 def _weights(run: AggregationRun) -> dict[int, float | None]:

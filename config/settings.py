@@ -341,6 +341,9 @@ PAYMENT_LEASE_SECONDS = env_int("PAYMENT_LEASE_SECONDS", 900)
 # A payment whose answer was lost after the provider may have paid it (Prolific pays bonus sets asynchronously)
 # is looked up again, and sent again only when the provider has not listed it after this long.
 PAYMENT_SETTLE_SECONDS = env_int("PAYMENT_SETTLE_SECONDS", 600)
+# A project page asks a job for a batch's report figures when answers came in since they were computed, at most
+# once per this many seconds: while answers keep coming the figures follow at that pace (projects.views).
+FIGURES_PAUSE_SECONDS = env_int("FIGURES_PAUSE_SECONDS", 10)
 
 CELERY_BEAT_SCHEDULE = {
     "sync-open-batches": {"task": "hits.tasks.sync_open_batches", "schedule": env_int("SYNC_EVERY_SECONDS", 60)},

@@ -6,7 +6,8 @@ the candidate filter in filtering, the SemEval formats in releases, ...), so the
 all, and the design engine calls what is registered without importing them (see core.registry).
 
 A component has a title and a description (shown by `design check` and in the editor) and may have hooks:
-`report` (design, scheme results, answers) -> {figure: value}, added to `manage.py design report`; `submitted`
+`report` (design) -> a Reporter, fed each item's answers as a batch is read and asked for its {figure: value}
+at the end (the design report keeps them and `manage.py design report` prints them); `submitted`
 (assignment), which keeps what the component needs of each submitted assignment, called inside the transaction
 that stores its answers; `withdrawn` (assignment), which takes that back when its worker withdraws the work.
 Components whose work is a stage outside the task page (the candidate filter before the items exist, the SemEval
@@ -17,9 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from core.registry import Registry
+
+
+class Reporter(Protocol):
+    """A component's figures, fed one item's answers at a time (designs.aggregate.Answer), so that a report of a
+    batch of any size holds one item's."""
+
+    def add(self, answers: list[Any]) -> None: ...
+
+    def figures(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -27,7 +37,7 @@ class Component:
     title: str
     description: str
     runs: str = ""  # the command or page that runs it, when it is not a hook
-    report: Callable[[Any, dict, list], dict[str, Any]] | None = None
+    report: Callable[[Any], Reporter] | None = None
     submitted: Callable[[Any], None] | None = None
     withdrawn: Callable[[Any], None] | None = None
 
@@ -35,11 +45,7 @@ class Component:
 COMPONENTS: Registry[Component] = Registry("design component")
 
 
-def component_figures(design: Any, results: dict, answers: list) -> dict[str, Any]:
-    """The figures the design's components report for its results, in the order the design names them."""
-    found: dict[str, Any] = {}
-    for name in design.components:
-        report = COMPONENTS.get(name).report if name in COMPONENTS else None
-        if report is not None:
-            found.update(report(design, results, answers))
-    return found
+def component_reporters(design: Any) -> list[Reporter]:
+    """The reporters of the components the design names that report, in the order it names them."""
+    return [COMPONENTS.get(name).report(design) for name in design.components  # type: ignore[misc]
+            if name in COMPONENTS and COMPONENTS.get(name).report is not None]

@@ -9,8 +9,10 @@ with `@payload_kind`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -37,41 +39,61 @@ class Payload:
             raise InputError(f"expected an object, got {type(data).__name__}", file=where)
         if data.get("kind", cls.kind) != cls.kind:
             raise InputError(f"kind is {data.get('kind')!r}, expected {cls.kind!r}", file=where)
-        hints = typing.get_type_hints(cls)
+        fields, known = _fields_of(cls)  # type: ignore[arg-type]  # a class is hashable; typeshed's P is not
         values = {}
-        for spec in dataclasses.fields(cls):  # type: ignore[arg-type]
-            if spec.name not in data:
-                if spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
-                    raise InputError("missing", file=where, field=spec.name)
+        for name, required, check in fields:
+            if name not in data:
+                if required:
+                    raise InputError("missing", file=where, field=name)
                 continue
-            values[spec.name] = _checked(data[spec.name], hints[spec.name], where, spec.name)
-        known = {spec.name for spec in dataclasses.fields(cls)} | {"kind"}  # type: ignore[arg-type]
-        unknown = sorted(set(data) - known)
-        if unknown:
+            values[name] = check(data[name], where, name)
+        if len(data) > len(known) or not known.issuperset(data):
+            unknown = sorted(set(data) - known)
             raise InputError(f"unknown field(s) {', '.join(unknown)}", file=where)
         return cls(**values)
 
 
-def _checked(value: Any, hint: Any, where: str, name: str) -> Any:
+Check = Callable[[Any, str, str], Any]
+
+
+@functools.cache
+def _fields_of(cls: type[Payload]) -> tuple[tuple[tuple[str, bool, Check], ...], frozenset[str]]:
+    """Each field's name, whether it must be given and its check, worked out once per class: resolving the
+    annotations (typing.get_type_hints) costs far more than reading a payload, and pages read thousands."""
+    hints = typing.get_type_hints(cls)
+    fields = tuple((spec.name, spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING,
+                    _checker(hints[spec.name])) for spec in dataclasses.fields(cls))  # type: ignore[arg-type]
+    return fields, frozenset(name for name, _, _ in fields) | {"kind"}
+
+
+def _checker(hint: Any) -> Check:
+    """The check of one field's value against its annotation: the value as stored (a tuple for a tuple field, a
+    float for an int in a float field), or an InputError naming the field."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        hint = next(arg for arg in args if arg is not type(None))
-        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        inner = _checker(next(arg for arg in args if arg is not type(None)))
+        if type(None) not in args:
+            return inner
+        return lambda value, where, name: None if value is None else inner(value, where, name)
     if origin in (list, tuple):
-        if not isinstance(value, list | tuple):
-            raise InputError(f"expected a list, got {type(value).__name__}", file=where, field=name)
-        member = args[0] if args else Any
-        checked = [_checked(entry, member, where, name) for entry in value]
-        return tuple(checked) if origin is tuple else checked
+        member = _checker(args[0] if args else Any)
+        made = tuple if origin is tuple else list
+
+        def sequence(value: Any, where: str, name: str) -> Any:
+            if not isinstance(value, list | tuple):
+                raise InputError(f"expected a list, got {type(value).__name__}", file=where, field=name)
+            return made(member(entry, where, name) for entry in value)
+        return sequence
     if hint is Any:
+        return lambda value, where, name: value
+
+    def plain(value: Any, where: str, name: str) -> Any:
+        if hint is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
+            raise InputError(f"expected {hint.__name__}, got {type(value).__name__}", file=where, field=name)
         return value
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
-        raise InputError(f"expected {hint.__name__}, got {type(value).__name__}", file=where, field=name)
-    return value
+    return plain
 
 
 def payload_kind(cls: type[P]) -> type[P]:

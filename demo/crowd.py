@@ -9,6 +9,7 @@ import logging
 import random
 import re
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -72,23 +73,37 @@ def _logged_in(name):
     return client, client.cookies["csrftoken"].value
 
 
+@contextmanager
+def _refusals_quiet():
+    """The simulated crowd's refusals (a claim by someone not qualified, a submission sent back) are expected and
+    counted where they matter: Django's warning line for each 4xx is left out of the demo's output."""
+    requests = logging.getLogger("django.request")
+    level = requests.level
+    requests.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        requests.setLevel(level)
+
+
 def _work_through(batch, people, answer):
     """People take turns claiming a HIT of `batch` and submitting it over HTTP until none is left
     for any of them; `answer(person, page)` gives the form fields for a HIT page. Returns HITs submitted."""
     active = [(person, *_logged_in(person.name)) for person in people]
     submitted = 0
-    while active:
-        for entry in list(active):
-            person, client, token = entry
-            response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
-            if response.status_code != 302 or not response.url.startswith("/work/assignments/"):
-                active.remove(entry)  # nothing left for them (a redirect to the list), or refused (a page saying why)
-                continue
-            page = client.get(response.url).content.decode()
-            result = client.post(response.url + "submit/", {**answer(person, page), "csrfmiddlewaretoken": token})
-            if result.status_code != 302:
-                raise RuntimeError(f"{person.name}: submit refused: {result.content.decode()}")
-            submitted += 1
+    with _refusals_quiet():
+        while active:
+            for entry in list(active):
+                person, client, token = entry
+                response = client.post(reverse("hits:claim", args=[batch.pk]), HTTP_X_CSRFTOKEN=token)
+                if response.status_code != 302 or not response.url.startswith("/work/assignments/"):
+                    active.remove(entry)  # nothing left for them (a redirect to the list), or refused (a 403)
+                    continue
+                page = client.get(response.url).content.decode()
+                result = client.post(response.url + "submit/", {**answer(person, page), "csrfmiddlewaretoken": token})
+                if result.status_code != 302:
+                    raise RuntimeError(f"{person.name}: submit refused: {result.content.decode()}")
+                submitted += 1
     return submitted
 
 
@@ -456,14 +471,8 @@ def run_writers(batch, writers, seed=0):
     items = {item.pk: _paragraph(item.content) for item in Item.objects.filter(batch=batch)}
     refusals = Counter()
     active = [(writer, *_logged_in(writer.name)) for writer in writers]
-    # The refusals are the point here and are counted: Django's warning line for each 400 is left out.
-    requests = logging.getLogger("django.request")
-    level = requests.level
-    requests.setLevel(logging.ERROR)
-    try:
+    with _refusals_quiet():
         return _write_through(batch, active, items, rng, refusals)
-    finally:
-        requests.setLevel(level)
 
 
 def _write_through(batch, active, items, rng, refusals):
@@ -534,10 +543,7 @@ def run_story_workers(stages, workers, known, seed=0):
     rng = random.Random(seed)
     active = [(worker, *_logged_in(worker.name)) for worker in workers]
     submitted, refusals = Counter(), Counter()
-    requests = logging.getLogger("django.request")
-    level = requests.level
-    requests.setLevel(logging.ERROR)  # the refusals are counted; Django's line for each 400 is left out
-    try:
+    with _refusals_quiet():
         progress = True
         while progress:
             progress = False
@@ -567,8 +573,6 @@ def run_story_workers(stages, workers, known, seed=0):
                             said = re.findall(r'Not submitted yet:</strong>([^<]*)', result.content.decode())
                             raise RuntimeError(f"{worker.name}: refused twice: {said or result.status_code}")
                     break  # one HIT a turn: the others get theirs
-    finally:
-        requests.setLevel(level)
     return dict(submitted), refusals
 
 

@@ -11,23 +11,36 @@ from core.components import COMPONENTS, Component
 from designs.schemes import SCHEME_TYPES
 
 
-def fleiss_report(design, results, answers) -> dict[str, Any]:
-    """Fleiss' kappa of every nominal scheme whose items all have two or more answers of one number."""
-    from aggregation.maths import fleiss_kappa
+class FleissReport:
+    """Fleiss' kappa of every categorical scheme, over the items with two or more answers (each item weighs the
+    same: aggregation.maths.fleiss_kappa), kept as sums so a batch of any size is read an item at a time."""
 
-    found = {}
-    for scheme in design.annotation_schemes:
-        if not SCHEME_TYPES.of(scheme).categorical or scheme.name not in results:
-            continue
-        per_item: dict[str, Counter] = defaultdict(Counter)
-        for answer in answers:
-            if answer.scheme == scheme.name:
-                per_item[answer.item][repr(answer.value)] += 1
-        labels = sorted({label for counts in per_item.values() for label in counts})
-        rows = [[counts[label] for label in labels] for counts in per_item.values() if sum(counts.values()) >= 2]
-        if rows and len(labels) > 1:
-            found[f"{scheme.name}: Fleiss' kappa"] = round(fleiss_kappa(rows), 4)
-    return found
+    def __init__(self, design: Any):
+        self.names = [scheme.name for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).categorical]
+        self.agreement: dict[str, float] = defaultdict(float)  # sum of each item's agreement P_i
+        self.items: Counter[str] = Counter()
+        self.votes: dict[str, Counter[str]] = defaultdict(Counter)  # label -> votes, over those items
+
+    def add(self, answers: list[Any]) -> None:
+        for name in self.names:
+            counts = Counter(repr(answer.value) for answer in answers if answer.scheme == name)
+            given = sum(counts.values())
+            if given < 2:
+                continue
+            self.agreement[name] += (sum(n * n for n in counts.values()) - given) / (given * (given - 1))
+            self.items[name] += 1
+            self.votes[name].update(counts)
+
+    def figures(self) -> dict[str, Any]:
+        found = {}
+        for name in self.names:
+            total = sum(self.votes[name].values())
+            if not self.items[name] or len(self.votes[name]) < 2:
+                continue
+            expected = sum((n / total) ** 2 for n in self.votes[name].values())
+            found[f"{name}: Fleiss' kappa"] = round((self.agreement[name] / self.items[name] - expected)
+                                                    / (1 - expected), 4)
+        return found
 
 
 WRITING_EVIDENCE = "writing-evidence"
@@ -36,7 +49,7 @@ WRITING_EVIDENCE = "writing-evidence"
 def register() -> None:
     COMPONENTS.register("fleiss-kappa", Component(
         "Fleiss' kappa", "Fleiss' kappa per categorical scheme beside Krippendorff's alpha, as the COPA paper "
-        "reports agreement (`manage.py design report`).", report=fleiss_report))
+        "reports agreement (`manage.py design report`).", report=FleissReport))
     COMPONENTS.register(WRITING_EVIDENCE, Component(
         "Writing-behaviour evidence", "Typing, pasting and time per answer beside each free-text answer for the "
         "reviewer, and the hidden canary instruction.", runs="/review/writing/BATCH/"))

@@ -4,104 +4,180 @@ folder whose card lists the schemes and their labels."""
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.semeval import spreadsheet_csv
-from designs.aggregate import Answer, SchemeResult, aggregate
+from core.components import component_reporters
+from core.items import payload_from_json
+from core.semeval import spreadsheet_cell
+from designs.aggregate import GLOBAL_METHODS, Answer, SchemeResult, scheme_accumulators
 from designs.models import batch_design
 from designs.schemes import SCHEME_TYPES
-from designs.task_type import record
+from designs.schemes.base import Record
+from designs.task_type import record_of
 from hits.models import Assignment, Batch, Item
+from hits.selectors import answers_by_item
 
 FORMATS = ("csv", "jsonl", "parquet", "hf")
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)  # a rejected assignment's answers are not data
+CHUNK = 2000  # rows read from the database at a time: what a report or an export holds, whatever the batch's size
+
+
+def answer_rows(batch: Batch) -> Iterator[dict[str, Any]]:
+    """Every stored answer of the batch's counted assignments as a long-form row (workers as pseudonyms W1, W2, ...
+    in the order they first answered), in the order the work came in; items are looked up a chunk at a time."""
+    assignments = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+                   .order_by("submitted", "pk").values_list("pk", "worker_id", "submitted", "answers"))
+    pseudonyms: dict[int, str] = {}
+    # A chunk of assignments names a few thousand items (their HITs'), looked up at once.
+    for chunk in _chunks(assignments.iterator(chunk_size=CHUNK // 10), CHUNK // 10):
+        wanted = {int(key) for *_, answers in chunk for key in answers or {}}
+        items = {pk: (record_of(payload_from_json(payload)).id, gold) for pk, payload, gold in
+                 Item.objects.filter(batch=batch, pk__in=wanted).values_list("pk", "payload", "is_gold")}
+        for pk, worker_id, submitted, answers in chunk:
+            worker = pseudonyms.setdefault(worker_id, f"W{len(pseudonyms) + 1}")
+            for item_id, answer in (answers or {}).items():
+                found = items.get(int(item_id))
+                if found is None or not isinstance(answer, dict):
+                    continue
+                for scheme, value in answer.items():
+                    yield {"item": found[0], "annotator": worker, "scheme": scheme, "value": value,
+                           "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": found[1]}
 
 
 def batch_answers(batch: Batch) -> tuple[list[dict[str, Any]], dict[int, Item]]:
-    """Every stored answer of the batch's counted assignments as long-form rows (workers as pseudonyms
-    W1, W2, ... in the order they first answered), and the batch's items by id."""
-    items = {item.pk: item for item in Item.objects.filter(batch=batch)}
-    ids = {pk: record(item).id for pk, item in items.items()}  # read once, not once per answer
-    assignments = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
-                   .order_by("submitted", "pk").values("pk", "worker_id", "submitted", "answers", "state"))
-    pseudonyms: dict[int, str] = {}
-    rows = []
-    for assignment in assignments:
-        worker = pseudonyms.setdefault(assignment["worker_id"], f"W{len(pseudonyms) + 1}")
-        for item_id, answer in (assignment["answers"] or {}).items():
-            item = items.get(int(item_id))
-            if item is None or not isinstance(answer, dict):
-                continue
-            for scheme, value in answer.items():
-                rows.append({"item": ids[item.pk], "annotator": worker, "scheme": scheme, "value": value,
-                             "time": assignment["submitted"].isoformat() if assignment["submitted"] else "",
-                             "assignment": assignment["pk"], "gold": item.is_gold})
-    return rows, items
+    """Every answer row (answer_rows) and the batch's items by id, in memory: for small batches and tests."""
+    return list(answer_rows(batch)), {item.pk: item for item in Item.objects.filter(batch=batch)}
+
+
+def item_answers(batch: Batch) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
+    """(item id, known-answer check or not, record, counted answers) of each item of the batch in id order, each
+    worker's answers in the order the work came in: the database unnests and sorts the answers (json_each,
+    jsonb_each), and items come a chunk at a time."""
+    stream = answers_by_item(batch)
+    waiting = next(stream, None)
+    last = 0
+    while True:
+        items = list(Item.objects.filter(batch=batch, pk__gt=last).order_by("pk")
+                     .values_list("pk", "payload", "is_gold")[:CHUNK])
+        if not items:
+            return
+        for pk, payload, gold in items:
+            found = record_of(payload_from_json(payload))
+            answers = []
+            while waiting is not None and waiting[0] < pk:
+                waiting = next(stream, None)  # not an item of the batch (an answer kept after its item went)
+            while waiting is not None and waiting[0] == pk:
+                _, worker, answer, _ = waiting
+                answers += [Answer(found.id, worker, scheme, value) for scheme, value in answer.items()]
+                waiting = next(stream, None)
+            yield pk, gold, found, answers
+        last = items[-1][0]
+
+
+@dataclass
+class Report:
+    """A batch's agreement and aggregation, and what it read."""
+
+    results: dict[str, SchemeResult]
+    figures: dict[str, Any]
+    answers: int  # answer rows (one per item, worker and scheme), known-answer items' included
+    items: int
+
+
+def batch_report(batch: Batch, *, each: Callable[[int, Record, dict[str, Any]], None] | None = None,
+                 keep_items: bool = False, progress: Callable[[int], None] | None = None) -> Report:
+    """The batch's agreement and aggregation per scheme and its components' figures, reading one item's answers
+    at a time (a scheme aggregated by Dawid-Skene or MACE keeps its votes until every item is read, then the items
+    are read again). `each(item, record, {scheme: value})` is called for every item that is not a known-answer
+    check, in id order, with the item's id; `progress(items read)` every chunk."""
+    design, _ = batch_design(batch.pk)
+    keys = {scheme.name: getattr(scheme, "items_key", None) for scheme in design.annotation_schemes}
+    first = [found for found in scheme_accumulators(design) if found.method in GLOBAL_METHODS]
+    labels: dict[str, dict[str, Any]] = {}
+    if first:
+        for _, gold, found, answers in item_answers(batch):
+            if not gold:
+                for accumulator in first:
+                    accumulator.add(found.id, answers, found.text, _compared(found, keys[accumulator.scheme.name]))
+        for accumulator in first:
+            accumulator.finish()
+            labels[accumulator.scheme.name] = accumulator.labels or {}
+    accumulators = scheme_accumulators(design, keep_items=keep_items)
+    for accumulator in accumulators:
+        accumulator.labels = labels.get(accumulator.scheme.name)
+    reporters = component_reporters(design)
+    rows = items = 0
+    for pk, gold, found, answers in item_answers(batch):
+        rows += len(answers)
+        items += 1
+        if progress is not None and items % CHUNK == 0:
+            progress(items)
+        if gold:
+            continue
+        values = {accumulator.scheme.name: accumulator.add(found.id, answers, found.text,
+                                                           _compared(found, keys[accumulator.scheme.name]))
+                  for accumulator in accumulators}
+        for reporter in reporters:
+            reporter.add(answers)
+        if each is not None:
+            each(pk, found, values)
+    results = {accumulator.scheme.name: accumulator.result() for accumulator in accumulators}
+    figures: dict[str, Any] = {}
+    for reporter in reporters:
+        figures.update(reporter.figures())
+    return Report(results, figures, rows, items)
+
+
+def _compared(found: Record, key: str | None) -> list[str]:
+    value = found.fields.get(key) if key else None
+    return [str(entry) for entry in value] if isinstance(value, list) else []
 
 
 def batch_aggregate(batch: Batch) -> tuple[dict[str, SchemeResult], list[dict[str, Any]]]:
-    results, rows, _ = _aggregated(batch)
-    return results, rows
+    """Every scheme's result with each item's value, and every answer row, in memory: for small batches and tests
+    (batch_report reads a batch of any size)."""
+    return batch_report(batch, keep_items=True).results, list(answer_rows(batch))
 
 
-def _aggregated(batch: Batch) -> tuple[dict[str, SchemeResult], list[dict[str, Any]], dict[int, Item]]:
-    design, _ = batch_design(batch.pk)
-    rows, items = batch_answers(batch)
-    answers = [Answer(row["item"], row["annotator"], row["scheme"], row["value"]) for row in rows if not row["gold"]]
-    by_record = {found.id: found for found in map(record, items.values())}
-    compared = {}
-    for scheme in design.annotation_schemes:
-        key = getattr(scheme, "items_key", None)
-        if key:
-            for record_id, found in by_record.items():
-                if isinstance(found.fields.get(key), list):
-                    compared[record_id] = [str(entry) for entry in found.fields[key]]
-    results = aggregate(design, answers, texts={rid: found.text for rid, found in by_record.items()},
-                        compared=compared)
-    return results, rows, items
+def agreement_of(results: dict[str, SchemeResult]) -> dict[str, dict[str, Any]]:
+    """What agreement.json and the stored report keep of each scheme's result: all but the items' values."""
+    return {name: {key: value for key, value in result.as_json().items() if key != "items"}
+            for name, result in results.items()}
 
 
-def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
+def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
+                 progress: Callable[[int], None] | None = None) -> list[Path]:
     """Write the batch's export into `out` (made whole in a temporary folder first, so a failure leaves no half
-    export). Returns the files written."""
+    export). Returns the files written. Rows are written as they are read, so memory stays flat in the batch's
+    size: the labels item by item (batch_report), then the answers as the work came in."""
     unknown = [name for name in formats if name not in FORMATS]
     if unknown:
         raise ValueError(f"unknown export format {unknown[0]!r}; use {', '.join(FORMATS)}")
     design, _ = batch_design(batch.pk)
-    results, rows, items = _aggregated(batch)
-    labels = []
-    for item in sorted(items.values(), key=lambda found: found.pk):
-        if item.is_gold:
-            continue
-        found = record(item)
-        labels.append({"id": found.id, "text": found.text,
-                       **{name: result.items.get(found.id) for name, result in results.items()}})
-    agreement = {name: {key: value for key, value in result.as_json().items() if key != "items"}
-                 for name, result in results.items()}
     out = Path(out)
     temporary = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent if out.parent.exists() else None))
     try:
-        written = []
-        # One type a column (Parquet needs it): a value is its text, or its JSON when it is not a string.
-        answers = [{**row, "value": row["value"] if isinstance(row["value"], str) else json.dumps(row["value"])}
-                   for row in rows]
-        flat_labels = [{key: _cell(value) for key, value in row.items()} for row in labels]
-        if "csv" in formats:
-            written += [_csv(temporary / "answers.csv", answers), _csv(temporary / "labels.csv", flat_labels)]
-        if "jsonl" in formats:
-            written += [_jsonl(temporary / "answers.jsonl", rows), _jsonl(temporary / "labels.jsonl", labels)]
-        if "parquet" in formats:
-            import pandas as pd
-
-            for name, data in (("answers", answers), ("labels", flat_labels)):
-                pd.DataFrame(data).to_parquet(temporary / f"{name}.parquet", index=False)
-                written.append(temporary / f"{name}.parquet")
+        names = [scheme.name for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).answers]
+        labels = _Writers(temporary, "labels", formats, ["id", "text", *names], _label_types(design), _label_cell)
+        report = batch_report(batch, progress=progress, each=lambda _, found, values: labels.write(
+            {"id": found.id, "text": found.text, **{name: values.get(name) for name in names}}))
+        answers = _Writers(temporary, "answers", formats, list(ANSWER_TYPES), ANSWER_TYPES, _answer_cell)
+        for row in answer_rows(batch):
+            answers.write(row)
+        written = labels.close() + answers.close()
+        agreement = agreement_of(report.results)
         if "hf" in formats:
-            written += _hf_folder(temporary / "hf", design, labels, rows, agreement)
+            written += _hf_folder(temporary / "hf", design, temporary, labels.count, answers.count, agreement)
+            if "jsonl" not in formats:  # written for the folder only
+                for name in ("labels", "answers"):
+                    (temporary / f"{name}.jsonl").unlink()
         (temporary / "agreement.json").write_text(json.dumps(agreement, indent=2, sort_keys=True) + "\n")
         written.append(temporary / "agreement.json")
         if out.exists():
@@ -113,30 +189,135 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS)
     return [out / path.relative_to(temporary) for path in written]
 
 
-def _cell(value: Any) -> Any:
-    """A value for a flat table: lists and mappings as JSON text."""
+def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+# The answers' columns and their Parquet types: a value is its text, or its JSON when it is not a string.
+ANSWER_TYPES = {"item": "string", "annotator": "string", "scheme": "string", "value": "string", "time": "string",
+                "assignment": "int64", "gold": "bool"}
+
+
+def _label_types(design: Any) -> dict[str, str]:
+    """The labels' Parquet columns: each scheme's by what its aggregation gives (a number for mean and median, the
+    answer's own type for a majority of numbers or integers, else text; lists and objects as JSON text)."""
+    found = {"id": "string", "text": "string"}
+    for scheme in design.annotation_schemes:
+        kind = SCHEME_TYPES.of(scheme)
+        if not kind.answers:
+            continue
+        method = (design.aggregation.get(scheme.name).method if scheme.name in design.aggregation
+                  else kind.aggregators[0])
+        answer = kind.answer_schema(scheme).get("type")
+        numeric = method in ("mean", "median") or (method in ("majority", "dawid-skene", "mace") and answer in (
+            "number", "integer"))
+        found[scheme.name] = "double" if numeric else "string"
+    return found
+
+
+class _Writers:
+    """One table's rows to every format asked for, a row at a time: CSV (spreadsheet-safe), JSON Lines, Parquet
+    (in row groups) and the Hugging Face folder's JSON Lines (a copy of the JSON Lines when they are written)."""
+
+    def __init__(self, folder: Path, name: str, formats: tuple[str, ...], columns: list[str], types: dict[str, str],
+                 flat: Callable[[str, Any], Any]):
+        self.folder, self.name, self.formats, self.columns, self.types = folder, name, formats, columns, types
+        self.flat = flat  # (column, value) -> the cell of a flat table (CSV, Parquet)
+        self.count = 0
+        self.files: dict[str, Any] = {}
+        self.csv: Any = None
+        self.batch: list[dict[str, Any]] = []
+        self.parquet: Any = None
+        if "csv" in formats:
+            self.files["csv"] = open(folder / f"{name}.csv", "w", encoding="utf-8", newline="")  # noqa: SIM115
+            self.csv = csv.writer(self.files["csv"])
+        if "jsonl" in formats or "hf" in formats:
+            self.files["jsonl"] = open(folder / f"{name}.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, row: dict[str, Any]) -> None:
+        if self.csv is not None:
+            if not self.count:
+                self.csv.writerow(list(row))
+            # Opened in a spreadsheet, a cell starting with = + - @ would run as a formula: neutralized.
+            self.csv.writerow([spreadsheet_cell(cell) if isinstance(cell, str) else cell
+                               for cell in (self.flat(column, value) for column, value in row.items())])
+        if "jsonl" in self.files:
+            self.files["jsonl"].write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        if "parquet" in self.formats:
+            self.batch.append(row)
+            if len(self.batch) >= CHUNK:
+                self._flush()
+        self.count += 1
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        kinds = {"string": pa.string(), "double": pa.float64(), "int64": pa.int64(), "bool": pa.bool_()}
+        schema = pa.schema([(column, kinds[self.types.get(column, "string")]) for column in self.columns])
+        columns: dict[str, list[Any]] = {column: [] for column in self.columns}
+        for row in self.batch:
+            for column in self.columns:
+                columns[column].append(_typed(self.flat(column, row.get(column)), self.types.get(column, "string")))
+        table = pa.table(columns, schema=schema)
+        if self.parquet is None:
+            self.parquet = pq.ParquetWriter(self.folder / f"{self.name}.parquet", schema)
+        self.parquet.write_table(table)
+        self.batch = []
+
+    def close(self) -> list[Path]:
+        written = []
+        for kind, handle in self.files.items():
+            handle.close()
+            if kind == "csv" or "jsonl" in self.formats:
+                written.append(self.folder / f"{self.name}.{kind}")
+        if "parquet" in self.formats:
+            if self.batch or self.parquet is None:
+                self._flush()
+            self.parquet.close()
+            written.append(self.folder / f"{self.name}.parquet")
+        return written
+
+
+def _label_cell(column: str, value: Any) -> Any:
+    """A label in a flat table: lists and mappings as JSON text."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True) if isinstance(value, list | dict) else value
 
 
-def _csv(path: Path, rows: list[dict[str, Any]]) -> Path:
-    # Opened in a spreadsheet, a cell starting with = + - @ would run as a formula: spreadsheet_csv neutralizes it.
-    text = spreadsheet_csv(list(rows[0]), [list(row.values()) for row in rows]) if rows else ""
-    path.write_text(text, encoding="utf-8", newline="")
-    return path
+def _answer_cell(column: str, value: Any) -> Any:
+    """An answer row's cell in a flat table: the value is its text, or its JSON when it is not a string."""
+    return json.dumps(value) if column == "value" and not isinstance(value, str) else value
 
 
-def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows),
-                    encoding="utf-8")
-    return path
+def _typed(value: Any, kind: str) -> Any:
+    """A cell as its Parquet column holds it: text (JSON for what is not a string), a number, or nothing."""
+    if value is None:
+        return None
+    if kind == "double":
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if kind in ("int64", "bool"):
+        return value
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _hf_folder(folder: Path, design, labels, rows, agreement) -> list[Path]:
+def _hf_folder(folder: Path, design: Any, written: Path, labels: int, answers: int,
+               agreement: dict[str, Any]) -> list[Path]:
+    """The Hugging Face dataset folder: the JSON Lines files as they were written, and the card."""
     (folder / "data").mkdir(parents=True)
-    written = [_jsonl(folder / "data" / "labels.jsonl", labels), _jsonl(folder / "data" / "answers.jsonl", rows)]
+    copied = []
+    for name in ("labels", "answers"):
+        shutil.copyfile(written / f"{name}.jsonl", folder / "data" / f"{name}.jsonl")
+        copied.append(folder / "data" / f"{name}.jsonl")
     card = folder / "README.md"
-    card.write_text(dataset_card(design, len(labels), len(rows), agreement), encoding="utf-8")
-    return [*written, card]
+    card.write_text(dataset_card(design, labels, answers, agreement), encoding="utf-8")
+    return [*copied, card]
 
 
 def dataset_card(design, items: int, answers: int, agreement: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from core.components import COMPONENTS
-from core.items import RecordItem, SentenceItem
+from core.items import Payload, RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
 from designs.components import WRITING_EVIDENCE
 from designs.evidence import canary_word
@@ -69,12 +69,17 @@ def stage_schemes(design: Design, stage: str) -> list[str] | None:
 
 
 def record(item) -> Record:
-    payload: RecordItem | SentenceItem = item.content
+    return record_of(item.content)
+
+
+def record_of(payload: Payload) -> Record:
+    """A design item's payload as the record its schemes read."""
     if isinstance(payload, SentenceItem):
         # A SemEval sentence keeps the payload the filter, the releases and the span stage read; the design sees
         # it as a record of the released columns' names.
         return Record(id=payload.sentence_id, text=payload.text, fields={"domain": payload.domain} if payload.domain
                       else {})
+    assert isinstance(payload, RecordItem), payload.kind
     return Record(id=payload.record_id, text=payload.text, fields=payload.fields)
 
 

@@ -88,6 +88,9 @@ class Batch(models.Model):
     # What it did so far: {"retired": HITs, "repacked": HITs made, "withdrawn": places, "added": places}, and
     # "note" (a HIT the provider would not close) or "unpublished" (re-packed HITs a publish refused).
     adaptive_report = models.JSONField(default=dict, blank=True)
+    # Raised each time the counted work changes (a submission stored, rejected or withdrawn: work_changed), so what
+    # keeps figures of the work (a design's stored report) knows in one read that they are out of date.
+    work_version = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name_plural = "batches"
@@ -102,6 +105,11 @@ class Batch(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.provider})"
+
+    @classmethod
+    def work_changed(cls, batch_id: int) -> None:
+        """The batch's counted work changed: called where it changes, in that change's transaction."""
+        cls.objects.filter(pk=batch_id).update(work_version=F("work_version") + 1)
 
     def places(self) -> int:
         """Places (assignments) the batch's HITs offer in all (`Hit.place_count` summed)."""

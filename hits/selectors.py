@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.utils import timezone
 
@@ -151,3 +153,36 @@ def hit_sizes(batches: Sequence[Batch]) -> dict[int, tuple[int, int]]:
 
 
 _sizes: dict[tuple[int, Any], tuple[int, int]] = {}
+
+
+# Submitted and approved work: its answers are data (a rejected or withdrawn assignment's are not).
+COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
+ANSWER_CHUNK = 2000
+
+
+def answers_by_item(batch: Batch, *, scheme: str | None = None) -> Iterator[tuple[int, int, Any, int]]:
+    """(item id, worker id, answer, hit id) of every counted answer of the batch, sorted by item and then as the work
+    came in (submitted, id), streamed from the database, which unnests each assignment's answers (json_each,
+    jsonb_each) and sorts them: a server-side cursor on PostgreSQL, a stepped statement on SQLite, so a batch of
+    any size is read with the memory of a chunk. The answer is the item's {scheme: value}, or with `scheme` that
+    scheme's value as text (None when the item's answer has none)."""
+    postgres = connection.vendor == "postgresql"
+    each, item = ("jsonb_each(a.answers) j", "(j.key)::bigint") if postgres else (
+        "json_each(a.answers) j", "CAST(j.key AS INTEGER)")
+    kind = "jsonb_typeof(j.value) = 'object'" if postgres else "j.type = 'object'"
+    if scheme is None:
+        value, params = "j.value", []
+    elif postgres:
+        value, params = "j.value ->> %s", [scheme]
+    else:
+        value, params = "CAST(json_extract(j.value, %s) AS TEXT)", ['$."' + scheme.replace('"', '\\"') + '"']
+    sql = (f"SELECT {item} AS item, a.worker_id, {value}, a.hit_id FROM hits_assignment a "
+           f"JOIN hits_hit h ON h.id = a.hit_id, {each} WHERE h.batch_id = %s AND a.state IN (%s, %s) "
+           f"AND a.answers IS NOT NULL AND {kind} ORDER BY item, a.submitted, a.id")
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, [*params, batch.pk, *COUNTED])
+        while rows := cursor.fetchmany(ANSWER_CHUNK):
+            for pk, worker, found, hit in rows:
+                if scheme is None and isinstance(found, str | bytes):
+                    found = json.loads(found)
+                yield pk, worker, found, hit

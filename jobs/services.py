@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -154,16 +155,38 @@ def reap_stale_jobs() -> int:
     return jobs_reap_stale()
 
 
+# Progress a running job recorded (job_record), written by its heartbeat's thread: a job that streams a large read
+# must not write on the connection that reads (on SQLite, a write on a connection whose read began before another
+# connection's write is refused as "database is locked"). job id -> the fields not written yet.
+_pending: dict[int, dict[str, Any]] = {}
+_pending_lock = threading.Lock()
+PROGRESS_SECONDS = 1.0
+
+
 @contextmanager
 def _heartbeat(job_id: int) -> Iterator[None]:
-    """Beat every JOB_HEARTBEAT_SECONDS while the work runs, from a thread of its own."""
+    """Beat every JOB_HEARTBEAT_SECONDS while the work runs, from a thread of its own, which also writes the
+    progress the work records (every PROGRESS_SECONDS)."""
     stop = threading.Event()
+    with _pending_lock:
+        _pending[job_id] = {}
+
+    def flush() -> None:
+        with _pending_lock:
+            fields, _pending[job_id] = _pending.get(job_id, {}), {}
+        if fields:
+            result = Job.objects.filter(pk=job_id).values_list("result", flat=True).first() or {}
+            Job.objects.filter(pk=job_id).update(result={**result, **fields})
 
     def beat() -> None:
+        last = time.monotonic()
         try:
-            while not stop.wait(settings.JOB_HEARTBEAT_SECONDS):
+            while not stop.wait(min(PROGRESS_SECONDS, settings.JOB_HEARTBEAT_SECONDS)):
                 try:
-                    Job.objects.filter(pk=job_id, state=Job.State.RUNNING).update(heartbeat=timezone.now())
+                    flush()
+                    if time.monotonic() - last >= settings.JOB_HEARTBEAT_SECONDS:
+                        Job.objects.filter(pk=job_id, state=Job.State.RUNNING).update(heartbeat=timezone.now())
+                        last = time.monotonic()
                 except OperationalError:  # SQLite busy with the job's own writes: the next beat will do
                     close_old_connections()
         finally:
@@ -176,6 +199,8 @@ def _heartbeat(job_id: int) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
+        with _pending_lock:
+            _pending.pop(job_id, None)
 
 
 def jobs_reap_stale(*, now: datetime | None = None) -> int:
@@ -209,8 +234,13 @@ def job_cancel(*, job: Job) -> Job:
 
 
 def job_record(job: Job, **fields: Any) -> None:
-    """Record how far the work has got in the job's result while it runs, for its progress."""
+    """Record how far the work has got in the job's result while it runs, for its progress: written within
+    PROGRESS_SECONDS by the job's heartbeat thread (see _pending), or at once when the job runs without one."""
     job.result = {**job.result, **fields}
+    with _pending_lock:
+        if job.pk in _pending:
+            _pending[job.pk].update(fields)
+            return
     Job.objects.filter(pk=job.pk).update(result=job.result)
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import posixpath
-import tempfile
 import zipfile
 from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from django.conf import settings
+from django.contrib import messages
 from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -21,7 +22,6 @@ from django.views.decorators.http import require_POST
 from accounts.access import READ
 from accounts.roles import ORGANIZER, role_required
 from core.errors import CrowdsetError, InputError
-from designs.export import export_batch
 from designs.items import Record, read_items
 from designs.loader import MAX_BYTES, DesignError, decode, load_text
 from designs.model import Design
@@ -30,8 +30,10 @@ from designs.potato import Imported, UploadedFolder, import_config
 from designs.services import first_hit
 from designs.task_type import stage_schemes, task_context
 from hits.models import Batch
+from jobs.services import JobError, job_start
 from projects.access import project_view
 from projects.models import Project
+from projects.selectors import latest_exports
 from projects.services import design_project_create, potato_project_create
 
 SHIPPED = Path(__file__).resolve().parents[1] / "designs"
@@ -230,16 +232,33 @@ def potato_import(request: HttpRequest) -> HttpResponse:
 
 @project_view(READ)
 def design_export(request: HttpRequest, project: Project, batch_id: int) -> HttpResponse:
-    """A design batch's answers and labels (every format the export writes) as one zip."""
+    """A design batch's latest export (every format, one zip), as the export job wrote it: read from the disk as it
+    is sent, so the link answers at once whatever the batch's size."""
     batch = get_object_or_404(Batch, pk=batch_id, projects=project)
     get_object_or_404(DesignBatch, batch=batch)
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "export"
-        written = export_batch(batch=batch, out=out)
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in written:
-                archive.write(path, f"{project.slug}-batch-{batch.pk}/{path.relative_to(out)}")
-    buffer.seek(0)
-    return FileResponse(buffer, as_attachment=True, filename=f"{project.slug}-batch-{batch.pk}.zip",
+    job = next((job for job in latest_exports(project) if job.options.get("batch") == batch.pk), None)
+    path = settings.EXPORT_ROOT / job.result.get("file", "") if job is not None else None
+    if path is None or not path.is_file():
+        messages.info(request, f"Batch {batch.pk} has no export yet: press Export on the project's Export step.")
+        return redirect(reverse("projects:detail", args=[project.slug]) + "#step-export")
+    return FileResponse(path.open("rb"), as_attachment=True, filename=f"{project.slug}-batch-{batch.pk}.zip",
                         content_type="application/zip")
+
+
+@project_view(READ)
+@require_POST
+def design_export_start(request: HttpRequest, project: Project, batch_id: int) -> HttpResponse:
+    """Start the export job of a design batch; the project page follows it and links the zip when it is written."""
+    batch = get_object_or_404(Batch, pk=batch_id, projects=project)
+    get_object_or_404(DesignBatch, batch=batch)
+    try:
+        job = job_start(kind="project-export", target=project.pk, options={"batch": batch.pk}, user=request.user)
+    except (JobError, CrowdsetError) as error:
+        messages.error(request, str(error))
+    else:
+        if job.options.get("batch") != batch.pk:
+            messages.warning(request, f"Job {job.pk} is exporting batch {job.options.get('batch')}; export this "
+                                      f"one when it ends.")
+        else:
+            messages.info(request, f"Job {job.pk} is writing the export; this page links it when it is done.")
+    return redirect(reverse("projects:detail", args=[project.slug]) + "#step-export")

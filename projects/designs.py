@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from core.registry import Registry
 
 if TYPE_CHECKING:
+    from hits.models import Batch
     from projects.selectors import ProjectContext
 
 
@@ -25,6 +26,7 @@ class Step:
     state: str = "blocked"  # done | ready | working | blocked; project_steps marks the first ready one next
     summary: str = ""  # the step's numbers, in words
     action: tuple[str, str] | None = None  # (label, url) of what to do now
+    post: tuple[str, str] | None = None  # (label, url) of a button that starts something (a form posting to url)
     links: list[tuple[str, str]] = field(default_factory=list)  # (label, url) of pages to look at
     note: str = ""  # a warning the organizer should read
 
@@ -36,6 +38,9 @@ class Design:
     description: str
     steps: Callable[[ProjectContext], list[Step]]
     settings: dict[str, Any] = field(default_factory=dict)
+    # figures(batch, progress(done, total)) -> the report step's numbers in words: computed by a job
+    # (`project-figures`) and kept (BatchFigures), never on a page view, whatever the batch's size.
+    figures: Callable[[Batch, Callable[[int, int], None]], str] | None = None
 
 
 DESIGNS: Registry[Design] = Registry("project design")

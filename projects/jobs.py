@@ -3,9 +3,15 @@ links what it made to the project. The target of each is the project; the option
 
 from __future__ import annotations
 
+import tempfile
+import time
+import zipfile
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+
+from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 
 from aggregation.models import AggregationRun
 from aggregation.services import batch_aggregate
@@ -19,7 +25,8 @@ from hits.models import Batch
 from jobs.models import Job
 from jobs.registry import JOB_KINDS, JobKind
 from jobs.services import JobFailed, job_check_cancelled, job_record
-from projects.models import Project, Sample, Upload
+from projects.designs import DESIGNS
+from projects.models import BatchFigures, Project, Sample, Upload
 from qualification.services import qualification_test_create, reserved_sentence_ids
 from releases.services import dataset_from_aggregation
 
@@ -141,7 +148,8 @@ def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     batch = Batch.objects.get(pk=options["batch"], projects=project)
     run = batch_aggregate(batch=batch, samples=options.get("samples", 1000), method=options.get("method", "paper"),
                           keep_partial_negatives=options.get("keep_partial_negatives", 1.0),
-                          seed=options.get("seed", 0))
+                          seed=options.get("seed", 0),
+                          progress=lambda done, total: job_record(job, done=done, total=total))
     project.aggregations.add(run)
     alpha = f"{run.alpha:.3f}" if run.alpha is not None else "n/a"
     return f"aggregation {run.pk}: {run.votes} votes, alpha {alpha}", {"run": run.pk}
@@ -172,6 +180,58 @@ def run_version(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
             {"version": version.pk, "name": version.name})
 
 
+def run_figures(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    """The project design's report-step numbers of one batch, kept for the pages (BatchFigures)."""
+    batch = Batch.objects.get(pk=job.options["batch"], projects=project)
+    design = DESIGNS.get(project.design)
+    if design.figures is None:
+        raise JobFailed(f"the {project.design} design has no figures to compute")
+    # The version first: work that lands while the batch is read makes the figures stale, never silently current.
+    version = Batch.objects.values_list("work_version", flat=True).get(pk=batch.pk)
+    started = time.perf_counter()
+    text = design.figures(batch, lambda done, total: job_record(job, done=done, total=total))
+    seconds = time.perf_counter() - started
+    BatchFigures.objects.update_or_create(batch=batch, design=project.design,
+                                          defaults={"text": text, "work_version": version, "seconds": seconds})
+    return f"figures of batch {batch.pk} ({seconds:.1f} s)", {"batch": batch.pk}
+
+
+def run_export(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    """A design batch's export (every format) as one zip under EXPORT_ROOT, for the page's download link: written
+    row by row, zipped file by file, so memory stays flat in the batch's size; the batch's older zips go."""
+    from designs.export import export_batch
+
+    batch = Batch.objects.get(pk=job.options["batch"], projects=project)
+    version = Batch.objects.values_list("work_version", flat=True).get(pk=batch.pk)
+    folder = settings.EXPORT_ROOT / "projects" / project.slug
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{project.slug}-batch-{batch.pk}"
+    path = folder / f"{name}-{job.pk}.zip"
+    total = batch.items.count()
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        out = Path(scratch) / "export"
+        written = export_batch(batch=batch, out=out,
+                               progress=lambda done: job_record(job, done=done, total=total))
+        partial = Path(scratch) / "export.zip"
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for file in written:
+                archive.write(file, f"{name}/{file.relative_to(out)}")
+        partial.replace(path)
+    for older in folder.glob(f"{name}-*.zip"):
+        if older != path:
+            older.unlink(missing_ok=True)
+    size = path.stat().st_size
+    return (f"export of batch {batch.pk}: {len(written)} files, {filesizeformat(size)} zipped",
+            {"batch": batch.pk, "file": str(path.relative_to(settings.EXPORT_ROOT)), "bytes": size,
+             "work_version": version})
+
+
+def done_of(job: Job) -> tuple[int, int] | None:
+    """A job's progress as its work records it in the job's result."""
+    found = Job.objects.filter(pk=job.pk).values_list("result", flat=True).first() or {}
+    return (found["done"], found["total"]) if "done" in found and "total" in found else None
+
+
 def _register(name: str, label: str, run: Any, progress: Any = None, cancellable: bool = False) -> None:
     JOB_KINDS.register(name, JobKind(name, label, "projects.Project", run, progress, cancellable))
 
@@ -180,6 +240,8 @@ _register("project-ingest", "ingest an upload into", run_ingest, ingest_progress
 _register("project-filter", "run the candidate filter for", run_filter, filter_progress, cancellable=True)
 _register("project-qualification", "draw the screening test of", run_qualification)
 _register("project-batch", "create the labeling batch of", run_batch)
-_register("project-aggregate", "aggregate the votes of", run_aggregate)
+_register("project-aggregate", "aggregate the votes of", run_aggregate, done_of)
 _register("project-span-batch", "create the span batch of", run_span_batch)
 _register("project-version", "build a dataset version of", run_version)
+_register("project-figures", "compute the report figures of", run_figures, done_of)
+_register("project-export", "export a batch of", run_export, done_of)

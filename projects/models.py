@@ -153,3 +153,23 @@ class Member(models.Model):
 
     def __str__(self):
         return f"{self.user}, {self.role} of {self.project} ({self.state})"
+
+
+class BatchFigures(models.Model):
+    """A batch's numbers as a project design's report step shows them (agreement and labels so far, a paper's
+    figures), computed by a job (projects.jobs `project-figures`) and read by the pages, which never compute them:
+    `work_version` is the batch's Batch.work_version they were computed from, so a page knows in one read whether
+    answers came in since."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="figures")
+    design = models.CharField(max_length=40, help_text="the project design whose report step they are")
+    text = models.TextField()
+    work_version = models.PositiveIntegerField()
+    seconds = models.FloatField(default=0.0)
+    made = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["batch", "design"], name="batch_figures_once")]
+
+    def __str__(self) -> str:
+        return f"{self.design} figures of batch {self.batch_id}"

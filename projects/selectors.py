@@ -18,7 +18,7 @@ from hits.models import Assignment, Batch
 from hits.selectors import batch_rows
 from jobs.models import Job
 from jobs.services import job_progress
-from projects.models import Project, Sample
+from projects.models import BatchFigures, Project, Sample
 from qualification.models import Grant, QualificationTest, TestItem
 from releases.models import DatasetVersion
 from releases.selectors import version_rows
@@ -40,6 +40,18 @@ class ProjectContext:
     spot_checks: dict[int, int] = field(default_factory=dict)  # batch id -> pending spot checks
     versions: list[dict[str, Any]] = field(default_factory=list)
     jobs: list[tuple[Job, tuple[int, int] | None]] = field(default_factory=list)
+    figures: dict[int, BatchFigures] = field(default_factory=dict)  # batch id -> its stored report-step numbers
+    # Batches whose figures are missing or older than their work: the page asks a job for them (figures_refresh).
+    wanted_figures: list[int] = field(default_factory=list)
+    exports: dict[int, Job] = field(default_factory=dict)  # batch id -> its latest finished export job
+
+    def figures_of(self, batch: Batch) -> BatchFigures | None:
+        """The batch's stored figures, current or not; noting the batch as wanted when they
+        are missing or out of date."""
+        found = self.figures.get(batch.pk)
+        if (found is None or found.work_version != batch.work_version) and batch.pk not in self.wanted_figures:
+            self.wanted_figures.append(batch.pk)
+        return found
 
     def live_jobs(self, kind: str) -> list[Job]:
         return [job for job, _ in self.jobs if job.kind == kind and job.is_live]
@@ -98,7 +110,17 @@ def project_context(project: Project, *, job_limit: int = 10) -> ProjectContext:
                                .values_list("assignment__hit__batch").annotate(n=Count("pk")).order_by())
     mine = set(project.versions.values_list("pk", flat=True))
     context.versions = version_rows(ids=mine)
+    context.figures = {found.batch_id: found for found in
+                       BatchFigures.objects.filter(batch__in=batches, design=project.design)}
+    for job in latest_exports(project):
+        context.exports.setdefault(job.options.get("batch"), job)
     return context
+
+
+def latest_exports(project: Project) -> QuerySet:
+    """The project's finished exports, newest first (one zip a batch is kept: projects.jobs.run_export)."""
+    return Job.objects.filter(kind="project-export", target=project.pk, state=Job.State.DONE).order_by(
+        "-finished", "-pk")[:20]
 
 
 def project_rows(projects: QuerySet | None = None) -> list[dict[str, Any]]:
@@ -111,12 +133,13 @@ def project_rows(projects: QuerySet | None = None) -> list[dict[str, Any]]:
     return [{"project": p, "batches": p.batch_count or 0, "versions": p.version_count or 0} for p in rows]
 
 
-def batch_assignments(batch: Batch, *, state: str | None = None, limit: int = 500) -> list[Assignment]:
-    """A batch's assignments for its review page, with their workers, HITs and spot checks."""
+def batch_assignments(batch: Batch, *, state: str | None = None, limit: int = 500,
+                      offset: int = 0) -> list[Assignment]:
+    """A batch's assignments for its review page, with their workers, HITs and spot checks, a page at a time."""
     assignments = Assignment.objects.filter(hit__batch=batch).select_related("worker__user", "hit")
     if state:
         assignments = assignments.filter(state=state)
-    return list(assignments.order_by("hit__index", "pk")[:limit])
+    return list(assignments.order_by("hit__index", "pk")[offset:offset + limit])
 
 
 def corpus_choices(project: Project) -> list[Corpus]:

@@ -33,6 +33,7 @@ urlpatterns = [
     path("<slug:slug>/batches/estimate.json", views.estimate, name="estimate"),
     path("<slug:slug>/batches/<int:batch_id>/", views.batch_detail, name="batch"),
     path("<slug:slug>/batches/<int:batch_id>/export.zip", design_views.design_export, name="design_export"),
+    path("<slug:slug>/batches/<int:batch_id>/export/", design_views.design_export_start, name="design_export_start"),
     path("<slug:slug>/batches/<int:batch_id>/publish/", views.publish, name="publish"),
     path("<slug:slug>/batches/<int:batch_id>/<slug:action>/", views.batch_action, name="batch_action"),
     path("<slug:slug>/aggregations/<int:run_id>/", views.aggregation, name="aggregation"),

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from matplotlib.figure import Figure
@@ -93,19 +95,45 @@ def project_list(request: HttpRequest) -> HttpResponse:
 @project_view(MANAGE)
 def project_detail(request: HttpRequest, project: Project) -> HttpResponse:
     context = selectors.project_context(project)
+    steps = project_steps(context)
+    if figures_refresh(request, project, context):
+        context = selectors.project_context(project)  # the job it started, for the page to follow
+        steps = project_steps(context)
     return render(request, "projects/detail.html", {
-        "project": project, "design": DESIGNS.get(project.design), "steps": project_steps(context),
+        "project": project, "design": DESIGNS.get(project.design), "steps": steps,
         "who": who_may_work(project),
         "jobs": context.jobs, "busy": any(job.is_live for job, _ in context.jobs)})
+
+
+def figures_refresh(request: HttpRequest, project: Project, context: selectors.ProjectContext) -> bool:
+    """Ask a job for the figures a step showed missing or out of date (ProjectContext.wanted_figures), unless one
+    is under way or ended less than FIGURES_PAUSE_SECONDS ago (settings): while answers keep coming, the figures
+    follow them at that pace, and a page view never computes them. True when a job was started."""
+    if not context.wanted_figures or DESIGNS.get(project.design).figures is None:
+        return False
+    recent = timezone.now() - timedelta(seconds=settings.FIGURES_PAUSE_SECONDS)
+    if Job.objects.filter(kind="project-figures", target=project.pk).filter(
+            Q(state__in=Job.LIVE_STATES) | Q(finished__gt=recent)).exists():
+        return False
+    try:
+        job_start(kind="project-figures", target=project.pk, options={"batch": context.wanted_figures[-1]},
+                  user=request.user)
+    except (JobError, CrowdsetError):
+        return False
+    return True
 
 
 @project_view(MANAGE)
 def project_status(request: HttpRequest, project: Project) -> JsonResponse:
     """What the project page's script polls while work runs: it reloads the page when this changes."""
     context = selectors.project_context(project)
+    steps_shown = project_steps(context)
+    if figures_refresh(request, project, context):
+        context = selectors.project_context(project)
+        steps_shown = project_steps(context)
     jobs = [{"id": job.pk, "kind": job.kind, "state": job.state, "message": job.message,
              "progress": list(progress) if progress else None} for job, progress in context.jobs]
-    steps = [(step.key, step.state, step.summary) for step in project_steps(context)]
+    steps = [(step.key, step.state, step.summary) for step in steps_shown]
     return JsonResponse({"busy": any(job.is_live for job, _ in context.jobs), "jobs": jobs,
                          "signature": hash(repr((steps, [(j["id"], j["state"]) for j in jobs])))})
 
@@ -349,6 +377,9 @@ def _batch(project: Project, batch_id: int) -> Batch:
     return get_object_or_404(Batch, pk=batch_id, projects=project)
 
 
+REVIEW_PAGE = 100  # submitted assignments listed for review on one page
+
+
 @project_view(MANAGE)
 def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpResponse:
     # The jobs before the batch: see selectors.project_context.
@@ -356,7 +387,12 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
             for job in Job.objects.filter(kind__in=["publish", "sync", "review"], target=batch_id)[:8]]
     batch = _batch(project, batch_id)
     (row,) = batch_rows([batch])
-    submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED)
+    # The work waiting for review a page at a time, whatever the batch's size.
+    waiting = row["states"].get(Assignment.State.SUBMITTED, 0)
+    pages = max(1, -(-waiting // REVIEW_PAGE))
+    page = min(max(1, int(request.GET.get("page", "1")) if request.GET.get("page", "1").isdigit() else 1), pages)
+    submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED, limit=REVIEW_PAGE,
+                                            offset=(page - 1) * REVIEW_PAGE)
     withdrawn = list(Withdrawal.objects.filter(assignment__hit__batch=batch).select_related(
         "assignment__worker__user", "assignment__hit").order_by("-when")[:100])
     review = forms.ReviewForm(choices=[(a.pk, str(a.pk)) for a in submitted])
@@ -367,6 +403,8 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
         needed = None
     return render(request, "projects/batch.html", {
         "project": project, "batch": batch, "row": row, "submitted": submitted, "review": review,
+        "waiting": waiting, "page": page, "pages": pages, "first": (page - 1) * REVIEW_PAGE + 1,
+        "last": (page - 1) * REVIEW_PAGE + len(submitted),
         "withdrawn": withdrawn, "listing": get_task_type(batch.task_type).listings([batch]).get(
             batch.pk, {"title": batch.task_type, "noun": "item"}),
         "spot_form": forms.SpotCheckForm(), "aggregate_form": aggregate_form, "jobs": jobs,
@@ -421,8 +459,10 @@ def batch_action(request: HttpRequest, project: Project, batch_id: int, action: 
     if action == "sync":
         _start(request, project, "sync", target=batch.pk)
     elif action == "review":
-        submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED, limit=100_000)
-        form = forms.ReviewForm(request.POST, choices=[(a.pk, str(a.pk)) for a in submitted],
+        # The ticked assignments that are this batch's and still wait for review: what may be chosen.
+        ticked = [int(pk) for pk in request.POST.getlist("assignments") if str(pk).isdigit()]
+        waiting = Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED, pk__in=ticked)
+        form = forms.ReviewForm(request.POST, choices=[(pk, str(pk)) for pk in waiting.values_list("pk", flat=True)],
                                 provider=batch.provider)
         if form.is_valid():
             data = form.cleaned_data

@@ -9,9 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db.models import F
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
+from django.utils import timezone
 
 from core.words import counted
+from designs.export import batch_report
 from designs.models import DesignBatch
 from designs.stages import workflow_batches, workflow_report
 from hits.models import Batch
@@ -22,8 +25,8 @@ from reproductions.facts import tables
 from reproductions.stories import statistics
 
 
-def _batch_steps(context: ProjectContext, task_type: str, command: str, numbers: Callable[[Batch], str],
-                 export: str, download: bool = False, report_title: str = "The paper's numbers",
+def _batch_steps(context: ProjectContext, task_type: str, command: str, export: str, download: bool = False,
+                 report_title: str = "The paper's numbers",
                  only: Callable[[Batch], bool] | None = None) -> list[Step]:
     project = context.project
     rows = [row for row in context.batches_of(task_type) if only is None or only(row["batch"])]
@@ -79,20 +82,53 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str, numbers:
     if not row["submitted"]:
         report.summary = "waits for the first answers"
         return [made, work, report, out]
-    # The figures so far while the work goes on; done when the work is.
+    # The figures so far while the work goes on; done when the work is. A job computes them (project-figures) and
+    # the page shows what it kept: a page view never reads every answer.
     report.state = "done" if work.state == "done" else "working"
-    report.summary = numbers(batch) + ("" if work.state == "done" else " (so far: the work goes on)")
+    stored = context.figures_of(batch)
+    computing = any(job.options.get("batch") == batch.pk for job in context.live_jobs("project-figures"))
+    latest = next((job for job, _ in context.jobs if job.kind == "project-figures"
+                   and job.options.get("batch") == batch.pk), None)
+    if stored is None and latest is not None and latest.state == latest.State.FAILED:
+        report.summary = f"the figures could not be computed: {latest.message} (tried again on the next visit)"
+    elif stored is None:
+        report.state, report.summary = "working", "the figures are being computed (a job: this page follows it)"
+    else:
+        report.summary = stored.text + ("" if work.state == "done" else " (so far: the work goes on)")
+        if stored.work_version != batch.work_version:
+            report.summary += (f"; as of {timezone.localtime(stored.made):%H:%M}, "
+                               + ("the newer answers are being counted" if computing else "newer answers came in"))
     if download:
-        # Answers so far can be downloaded while the work goes on; the labels settle when it is done.
-        out.state = "ready" if work.state == "done" else "working"
-        out.summary = ("every answer, the labels and their agreement, as CSV, JSON Lines, Parquet and a Hugging "
-                       "Face dataset folder, in one zip" + ("" if work.state == "done" else " (the answers so far)")
-                       + f"; or {out.summary}")
-        out.links = [("Download answers and labels (zip)",
-                      reverse("projects:design_export", args=[project.slug, batch.pk]))]
+        export_step(context, batch, out, work.state == "done")
     else:
         out.state = "ready" if work.state == "done" else "blocked"
     return [made, work, report, out]
+
+
+def export_step(context: ProjectContext, batch: Batch, out: Step, done: bool) -> None:
+    """The export as a job (project-export) writing a zip the step links to; answers so far can be exported while
+    the work goes on, the labels settle when it is done."""
+    project = context.project
+    command = out.summary
+    out.state = "ready" if done else "working"
+    out.summary = ("every answer, the labels and their agreement, as CSV, JSON Lines, Parquet and a Hugging Face "
+                   "dataset folder, in one zip" + ("" if done else " (the answers so far)") + f"; or {command}")
+    out.post = ("Export answers and labels (zip)", reverse("projects:design_export_start", args=[project.slug,
+                                                                                              batch.pk]))
+    if any(job.options.get("batch") == batch.pk for job in context.live_jobs("project-export")):
+        out.state, out.post = "working", None
+        out.summary += "; an export is being written (a job: this page follows it)"
+    made = context.exports.get(batch.pk)
+    if made is not None:
+        size = made.result.get("bytes", 0)
+        shown = filesizeformat(size)
+        when = timezone.localtime(made.finished) if made.finished else None
+        out.links = [(f"Download the export of {when:%Y-%m-%d %H:%M} ({shown})" if when else "Download",
+                      reverse("projects:design_export", args=[project.slug, batch.pk]))]
+        if made.result.get("work_version") != batch.work_version:
+            out.summary += "; answers came in after the last export: export again for them"
+        elif done and out.post is not None:
+            out.state, out.post = "done", ("Export again", out.post[1])
 
 
 def _copa_numbers(batch: Batch) -> str:
@@ -120,14 +156,16 @@ DESIGNS.register("balanced-copa", Design(
     description="Original and mirrored COPA items, three workers each: majority accuracy against the intended "
                 "answers and Fleiss' kappa by subset, the superficial-cue report, pair-keeping train/dev files.",
     steps=lambda context: _batch_steps(context, "design", "manage.py copa batch COPA.xml --name NAME",
-                                       _copa_numbers, "manage.py copa export COPA.xml --out DIR", download=True)))
+                                       "manage.py copa export COPA.xml --out DIR", download=True),
+    figures=lambda batch, progress: _copa_numbers(batch)))
 
 DESIGNS.register("cheap-facts", Design(
     name="cheap-facts", title="Facts and counter-facts (Cheap Facts)",
     description="RTE paragraphs with a highlighted entity; workers write facts or contradicting statements under "
                 "live quality rules; RTE-style T-H pairs with the paper's Tables 1 and 2.",
     steps=lambda context: _batch_steps(context, "design", "manage.py facts batch RTE.xml --name NAME",
-                                       _facts_numbers, "manage.py facts export BATCH --out DIR", download=True)))
+                                       "manage.py facts export BATCH --out DIR", download=True),
+    figures=lambda batch, progress: _facts_numbers(batch)))
 
 
 def _stories_numbers(batch: Batch) -> str:
@@ -144,35 +182,33 @@ DESIGNS.register("timetravel", Design(
                 "and sent back by another worker or the ending minimally edited by them; lineage per chain, "
                 "Likert and pairwise evaluation, released JSONL splits.",
     steps=lambda context: _batch_steps(context, "design", "manage.py stories start STORIES.jsonl --name NAME",
-                                       _stories_numbers, "manage.py stories export WORKFLOW --out DIR",
-                                       only=lambda batch: len(workflow_batches(batch)) > 1)))
+                                       "manage.py stories export WORKFLOW --out DIR",
+                                       only=lambda batch: len(workflow_batches(batch)) > 1),
+    figures=lambda batch, progress: _stories_numbers(batch)))
 
 
-def _design_numbers(batch: Batch) -> str:
-    from designs.export import batch_aggregate
-
-    results, rows = batch_aggregate(batch)
-    per_item: dict[tuple[str, str], int] = {}
-    for found in rows:
-        per_item[found["scheme"], found["item"]] = per_item.get((found["scheme"], found["item"]), 0) + 1
+def _design_numbers(batch: Batch, progress: Callable[[int, int], None]) -> str:
+    """Agreement per scheme (and a workflow's stages), read item by item (designs.export.batch_report)."""
+    total = batch.items.count()
+    found = batch_report(batch, progress=lambda done: progress(done, total))
     parts = []
-    for name, result in results.items():
+    for name, result in found.results.items():
         if not result.level:
             continue
-        most = max((count for (scheme, _), count in per_item.items() if scheme == name), default=0)
         if result.alpha is not None:
             parts.append(f"{name}: alpha {result.alpha:.2f}")
-        elif most < 2:
+        elif result.answers <= result.seen:
             parts.append(f"{name}: no agreement yet (each item has one answer so far; agreement needs two)")
         else:
             parts.append(f"{name}: no agreement (the answers leave nothing to compare: all alike)")
+    parts += [f"{figure} {value}" for figure, value in found.figures.items()]
     if len(workflow_batches(batch)) > 1:
-        found = workflow_report(batch)
+        stages = workflow_report(batch)
         parts += [f"stage {name}: {counted(row['items'], 'item')}, {counted(row['answers'], 'answer')}, "
                   f"{row['sent_back']} sent back" + (f" (waiting: {row['note']})" if row["note"] else "")
-                  for name, row in found["stages"].items()]
-        parts.append(f"{counted(found['waiting'], 'chain')} used {'its' if found['waiting'] == 1 else 'their'} "
-                     f"rounds and wait{'s' if found['waiting'] == 1 else ''} for you")
+                  for name, row in stages["stages"].items()]
+        parts.append(f"{counted(stages['waiting'], 'chain')} used {'its' if stages['waiting'] == 1 else 'their'} "
+                     f"rounds and wait{'s' if stages['waiting'] == 1 else ''} for you")
     return "; ".join(parts or ["answers stored"]) + f" (`manage.py design report {batch.pk}`)"
 
 
@@ -182,5 +218,6 @@ DESIGNS.register("design-file", Design(
                 "agreement per scheme, answers and labels exported as CSV, JSON Lines, Parquet and a Hugging Face "
                 "dataset folder.",
     steps=lambda context: _batch_steps(context, "design", "manage.py design new FILE --items DATA",
-                                       _design_numbers, "manage.py design export BATCH --out DIR", download=True,
-                                       report_title="Agreement and labels")))
+                                       "manage.py design export BATCH --out DIR", download=True,
+                                       report_title="Agreement and labels"),
+    figures=_design_numbers))

@@ -27,3 +27,11 @@ class BaseTestCase(TestCase):
 
     def login(self, user):
         self.client.force_login(user)
+
+
+def page_after_jobs(client, url):
+    """The page once the jobs its first view started (a project's report figures) have run: what a person sees
+    when the page's script reloads it. Outside a transaction test, jobs start only when their row is committed."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        client.get(url)
+    return client.get(url)

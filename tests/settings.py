@@ -22,3 +22,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 
 # A payment whose answer was lost is looked up again at once (the emulators list a payment as soon as it is made).
 PAYMENT_SETTLE_SECONDS = 0
+FIGURES_PAUSE_SECONDS = 0
+
+# What jobs and uploads write goes to a folder of the test run's own, never into the checkout.
+import tempfile as _tempfile  # noqa: E402
+from pathlib import Path as _Path  # noqa: E402
+
+_SCRATCH = _Path(_tempfile.mkdtemp(prefix="crowdset-test-files-"))
+EXPORT_ROOT = _SCRATCH / "exports"
+UPLOAD_ROOT = _SCRATCH / "uploads"

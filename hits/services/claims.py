@@ -126,6 +126,7 @@ def assignment_submit(*, assignment: Assignment, worker: Worker,
         assignment.submitted = timezone.now()
         assignment.draft = None
         assignment.save(update_fields=["state", "raw_answers", "answers", "submitted", "draft"])
+        Batch.work_changed(assignment.hit.batch_id)
         task_type.on_submitted(assignment)
         assignment.hit.complete_if_done()
     if assignment.hit.batch.adaptive:

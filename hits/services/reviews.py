@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hits.models import Assignment
+from hits.models import Assignment, Batch
 from hits.providers import get_provider
 from hits.providers.base import NotReviewable
 from hits.services.errors import CrowdError
@@ -58,6 +58,7 @@ def _review(assignment: Assignment, state: str, feedback: str, category: str = "
             raise
         assignment.state, assignment.reviewed = error.status, timezone.now()
         assignment.save(update_fields=["state", "reviewed"])
+        Batch.work_changed(assignment.hit.batch_id)
         if error.status == Assignment.State.APPROVED:
             reward_record(assignment, confirmed=True)
         else:
@@ -71,6 +72,7 @@ def _review(assignment: Assignment, state: str, feedback: str, category: str = "
     assignment.feedback = feedback
     assignment.reviewed = timezone.now()
     assignment.save(update_fields=["state", "feedback", "reviewed"])
+    Batch.work_changed(assignment.hit.batch_id)
     if state == Assignment.State.APPROVED:
         reward_record(assignment, confirmed=True)
     return assignment

@@ -174,7 +174,9 @@ def place_follow(assignment: Assignment, remote: Any, report: SyncReport | None 
     elif (status == "rejected" and state in (Assignment.State.SUBMITTED, Assignment.State.REJECTED)
           and not assignment.place_freed):
         # The provider opens a new place for a rejected submission: the work stays, its place is free.
-        rows.update(state=Assignment.State.REJECTED, place_freed=True, reviewed=assignment.reviewed or timezone.now())
+        if rows.update(state=Assignment.State.REJECTED, place_freed=True,
+                       reviewed=assignment.reviewed or timezone.now()) and state == Assignment.State.SUBMITTED:
+            Batch.work_changed(assignment.hit.batch_id)
         reward_cancel(assignment, why="rejected at the provider")
         report.updated += state == Assignment.State.SUBMITTED
         return True
@@ -243,6 +245,7 @@ def submission_store(batch: Batch, hit: Hit, submission: Submission, task_type: 
             existing.state = state
             existing.reviewed = timezone.now()
             existing.save(update_fields=["state", "reviewed"])
+            Batch.work_changed(batch.pk)
             if state == Assignment.State.APPROVED:
                 reward_record(existing, confirmed=True)
             report.updated += 1
@@ -274,6 +277,7 @@ def submission_store(batch: Batch, hit: Hit, submission: Submission, task_type: 
                 feedback=feedback, flag=flag)
             if answers is not None and not flag:
                 task_type.on_submitted(assignment)
+            Batch.work_changed(batch.pk)
             if state == Assignment.State.APPROVED:
                 reward_record(assignment, confirmed=True)
     except IntegrityError:

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from hits import selectors
-from hits.models import Assignment, Withdrawal
+from hits.models import Assignment, Batch, Withdrawal
 from hits.services.payments import reward_cancel
 from hits.task_types import get_task_type
 
@@ -29,6 +29,7 @@ def assignment_withdraw(*, assignment: Assignment, why: str) -> Assignment:
         assignment.state, assignment.answers, assignment.raw_answers = Assignment.State.WITHDRAWN, None, None
         assignment.reviewed = timezone.now()
         assignment.save(update_fields=["state", "answers", "raw_answers", "reviewed"])
+        Batch.work_changed(assignment.hit.batch_id)
         reward_cancel(assignment, why=f"withdrawn: {why}")
         if assignment.hit.reopen_if_room():
             batch = assignment.hit.batch

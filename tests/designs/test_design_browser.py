@@ -161,13 +161,17 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     worker.close()
 
     page.goto(f"{live_server.url}/projects/{project.slug}/")
-    # One answer an item: the step says why there is no agreement yet, instead of an unexplained dash.
-    assert "choice: no agreement yet (each item has one answer so far; agreement needs two)" in page.inner_text(
-        "#step-report")
+    # A job computes the figures and the page reloads when it is done. One answer an item: the step says why there
+    # is no agreement yet, instead of an unexplained dash.
+    page.wait_for_selector("#step-report:has-text('choice: no agreement yet (each item has one answer so far; "
+                           "agreement needs two)')")
+    page.wait_for_selector("#step-export button:has-text('Export answers and labels (zip)')").click()
+    # The export is a job too: the page follows it and links the zip it wrote.
+    link = page.wait_for_selector("#step-export a:has-text('Download the export of')")
     page.locator("#step-report").scroll_into_view_if_needed()
     screenshot(page, "design-project-report", docs="organizer-report")
     with page.expect_download() as download:
-        page.get_by_role("link", name="Download answers and labels (zip)").click()
+        link.click()
     archive = zipfile.ZipFile(io.BytesIO(download.value.path().read_bytes()))
     answers = [name for name in archive.namelist() if name.endswith("/answers.csv")]
     assert answers and archive.read(answers[0]).decode().count("\n") == 4  # a header and three answers
@@ -251,6 +255,7 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     assert assignment.answers[str(items[1].pk)] == {"stance": "unclear", "topics": ["wind"]}
 
     page.goto(f"{live_server.url}/projects/{project.slug}/")
+    page.wait_for_selector("#step-report:has-text('sure: no agreement yet')")  # once the figures job is done
     summary = page.inner_text("#step-report")
     assert "stance: no agreement yet" in summary and "sure: no agreement yet" in summary
     context.close()

@@ -164,6 +164,7 @@ def test_design_new_makes_every_stage_and_the_project_follows_the_first(tmp_path
 
     from accounts import roles
     from projects.models import Project
+    from tests.base import page_after_jobs
 
     items = tmp_path / "stories.jsonl"
     items.write_text(json.dumps({"story_id": "s1", "premise": STORY.text, **STORY.fields}) + "\n")
@@ -178,7 +179,7 @@ def test_design_new_makes_every_stage_and_the_project_follows_the_first(tmp_path
     assert f"/projects/{project.slug}/batches/{first.pk}/publish/" in page  # the first stage is what is published
     batch_publish(batch=first)
     _write(first, _worker("ann"), "Dark clouds rolled in before noon.")
-    page = client.get(f"/projects/{project.slug}/").content.decode()
+    page = page_after_jobs(client, f"/projects/{project.slug}/").content.decode()
     assert "stage write: 1 item, 1 answer, 0 sent back; stage check: 1 item, 0 answers" in page
 
 

@@ -11,7 +11,7 @@ from projects.services import project_create
 from reproductions.copa import choice_batch_create, copa_sample
 from reproductions.facts import draw_items, fact_batch_create
 from reproductions.rte import read_rte
-from tests.base import BaseTestCase
+from tests.base import BaseTestCase, page_after_jobs
 
 SHARED = settings.SHARED_DIR / "corpora"
 
@@ -31,7 +31,7 @@ class CrowdDesignTests(BaseTestCase):
                                                         requirements={"masters": True, "min_approved_hits": 10000}))
         project.batches.add(batch)
         run_choices(batch, [ChoiceWorker(f"w{n}", 1.0, mirrored_penalty=0) for n in range(3)], seed=1)
-        page = self.client.get(f"/projects/{project.slug}/")
+        page = page_after_jobs(self.client, f"/projects/{project.slug}/")
         self.assertContains(page, "original accuracy 100%, kappa 1.000; mirrored accuracy 100%, kappa 1.000")
         self.assertContains(page, "6/6 assignments submitted")
         detail = self.client.get(f"/projects/{project.slug}/batches/{batch.pk}/")
@@ -49,7 +49,7 @@ class CrowdDesignTests(BaseTestCase):
                                                       assignments_per_hit=2))
         project.batches.add(batch)
         run_writers(batch, [Writer("a"), Writer("b", "copier")], seed=1)
-        page = self.client.get(f"/projects/{project.slug}/")
+        page = page_after_jobs(self.client, f"/projects/{project.slug}/")
         self.assertContains(page, "facts on 5 paragraphs")
         detail = self.client.get(f"/projects/{project.slug}/batches/{batch.pk}/")
         self.assertContains(detail, "Who may work: every annotator of this site (the project is open to the site).")
@@ -73,7 +73,7 @@ class CrowdDesignTests(BaseTestCase):
         stages = workflow_batches(first)
         run_story_workers(stages, [StoryWorker("s1"), StoryWorker("s2"), StoryWorker("s3", "breaker")], known)
         project.batches.add(*stages.values())
-        page = self.client.get(f"/projects/{project.slug}/")
+        page = page_after_jobs(self.client, f"/projects/{project.slug}/")
         self.assertContains(page, "edited endings;")
         self.assertContains(page, f"/review/chains/{first.pk}/")
         detail = self.client.get(f"/projects/{project.slug}/batches/{stages['check'].pk}/")

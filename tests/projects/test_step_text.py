@@ -1,4 +1,6 @@
+import io
 import re
+import zipfile
 
 from designs.items import read_items
 from designs.loader import load_text
@@ -6,7 +8,7 @@ from hits.services import assignment_claim, assignment_submit, batch_publish, wo
 from projects.people import project_open
 from projects.services import design_project_create
 from projects.templatetags.steps import code_spans
-from tests.base import BaseTestCase
+from tests.base import BaseTestCase, page_after_jobs
 
 
 def test_it_shows_a_backticked_command_as_code():
@@ -33,7 +35,7 @@ class DesignProjectStepsTest(BaseTestCase):
         self.login(self.organizer)
 
     def steps(self):
-        page = self.client.get(f"/projects/{self.project.slug}/").content.decode()
+        page = page_after_jobs(self.client, f"/projects/{self.project.slug}/").content.decode()
         return {key: " ".join(re.sub(r"<[^>]+>", " ", body).split()) for key, body in
                 re.findall(r'<li class="\w+" id="step-(\w+)">(.*?)</li>', page, re.S)}, page
 
@@ -56,7 +58,17 @@ class DesignProjectStepsTest(BaseTestCase):
         steps, _ = self.steps()
         self.assertIn("mood: no agreement yet (each item has one answer so far; agreement needs two)",
                       steps["report"])
-        self.assertIn("Download answers and labels (zip)", steps["export"])
+        self.assertIn("Export answers and labels (zip)", steps["export"])
         self.assertIn("as CSV, JSON Lines, Parquet and a Hugging Face dataset folder", steps["export"])
+        # No export yet: the link says so on the project page. The button starts the job; its zip is then linked.
+        early = self.client.get(f"/projects/{self.project.slug}/batches/{self.batch.pk}/export.zip", follow=True)
+        self.assertContains(early, f"Batch {self.batch.pk} has no export yet")
+        with self.captureOnCommitCallbacks(execute=True):
+            self.client.post(f"/projects/{self.project.slug}/batches/{self.batch.pk}/export/")
+        steps, _ = self.steps()
+        self.assertIn("Download the export of", steps["export"])
+        download = self.client.get(f"/projects/{self.project.slug}/batches/{self.batch.pk}/export.zip")
+        with zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))) as archive:
+            self.assertIn(f"{self.project.slug}-batch-{self.batch.pk}/labels.csv", archive.namelist())
         self.assertIn(f"manage.py design export {self.batch.pk} --out DIR", steps["export"])
         self.assertNotIn("BATCH", steps["export"])

@@ -110,6 +110,12 @@ def _walk(page, live_server, tmp_path):
     page.get_by_role("button", name="Create the project").click()
     page.wait_for_selector("#step-corpus.next")
     _shot(page, "project-new")
+    # The simulated crowd are the site's annotators, not members: the organizer opens the work to them.
+    page.goto(f"{live_server.url}/projects/counterfactual-news/people/")
+    page.check("#id_open_to_site")
+    page.get_by_role("button", name="Save who may work").click()
+    page.wait_for_selector("#who-may-work:has-text('every annotator of this site')")
+    page.goto(f"{live_server.url}/projects/counterfactual-news/")
 
     page.click("#step-corpus a.button")
     page.set_input_files("#id_file", str(NEWS))

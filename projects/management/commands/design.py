@@ -1,17 +1,16 @@
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
-from core.components import component_figures
 from core.errors import CrowdsetError
 from core.words import counted
-from designs.aggregate import Answer
-from designs.export import FORMATS, batch_aggregate, export_batch
+from designs.export import FORMATS, agreement_of, batch_report, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.models import DesignBatch, batch_design
@@ -121,24 +120,23 @@ class Command(BaseCommand):
 
     def do_report(self, options):
         batch = self._batch(options["batch"])
-        results, rows = batch_aggregate(batch)
-        answers = [Answer(row["item"], row["annotator"], row["scheme"], row["value"]) for row in rows
-                   if not row["gold"]]
-        # What the design's components add (Fleiss' kappa beside alpha, ...): core.components.
-        figures = component_figures(batch_design(batch.pk)[0], results, answers)
+        # Read an item at a time (designs.export.batch_report): a batch of any size. Each item's label is in the
+        # export, not here.
+        report = batch_report(batch)
         if options["json"]:
-            found = {name: result.as_json() for name, result in results.items()}
-            self.stdout.write(json.dumps({**found, "components": figures} if figures else found))
+            found: dict[str, Any] = agreement_of(report.results)
+            for name, result in report.results.items():
+                found[name].update({"items": result.seen, "decided": result.decided})
+            self.stdout.write(json.dumps({**found, "components": report.figures} if report.figures else found))
             return
-        self.stdout.write(f"{len(rows)} answers")
-        for name, result in results.items():
+        self.stdout.write(f"{report.answers} answers")
+        for name, result in report.results.items():
             alpha = "-" if result.alpha is None else f"{result.alpha:.3f}"
-            decided = sum(value not in (None, [], {}) for value in result.items.values())
             extra = f"; outcomes {result.outcomes}" if result.outcomes else ""
             extra += f"; top {next(iter(result.scores))}" if result.scores else ""
             self.stdout.write(f"{name} ({result.type}): {result.answers} answers, alpha ({result.level}) {alpha}, "
-                              f"{result.method}: {decided} of {len(result.items)} items decided{extra}")
-        for figure, value in figures.items():
+                              f"{result.method}: {result.decided} of {result.seen} items decided{extra}")
+        for figure, value in report.figures.items():
             self.stdout.write(f"{figure}: {value}")
         if len(workflow_batches(batch)) > 1:
             found = workflow_report(batch)
