@@ -12,6 +12,7 @@ from typing import Any
 
 from core.errors import InputError, decode_utf8
 from designs.model import Design, Items
+from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record as SchemeRecord
 
 MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation item
@@ -30,11 +31,37 @@ class Record:
     gold: Any = None
     group: str = ""
     line: int = 0
+    file: str = ""  # the items file it was read from (one of several a Potato config lists)
 
 
 def read_items(data: bytes, *, name: str, design: Design, format: str | None = None) -> list[Record]:
-    """The records of `data` (a file called `name`), checked against the design's item settings."""
-    return read_records(data, name=name, settings=design.items, format=format)
+    """The records of `data` (a file called `name`), checked against the design's item settings and against
+    what its schemes need of an item."""
+    records = read_records(data, name=name, settings=design.items, format=format)
+    found = unanswerable(design, records)
+    if found:
+        raise ItemsError(found[1], file=name, line=found[0].line or None)
+    return records
+
+
+def unanswerable(design: Design, records: list[Record]) -> tuple[Record, str] | None:
+    """The first record a scheme of the design's first stage cannot be answered on, with what is missing and how
+    many records lack it; None when every scheme can be answered on every record."""
+    first = set(design.stages[0].schemes) if design.stages else None
+    schemes = [(scheme, SCHEME_TYPES.of(scheme)) for scheme in design.annotation_schemes
+               if first is None or scheme.name in first]
+    problems: list[tuple[Record, str]] = []
+    for record in records:
+        seen = SchemeRecord(id=record.id, text=record.text, fields=record.fields)
+        problem = next((f"scheme {scheme.name!r}: {found}" for scheme, kind in schemes
+                        if (found := kind.item_problem(scheme, seen))), None)
+        if problem:
+            problems.append((record, problem))
+    if not problems:
+        return None
+    record, problem = problems[0]
+    more = f" (and {len(problems) - 1} more of the {len(records)} items)" if len(problems) > 1 else ""
+    return record, f"{problem}{more}; every item needs it"
 
 
 def read_records(data: bytes, *, name: str, settings: Items, format: str | None = None) -> list[Record]:
@@ -173,7 +200,7 @@ def _records(rows: list[tuple[int, Any]], name: str, settings: Items) -> list[Re
             fields[settings.text_key], text = text, ""
         gold = fields.pop(settings.gold_key, None) if settings.gold_key else None
         group = str(fields.get(settings.group_key, "")) if settings.group_key else ""
-        record = Record(id=record_id, text=str(text), fields=fields, gold=gold, group=group, line=line)
+        record = Record(id=record_id, text=str(text), fields=fields, gold=gold, group=group, line=line, file=name)
         try:
             highlight(record, settings)
         except InputError as error:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+import random
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,20 +21,48 @@ from typing import Any, Protocol
 
 import yaml
 
-from designs.items import FORMATS, ItemsError, Record, read_records
+from designs.items import FORMATS, ItemsError, Record, read_records, unanswerable
 from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, TYPE_NAMES, Design, Items
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import LabelledScheme
 
-# Top-level keys this importer reads (the rest only set up Potato's server and pages, or are features this
-# platform does not have: they are reported as ignored).
+# Top-level keys this importer reads.
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
-        "annotation_codebook_url", "prolific", "mturk")
+        "annotation_codebook_url", "prolific", "mturk", "bws_config")
+# Keys that only set up Potato's own server, pages and output files: nothing an annotator meets or an answer
+# holds changes without them, so they are listed as ignored.
+SERVER = ("port", "server", "server_name", "site_dir", "site_file", "debug", "base_html_template", "header_file",
+          "html_layout", "customjs", "customjs_hostname", "ui", "hide_navbar", "output_annotation_dir",
+          "output_annotation_format", "login", "secret_key", "persist_sessions", "require_password",
+          "jumping_to_id_disabled", "list_as_text", "user_config")
+# Keys that change the study in Potato and are not carried over: each is a warning, saying what happens here
+# instead. A key in neither list is a warning too: an import never passes over what it does not know.
+CHANGES = {
+    "training": "the practice round with feedback is not run: annotators start on the real items; a screening "
+                "test (manage.py qualification) is the way to let only those who pass go on",
+    "attention_checks": "attention-check items are not mixed in; put known-answer items in the data file "
+                        "(items.gold_key) and review by them (spot checks)",
+    "gold_standards": "gold items are not mixed in; put known-answer items in the data file (items.gold_key)",
+    "phases": "the consent, instructions and survey pages are not shown; put what annotators must read in "
+              "annotation_instructions",
+    "surveyflow": "the pre- and post-study surveys are not shown",
+    "ai_support": "no model suggests labels or highlights here",
+    "assignment_strategy": "items are packed into HITs in a seeded shuffle, each HIT to the next person who asks",
+    "automatic_assignment": "items are packed into HITs in a seeded shuffle, each HIT to the next person who asks",
+    "max_annotations_per_user": "there is no cap per person: a person takes HITs until none is left for them",
+    "alert_time_each_instance": "there is no \"still there?\" alert: a claimed HIT is freed after the batch's time "
+                                "limit",
+    "displays": "items are shown by their text_key; the display types are not",
+    "instance_display": "items are shown by their text_key; the display types are not",
+    "crowdsourcing": "the crowd is the project's provider (in-house, Prolific or MTurk), set here",
+}
+BWS_TUPLE_IDS = "bws_tuple_{:04d}"  # Potato's ids for the sets it draws, so answers compare set by set
 # The Potato keys every scheme carries over (each type's own: designs.schemes' potato_keys).
 COMMON = ("annotation_type", "name", "description", "label_requirement", "display_logic")
 LABEL_KEYS = ("name", "tooltip", "description", "key_value", "key_binding", "color", "abbreviation")
+SHOWN_AS = ("displayed_label", "text", "label")  # a label's text on Potato's page instead of its name, first found
 OPERATORS = {"equals": "equals", "not_equals": "not_equals", "contains": "contains", "not_contains": "not_contains",
              "empty": "empty", "not_empty": "answered", "answered": "answered", "gt": "gt", "gte": "gte",
              "lt": "lt", "lte": "lte", "in_range": "in_range", "not_in_range": "not_in_range"}
@@ -77,7 +106,9 @@ class UploadedFolder:
 
 @dataclass
 class Imported:
-    """One config's import: the design (None when it is not ok), its items and what was not carried over."""
+    """One config's import: the design (None when it is not ok), its items and what was not carried over: `ignored`
+    the keys of Potato's own server and pages, `warnings` what changes the study here (a block not run, a setting
+    dropped: named, with what happens instead), `notes` how a key was translated."""
 
     config: str
     potato: dict[str, Any] = field(default_factory=dict)
@@ -85,6 +116,7 @@ class Imported:
     raw: dict[str, Any] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -100,13 +132,14 @@ class Imported:
 
     def as_json(self) -> dict[str, Any]:
         return {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
-                "ignored": self.ignored, "errors": self.errors}
+                "ignored": self.ignored, "warnings": self.warnings, "errors": self.errors}
 
     def source(self) -> str:
         """The design file this config became, as YAML, headed by where it came from."""
         head = [f"# Imported from the Potato config {Path(self.config).name}."]
         if self.ignored:
             head.append(f"# Its keys not used here: {', '.join(self.ignored)}.")
+        head += [f"# Not carried over: {warning}" for warning in self.warnings]
         head += [f"# {note}" for note in self.notes]
         body = yaml.safe_dump(self.raw, sort_keys=False, allow_unicode=True, width=110)
         return "\n".join(head) + "\n" + body
@@ -134,6 +167,7 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     found.potato = raw
     translation = _Translation(raw, lines, name, folder)
     found.raw, found.ignored, found.notes = translation.design, translation.ignored, translation.notes
+    found.warnings = translation.warnings
     found.errors = list(translation.errors)
     try:
         design = validate(translation.design, translation.lines(), name=name)
@@ -147,6 +181,19 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     compared = {scheme.items_key for scheme in found.design.annotation_schemes if hasattr(scheme, "items_key")}
     found.records, problems = _records(raw, lines, name, folder, found.design.items, compared)
     found.errors += problems
+    if not found.errors:
+        best_worst = next((scheme for scheme in design.annotation_schemes
+                           if SCHEME_TYPES.of(scheme).potato_draws_sets), None)
+        if best_worst is not None and isinstance(raw.get("bws_config"), dict):
+            found.records = _bws_tuples(found, best_worst, raw["bws_config"], lines)
+        elif raw.get("bws_config") is not None:
+            found.warnings.append("bws_config: no bws scheme uses it")
+        unanswered = unanswerable(design, found.records)
+        if unanswered:
+            record, problem = unanswered
+            at = f"{record.file}:{record.line}" if record.file else name
+            found.errors.append(f"{at}: {problem}" + ("; or let Potato's bws_config draw the sets from single "
+                                                      "items" if best_worst is not None else ""))
     return found
 
 
@@ -160,7 +207,13 @@ class _Translation:
         self.origin: dict[tuple, tuple] = {}  # our path -> the config's path it came from
         self.names: dict[str, str] = {}  # a Potato scheme name -> ours
         self.text_key = "text"
-        self.ignored = [str(key) for key in raw if key not in READ]
+        self.ignored = [str(key) for key in raw if key in SERVER]
+        self.warnings = [f"{key}: {CHANGES.get(str(key), 'not a key this importer knows; it is not used')}"
+                         for key in raw if key not in READ and key not in SERVER]
+        users = raw.get("user_config", {}).get("users") if isinstance(raw.get("user_config"), dict) else None
+        if users:
+            self.warnings.append("user_config.users: those accounts are not made here; invite the annotators from "
+                                 "the project's People page")
         self.design = self._design()
 
     def error(self, path: tuple, message: str) -> None:
@@ -221,7 +274,11 @@ class _Translation:
                                                                                              ours)])
         redundancy = next((key for key in ("num_annotators_per_item", "max_annotations_per_item")
                            if raw.get(key) is not None), None)
-        if redundancy:
+        if redundancy and raw[redundancy] == -1:
+            self.warnings.append(f"{redundancy}: -1 (no limit in Potato) has no equal here, where a batch buys a set "
+                                 f"number of answers an item: each item gets the design's default; set "
+                                 f"hits.assignments_per_hit in the design")
+        elif redundancy:
             design["hits"] = {"assignments_per_hit": raw[redundancy]}
             self.origin[("hits", "assignments_per_hit")] = (redundancy,)
         for crowd in ("prolific", "mturk"):
@@ -286,13 +343,17 @@ class _Translation:
                 converted["labels"] = self._label_file(path, value)
             elif key == "title" and not scheme.get("description"):
                 converted["description"] = value
+            elif key == "humanize_labels" and kind.potato_humanizes:
+                pass  # read with the labels
             else:
                 dropped.append(str(key))
         if dropped:
             allowed = [*COMMON, *kind.potato_keys]
-            self.notes.append(f"scheme {name!r}: " + ", ".join(
-                key + "".join(f" (did you mean {close!r}?)" for close in difflib.get_close_matches(key, allowed, n=1))
-                for key in dropped) + " not used here")
+            named = [key + "".join(f" (did you mean {close!r}?)"
+                                   for close in difflib.get_close_matches(key, allowed, n=1, cutoff=0.8))
+                     for key in dropped]
+            self.warnings.append(f"scheme {name!r}: {', '.join(named)} not used here: the {kind.name} scheme is "
+                                 f"shown without {'it' if len(dropped) == 1 else 'them'}")
         if "name" in converted:
             converted["name"] = self._name(name, path)
         if "label_requirement" in converted:
@@ -300,7 +361,8 @@ class _Translation:
         if "has_free_response" in converted:
             converted["has_free_response"] = bool(converted["has_free_response"])
         if "labels" in converted:
-            converted["labels"] = self._labels(converted["labels"], name)
+            humanize = kind.potato_humanizes and scheme.get("humanize_labels", True) is not False
+            converted["labels"] = self._labels(converted["labels"], name, humanize)
         found = kind.from_potato(converted, self)
         for number in range(len(found)):
             self.origin[("annotation_schemes", ours + number)] = path
@@ -339,19 +401,25 @@ class _Translation:
         self.names.setdefault(name, unique)
         return unique
 
-    def _labels(self, labels: Any, scheme: str) -> Any:
+    def _labels(self, labels: Any, scheme: str, humanize: bool) -> Any:
+        """The labels as ours: the name stored as written, and shown as Potato shows it (its displayed_label, text
+        or label, else the name humanized where the type's page humanizes) when that differs."""
         if not isinstance(labels, list):
             return labels  # the model says what is wrong, at its line
         converted = []
         for label in labels:
-            if isinstance(label, dict):
-                dropped = [str(key) for key in label if key not in LABEL_KEYS]
-                if dropped:
-                    self.notes.append(f"scheme {scheme!r}: label keys {', '.join(sorted(set(dropped)))} not used")
-                converted.append({key: value for key, value in label.items()
-                                  if key in LABEL_KEYS and value is not None})
-            else:
-                converted.append(label)
+            entry = dict(label) if isinstance(label, dict) else {"name": label}
+            dropped = [str(key) for key in entry if key not in (*LABEL_KEYS, *SHOWN_AS)]
+            if dropped:
+                self.warnings.append(f"scheme {scheme!r}: label keys {', '.join(sorted(set(dropped)))} not used")
+            found = {key: _label_text(value) if key == "name" else value for key, value in entry.items()
+                     if key in LABEL_KEYS and value is not None}
+            shown = next((str(entry[key]) for key in SHOWN_AS if entry.get(key)), None)
+            if shown is None and humanize and isinstance(found.get("name"), str):
+                shown = _humanized(found["name"])
+            if shown is not None and shown != found.get("name") and not found.get("description"):
+                found["description"] = shown
+            converted.append(found if set(found) != {"name"} else found["name"])
         return converted
 
     def _label_file(self, path: tuple, value: Any) -> list[str]:
@@ -384,7 +452,7 @@ class _Translation:
                 found["schema"] = self.names.get(str(found["schema"]), str(found["schema"]))
             for key in [key for key in found if key not in ("schema", "operator", "value")]:
                 found.pop(key)
-                self.notes.append(f"display_logic: {key} not used")
+                self.warnings.append(f"display_logic: {key} not used; the condition is checked without it")
             conditions.append(found)
         return {key: value for key, value in {**logic, "show_when": conditions}.items()
                 if key in ("show_when", "logic")}
@@ -435,6 +503,52 @@ def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder, sett
     return records, errors
 
 
+def _bws_tuples(found: Imported, scheme: Any, config: dict[str, Any], lines: dict[tuple, int]) -> list[Record]:
+    """The sets of `scheme.tuple_size` items Potato draws from single items by its bws_config, as the items of
+    this import: every item once before any item again, none twice in a set, `seed` fixing the draw (42 unless
+    given), as many sets as make each item appear min_item_appearances times (twice the set size unless given)
+    unless num_tuples says. Each set keeps its items' ids (bws_items) beside the texts compared."""
+    pool, size = found.records, scheme.tuple_size
+    line = lines.get(("bws_config",))
+    where = f"{found.config}:{line}: bws_config" if line else f"{found.config}: bws_config"
+    if size > len(pool):
+        found.errors.append(f"{where}: sets of {size} cannot be drawn from {len(pool)} items; give more items or a "
+                            f"smaller tuple_size")
+        return pool
+    appearances = config.get("min_item_appearances") or 2 * size
+    wanted = config.get("num_tuples") or -(-len(pool) * int(appearances) // size)
+    if not isinstance(wanted, int) or wanted < 1:
+        found.errors.append(f"{where}.num_tuples: {wanted!r} is not a number of sets; give 1 or more, or leave it "
+                            f"out to have it computed")
+        return pool
+    seed = config.get("seed")
+    rng = random.Random(42 if seed is None else seed)
+    queue: list[int] = []
+    sets = []
+    for number in range(wanted):
+        chosen: list[int] = []
+        while len(chosen) < size:
+            if not queue:
+                queue = list(range(len(pool)))
+                rng.shuffle(queue)
+            fresh = next((index for index in queue if index not in chosen), None)
+            if fresh is None:  # what is left of this pass is in the set already: the next pass joins the queue
+                more = list(range(len(pool)))
+                rng.shuffle(more)
+                queue += more
+                continue
+            queue.remove(fresh)
+            chosen.append(fresh)
+        members = [pool[index] for index in chosen]
+        sets.append(Record(id=BWS_TUPLE_IDS.format(number + 1), text="", fields={
+            scheme.items_key: [member.text for member in members],
+            "bws_items": [{"source_id": member.id, "text": member.text, "position": chr(ord("A") + place)}
+                          for place, member in enumerate(members)]}))
+    found.notes.append(f"bws_config: {len(sets)} sets of {size} drawn from the {len(pool)} items (seed "
+                       f"{42 if seed is None else seed}), each set an item here, as Potato draws them")
+    return sets
+
+
 def _read(folder: Folder, raw: dict, path: str) -> tuple[str, bytes]:
     """(the path found, its bytes): under task_dir as Potato reads it, else beside the config (a task_dir
     written for the author's machine, such as an absolute path, does not stop the import)."""
@@ -462,6 +576,25 @@ def _joined(raw: dict, path: str) -> str:
     task_dir = raw.get("task_dir")
     base = str(task_dir) if isinstance(task_dir, str) and task_dir.strip() else "."
     return posixpath.normpath(posixpath.join(base, path.replace("\\", "/")))
+
+
+def _humanized(name: str) -> str:
+    """A label's name as Potato's pages show it: _ and - as spaces, each all-lowercase word capitalized, other
+    words (acronyms, GPT4, MixedCase) as written; a template expression untouched."""
+    if "{{" in name or "{%" in name:
+        return name
+    words = name.replace("_", " ").replace("-", " ").split()
+    return " ".join(word[:1].upper() + word[1:] if word.islower() else word for word in words)
+
+
+def _label_text(value: Any) -> Any:
+    """A label written as a number or a YAML boolean (`- 1`, `- yes`) as the text Potato shows for it; anything
+    else as it is, for the model to name what is wrong."""
+    if isinstance(value, bool):
+        return "True" if value else "False"  # what Potato (PyYAML, then str) shows for yes/no/true/false
+    if isinstance(value, int | float):
+        return str(value)
+    return value
 
 
 def _text(value: Any) -> str:

@@ -217,7 +217,6 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             compared = _compared(scheme, found)
             field = field_prefix(item.pk, entry["index"])
             schemes.append({"words": [], **entry, "field": field, "compared": compared,
-                            "options": _options(entry["keys"], compared),
                             **entry["type"].widget_context(scheme, found, field)})
         marked_words = any(entry["words"] and entry["scheme"].display_logic is None for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
@@ -259,12 +258,6 @@ def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:
 def _prompt(found: Record, design: Design) -> str:
     key = design.items.prompt_key
     return str(found.fields.get(key) or "") if key else ""
-
-
-def _options(keys: dict[str, str], compared: list[str]) -> list[dict[str, str]]:
-    """A binary pairwise scheme's choices with their key and the compared thing each picks (none for the tie)."""
-    return [{"key": key, "value": value, "text": compared[index] if index < min(len(compared), 2) else ""}
-            for index, (key, value) in enumerate(keys.items())]
 
 
 def _compared(scheme, found: Record) -> list[str]:

@@ -167,7 +167,7 @@ class Record:
         """The things a pairwise or best-worst scheme compares: the list under `key` (strings)."""
         value = self.fields.get(key)
         if not isinstance(value, list) or not value or (size is not None and len(value) != size):
-            wanted = f"a list of {size}" if size else "a list"
+            wanted = f"list of {size}" if size else "list"
             raise AnswerProblem(f"item {self.id!r} has no {wanted} under {key!r} to compare")
         return [str(entry) for entry in value]
 
@@ -198,6 +198,11 @@ class SchemeType:
     aggregators: ClassVar[tuple[str, ...]]
     # Potato's keys of a scheme of this type that carry over unchanged (our names are Potato's).
     potato_keys: ClassVar[tuple[str, ...]]
+    # Potato shows its labels humanized ("not_sure" as "Not Sure") unless the scheme says humanize_labels: false,
+    # storing the name as written; the import gives each label that text to show (designs.potato).
+    potato_humanizes: ClassVar[bool] = False
+    # Potato draws the sets it compares from single items, by the config's bws_config (designs.potato).
+    potato_draws_sets: ClassVar[bool] = False
     # Krippendorff's level of measurement for its answers, or None when answers are not compared (free text).
     level: ClassVar[str | None] = "nominal"
     # Its answer is one category of a fixed set (Fleiss' kappa applies; a binary one is an item's one label).
@@ -221,6 +226,11 @@ class SchemeType:
     def read(self, scheme: Any, fields: Fields, record: Record) -> Any:
         """The answer in the form, None when the annotator gave none; AnswerProblem when it does not fit."""
         raise NotImplementedError
+
+    def item_problem(self, scheme: Any, record: Record) -> str | None:
+        """What keeps `record` from being answered on `scheme` (a pair or tuple to compare missing), or None: an
+        item file is refused for it before a batch is made, not found out by an annotator who cannot submit."""
+        return None
 
     def answer_schema(self, scheme: Any) -> dict[str, Any]:
         """The JSON Schema an answer of `scheme` fits (what `read` returns, and what an export row's value is)."""

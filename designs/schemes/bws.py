@@ -25,9 +25,17 @@ class BestWorstType(SchemeType):
     settings = BestWorst
     aggregators = ("counting", "none")
     potato_keys = ("items_key", "tuple_size", "best_description", "worst_description")
+    potato_draws_sets = True
     page = {"value": "every"}
     level = None  # tuples differ between items; scores come from counting, not agreement on a value
     asked_once = True
+
+    def item_problem(self, scheme, record):
+        try:
+            record.options(scheme.items_key, scheme.tuple_size)
+        except AnswerProblem as problem:
+            return str(problem)
+        return None
 
     def read(self, scheme, fields, record):
         options = record.options(scheme.items_key, scheme.tuple_size)
@@ -49,4 +57,8 @@ class BestWorstType(SchemeType):
 
     def from_potato(self, converted, importer):
         converted.setdefault("items_key", importer.text_key)
+        # Potato draws its sets from single items by bws_config (designs.potato), whose tuple_size is the sets'.
+        config = importer.raw.get("bws_config")
+        if isinstance(config, dict) and config.get("tuple_size") is not None:
+            converted.setdefault("tuple_size", config["tuple_size"])
         return [converted]

@@ -24,6 +24,7 @@ class MultiselectType(SchemeType):
     settings = Multiselect
     aggregators = ("majority", "none")
     potato_keys = ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected")
+    potato_humanizes = True
     page = {"badges": "1", "value": "checked", "keyAction": "toggle"}
     asked_once = True
 

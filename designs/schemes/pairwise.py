@@ -42,6 +42,9 @@ class Pairwise(SchemeBase):
     tie_label: str = Field("Equal", description="the tie's name")
     tie_labels: list[str] = Field(default_factory=list, description="several ways to call it even (equally good, "
                                                                     "equally bad), instead of tie_label")
+    tie_value: str = Field("", description="stored for a tie instead of tie_label, which is then only shown "
+                                           "(Potato stores `tie`)")
+    tie_key: str = Field("", description="the tie's key (Potato's is 0); the number after the labels' otherwise")
     scale: Scale = Field(default_factory=Scale)
 
 
@@ -53,6 +56,13 @@ class PairwiseType(SchemeType):
     potato_keys = ("mode", "items_key", "labels", "allow_tie", "tie_label", "scale")
     categorical = True
     asked_once = True
+
+    def item_problem(self, scheme, record):
+        try:
+            record.options(scheme.items_key, 2)
+        except AnswerProblem as problem:
+            return str(problem)
+        return None
 
     def read(self, scheme, fields, record):
         record.options(scheme.items_key, 2)
@@ -77,13 +87,38 @@ class PairwiseType(SchemeType):
         return scheme.mode == "binary"
 
     def choices(self, scheme):
-        ties = (scheme.tie_labels or [scheme.tie_label]) if scheme.allow_tie else []
-        return [label.name for label in scheme.labels[:2]] + ties
+        return [value for value, _ in self._shown(scheme)]
+
+    def _shown(self, scheme):
+        """Each choice of a binary scheme: (the value stored, the text shown)."""
+        found = [(label.name, label.description or label.name) for label in scheme.labels[:2]]
+        if scheme.allow_tie and scheme.tie_value:
+            found.append((scheme.tie_value, scheme.tie_label))
+        elif scheme.allow_tie:
+            found += [(tie, tie) for tie in scheme.tie_labels or [scheme.tie_label]]
+        return found
 
     def keys(self, scheme):
         if scheme.mode == "scale":
             return {}
-        return {str(number): choice for number, choice in enumerate(self.choices(scheme), 1)}
+        own = [label.key for label in scheme.labels[:2]]
+        keys = {}
+        for place, choice in enumerate(self.choices(scheme), 1):
+            given = own[place - 1] if place <= len(own) else scheme.tie_key if scheme.tie_value else ""
+            keys[given or str(place)] = choice
+        return keys
+
+    def widget_context(self, scheme, record, field):
+        """A binary scheme's choices, each with its key, the text shown and the compared thing it picks (none for
+        a tie)."""
+        if scheme.mode == "scale":
+            return {}
+        compared = record.fields.get(scheme.items_key)
+        compared = [str(entry) for entry in compared] if isinstance(compared, list) else []
+        key_of = {value: key for key, value in self.keys(scheme).items()}
+        return {"options": [{"key": key_of[value], "value": value, "shown": shown,
+                             "text": compared[index] if index < min(len(compared), 2) else ""}
+                            for index, (value, shown) in enumerate(self._shown(scheme))]}
 
     def points(self, scheme):
         if scheme.mode == "scale":
@@ -116,4 +151,21 @@ class PairwiseType(SchemeType):
         converted.setdefault("items_key", importer.text_key)
         if isinstance(converted.get("scale"), dict):
             converted["scale"] = importer.scale(converted["scale"])
+        if converted.get("mode", "binary") == "binary":
+            # Potato's binary page: the two things as tiles named by its labels (A and B unless given), keys 1 and
+            # 2, a tie button (tie_label, "No preference" unless given) on key 0; stored as A, B and tie.
+            shown = converted.get("labels") if isinstance(converted.get("labels"), list) else ["A", "B"]
+            converted["labels"] = [{"name": stored, "key_value": key, **({"description": _text_of(label)}
+                                                                           if _text_of(label) != stored else {})}
+                                   for stored, key, label in zip(("A", "B"), ("1", "2"), shown[:2], strict=False)]
+            if converted.get("allow_tie"):
+                converted.setdefault("tie_label", "No preference")
+                converted.update(tie_value="tie", tie_key="0")
         return [converted]
+
+
+def _text_of(label):
+    """A Potato label's text, written as a string or as an object with a name (and maybe its shown text)."""
+    if isinstance(label, dict):
+        return str(label.get("description") or label.get("name") or "")
+    return str(label)

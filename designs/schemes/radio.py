@@ -23,6 +23,7 @@ class RadioType(SchemeType):
     settings: ClassVar[type[SchemeBase]] = Radio
     aggregators = ("majority", "threshold", "dawid-skene", "mace", "none")
     potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal")
+    potato_humanizes = True
     page = {"badges": "1"}
     categorical = True
     asked_once = True

@@ -39,6 +39,7 @@ class SpanType(SchemeType):
     settings = Span
     aggregators = ("spans", "none")
     potato_keys = ("labels", "sequential_key_binding", "allow_overlap")
+    potato_humanizes = True
     page = {"value": "spans", "marksText": "1", "keyAction": "mark"}
     level = "nominal"  # per character: which label marks it ("" for none)
 

@@ -33,6 +33,7 @@ item_properties: {id_key: tweet_id, text_key: tweet}
 num_annotators_per_item: 1
 port: 8000
 site_dir: default
+training: {enabled: true, data_file: training.json, passing_criteria: {min_correct: 2}}
 annotation_schemes:
   - annotation_type: radio
     name: stance
@@ -165,9 +166,11 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     # is no agreement yet, instead of an unexplained dash.
     page.wait_for_selector("#step-report:has-text('choice: no agreement yet (each item has one answer so far; "
                            "agreement needs two)')")
-    page.wait_for_selector("#step-export button:has-text('Export answers and labels (zip)')").click()
+    # Locators, not element handles: the page reloads itself as its jobs end, and a locator finds the new element.
+    page.locator("#step-export button:has-text('Export answers and labels (zip)')").click()
     # The export is a job too: the page follows it and links the zip it wrote.
-    link = page.wait_for_selector("#step-export a:has-text('Download the export of')")
+    link = page.locator("#step-export a:has-text('Download the export of')")
+    link.wait_for()
     page.locator("#step-report").scroll_into_view_if_needed()
     screenshot(page, "design-project-report", docs="organizer-report")
     with page.expect_download() as download:
@@ -208,10 +211,14 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     page.click("#potato-check")
     report = page.wait_for_selector(".potato-report")
     text = report.inner_text()
-    assert "weather/config.yaml: ready" in text and "2 items" in text
+    assert "weather/config.yaml: ready, with 1 warning" in text and "2 items" in text
     assert "stance (radio), cause (span), topics (multiselect), sure (likert), comment (text)" in text
-    assert "Ignored (Potato's own server and pages, or features not used here): port, site_dir" in text
+    assert "Ignored (Potato's own server and pages): port, site_dir" in text
+    # What changes the study is named, with what happens here instead: never a silent "ready".
+    assert report.query_selector(".potato-warnings li").inner_text().startswith(
+        "training: the practice round with feedback is not run")
     assert not Project.objects.exists()  # a check makes nothing
+    report.scroll_into_view_if_needed()
     axe_clean(page, "potato-check", docs="potato-check")
     page.click("#potato-import")
     page.wait_for_url(f"{live_server.url}/projects/tweets-about-the-weather/")
@@ -259,3 +266,37 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     summary = page.inner_text("#step-report")
     assert "stance: no agreement yet" in summary and "sure: no agreement yet" in summary
     context.close()
+
+
+def test_a_boxs_key_ticks_and_unticks_it_and_stays_on_the_item(chromium, live_server):
+    """As in Potato: the keys of a multiselect tick several boxes of one item; j moves on."""
+    from designs.items import read_items
+    from designs.services import design_batch_create, design_version_save
+    from hits.services import batch_publish
+
+    _people("4")
+    version = design_version_save(source="title: Topics\nannotation_schemes:\n  - {annotation_type: multiselect, "
+                                         "name: topics, labels: [rain, heat, wind], sequential_key_binding: true}\n",
+                                  slug="topics")
+    records = read_items(b'{"id": "a", "text": "Hot and windy."}\n{"id": "b", "text": "Rain all day."}\n',
+                         name="t.jsonl", design=version.design)
+    batch = batch_publish(batch=design_batch_create(version=version, records=records, name="topics"))
+    context = chromium.new_context(**DESKTOP)
+    page = context.new_page()
+    log_in(page, live_server, "rater4", "pass-word-1", "/work/")
+    page.click("text=Take a HIT")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    first = page.locator(".task-item.current").get_attribute("data-item")
+    for key in ("2", "3", "1", "1"):  # heat, wind, rain, rain again: untick
+        page.keyboard.press(key)
+    assert page.locator(".task-item.current").get_attribute("data-item") == first  # still on the first item
+    page.keyboard.press("j")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    assignment = Assignment.objects.get(hit__batch=batch)
+    answers = {item.content.text: assignment.answers[str(item.pk)]["topics"] for item in assignment.hit.ordered_items()}
+    first_text = next(item.content.text for item in assignment.hit.ordered_items() if str(item.pk) == first)
+    assert answers[first_text] == ["heat", "wind"]
+    assert sorted(answers.values()) == [["heat", "wind"], ["rain"]]

@@ -183,3 +183,67 @@ class ListingTests(BaseTestCase):
         records = read_items(items_jsonl(), name="posts.jsonl", design=version.design)
         every = design_batch_create(version=version, records=records, name="every")
         self.assertTrue(get_task_type("design").listing(every)["keywords"].startswith("radio, "))
+
+
+class PotatoSchemesRunTest(BaseTestCase):
+    """Potato projects run here as in Potato: a best-worst project's sets drawn from single items by its
+    bws_config, each an item whose best and worst an annotator picks; a pairwise scheme's tiles and tie on Potato's
+    keys, saved with Potato's values."""
+
+    def test_an_annotator_picks_the_best_and_worst_of_each_set_drawn(self):
+        from designs.potato import UploadedFolder, import_config
+
+        items = "".join(json.dumps({"id": f"s{n}", "text": f"sentence {n}"}) + "\n" for n in range(8)).encode()
+        found = import_config(b"annotation_task_name: Most positive\ndata_files: [items.jsonl]\n"
+                              b"bws_config: {tuple_size: 4, num_tuples: 4}\nannotation_schemes:\n"
+                              b"  - {annotation_type: bws, name: bw}\n",
+                              name="config.yaml", folder=UploadedFolder({"items.jsonl": items}))
+        self.assertTrue(found.ok, found.errors)
+        version = design_version_save(source=found.source(), slug="bws-sets")
+        batch = batch_publish(batch=design_batch_create(version=version, records=found.records, name="bws"))
+        self.login(self.annotator)
+        self.assertEqual(self.client.post(reverse("hits:claim", args=[batch.pk])).status_code, 302)
+        assignment = Assignment.objects.get(worker__user=self.annotator, hit__batch=batch)
+        page = self.client.get(reverse("hits:assignment", args=[assignment.pk])).content.decode()
+        fields = {}
+        for item in assignment.hit.ordered_items():
+            options = item.content.fields["text"]
+            for option in options:
+                self.assertIn(f'aria-label="Best: {option}"', page)
+            fields |= {f"a-{item.pk}-0-best": "1", f"a-{item.pk}-0-worst": "4"}
+        response = self.client.post(reverse("hits:submit", args=[assignment.pk]), fields)
+        self.assertEqual(response.status_code, 302, response.content.decode()[:2000])
+        assignment.refresh_from_db()
+        item = assignment.hit.ordered_items()[0]
+        options = item.content.fields["text"]
+        self.assertEqual(assignment.answers[str(item.pk)]["bw"], {"best": options[0], "worst": options[3]})
+
+    def test_a_potato_pairwise_scheme_keys_and_saves_as_potato_does(self):
+        from designs.potato import UploadedFolder, import_config
+        from designs.schemes import SCHEME_TYPES
+
+        items = "".join(json.dumps({"id": f"p{n}", "text": "", "pair": [f"left {n}", f"right {n}"]}) + "\n"
+                        for n in range(2)).encode()
+        found = import_config(b"annotation_task_name: Which reply?\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+                              b"  - {annotation_type: pairwise, name: better, items_key: pair, allow_tie: true,"
+                              b" labels: [Reply one, Reply two]}\n",
+                              name="config.yaml", folder=UploadedFolder({"items.jsonl": items}))
+        self.assertTrue(found.ok, found.errors)
+        scheme = found.design.annotation_schemes[0]
+        self.assertEqual(SCHEME_TYPES.of(scheme).keys(scheme), {"1": "A", "2": "B", "0": "tie"})
+        version = design_version_save(source=found.source(), slug="pairwise-potato")
+        batch = batch_publish(batch=design_batch_create(version=version, records=found.records, name="pairs"))
+        self.login(self.annotator)
+        self.client.post(reverse("hits:claim", args=[batch.pk]))
+        assignment = Assignment.objects.get(worker__user=self.annotator, hit__batch=batch)
+        page = self.client.get(reverse("hits:assignment", args=[assignment.pk])).content.decode()
+        # Potato's tiles: its labels as written with keys 1 and 2, the tie "No preference" on key 0.
+        for key, shown in (("1", "Reply one"), ("2", "Reply two"), ("0", "No preference")):
+            self.assertIn(f'<span class="choice-key" aria-hidden="true">{key}</span> <strong>{shown}</strong>', page)
+        first, second = assignment.hit.ordered_items()
+        response = self.client.post(reverse("hits:submit", args=[assignment.pk]),
+                                    {f"a-{first.pk}-0": "tie", f"a-{second.pk}-0": "A"})
+        self.assertEqual(response.status_code, 302, response.content.decode()[:2000])
+        assignment.refresh_from_db()
+        self.assertEqual({assignment.answers[str(first.pk)]["better"], assignment.answers[str(second.pk)]["better"]},
+                         {"tie", "A"})

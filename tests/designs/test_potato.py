@@ -125,10 +125,13 @@ def test_every_text_scheme_type_carries_over_with_its_options(tmp_path):
     assert (design.items.id_key, design.items.text_key) == ("uid", "body")
     assert [record.id for record in found.records] == ["1", "r2", "r3"]
     assert found.records[2].fields["replies"] == ["Noted", "We are sorry"]
+    # Potato's server keys are ignored; what changes the study is a named warning with what happens instead.
     assert found.ignored == ["port", "server_name", "output_annotation_dir", "output_annotation_format",
-                             "user_config", "alert_time_each_instance", "max_annotations_per_user",
-                             "assignment_strategy", "site_dir", "base_html_template"]
-    assert any("displaying_score" in note for note in found.notes)
+                             "user_config", "site_dir", "base_html_template"]
+    assert [warning.split(":")[0] for warning in found.warnings] == [
+        "alert_time_each_instance", "max_annotations_per_user", "assignment_strategy", "scheme 'helpful'",
+        "scheme 'summary'", "scheme 'Opinion words'", "scheme 'facets'"]
+    assert "displaying_score not used here: the likert scheme is shown without it" in found.warnings[3]
     # The design file it becomes is itself a valid design file.
     assert load_text(found.source()).annotation_schemes == design.annotation_schemes
 
@@ -148,7 +151,8 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert result.returncode == 1, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["config"] for line in lines] == [str(good), str(bad), str(missing)]
-    assert [list(line) for line in lines] == [["config", "ok", "items", "schemes", "ignored", "errors"]] * 3
+    assert [list(line) for line in lines] == [["config", "ok", "items", "schemes", "ignored", "warnings",
+                                               "errors"]] * 3
     assert lines[0]["ok"] and lines[0]["items"] == 3 and lines[0]["errors"] == []
     assert lines[0]["schemes"][0] == {"name": "sentiment", "type": "radio"}
     assert lines[1]["ok"] is False and lines[1]["items"] == 0
@@ -239,4 +243,118 @@ def test_every_problem_of_a_config_is_reported_at_once():
               b"  - {annotation_type: audio_annotation, name: s}\n")
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"a.jsonl": b'{"id": 1, "text": "x"}\n'}))
     assert [error.split(": ")[0] for error in found.errors] == ["c.yaml:5", "c.yaml:4"]
-    assert "did you mean 'labels'?" in " ".join(found.notes)
+    assert "did you mean 'labels'?" in " ".join(found.warnings)
+
+
+# --- what an import cannot run is never "ok" ------------------------------------------------------------------
+
+def _sentences(count):
+    return "".join(json.dumps({"id": f"s{n}", "text": f"sentence {n}"}) + "\n" for n in range(count)).encode()
+
+
+SENTENCES = _sentences(20)
+BWS = (b"annotation_task_name: Which is most positive?\ndata_files: [items.jsonl]\n"
+       b"annotation_schemes:\n  - {annotation_type: bws, name: bw, best_description: Most, worst_description: Least}\n")
+
+
+def test_bws_config_draws_the_sets_potato_draws_from_single_items():
+    found = import_config(BWS + b"bws_config: {tuple_size: 4}\n", name="c.yaml",
+                          folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok, found.errors
+    sets = [[entry["source_id"] for entry in record.fields["bws_items"]] for record in found.records]
+    # 20 items, each 2 × 4 times: 40 sets, every item in 8, none twice in one set.
+    assert len(sets) == 40 and all(len(set(members)) == 4 for members in sets)
+    assert {sentence: sum(sentence in members for members in sets) for sentence in sets[0]} == dict.fromkeys(
+        sets[0], 8)
+    # The sets Potato 2.12.1 draws for the same items and seed (its bws_tuple_generator, run beside ours).
+    assert sets[:3] == [["s19", "s5", "s14", "s4"], ["s9", "s13", "s15", "s18"], ["s6", "s12", "s17", "s10"]]
+    assert (found.records[-1].id, sets[-1]) == ("bws_tuple_0040", ["s10", "s8", "s17", "s3"])
+    assert found.records[0].fields["text"] == ["sentence 19", "sentence 5", "sentence 14", "sentence 4"]
+    assert [entry["position"] for entry in found.records[0].fields["bws_items"]] == ["A", "B", "C", "D"]
+    smaller = import_config(BWS.replace(b"bw, ", b"bw, tuple_size: 3, ") + b"bws_config: {seed: 5, num_tuples: 6}\n",
+                            name="c.yaml", folder=UploadedFolder({"items.jsonl": _sentences(7)}))
+    assert [[entry["source_id"] for entry in record.fields["bws_items"]] for record in smaller.records] == [
+        ["s6", "s3", "s1"], ["s0", "s5", "s2"], ["s4", "s3", "s2"], ["s4", "s6", "s1"], ["s0", "s5", "s4"],
+        ["s5", "s2", "s0"]]
+
+
+def test_items_a_scheme_cannot_be_answered_on_are_an_error_with_their_line():
+    found = import_config(BWS, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert not found.ok
+    assert found.errors == ["items.jsonl:1: scheme 'bw': item 's0' has no list of 4 under 'text' to compare (and 19 "
+                            "more of the 20 items); every item needs it; or let Potato's bws_config draw the sets "
+                            "from single items"]
+    pairs = (b"annotation_task_name: T\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+             b"  - {annotation_type: pairwise, name: better, items_key: replies}\n")
+    data = b'{"id": 1, "text": "x", "replies": ["a", "b"]}\n{"id": 2, "text": "y", "replies": ["only one"]}\n'
+    found = import_config(pairs, name="c.yaml", folder=UploadedFolder({"items.jsonl": data}))
+    assert found.errors == ["items.jsonl:2: scheme 'better': item '2' has no list of 2 under 'replies' to compare; "
+                            "every item needs it"]
+
+
+def test_a_design_files_items_are_checked_against_its_schemes(tmp_path):
+    from designs.items import ItemsError, read_items
+
+    design = load_text("title: Replies\nannotation_schemes:\n"
+                       "  - {annotation_type: pairwise, name: better, items_key: replies}\n")
+    with pytest.raises(ItemsError, match=r"^replies\.jsonl:2: scheme 'better': item 'b' has no list of 2"):
+        read_items(b'{"id": "a", "text": "x", "replies": ["p", "q"]}\n{"id": "b", "text": "y"}\n',
+                   name="replies.jsonl", design=design)
+
+
+def test_blocks_and_settings_that_change_the_study_are_named_warnings():
+    config = (b"annotation_task_name: T\ndata_files: [items.jsonl]\nnum_annotators_per_item: -1\n"
+              b"port: 8000\nuser_config: {allow_all_users: false, users: [ann1@lab.org]}\n"
+              b"training: {enabled: true, data_file: training.json}\nattention_checks: {enabled: true}\n"
+              b"gold_standards: {enabled: true}\nfancy_new_feature: on\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: grade, labels: [1, 2, 3]}\n"
+              b"  - {annotation_type: radio, name: agree, labels: [yes, no], displaying_score: true}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok, found.errors
+    assert found.ignored == ["port", "user_config"]
+    assert [warning.split(":")[0] for warning in found.warnings] == [
+        "training", "attention_checks", "gold_standards", "fancy_new_feature", "user_config.users",
+        "scheme 'agree'", "num_annotators_per_item"]
+    assert "the practice round with feedback is not run" in found.warnings[0]
+    assert "not a key this importer knows" in found.warnings[3]
+    assert found.design.hits.assignments_per_hit == 3  # -1 (no limit) has no equal: the default, and a warning
+    # Labels written as numbers or YAML booleans read as Potato shows them.
+    schemes = {scheme.name: [label.name for label in scheme.labels] for scheme in found.design.annotation_schemes}
+    assert schemes == {"grade": ["1", "2", "3"], "agree": ["True", "False"]}
+    assert "# Not carried over: training: " in found.source()
+
+
+def test_the_report_says_ok_with_warnings(tmp_path):
+    (tmp_path / "items.jsonl").write_bytes(SENTENCES)
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"annotation_task_name: T\ndata_files: [items.jsonl]\ntraining: {enabled: true}\n"
+                       b"annotation_schemes:\n  - {annotation_type: radio, name: q, labels: [a, b]}\n")
+    result = subprocess.run([sys.executable, "manage.py", "design", "import-potato", str(config), "--check"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[:2] == [
+        f"{config}: ok, with 1 warning: 20 items; schemes: q (radio)",
+        "  warning: training: the practice round with feedback is not run: annotators start on the real items; a "
+        "screening test (manage.py qualification) is the way to let only those who pass go on"]
+
+
+def test_labels_are_shown_as_potato_shows_them_and_stored_as_written():
+    config = (b"annotation_task_name: T\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: radio, name: food, labels: [pizza, not_sure, GPT4-made, "
+              b"{name: other_thing, displayed_label: Something else}]}\n"
+              b"  - {annotation_type: multiselect, name: raw, humanize_labels: false, labels: [pizza, not_sure]}\n"
+              b"  - {annotation_type: span, name: parts, labels: [{name: cause, text: The cause}, effect]}\n"
+              b"  - {annotation_type: pairwise, name: which, items_key: pair, labels: [option_a, option_b]}\n")
+    data = b'{"id": 1, "text": "x", "pair": ["a", "b"]}\n'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": data}))
+    assert found.ok and found.warnings == [], (found.errors, found.warnings)
+    shown = {scheme.name: [(label.name, label.description) for label in scheme.labels]
+             for scheme in found.design.annotation_schemes}
+    assert shown == {
+        "food": [("pizza", "Pizza"), ("not_sure", "Not Sure"), ("GPT4-made", "GPT4 Made"),
+                 ("other_thing", "Something else")],
+        "raw": [("pizza", ""), ("not_sure", "")],  # humanize_labels: false
+        "parts": [("cause", "The cause"), ("effect", "Effect")],
+        # Potato's pairwise tiles are named by its labels as written, and stored as A and B.
+        "which": [("A", "option_a"), ("B", "option_b")],
+    }

@@ -368,8 +368,10 @@
     if (!input) return false;
     input.checked = toggles ? !input.checked : true;
     input.dispatchEvent(new Event("change", {bubbles: true}));
-    if (done(item) && task.current < items.length - 1 && !schemesOf(item).some(s => !s.hidden && empty(value(s))
-        && s.dataset.keys !== "{}")) task.setCurrent(task.current + 1, {focus: true, scroll: true});
+    // A pick that answers the item's last keyed question moves on; a box's key only ticks or unticks it (as in
+    // Potato), so several boxes can be ticked by key before j or the next pick moves on.
+    if (!toggles && done(item) && task.current < items.length - 1 && !schemesOf(item).some(s => !s.hidden
+        && empty(value(s)) && s.dataset.keys !== "{}")) task.setCurrent(task.current + 1, {focus: true, scroll: true});
     return true;
   }
   document.addEventListener("keydown", event => {

@@ -193,10 +193,14 @@ class Command(BaseCommand):
 
     def _potato_text(self, line, notes):
         schemes = ", ".join(f"{scheme['name']} ({scheme['type']})" for scheme in line["schemes"])
-        head = f"{line['config']}: {'ok' if line['ok'] else 'NOT OK'}: {line['items']} items; schemes: {schemes or '-'}"
-        parts = [head]
+        warnings = len(line["warnings"])
+        state = "NOT OK" if not line["ok"] else "ok"
+        if line["ok"] and warnings:
+            state += f", with {warnings} warning{'s' * (warnings != 1)}"
+        parts = [f"{line['config']}: {state}: {line['items']} items; schemes: {schemes or '-'}"]
         if line["ignored"]:
-            parts.append(f"  ignored: {', '.join(line['ignored'])}")
+            parts.append(f"  ignored (Potato's own server and pages): {', '.join(line['ignored'])}")
+        parts += [f"  warning: {warning}" for warning in line["warnings"]]
         parts += [f"  note: {note}" for note in notes]
         parts += [f"  error: {error}" for error in line["errors"]]
         if "project" in line:

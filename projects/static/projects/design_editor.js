@@ -116,27 +116,39 @@
       report.append(box);
     }
     found.reports.forEach(entry => {
+      // The same report as projects/_potato_reports.html renders without scripts.
+      const warnings = entry.warnings.length;
       const section = document.createElement("section");
-      section.className = "potato-report notice" + (entry.ok ? "" : " error");
+      section.className = "potato-report notice" + (!entry.ok ? " error" : warnings ? " warning" : "");
       const title = document.createElement("h3");
-      title.textContent = entry.config + ": " + (entry.ok ? "ready" : "not ready");
+      title.textContent = entry.config + ": " + (!entry.ok ? "not ready" : "ready" +
+        (warnings ? ", with " + warnings + " warning" + (warnings === 1 ? "" : "s") : ""));
       const summary = document.createElement("p");
       summary.textContent = entry.items + " item" + (entry.items === 1 ? "" : "s") + "; schemes: " +
         (entry.schemes.map(s => s.name + " (" + s.type + ")").join(", ") || "none");
       section.append(title, summary);
       if (entry.ignored.length) {
         const ignored = document.createElement("p");
-        ignored.textContent = "Ignored (Potato's own server and pages, or features not used here): " +
-          entry.ignored.join(", ");
+        ignored.textContent = "Ignored (Potato's own server and pages): " + entry.ignored.join(", ");
         section.append(ignored);
       }
-      [[entry.notes, "muted"], [entry.errors, "design-problems"]].forEach(([lines, name]) => {
-        if (!lines.length) return;
-        const list = document.createElement("ul");
-        list.className = name;
-        lines.forEach(line => { const item = document.createElement("li"); item.textContent = line; list.append(item); });
-        section.append(list);
-      });
+      if (warnings) {
+        const heading = document.createElement("p");
+        heading.textContent = "Not carried over (the study here differs from Potato's in these):";
+        section.append(heading);
+      }
+      [[entry.warnings, "potato-warnings"], [entry.notes, "muted"], [entry.errors, "design-problems"]].forEach(
+        ([lines, name]) => {
+          if (!lines.length) return;
+          const list = document.createElement("ul");
+          list.className = name;
+          lines.forEach(line => {
+            const item = document.createElement("li");
+            item.textContent = line;
+            list.append(item);
+          });
+          section.append(list);
+        });
       report.append(section);
     });
   });
