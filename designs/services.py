@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +19,7 @@ from designs.model import slug as make_slug
 from designs.models import DesignBatch, DesignVersion
 from designs.schemes.text import rules as text_rules
 from designs.stages import later_stages_create
+from designs.task_type import stage_schemes, task_context
 from hits.models import Batch
 from hits.services import BatchSpec, ItemSpec, batch_create, pack
 
@@ -99,6 +101,16 @@ def first_hit(design: Any, records: Sequence[Record], stage: str = "", seed: int
     size = (own.items_per_hit if own is not None else None) or design.hits.items_per_hit
     _, hits = pack(plain, gold, items_per_hit=size, gold_rate=design.hits.gold_rate if gold else 0.0, seed=seed)
     return hits[0] if hits else []
+
+
+def preview_context(design: Design, records: Sequence[Record], items_name: str) -> dict[str, Any]:
+    """What the preview page (projects/design_preview.html) shows: the first HIT as the batch packs it, its items
+    in page order, with no database row (the design page's preview and `design preview --html` alike)."""
+    stage = design.stages[0].name if design.stages else ""
+    items = [SimpleNamespace(pk=number, id=number, content=spec.payload)
+             for number, spec in enumerate(first_hit(design, records, stage), 1)]
+    return {**task_context(design, stage_schemes(design, stage), items), "items_name": items_name,
+            "count": len(records), "stage": stage, "duration": design.hits.assignment_duration}
 
 
 def design_batch_create(*, version: DesignVersion, records: Sequence[Record], name: str, stage: str = "",

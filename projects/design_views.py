@@ -9,7 +9,6 @@ import posixpath
 import zipfile
 from functools import lru_cache
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from django.conf import settings
@@ -27,8 +26,7 @@ from designs.loader import MAX_BYTES, DesignError, decode, load_text
 from designs.model import Design
 from designs.models import DesignBatch
 from designs.potato import Imported, UploadedFolder, import_config
-from designs.services import first_hit
-from designs.task_type import stage_schemes, task_context
+from designs.services import preview_context
 from hits.models import Batch
 from jobs.services import JobError, job_start
 from projects.access import project_view
@@ -128,14 +126,7 @@ def design_preview(request: HttpRequest) -> HttpResponse:
         return render(request, "projects/design_preview.html", {"problems": error.problems}, status=400)
     except CrowdsetError as error:
         return render(request, "projects/design_preview.html", {"error": str(error)}, status=400)
-    stage = design.stages[0].name if design.stages else ""
-    # The first HIT as the batch packs it: its items, its checks mixed in, in the order its page shows them.
-    items = [SimpleNamespace(pk=number, id=number, content=spec.payload)
-             for number, spec in enumerate(first_hit(design, records, stage), 1)]
-    context = task_context(design, stage_schemes(design, stage), items)
-    return render(request, "projects/design_preview.html", {
-        **context, "items_name": items_name, "count": len(records), "stage": stage,
-        "duration": design.hits.assignment_duration})
+    return render(request, "projects/design_preview.html", preview_context(design, records, items_name))
 
 
 # --- Potato -------------------------------------------------------------------------------------

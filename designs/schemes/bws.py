@@ -19,6 +19,9 @@ class BestWorst(SchemeBase):
     worst_description: str = Field("Worst", description="what the worst pick is called on the page")
 
 
+WORST_KEYS = "qwertyuio"  # the worst pick's keys, a row each: Potato's q, w, e, r for sets of four
+
+
 @scheme_type
 class BestWorstType(SchemeType):
     name = "bws"
@@ -29,6 +32,20 @@ class BestWorstType(SchemeType):
     page = {"value": "every"}
     level = None  # tuples differ between items; scores come from counting, not agreement on a value
     asked_once = True
+
+    def keys(self, scheme):
+        # Potato's: 1, 2, 3, … pick the best of the rows in order, q, w, e, … the worst (nine rows have keys).
+        rows = min(scheme.tuple_size, len(WORST_KEYS))
+        return {**{str(row): f"best-{row}" for row in range(1, rows + 1)},
+                **{key: f"worst-{row}" for row, key in enumerate(WORST_KEYS[:rows], 1)}}
+
+    def widget_context(self, scheme, record, field):
+        keys = {choice: key for key, choice in self.keys(scheme).items()}
+        compared = record.fields.get(scheme.items_key)
+        return {"rows": [{"number": row, "option": str(option), "best": keys.get(f"best-{row}", ""),
+                          "worst": keys.get(f"worst-{row}", "")}
+                         for row, option in enumerate(compared if isinstance(compared, list) else [], 1)
+                         if row <= scheme.tuple_size]}
 
     def item_problem(self, scheme, record):
         try:

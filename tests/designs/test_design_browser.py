@@ -300,3 +300,48 @@ def test_a_boxs_key_ticks_and_unticks_it_and_stays_on_the_item(chromium, live_se
     first_text = next(item.content.text for item in assignment.hit.ordered_items() if str(item.pk) == first)
     assert answers[first_text] == ["heat", "wind"]
     assert sorted(answers.values()) == [["heat", "wind"], ["rain"]]
+
+
+def test_a_potato_best_worst_set_is_answered_by_its_keys(chromium, live_server):
+    """Potato's best-worst keys: 1–4 pick the best row, q/w/e/r the worst; the set answered, the page moves on.
+    Every key is declared on its control (aria-keyshortcuts)."""
+    from designs.potato import UploadedFolder, import_config
+    from designs.services import design_batch_create, design_version_save
+    from hits.services import batch_publish
+
+    _people("5")
+    items = "".join(json.dumps({"id": f"s{n}", "text": f"sentence {n}"}) + "\n" for n in range(8)).encode()
+    found = import_config(b"annotation_task_name: Most positive\ndata_files: [items.jsonl]\n"
+                          b"bws_config: {tuple_size: 4, num_tuples: 2}\nannotation_schemes:\n"
+                          b"  - {annotation_type: bws, name: bw, best_description: Most, worst_description: Least}\n",
+                          name="config.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    version = design_version_save(source=found.source(), slug="bws-keys")
+    batch = batch_publish(batch=design_batch_create(version=version, records=found.records, name="bws"))
+    context = chromium.new_context(**DESKTOP)
+    page = context.new_page()
+    log_in(page, live_server, "rater5", "pass-word-1", "/work/")
+    page.click("text=Take a HIT")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    current = page.locator(".task-item.current")
+    assert current.locator("[aria-keyshortcuts]").evaluate_all("els => els.map(e => e.getAttribute("
+                                                               "'aria-keyshortcuts'))") == [
+        "1", "q", "2", "w", "3", "e", "4", "r"]
+    first = current.get_attribute("data-item")
+    page.keyboard.press("2")  # the best: the second row; the set is not answered yet, the page stays
+    assert page.locator(".task-item.current").get_attribute("data-item") == first
+    page.keyboard.press("r")  # the worst: the fourth row; answered, on to the next set
+    assert page.locator(".task-item.current").get_attribute("data-item") != first
+    page.keyboard.press("1")
+    page.keyboard.press("q")  # best and worst on one row (the server would refuse it) ...
+    axe_clean(page, "bws-keys")
+    page.keyboard.press("w")  # ... so the worst moves to the second row: a key changes a pick, the last set stays
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    assignment = Assignment.objects.get(hit__batch=batch)
+    answers = {}
+    for item in assignment.hit.ordered_items():
+        options = item.content.fields["text"]
+        answer = assignment.answers[str(item.pk)]["bw"]
+        answers[str(item.pk)] = (options.index(answer["best"]) + 1, options.index(answer["worst"]) + 1)
+    assert answers[first] == (2, 4) and sorted(answers.values()) == [(1, 2), (2, 4)]

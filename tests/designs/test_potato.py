@@ -358,3 +358,31 @@ def test_labels_are_shown_as_potato_shows_them_and_stored_as_written():
         # Potato's pairwise tiles are named by its labels as written, and stored as A and B.
         "which": [("A", "option_a"), ("B", "option_b")],
     }
+
+
+def test_design_preview_writes_the_first_hits_page_as_one_file(tmp_path):
+    """`design preview --html` for a design file and for a Potato config: every widget's controls are in the HTML
+    the server renders (not made by a script), and the page's styles and scripts are written into the file."""
+    config = _write_every_type(tmp_path / "potato")
+    out = tmp_path / "potato.html"
+    result = subprocess.run([sys.executable, "manage.py", "design", "preview", str(config), "--potato", "--html",
+                             str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{out}: the first HIT, 3 items of 3; schemes: sentiment (radio), ")
+    assert "warning: alert_time_each_instance" in result.stderr
+    page = out.read_text()
+    assert '<link rel="stylesheet"' not in page and "<script src=" not in page and "<style>" in page
+    for control in ('type="radio" name="a-1-0" value="positive"', 'type="checkbox"', '<select', 'type="range"',
+                    'type="number"', "<textarea", 'class="span-text"', 'name="a-1-14-best"',
+                    'aria-keyshortcuts="0"'):  # ... the pairwise tie on Potato's key
+        assert control in page, control
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"sentenceID": "s1", "sentence": "Had it rained, we would have stayed in."}\n')
+    out = tmp_path / "semeval.html"
+    result = subprocess.run([sys.executable, "manage.py", "design", "preview", "designs/semeval-subtask1.yaml",
+                             "--items", str(items), "--html", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert 'name="a-1-0" value="1"' in out.read_text() and "Had it rained" in out.read_text()
+    missing = subprocess.run([sys.executable, "manage.py", "design", "preview", "designs/semeval-subtask1.yaml",
+                              "--html", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert missing.returncode == 1 and "needs its items: add --items FILE" in missing.stderr

@@ -26,6 +26,7 @@
       badge.setAttribute("aria-hidden", "true");
       badge.textContent = key;
       input.after(badge);
+      input.setAttribute("aria-keyshortcuts", key);
     });
   });
   const progress = document.getElementById("cf-progress");
@@ -364,7 +365,7 @@
     const toggles = scheme.dataset.keyAction === "toggle";
     const input = toggles
       ? [...scheme.querySelectorAll("input[type=checkbox]")].find(i => i.dataset.label === chosen)
-      : [...scheme.querySelectorAll("input[type=radio]")].find(i => i.value === chosen);
+      : [...scheme.querySelectorAll("input[type=radio]")].find(i => (i.dataset.choice || i.value) === chosen);
     if (!input) return false;
     input.checked = toggles ? !input.checked : true;
     input.dispatchEvent(new Event("change", {bubbles: true}));

@@ -1,11 +1,14 @@
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.contrib.staticfiles import finders
 from django.core.management.base import BaseCommand, CommandError
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from core.errors import CrowdsetError
@@ -15,6 +18,7 @@ from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.models import DesignBatch, batch_design
 from designs.potato import import_file
+from designs.services import preview_context
 from designs.stages import workflow_batches, workflow_report
 from hits.models import Batch
 from hits.services import describe_batch, worker_filters
@@ -22,6 +26,26 @@ from projects.people import crowd_filters
 from projects.services import design_project_create, potato_project_create
 
 SCHEMA = Path(__file__).resolve().parents[3] / "designs" / "schema.json"
+
+
+_LINKED = re.compile(r'<link rel="stylesheet" href="([^"]+)">|<script src="([^"]+)"></script>')
+
+
+def standalone(page: str) -> str:
+    """A rendered page with its own stylesheets and scripts written into it: one file that opens anywhere as the
+    server would show it."""
+
+    def inline(match: re.Match) -> str:
+        css, script = match.groups()
+        url = css or script
+        name = url.removeprefix(settings.STATIC_URL).split("?")[0]
+        path = finders.find(name) or finders.find(re.sub(r"\.[0-9a-f]{12}(\.\w+)$", r"\1", name))
+        if not path:
+            return match.group(0)
+        text = Path(path).read_text(encoding="utf-8")
+        return f"<style>{text}</style>" if css else "<script>" + text.replace("</script", "<\\/script") + "</script>"
+
+    return _LINKED.sub(inline, page)
 
 
 class Command(BaseCommand):
@@ -58,6 +82,12 @@ class Command(BaseCommand):
         potato.add_argument("--organizer", metavar="USERNAME", help="the account that runs the projects")
         potato.add_argument("--provider", choices=("inhouse", "mturk", "prolific"),
                             help="overrides what the config implies (default: in-house unless it has prolific/mturk)")
+        preview = commands.add_parser("preview", help="the first HIT's task page, as an annotator sees it, as one "
+                                                      "HTML file (its styles and scripts inside)")
+        preview.add_argument("file", help="a design file, or a Potato config with --potato")
+        preview.add_argument("--items", help="the items file of a design file (a Potato config names its own)")
+        preview.add_argument("--potato", action="store_true", help="FILE is a Potato config")
+        preview.add_argument("--html", required=True, metavar="OUT", help="where to write the page")
         schema = commands.add_parser("schema", help="write designs/schema.json (or --check that it is current)")
         schema.add_argument("--check", action="store_true")
 
@@ -207,6 +237,33 @@ class Command(BaseCommand):
             parts.append(f"  project {line['project']}: {line['url']} (draft batch {line['batch']}; next: python "
                          f"manage.py hits publish {line['batch']})")
         return "\n".join(parts)
+
+    def do_preview(self, options):
+        if options["potato"]:
+            found = import_file(options["file"])
+            if not found.ok or found.design is None:
+                raise CommandError("\n".join(found.errors) + f"\n{options['file']}: not ok; nothing was written")
+            design, records, items_name = found.design, found.records, "the config's data files"
+            for warning in found.warnings:
+                self.stderr.write(f"warning: {warning}")
+        else:
+            design = load_file(Path(options["file"]))
+            if not options["items"]:
+                raise CommandError("a design file's preview needs its items: add --items FILE (JSON, JSON Lines, CSV "
+                                   "or TSV)")
+            data_path = Path(options["items"])
+            try:
+                data = data_path.read_bytes()
+            except OSError as error:
+                raise CommandError(f"{data_path}: cannot read it ({error.strerror})") from None
+            records, items_name = read_items(data, name=data_path.name, design=design), data_path.name
+        context = preview_context(design, records, items_name)
+        out = Path(options["html"])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(standalone(render_to_string("projects/design_preview.html", context)), encoding="utf-8")
+        schemes = ", ".join(f"{scheme.name} ({scheme.annotation_type})" for scheme in design.annotation_schemes)
+        self.stdout.write(f"{out}: the first HIT, {counted(len(context['rows']), design.items.noun)} of "
+                          f"{len(records)}; schemes: {schemes}")
 
     def do_schema(self, options):
         current = schema_json()
