@@ -59,6 +59,10 @@ class Hits(Strict):
     lifetime: int = Field(7 * 24 * 3600, ge=60, description="seconds the HITs stay available")
     gold_rate: float = Field(0.0, ge=0, le=1, description="share of each HIT that is known-answer items")
     budget: Decimal | None = Field(None, ge=0, description="rewards, fees and bonuses may not go past it")
+    order: Literal["shuffled", "file"] = Field("shuffled", description="shuffled: items mixed by a seed (groups "
+                                                                     "interleaved); file: in the items file's order")
+    layout: Literal["page", "item"] = Field("page", description="page: a HIT's items on one page; item: one item at "
+                                                                "a time, with Previous and Next (and the arrow keys)")
 
 
 class MturkSettings(Strict):

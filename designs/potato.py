@@ -30,7 +30,7 @@ from designs.schemes.base import LabelledScheme
 # Top-level keys this importer reads.
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
-        "annotation_codebook_url", "prolific", "mturk", "bws_config")
+        "annotation_codebook_url", "prolific", "mturk", "bws_config", "assignment_strategy")
 # Keys that only set up Potato's own server, pages and output files: nothing an annotator meets or an answer
 # holds changes without them, so they are listed as ignored.
 SERVER = ("port", "server", "server_name", "site_dir", "site_file", "debug", "base_html_template", "header_file",
@@ -49,7 +49,6 @@ CHANGES = {
               "annotation_instructions",
     "surveyflow": "the pre- and post-study surveys are not shown",
     "ai_support": "no model suggests labels or highlights here",
-    "assignment_strategy": "items are packed into HITs in a seeded shuffle, each HIT to the next person who asks",
     "automatic_assignment": "items are packed into HITs in a seeded shuffle, each HIT to the next person who asks",
     "max_annotations_per_user": "there is no cap per person: a person takes HITs until none is left for them",
     "alert_time_each_instance": "there is no \"still there?\" alert: a claimed HIT is freed after the batch's time "
@@ -272,6 +271,12 @@ class _Translation:
             if "display_logic" in scheme:
                 scheme["display_logic"] = self._logic(scheme["display_logic"], self.origin[("annotation_schemes",
                                                                                              ours)])
+        # Potato shows one item a page in file order, unless its assignment strategy is random.
+        strategy = raw.get("assignment_strategy")
+        design["hits"] = {"layout": "item", "order": "shuffled" if strategy == "random" else "file"}
+        if strategy not in (None, "random", "fixed_order"):
+            self.warnings.append(f"assignment_strategy: {strategy!r} is not run here: the items keep the file's "
+                                 f"order, each HIT to the next person who asks")
         redundancy = next((key for key in ("num_annotators_per_item", "max_annotations_per_item")
                            if raw.get(key) is not None), None)
         if redundancy and raw[redundancy] == -1:
@@ -279,7 +284,7 @@ class _Translation:
                                  f"number of answers an item: each item gets the design's default; set "
                                  f"hits.assignments_per_hit in the design")
         elif redundancy:
-            design["hits"] = {"assignments_per_hit": raw[redundancy]}
+            design["hits"]["assignments_per_hit"] = raw[redundancy]
             self.origin[("hits", "assignments_per_hit")] = (redundancy,)
         for crowd in ("prolific", "mturk"):
             if raw.get(crowd):

@@ -99,7 +99,8 @@ def first_hit(design: Any, records: Sequence[Record], stage: str = "", seed: int
     plain, gold = item_specs(design, records, stage)
     own = next((entry.hits for entry in design.stages if entry.name == stage), None)
     size = (own.items_per_hit if own is not None else None) or design.hits.items_per_hit
-    _, hits = pack(plain, gold, items_per_hit=size, gold_rate=design.hits.gold_rate if gold else 0.0, seed=seed)
+    _, hits = pack(plain, gold, items_per_hit=size, gold_rate=design.hits.gold_rate if gold else 0.0, seed=seed,
+                   shuffle=design.hits.order == "shuffled")
     return hits[0] if hits else []
 
 
@@ -145,7 +146,8 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
             gold_rate=hits.gold_rate if gold else 0.0, seed=seed, reward=hits.reward if reward is None else reward,
             budget=hits.budget, requirements=requirements,
             created_by=created_by if getattr(created_by, "pk", None) else None,
-            assignment_duration=hits.assignment_duration, lifetime=hits.lifetime), items=plain, gold_items=gold)
+            assignment_duration=hits.assignment_duration, lifetime=hits.lifetime, shuffle=hits.order == "shuffled"),
+            items=plain, gold_items=gold)
         DesignBatch.objects.create(batch=batch, version=version, stage=stage)
         if design.stages and stage == design.stages[0].name:
             later_stages_create(first=batch, version=version)

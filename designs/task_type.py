@@ -193,11 +193,11 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     """What the task body needs: per item its record and, per scheme, the widget and its form field."""
     # What a scheme shows is the same on every item; only its field, its compared options and its words differ.
     shown_schemes: list[dict[str, Any]] = []
-    for index, scheme in enumerate(design.annotation_schemes):
-        if asked is not None and scheme.name not in asked:
-            continue
+    asked_schemes = [(index, scheme) for index, scheme in enumerate(design.annotation_schemes)
+                     if asked is None or scheme.name in asked]
+    page_keys = distinct_keys([SCHEME_TYPES.of(scheme).keys(scheme) for _, scheme in asked_schemes])
+    for (index, scheme), keys in zip(asked_schemes, page_keys, strict=True):
         kind = SCHEME_TYPES.of(scheme)
-        keys = kind.keys(scheme)
         shown_schemes.append({
             "scheme": scheme, "type": kind, "widget": kind.widget, "index": index, "keys": keys,
             "points": kind.points(scheme), "initially_shown": visible(scheme, {}),
@@ -217,7 +217,7 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             compared = _compared(scheme, found)
             field = field_prefix(item.pk, entry["index"])
             schemes.append({"words": [], **entry, "field": field, "compared": compared,
-                            **entry["type"].widget_context(scheme, found, field)})
+                            **entry["type"].widget_context(scheme, found, field, entry["keys"])})
         marked_words = any(entry["words"] and entry["scheme"].display_logic is None for entry in schemes)
         # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
         # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
@@ -231,6 +231,47 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
+
+
+MOVES = {"j", "k"}  # the page's own keys: the next and the previous item
+ROWS = ("1234567890", "qwertyuiop", "asdfghl", "zxcvbnm")  # the keyboard's rows, the page's moves left out
+
+
+def distinct_keys(schemes: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Each scheme's keys on one page (key -> choice), so that on an item no key does two things, as Potato
+    allots them: keys a scheme sets itself (a label's key_value, pairwise's 1/2/0, best-worst's 1-4 and q-r) are
+    taken first, in the schemes' order; each scheme numbered 1, 2, 3, … (sequential_key_binding) then gets the free
+    keys of the first row of the keyboard no other numbered scheme has and with room for all its choices (the number
+    row, then q-p, a-l, z-m). A key still taken moves to the first free one; a choice left without one is picked by
+    pointer or Tab."""
+    taken: set[str] = set(MOVES)
+    found: list[dict[str, str] | None] = [None] * len(schemes)
+
+    def claim(keys: list[str], choices: list[str]) -> dict[str, str]:
+        given: dict[str, str] = {}
+        for key, choice in zip(keys, choices, strict=True):
+            if key in taken:
+                key = next((spare for row in ROWS for spare in row if spare not in taken), "")
+                if not key:
+                    continue
+            given[key] = choice
+            taken.add(key)
+        return given
+
+    numbered = [index for index, keys in enumerate(schemes)
+                if keys and list(keys) == [str(number) for number in range(1, len(keys) + 1)]]
+    for index, keys in enumerate(schemes):
+        if index not in numbered:
+            found[index] = claim(list(keys), list(keys.values()))
+    rows = list(ROWS)
+    for index in numbered:
+        keys = schemes[index]
+        row = next((row for row in rows if len([key for key in row if key not in taken]) >= len(keys)), None)
+        if row is not None:
+            rows.remove(row)
+        free = [key for key in row if key not in taken][:len(keys)] if row is not None else list(keys)
+        found[index] = claim(free, list(keys.values()))
+    return [keys or {} for keys in found]
 
 
 def _fields(found: Record, names: list[str]) -> list[tuple[str, str]]:

@@ -257,8 +257,9 @@ class SchemeType:
         """The points of a scale the widget draws (none for a type without one)."""
         return []
 
-    def widget_context(self, scheme: Any, record: Record, field: str) -> dict[str, Any]:
-        """What the widget needs of one item beyond its field (the words to mark, the boxes and their rules)."""
+    def widget_context(self, scheme: Any, record: Record, field: str, keys: dict[str, str]) -> dict[str, Any]:
+        """What the widget needs of one item beyond its field (the words to mark, the boxes and their rules);
+        `keys` are the scheme's keys on this page (key -> choice), none taken by another scheme."""
         return {}
 
     def card_labels(self, scheme: Any) -> str:

@@ -39,8 +39,8 @@ class BestWorstType(SchemeType):
         return {**{str(row): f"best-{row}" for row in range(1, rows + 1)},
                 **{key: f"worst-{row}" for row, key in enumerate(WORST_KEYS[:rows], 1)}}
 
-    def widget_context(self, scheme, record, field):
-        keys = {choice: key for key, choice in self.keys(scheme).items()}
+    def widget_context(self, scheme, record, field, keys):
+        keys = {choice: key for key, choice in keys.items()}
         compared = record.fields.get(scheme.items_key)
         return {"rows": [{"number": row, "option": str(option), "best": keys.get(f"best-{row}", ""),
                           "worst": keys.get(f"worst-{row}", "")}

@@ -25,6 +25,7 @@ class LikertType(SchemeType):
     settings = Likert
     aggregators = ("median", "mean", "majority", "none")
     potato_keys = ("size", "min_label", "max_label", "sequential_key_binding")
+    page = {"badges": "1"}  # a point's key beside it once the keys of another scheme move its own
     level = "ordinal"
     asked_once = True
 

@@ -108,15 +108,15 @@ class PairwiseType(SchemeType):
             keys[given or str(place)] = choice
         return keys
 
-    def widget_context(self, scheme, record, field):
+    def widget_context(self, scheme, record, field, keys):
         """A binary scheme's choices, each with its key, the text shown and the compared thing it picks (none for
         a tie)."""
         if scheme.mode == "scale":
             return {}
         compared = record.fields.get(scheme.items_key)
         compared = [str(entry) for entry in compared] if isinstance(compared, list) else []
-        key_of = {value: key for key, value in self.keys(scheme).items()}
-        return {"options": [{"key": key_of[value], "value": value, "shown": shown,
+        key_of = {value: key for key, value in keys.items()}
+        return {"options": [{"key": key_of.get(value, ""), "value": value, "shown": shown,
                              "text": compared[index] if index < min(len(compared), 2) else ""}
                             for index, (value, shown) in enumerate(self._shown(scheme))]}
 

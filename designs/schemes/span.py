@@ -99,7 +99,7 @@ class SpanType(SchemeType):
     def keys(self, scheme):
         return scheme.keys()
 
-    def widget_context(self, scheme, record, field):
+    def widget_context(self, scheme, record, field, keys):
         """The text as words with their character offsets (end exclusive) and the space before each, for the span
         widget: the words of core.spans, so punctuation is a word of its own (an antecedent ends before its
         comma), a CJK character is a word, and offsets count code points as the stored text does."""

@@ -135,7 +135,7 @@ class TextType(SchemeType):
         return {"type": "object", "properties": {label.name: box for label in scheme.labels},
                 "additionalProperties": False, "minProperties": 1}
 
-    def widget_context(self, scheme, record, field):
+    def widget_context(self, scheme, record, field, keys):
         """The boxes (label, field, what each starts as) and the rules the page checks as it is typed."""
         start = prefill(scheme, record)
         boxes = [(label.name, f"{field}-{number}", start[number - 1] if number <= len(start) else "")

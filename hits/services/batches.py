@@ -65,17 +65,18 @@ class BatchSpec:
     lifetime: int = 7 * 24 * 3600
     grows: bool = False
     adaptive: str = ""
+    shuffle: bool = True  # False: the items in the order given, each HIT's too (gold still at seeded places)
 
 
 def pack(items: Sequence[T], gold_items: Sequence[T] = (), *, items_per_hit: int, gold_rate: float = 0.0,
-         seed: int = 0) -> tuple[list[T], list[list[T]]]:
+         seed: int = 0, shuffle: bool = True) -> tuple[list[T], list[list[T]]]:
     """(the items in the order they are stored, the HITs with their items in page order): domains interleaved, gold
     mixed in, all decided by `seed`. Each HIT gets round(items_per_hit × gold_rate) gold items (no more than the
     pool holds) at seeded positions, and the other items are spread evenly so HIT sizes differ by at most one.
     Plain data in, plain data out: the batch and the design page's preview pack alike."""
     rng = random.Random(seed)
     gold_per_hit = min(len(gold_items), round(items_per_hit * gold_rate)) if gold_rate else 0
-    ordered = interleave(items, rng)
+    ordered = interleave(items, rng) if shuffle else list(items)
     if not ordered:
         return ordered, []
     hits_needed = hit_count(items=len(ordered), items_per_hit=items_per_hit, gold_items=len(gold_items),
@@ -89,7 +90,12 @@ def pack(items: Sequence[T], gold_items: Sequence[T] = (), *, items_per_hit: int
             if candidate not in chosen:  # a round may start with the item the last one ended on
                 chosen.append(candidate)
         members = share + chosen
-        rng.shuffle(members)
+        if shuffle:
+            rng.shuffle(members)
+        else:  # the items in their order, each check at a seeded place among them
+            for check in chosen:
+                members.remove(check)
+                members.insert(rng.randint(0, len(members)), check)
         hits.append(members)
     return ordered, hits
 
@@ -117,6 +123,7 @@ def batch_create(*, spec: BatchSpec, items: Sequence[ItemSpec], gold_items: Sequ
     if len(set(keys)) != len(keys):
         raise CrowdError("item keys must be unique within a batch")
     ordered, packed = pack(items, gold_items, items_per_hit=spec.items_per_hit, gold_rate=spec.gold_rate,
+                           shuffle=spec.shuffle,
                            seed=spec.seed)
     with transaction.atomic():
         batch = Batch.objects.create(

@@ -241,11 +241,21 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
         annotator.keyboard.press(key)  # "<b>rain</b>": its marks are words of their own
     annotator.keyboard.press("c")
     assert "cause: <b>rain</b>" in first.locator(".span-list").inner_text()
-    annotator.keyboard.press("1")  # topics: rain (the first empty scheme taking 1)
-    annotator.keyboard.press("4")  # sure: 4 of 5
+    # No key does two things on one item: topics is numbered 1-3, so sure (also numbered) gets the next row of
+    # the keyboard, q-t, as Potato allots them; each control says its key.
+    assert first.locator("[data-type=likert] [aria-keyshortcuts]").evaluate_all(
+        "els => els.map(e => e.getAttribute('aria-keyshortcuts'))") == ["q", "w", "e", "r", "t"]
+    annotator.keyboard.press("1")  # topics: rain
+    annotator.keyboard.press("r")  # sure: 4 of 5
     first.locator("textarea, input[type=text]").first.fill("nothing odd")
+    # As in Potato, one item at a time, in the file's order: Next (or →, once out of the text box) shows the next.
     second = annotator.locator(".task-item").nth(1)
-    second.locator("legend").first.click()  # out of the text box: keys pick labels again
+    assert second.is_hidden()
+    annotator.get_by_role("button", name="Next →").click()
+    assert first.is_hidden() and second.is_visible() and annotator.inner_text("#item-place") == "Item 2 of 2"
+    annotator.keyboard.press("ArrowLeft")
+    assert first.is_visible() and second.is_hidden()
+    annotator.keyboard.press("ArrowRight")
     annotator.keyboard.press("x")  # unclear: no span asked
     assert second.locator(".scheme-span").is_hidden() and second.locator(".design-text").is_visible()
     second.locator("label:has-text('wind')").click()
@@ -303,8 +313,8 @@ def test_a_boxs_key_ticks_and_unticks_it_and_stays_on_the_item(chromium, live_se
 
 
 def test_a_potato_best_worst_set_is_answered_by_its_keys(chromium, live_server):
-    """Potato's best-worst keys: 1–4 pick the best row, q/w/e/r the worst; the set answered, the page moves on.
-    Every key is declared on its control (aria-keyshortcuts)."""
+    """Potato's best-worst keys: 1–4 pick the best row, q/w/e/r the worst; → shows the next set. Every key is
+    declared on its control (aria-keyshortcuts)."""
     from designs.potato import UploadedFolder, import_config
     from designs.services import design_batch_create, design_version_save
     from hits.services import batch_publish
@@ -327,9 +337,10 @@ def test_a_potato_best_worst_set_is_answered_by_its_keys(chromium, live_server):
                                                                "'aria-keyshortcuts'))") == [
         "1", "q", "2", "w", "3", "e", "4", "r"]
     first = current.get_attribute("data-item")
-    page.keyboard.press("2")  # the best: the second row; the set is not answered yet, the page stays
+    page.keyboard.press("2")  # the best: the second row
+    page.keyboard.press("r")  # the worst: the fourth row; answered. One set at a time, as in Potato: → moves on
     assert page.locator(".task-item.current").get_attribute("data-item") == first
-    page.keyboard.press("r")  # the worst: the fourth row; answered, on to the next set
+    page.keyboard.press("ArrowRight")
     assert page.locator(".task-item.current").get_attribute("data-item") != first
     page.keyboard.press("1")
     page.keyboard.press("q")  # best and worst on one row (the server would refuse it) ...

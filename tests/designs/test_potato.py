@@ -129,9 +129,11 @@ def test_every_text_scheme_type_carries_over_with_its_options(tmp_path):
     assert found.ignored == ["port", "server_name", "output_annotation_dir", "output_annotation_format",
                              "user_config", "site_dir", "base_html_template"]
     assert [warning.split(":")[0] for warning in found.warnings] == [
-        "alert_time_each_instance", "max_annotations_per_user", "assignment_strategy", "scheme 'helpful'",
+        "alert_time_each_instance", "max_annotations_per_user", "scheme 'helpful'",
         "scheme 'summary'", "scheme 'Opinion words'", "scheme 'facets'"]
-    assert "displaying_score not used here: the likert scheme is shown without it" in found.warnings[3]
+    assert "displaying_score not used here: the likert scheme is shown without it" in found.warnings[2]
+    # Potato's page: one item at a time; "random" keeps its shuffle (a seeded one here, the same for everyone).
+    assert (design.hits.layout, design.hits.order) == ("item", "shuffled")
     # The design file it becomes is itself a valid design file.
     assert load_text(found.source()).annotation_schemes == design.annotation_schemes
 
@@ -386,3 +388,42 @@ def test_design_preview_writes_the_first_hits_page_as_one_file(tmp_path):
     missing = subprocess.run([sys.executable, "manage.py", "design", "preview", "designs/semeval-subtask1.yaml",
                               "--html", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert missing.returncode == 1 and "needs its items: add --items FILE" in missing.stderr
+
+
+def test_no_key_does_two_things_on_one_item():
+    """Potato's span-required-labeling has two numbered span schemes: here the second gets the q row, not 1 and 2
+    again. Keys a scheme sets itself (key_value, Potato's pairwise 1/2/0) are taken first; j and k stay the page's."""
+    from designs.task_type import distinct_keys
+
+    assert distinct_keys([{"1": "animal", "2": "person"}, {"1": "Warrior", "2": "Mage", "3": "Rogue"}]) == [
+        {"1": "animal", "2": "person"}, {"q": "Warrior", "w": "Mage", "e": "Rogue"}]
+    assert distinct_keys([{"1": "low", "2": "high"}, {"1": "A", "2": "B", "0": "tie"}, {"j": "joy", "y": "yes"}]) == [
+        {"4": "low", "5": "high"}, {"1": "A", "2": "B", "0": "tie"}, {"3": "joy", "y": "yes"}]
+    found = import_config(b"annotation_task_name: T\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+                          b"  - {annotation_type: span, name: who, labels: [animal, person], "
+                          b"sequential_key_binding: true}\n"
+                          b"  - {annotation_type: span, name: class, labels: [Warrior, Mage], "
+                          b"sequential_key_binding: true}\n",
+                          name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    from designs.schemes import SCHEME_TYPES
+
+    schemes = found.design.annotation_schemes
+    assert distinct_keys([SCHEME_TYPES.of(scheme).keys(scheme) for scheme in schemes]) == [
+        {"1": "animal", "2": "person"}, {"q": "Warrior", "w": "Mage"}]
+
+
+def test_items_keep_the_files_order_when_the_design_says_so():
+    from designs.services import first_hit
+    from hits.services import pack
+
+    found = import_config(b"annotation_task_name: T\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+                          b"  - {annotation_type: radio, name: q, labels: [a, b]}\n",
+                          name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.design.hits.order == "file"
+    assert [spec.key for spec in first_hit(found.design, found.records)] == [f"record:s{n}" for n in range(10)]
+    shuffled = load_text("title: T\nannotation_schemes:\n  - {annotation_type: radio, name: q, labels: [a, b]}\n")
+    assert [spec.key for spec in first_hit(shuffled, found.records)] != [f"record:s{n}" for n in range(10)]
+    # Known-answer checks go to seeded places among the items, which keep their order.
+    _, hits = pack(list(range(8)), ["g1", "g2"], items_per_hit=4, gold_rate=0.25, seed=3, shuffle=False)
+    assert [[entry for entry in hit if entry not in ("g1", "g2")] for hit in hits] == [[0, 1, 2], [3, 4, 5], [6, 7]]
+    assert all(sum(entry in ("g1", "g2") for entry in hit) == 1 for hit in hits)

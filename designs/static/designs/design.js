@@ -21,12 +21,13 @@
       const label = input.dataset.label || input.value;
       const key = Object.keys(own.keys || {}).find(k => own.keys[k] === label);
       if (!key) return;
+      input.setAttribute("aria-keyshortcuts", key);
+      if (key === label) return;  // a scale's point 3 on key 3 says so already
       const badge = document.createElement("span");
       badge.className = "choice-key";
       badge.setAttribute("aria-hidden", "true");
       badge.textContent = key;
       input.after(badge);
-      input.setAttribute("aria-keyshortcuts", key);
     });
   });
   const progress = document.getElementById("cf-progress");
@@ -370,8 +371,9 @@
     input.checked = toggles ? !input.checked : true;
     input.dispatchEvent(new Event("change", {bubbles: true}));
     // A pick that answers the item's last keyed question moves on; a box's key only ticks or unticks it (as in
-    // Potato), so several boxes can be ticked by key before j or the next pick moves on.
-    if (!toggles && done(item) && task.current < items.length - 1 && !schemesOf(item).some(s => !s.hidden
+    // Potato), so several boxes can be ticked by key before j or the next pick moves on. One item at a time, only
+    // Next and → move on, as in Potato.
+    if (!toggles && !document.getElementById("item-steps") && done(item) && task.current < items.length - 1 && !schemesOf(item).some(s => !s.hidden
         && empty(value(s)) && s.dataset.keys !== "{}")) task.setCurrent(task.current + 1, {focus: true, scroll: true});
     return true;
   }
@@ -388,6 +390,30 @@
     }
   });
 
+  // One item at a time (the design's hits.layout: item): only the current item shows; Previous and Next, and
+  // the arrow keys, move between them. Every item stays in the form, so all are sent on submit.
+  const steps = document.getElementById("item-steps");
+  if (steps) {
+    const place = document.getElementById("item-place");
+    const noun = place.textContent.split(" ")[0];
+    const show = n => {
+      items.forEach((item, i) => { item.hidden = i !== n; });
+      place.textContent = noun + " " + (n + 1) + " of " + items.length;
+      document.getElementById("item-previous").disabled = n === 0;
+      document.getElementById("item-next").disabled = n === items.length - 1;
+    };
+    task.onCurrent(show);
+    document.getElementById("item-previous").addEventListener("click", () => task.setCurrent(task.current - 1,
+      {focus: true}));
+    document.getElementById("item-next").addEventListener("click", () => task.setCurrent(task.current + 1,
+      {focus: true}));
+    document.addEventListener("keydown", event => {
+      if (task.typing(event) || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+      if (event.target.closest && event.target.closest(".span-text")) return;  // the span widget's own moves
+      event.preventDefault();
+      task.setCurrent(task.current + (event.key === "ArrowRight" ? 1 : -1), {focus: true});
+    });
+  }
   task.onCurrent(refresh);
   task.restore();
   spanWidgets.forEach(widget => widget.render());
