@@ -49,7 +49,8 @@ CHANGES = {
               "annotation_instructions",
     "surveyflow": "the pre- and post-study surveys are not shown",
     "ai_support": "no model suggests labels or highlights here",
-    "automatic_assignment": "items are packed into HITs in a seeded shuffle, each HIT to the next person who asks",
+    "automatic_assignment": "is not run: items go into HITs in the file's order, each HIT to the next person who "
+                            "asks",
     "max_annotations_per_user": "there is no cap per person: a person takes HITs until none is left for them",
     "alert_time_each_instance": "there is no \"still there?\" alert: a claimed HIT is freed after the batch's time "
                                 "limit",

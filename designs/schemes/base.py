@@ -216,7 +216,8 @@ class SchemeType:
     # How the page's script (design.js) treats its widget, set on the widget's element as data attributes:
     # `value` how its answer is read ("checked": the ticked labels, "spans", "every": one pick per row, "texts";
     # none: the one input), `badges` a key shown beside each choice, `keyAction` what a key does ("mark" a span,
-    # "toggle" a box; none: pick), `marksText` its words stand for the item's text, `asks` "0" when it asks nothing.
+    # "toggle" a box; none: pick), `marksText` its words stand for the item's text, `asks` "0" when it asks nothing,
+    # `distinct` "1" when its picks (best and worst) must differ.
     page: ClassVar[dict[str, str]] = {}
 
     @property
@@ -297,7 +298,7 @@ def missing_parts(kind: SchemeType, widgets: Path = WIDGETS) -> list[str]:
             missing.append(method)
     if not (widgets / f"{kind.name}.html").is_file():
         missing.append(f"widget: {widgets.name}/{kind.name}.html")
-    unknown = set(kind.page) - {"value", "badges", "keyAction", "marksText", "asks"}
+    unknown = set(kind.page) - {"value", "badges", "keyAction", "marksText", "asks", "distinct"}
     if unknown:
         missing.append(f"page: unknown {', '.join(sorted(unknown))}")
     return missing

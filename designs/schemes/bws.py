@@ -29,7 +29,7 @@ class BestWorstType(SchemeType):
     aggregators = ("counting", "none")
     potato_keys = ("items_key", "tuple_size", "best_description", "worst_description")
     potato_draws_sets = True
-    page = {"value": "every"}
+    page = {"value": "every", "distinct": "1"}
     level = None  # tuples differ between items; scores come from counting, not agreement on a value
     asked_once = True
 

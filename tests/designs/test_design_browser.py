@@ -343,9 +343,12 @@ def test_a_potato_best_worst_set_is_answered_by_its_keys(chromium, live_server):
     page.keyboard.press("ArrowRight")
     assert page.locator(".task-item.current").get_attribute("data-item") != first
     page.keyboard.press("1")
-    page.keyboard.press("q")  # best and worst on one row (the server would refuse it) ...
+    page.keyboard.press("q")  # best and worst on one row: the page says so at once, as the server would refuse it
+    assert page.inner_text(".task-item.current .pick-note") == "The best and the worst must be different options."
+    assert page.inner_text("#cf-progress") == "1 of 2 answered"
     axe_clean(page, "bws-keys")
-    page.keyboard.press("w")  # ... so the worst moves to the second row: a key changes a pick, the last set stays
+    page.keyboard.press("w")  # ... so the worst moves to the second row: a key changes a pick
+    assert page.inner_text(".task-item.current .pick-note") == ""
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/work/")
     context.close()

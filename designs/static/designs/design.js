@@ -192,8 +192,20 @@
     }
     return boxesOk && !problem;
   }
+  // Picks that must differ (a set's best and worst) are named at once, as the server would refuse them.
+  function distinctOk(scheme) {
+    if (scheme.dataset.distinct !== "1" || scheme.hidden) return true;
+    const picked = named(scheme).filter(input => input.checked).map(input => input.value);
+    const same = picked.length > 1 && new Set(picked).size < picked.length;
+    const note = scheme.querySelector(".pick-note");
+    if (note) {
+      note.textContent = same ? "The best and the worst must be different options." : "";
+      note.classList.toggle("invalid", same);
+    }
+    return !same;
+  }
   function done(item) {
-    if (!schemesOf(item).map(textOk).every(Boolean)) return false;
+    if (!schemesOf(item).map(textOk).every(Boolean) || !schemesOf(item).map(distinctOk).every(Boolean)) return false;
     const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.asks !== "0");
     const required = shown.filter(s => s.dataset.required === "true");
     if (required.length) return required.every(s => !empty(value(s)));
