@@ -96,11 +96,6 @@ def vote_columns(batch: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return tuple(np.frombuffer(column, dtype=np.int64) for column in columns)  # type: ignore[return-value]
 
 
-def batch_votes(batch: Batch) -> list[tuple[int, int, int, int]]:
-    """(item id, worker id, vote 1 or 0, hit id) for every counted answer (vote_columns), as tuples."""
-    return list(zip(*(column.tolist() for column in vote_columns(batch)), strict=True))
-
-
 def settled_items(batch: Batch) -> set[int]:
     """The batch's items whose outcome under its design's vote rules no further vote can change: every outcome,
     or only positive against the rest when the batch is adaptive for "positives" (registered in

@@ -84,15 +84,15 @@ def timed(label, function, results):
 
 def run(batch):
     from aggregation import maths
-    from aggregation.services import batch_aggregate, batch_votes, votes_digest
+    from aggregation.services import batch_aggregate, vote_columns, votes_digest
     from hits.models import Item
 
     rules = maths.Rules(seed=1)
     stages = []
     timed("fingerprint of the counted work", lambda: votes_digest(batch), stages)
-    votes = timed("read the votes (baseline)", lambda: batch_votes(batch), stages)
+    columns = timed("read the votes (baseline)", lambda: vote_columns(batch), stages)
     items = dict(Item.objects.filter(batch=batch).values_list("pk", "group"))
-    table = timed("count them once (VoteTable)", lambda: maths.VoteTable(votes, items=items), stages)
+    table = timed("count them once (VoteTable)", lambda: maths.VoteTable(items=items, columns=columns), stages)
     outcomes = timed("outcomes (the 5/5 and 4/5 rules)", lambda: table.outcomes(rules), stages)
     timed("alpha, 1,000-resample interval", lambda: table.agreement(samples=1000, seed=1), stages)
     timed("alpha per domain, with intervals", lambda: table.agreement_by(items, samples=1000, seed=1), stages)

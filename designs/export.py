@@ -51,11 +51,6 @@ def answer_rows(batch: Batch) -> Iterator[dict[str, Any]]:
                            "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": found[1]}
 
 
-def batch_answers(batch: Batch) -> tuple[list[dict[str, Any]], dict[int, Item]]:
-    """Every answer row (answer_rows) and the batch's items by id, in memory: for small batches and tests."""
-    return list(answer_rows(batch)), {item.pk: item for item in Item.objects.filter(batch=batch)}
-
-
 def item_answers(batch: Batch) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
     """(item id, known-answer check or not, record, counted answers) of each item of the batch in id order, each
     worker's answers in the order the work came in: the database unnests and sorts the answers (json_each,

@@ -228,9 +228,21 @@ class SchemeType:
         """The answer in the form, None when the annotator gave none; AnswerProblem when it does not fit."""
         raise NotImplementedError
 
+    def compared_size(self, scheme: Any) -> int | None:
+        """How many things an item holds under the scheme's items_key to be compared (a pair, a set), or None for
+        a type that compares nothing."""
+        return None
+
     def item_problem(self, scheme: Any, record: Record) -> str | None:
-        """What keeps `record` from being answered on `scheme` (a pair or tuple to compare missing), or None: an
+        """What keeps `record` from being answered on `scheme` (a pair or set to compare missing), or None: an
         item file is refused for it before a batch is made, not found out by an annotator who cannot submit."""
+        size = self.compared_size(scheme)
+        if size is None:
+            return None
+        try:
+            record.options(scheme.items_key, size)
+        except AnswerProblem as problem:
+            return str(problem)
         return None
 
     def answer_schema(self, scheme: Any) -> dict[str, Any]:

@@ -47,12 +47,8 @@ class BestWorstType(SchemeType):
                          for row, option in enumerate(compared if isinstance(compared, list) else [], 1)
                          if row <= scheme.tuple_size]}
 
-    def item_problem(self, scheme, record):
-        try:
-            record.options(scheme.items_key, scheme.tuple_size)
-        except AnswerProblem as problem:
-            return str(problem)
-        return None
+    def compared_size(self, scheme):
+        return scheme.tuple_size
 
     def read(self, scheme, fields, record):
         options = record.options(scheme.items_key, scheme.tuple_size)

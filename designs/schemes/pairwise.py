@@ -57,12 +57,8 @@ class PairwiseType(SchemeType):
     categorical = True
     asked_once = True
 
-    def item_problem(self, scheme, record):
-        try:
-            record.options(scheme.items_key, 2)
-        except AnswerProblem as problem:
-            return str(problem)
-        return None
+    def compared_size(self, scheme):
+        return 2
 
     def read(self, scheme, fields, record):
         record.options(scheme.items_key, 2)

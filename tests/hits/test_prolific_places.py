@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.test import Client, override_settings
 
-from designs.export import batch_answers
+from designs.export import answer_rows
 from emulators.prolific.participant import EmulatedParticipant
 from hits.models import Assignment, Batch, Payment, Withdrawal
 from hits.reconcile import batch_reconcile
@@ -31,7 +31,7 @@ class ReturnAfterSubmitting(ProlificTestCase):
         participant, session, _ = self.take_part(batch, "PBACK")
         assignment = Assignment.objects.get(provider_assignment_id=session)
         answers = assignment.answers
-        self.assertEqual(len(batch_answers(batch)[0]), 2)
+        self.assertEqual(len(list(answer_rows(batch))), 2)
         self.assertEqual(Batch.objects.get(pk=batch.pk).state, "completed")
         participant.give_back(batch.provider_state["study_id"])  # "return and cancel reward" on Prolific
         report = batch_sync(batch=batch)
@@ -40,7 +40,7 @@ class ReturnAfterSubmitting(ProlificTestCase):
         self.assertEqual((assignment.state, assignment.answers), ("withdrawn", None))
         withdrawal = Withdrawal.objects.get(assignment=assignment)
         self.assertEqual((withdrawal.answers, withdrawal.reason), (answers, "returned at prolific after submitting"))
-        self.assertEqual(batch_answers(batch)[0], [])  # out of every export, label and count
+        self.assertEqual(list(answer_rows(batch)), [])  # out of every export, label and count
         self.assertEqual(Batch.objects.get(pk=batch.pk).state, "published")  # open again
         with self.assertRaisesRegex(CrowdError, r"withdrawn by its worker on .* \(returned at prolific after "
                                                 r"submitting\): the provider pays nothing .* cannot be approved"):

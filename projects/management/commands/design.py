@@ -22,6 +22,7 @@ from designs.services import preview_context
 from designs.stages import workflow_batches, workflow_report
 from hits.models import Batch
 from hits.services import describe_batch, worker_filters
+from hits.templatetags.inline_static import inline_static
 from projects.people import crowd_filters
 from projects.services import design_project_create, potato_project_create
 
@@ -36,14 +37,9 @@ def standalone(page: str) -> str:
     server would show it."""
 
     def inline(match: re.Match) -> str:
-        css, script = match.groups()
-        url = css or script
-        name = url.removeprefix(settings.STATIC_URL).split("?")[0]
-        path = finders.find(name) or finders.find(re.sub(r"\.[0-9a-f]{12}(\.\w+)$", r"\1", name))
-        if not path:
-            return match.group(0)
-        text = Path(path).read_text(encoding="utf-8")
-        return f"<style>{text}</style>" if css else "<script>" + text.replace("</script", "<\\/script") + "</script>"
+        # The static file the URL names (without the manifest's hash), as the MTurk question inlines it.
+        name = (match.group(1) or match.group(2)).removeprefix(settings.STATIC_URL).split("?")[0]
+        return inline_static(name if finders.find(name) else re.sub(r"\.[0-9a-f]{12}(\.\w+)$", r"\1", name))
 
     return _LINKED.sub(inline, page)
 
