@@ -131,17 +131,6 @@ class Outcome:
     confidence: float | None = None
 
 
-def unique_votes(votes):
-    """Drop repeated (item, worker) votes, keeping the first."""
-    seen = set()
-    kept = []
-    for item, worker, label in votes:
-        if (item, worker) not in seen:
-            seen.add((item, worker))
-            kept.append((item, worker, label))
-    return kept
-
-
 def label_distribution(votes):
     """{item: {label: votes}}, each worker counted once per item (their first vote).
 

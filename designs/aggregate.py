@@ -355,19 +355,6 @@ def bradley_terry_strengths(wins: dict[tuple[str, str], float], options: set[str
     return {name: round(value, 4) for name, value in sorted(strength.items(), key=lambda kv: -kv[1])}
 
 
-def best_worst_scores(answers: list[tuple[str, Any]], compared: dict[str, list[str]]) -> dict[str, float]:
-    """Best-worst counting: (times best - times worst) / times shown, per option, from -1 to 1."""
-    best: Counter[str] = Counter()
-    worst: Counter[str] = Counter()
-    shown: Counter[str] = Counter()
-    for item, value in answers:
-        for option in compared.get(item, []):
-            shown[option] += 1
-        best[value["best"]] += 1
-        worst[value["worst"]] += 1
-    return _best_worst(best, worst, shown)
-
-
 def _best_worst(best: Counter[str], worst: Counter[str], shown: Counter[str]) -> dict[str, float]:
     return {option: round((best[option] - worst[option]) / count, 4)
             for option, count in sorted(shown.items(), key=lambda kv: -(best[kv[0]] - worst[kv[0]]) / kv[1])}

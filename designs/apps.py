@@ -8,3 +8,7 @@ class DesignsConfig(AppConfig):
         from designs import components, task_type  # noqa: F401  (task_type registers the "design" task type)
 
         components.register()
+        from designs.screening import DESIGN_TESTS_ENTRY
+        from qualification.extensions import DESIGN_TESTS
+
+        DESIGN_TESTS.register("design", DESIGN_TESTS_ENTRY)

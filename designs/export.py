@@ -1,6 +1,6 @@
 """A design batch's answers and labels out: every answer in long form (item, annotator, scheme, value, time),
 the aggregated labels with their per-scheme agreement, as CSV, JSON Lines, Parquet and a Hugging Face dataset
-folder whose card lists the schemes and their labels."""
+folder whose card lists the schemes and their labels; and the answers as Potato writes them (potato/)."""
 
 from __future__ import annotations
 
@@ -24,31 +24,37 @@ from designs.task_type import record_of
 from hits.models import Assignment, Batch, Item
 from hits.selectors import answers_by_item
 
-FORMATS = ("csv", "jsonl", "parquet", "hf")
+FORMATS = ("csv", "jsonl", "parquet", "hf", "potato")
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)  # a rejected assignment's answers are not data
 CHUNK = 2000  # rows read from the database at a time: what a report or an export holds, whatever the batch's size
 
 
 def answer_rows(batch: Batch) -> Iterator[dict[str, Any]]:
     """Every stored answer of the batch's counted assignments as a long-form row (workers as pseudonyms W1, W2, ...
-    in the order they first answered), in the order the work came in; items are looked up a chunk at a time."""
+    in the order they first answered), in the order the work came in."""
+    for pk, worker, submitted, found, gold, answer in worked_items(batch):
+        for scheme, value in answer.items():
+            yield {"item": found.id, "annotator": worker, "scheme": scheme, "value": value,
+                   "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": gold}
+
+
+def worked_items(batch: Batch) -> Iterator[tuple[int, str, Any, Record, bool, dict[str, Any]]]:
+    """(assignment, worker's pseudonym, submitted, record, known-answer check or not, answer) of every item a counted
+    assignment answered, in the order the work came in; items are looked up a chunk at a time."""
     assignments = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
                    .order_by("submitted", "pk").values_list("pk", "worker_id", "submitted", "answers"))
     pseudonyms: dict[int, str] = {}
     # A chunk of assignments names a few thousand items (their HITs'), looked up at once.
     for chunk in _chunks(assignments.iterator(chunk_size=CHUNK // 10), CHUNK // 10):
         wanted = {int(key) for *_, answers in chunk for key in answers or {}}
-        items = {pk: (record_of(payload_from_json(payload)).id, gold) for pk, payload, gold in
+        items = {pk: (record_of(payload_from_json(payload)), gold) for pk, payload, gold in
                  Item.objects.filter(batch=batch, pk__in=wanted).values_list("pk", "payload", "is_gold")}
         for pk, worker_id, submitted, answers in chunk:
             worker = pseudonyms.setdefault(worker_id, f"W{len(pseudonyms) + 1}")
             for item_id, answer in (answers or {}).items():
                 found = items.get(int(item_id))
-                if found is None or not isinstance(answer, dict):
-                    continue
-                for scheme, value in answer.items():
-                    yield {"item": found[0], "annotator": worker, "scheme": scheme, "value": value,
-                           "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": found[1]}
+                if found is not None and isinstance(answer, dict):
+                    yield pk, worker, submitted, found[0], found[1], answer
 
 
 def item_answers(batch: Batch) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
@@ -167,6 +173,8 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
         for row in answer_rows(batch):
             answers.write(row)
         written = labels.close() + answers.close()
+        if "potato" in formats:
+            written += potato_output(batch, design, temporary / "potato")
         agreement = agreement_of(report.results)
         if "hf" in formats:
             written += _hf_folder(temporary / "hf", design, temporary, labels.count, answers.count, agreement)
@@ -182,6 +190,44 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     return [out / path.relative_to(temporary) for path in written]
+
+
+def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
+    """The answers as Potato 2's jsonl and csv exporters write them (annotations.jsonl, annotations.csv): a record
+    per annotator and item, {instance_id, user_id, labels: {scheme: {input: value}}, spans: {scheme: [...]}, links},
+    each scheme's answer in Potato's own form (designs.schemes' potato_answer); the csv has a column per scheme and
+    input (scheme.input) and per span scheme (scheme._spans), in the order they first appear. Streamed: the csv is
+    read back from the jsonl, so memory stays flat."""
+    folder.mkdir()
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    lines, table = folder / "annotations.jsonl", folder / "annotations.csv"
+    columns: dict[str, None] = dict.fromkeys(["instance_id", "user_id"])
+    with lines.open("w", encoding="utf-8") as out:
+        for _, worker, _, found, _, answer in worked_items(batch):
+            record: dict[str, Any] = {"instance_id": found.id, "user_id": worker, "labels": {}, "spans": {},
+                                      "links": {}}
+            for name, value in answer.items():
+                if name not in schemes or value is None:
+                    continue  # an answer to a scheme the design no longer has is not Potato's to write
+                written = SCHEME_TYPES.of(schemes[name]).potato_answer(schemes[name], value, found)
+                if written.get("labels"):
+                    record["labels"][name] = written["labels"]
+                    columns.update((f"{name}.{key}", None) for key in written["labels"])
+                if written.get("spans"):
+                    record["spans"][name] = written["spans"]
+                    columns[f"{name}._spans"] = None
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    with lines.open(encoding="utf-8") as records, table.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+        writer.writeheader()
+        for line in records:
+            record = json.loads(line)
+            row = {"instance_id": record["instance_id"], "user_id": record["user_id"]}
+            row.update((f"{name}.{key}", value) for name, labels in record["labels"].items()
+                       for key, value in labels.items())
+            row.update((f"{name}._spans", json.dumps(spans)) for name, spans in record["spans"].items())
+            writer.writerow(row)
+    return [lines, table]
 
 
 def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -64,6 +64,32 @@ def unanswerable(design: Design, records: list[Record]) -> tuple[Record, str] | 
     return record, f"{problem}{more}; every item needs it"
 
 
+SPEAKERS = ("speaker", "role", "name", "agent", "author")  # who says a turn of a dialogue or a trace
+SAYINGS = ("text", "content", "utterance", "message", "action", "observation")  # what the turn says
+
+
+def as_lines(value: Any) -> str:
+    """A field's value as a person reads it: a list one entry a line, a turn of a dialogue or an agent trace
+    ({"speaker": ..., "text": ...}) as "speaker: text", a mapping as "key: value" lines."""
+    if isinstance(value, list):
+        return "\n".join(_as_line(entry) for entry in value)
+    if isinstance(value, dict):
+        return "\n".join(f"{key}: {_as_line(entry)}" for key, entry in value.items())
+    return str(value)
+
+
+def _as_line(entry: Any) -> str:
+    if isinstance(entry, dict):
+        who = next((str(entry[key]) for key in SPEAKERS if entry.get(key) not in (None, "")), "")
+        said = next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), None)
+        if said is not None:
+            return f"{who}: {_as_line(said)}" if who else _as_line(said)
+        return "; ".join(f"{key}: {_as_line(value)}" for key, value in entry.items())
+    if isinstance(entry, list):
+        return ", ".join(map(_as_line, entry))
+    return str(entry)
+
+
 def read_records(data: bytes, *, name: str, settings: Items, format: str | None = None) -> list[Record]:
     text = decode_utf8(data, file=name, error=ItemsError)
     kind = format or name.rsplit(".", 1)[-1].lower()

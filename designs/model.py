@@ -116,7 +116,7 @@ class Aggregation(Strict):
     it (the first is its default)."""
 
     method: Literal["majority", "threshold", "dawid-skene", "mace", "mean", "median", "bradley-terry", "counting",
-                    "spans", "none"]
+                    "spans", "borda", "none"]
     rules: list[Rule] = Field(default_factory=list, description="threshold: tried in order; first that holds")
     otherwise: str = Field("discarded", description="threshold: the outcome when no rule holds")
     min_answers: int | None = Field(None, ge=1, description="threshold: fewer answers than this leave an item "
@@ -161,7 +161,7 @@ class Split(Strict):
     seed: int = Field(0, description="the same seed gives the same split")
 
 
-ExportFormat = Literal["csv", "jsonl", "parquet", "hf", "semeval"]
+ExportFormat = Literal["csv", "jsonl", "parquet", "hf", "potato", "semeval"]
 DEFAULT_FORMATS: tuple[ExportFormat, ...] = ("csv", "jsonl")
 
 

@@ -12,6 +12,8 @@ through a `Folder`, so the command and the browser upload share every rule.
 from __future__ import annotations
 
 import difflib
+import json
+import math
 import posixpath
 import random
 import re
@@ -21,7 +23,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from designs.items import FORMATS, ItemsError, Record, read_records, unanswerable
+from designs.items import FORMATS, ItemsError, Record, as_lines, read_records, unanswerable
 from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, TYPE_NAMES, Design, Items
 from designs.schemes import SCHEME_TYPES
@@ -30,7 +32,17 @@ from designs.schemes.base import LabelledScheme
 # Top-level keys this importer reads.
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
-        "annotation_codebook_url", "prolific", "mturk", "bws_config", "assignment_strategy")
+        "annotation_codebook_url", "prolific", "mturk", "bws_config", "assignment_strategy", "gold_standards",
+        "attention_checks", "instance_display", "training")
+# Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
+# shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
+# compares. The others (images, audio, video, PDFs, …) are not a text project's.
+TEXT_DISPLAYS = ("text", "html", "dialogue", "document", "code", "spreadsheet", "agent_trace",
+                 "eval_trace", "coding_trace", "cot_trace", "web_agent_trace", "conversation_tree",
+                 "multi_agent_discussion")
+# Potato's known-answer blocks and the field of their items that holds the answer ({scheme: value}): their items
+# are mixed into the HITs here as known-answer items (items.gold_key, hits.gold_rate).
+KNOWN_ANSWERS = {"gold_standards": "gold_label", "attention_checks": "expected_answer"}
 # Keys that only set up Potato's own server, pages and output files: nothing an annotator meets or an answer
 # holds changes without them, so they are listed as ignored.
 SERVER = ("port", "server", "server_name", "site_dir", "site_file", "debug", "base_html_template", "header_file",
@@ -40,11 +52,6 @@ SERVER = ("port", "server", "server_name", "site_dir", "site_file", "debug", "ba
 # Keys that change the study in Potato and are not carried over: each is a warning, saying what happens here
 # instead. A key in neither list is a warning too: an import never passes over what it does not know.
 CHANGES = {
-    "training": "the practice round with feedback is not run: annotators start on the real items; a screening "
-                "test (manage.py qualification) is the way to let only those who pass go on",
-    "attention_checks": "attention-check items are not mixed in; put known-answer items in the data file "
-                        "(items.gold_key) and review by them (spot checks)",
-    "gold_standards": "gold items are not mixed in; put known-answer items in the data file (items.gold_key)",
     "phases": "the consent, instructions and survey pages are not shown; put what annotators must read in "
               "annotation_instructions",
     "surveyflow": "the pre- and post-study surveys are not shown",
@@ -55,7 +62,6 @@ CHANGES = {
     "alert_time_each_instance": "there is no \"still there?\" alert: a claimed HIT is freed after the batch's time "
                                 "limit",
     "displays": "items are shown by their text_key; the display types are not",
-    "instance_display": "items are shown by their text_key; the display types are not",
     "crowdsourcing": "the crowd is the project's provider (in-house, Prolific or MTurk), set here",
 }
 BWS_TUPLE_IDS = "bws_tuple_{:04d}"  # Potato's ids for the sets it draws, so answers compare set by set
@@ -119,6 +125,10 @@ class Imported:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Potato's training round: (record, {scheme: known answer}, explanation) of each item, asked as a screening
+    # test of the design before the real work (projects.services.potato_project_create makes it).
+    training: list[tuple[Record, dict[str, Any], str]] = field(default_factory=list)
+    training_retake: int = 24 * 3600
 
     @property
     def ok(self) -> bool:
@@ -181,6 +191,12 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     compared = {scheme.items_key for scheme in found.design.annotation_schemes if hasattr(scheme, "items_key")}
     found.records, problems = _records(raw, lines, name, folder, found.design.items, compared)
     found.errors += problems
+    if not found.errors:
+        found.errors += _training_items(raw, name, folder, found)
+    if not found.errors:
+        known, problems = _known_answers(raw, lines, name, folder, design, {record.id for record in found.records})
+        found.records += known
+        found.errors += problems
     if not found.errors:
         best_worst = next((scheme for scheme in design.annotation_schemes
                            if SCHEME_TYPES.of(scheme).potato_draws_sets), None)
@@ -280,13 +296,25 @@ class _Translation:
                                  f"order, each HIT to the next person who asks")
         redundancy = next((key for key in ("num_annotators_per_item", "max_annotations_per_item")
                            if raw.get(key) is not None), None)
-        if redundancy and raw[redundancy] == -1:
-            self.warnings.append(f"{redundancy}: -1 (no limit in Potato) has no equal here, where a batch buys a set "
-                                 f"number of answers an item: each item gets the design's default; set "
+        count = raw.get(redundancy) if redundancy else None
+        if isinstance(count, dict):
+            # Potato's mapping form: a default count with overlap-sampling and adaptive rules, which are not run here.
+            self.warnings.append(f"{redundancy}: the default count ({count.get('default', 'none given')}) is each "
+                                 f"item's; its overlap sampling and adaptive boosts are not run")
+            count = count.get("default")
+        if redundancy and count in (-1, 0, None):
+            self.warnings.append(f"{redundancy}: {count} (no limit in Potato) has no equal here, where a batch buys a "
+                                 f"set number of answers an item: each item gets the design's default; set "
                                  f"hits.assignments_per_hit in the design")
         elif redundancy:
-            design["hits"]["assignments_per_hit"] = raw[redundancy]
+            design["hits"]["assignments_per_hit"] = count
             self.origin[("hits", "assignments_per_hit")] = (redundancy,)
+        # The answers go out in Potato's own format too (potato/annotations.jsonl and .csv), beside ours.
+        design["export"] = {"formats": ["csv", "jsonl", "potato"]}
+        self._training(design)
+        rate = self._known_answer_rate()
+        if rate:
+            design["hits"]["gold_rate"] = rate
         for crowd in ("prolific", "mturk"):
             if raw.get(crowd):
                 design["provider"] = {"name": crowd}
@@ -295,6 +323,44 @@ class _Translation:
                                   f"the config's own {crowd} settings are not used")
                 break
         return design
+
+    def _training(self, design: dict[str, Any]) -> None:
+        """Potato's training round as the design's screening test (qualification), which must be passed before the
+        real work: passing needs passing_criteria's min_correct of the items (all of them unless given, or with
+        require_all_correct). The test is made with the project; its name here is the title's."""
+        settings = self.raw.get("training")
+        if settings is None:
+            return
+        if not isinstance(settings, dict) or not settings.get("enabled", False) or not settings.get("data_file"):
+            self.warnings.append("training: not on, or no data_file: there is no practice round before the work")
+            return
+        design["qualification"] = {"test": f"{slugify_name(str(design['title']))}-training"}
+        self.origin[("qualification",)] = ("training",)
+        self.notes.append(f"training: the items of {settings['data_file']} are a practice round, a screening test "
+                          f"passed before the real work; right and wrong answers and the explanations are shown "
+                          f"after the round, not after each item")
+
+    def _known_answer_rate(self) -> float:
+        """The share of each HIT that is known-answer items: Potato inserts one every `frequency` items (a
+        `probability` is that share), gold standards and attention checks together; 0 when neither is on."""
+        rate = 0.0
+        for block in KNOWN_ANSWERS:
+            settings = self.raw.get(block)
+            if settings is None:
+                continue
+            if not isinstance(settings, dict) or not settings.get("enabled", True) or not settings.get("items_file"):
+                self.warnings.append(f"{block}: not on, or no items_file: no known-answer items are mixed in")
+                continue
+            if isinstance(settings.get("probability"), int | float) and 0 < settings["probability"] <= 1:
+                share = float(settings["probability"])
+            else:
+                frequency = settings.get("frequency")
+                share = 1 / frequency if isinstance(frequency, int) and frequency > 1 else 0.1
+            rate += share
+            self.notes.append(f"{block}: the items of {settings['items_file']} are known-answer items, "
+                              f"{share:.0%} of each HIT; the report scores each annotator on them (no feedback "
+                              f"or blocking is shown to the annotator)")
+        return min(round(rate, 3), 0.5)
 
     def _items(self) -> dict[str, Any]:
         properties = self.raw.get("item_properties") or {}
@@ -307,7 +373,39 @@ class _Translation:
         if dropped:
             self.notes.append(f"item_properties: {', '.join(dropped)} not used; every other field of a record is "
                               f"kept with the item")
+        display = self.raw.get("instance_display")
+        if isinstance(display, dict) and isinstance(display.get("fields"), list):
+            items.update(self._displayed(display["fields"], items.get("text_key")))
         return items
+
+    def _displayed(self, fields: list, text_key: str | None) -> dict[str, Any]:
+        """Potato's instance_display fields as our items: the text (item_properties' text_key, else the first field
+        of type text, document or code, else the first field) and the other fields shown before and after it in the
+        display's order, a dialogue or a trace one turn a line. A display that is not text is an error."""
+        shown: list[tuple[int, str]] = []
+        for number, entry in enumerate(fields):
+            if not isinstance(entry, dict) or not entry.get("key"):
+                self.error(("instance_display", "fields", number), "has no key; name the item field it shows")
+                continue
+            kind = str(entry.get("type", "text"))
+            if kind not in TEXT_DISPLAYS and kind not in SCHEME_TYPES:
+                self.error(("instance_display", "fields", number, "type"),
+                           f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} display ({entry['key']!r}) cannot be "
+                           f"shown here: this platform shows text "
+                           f"displays ({', '.join(TEXT_DISPLAYS)})")
+                continue
+            shown.append((number, str(entry["key"])))
+        if not shown:
+            return {}
+        keys = [key for _, key in shown]
+        kinds = {str(fields[number]["key"]): str(fields[number].get("type", "text")) for number, _ in shown}
+        text = text_key if text_key in keys else next(
+            (key for key in keys if kinds[key] in ("text", "document", "code")), keys[0])
+        place = keys.index(text)
+        self.notes.append(f"instance_display: {text!r} is the item's text"
+                          + (f"; {', '.join(map(repr, keys[:place] + keys[place + 1:]))} shown with it"
+                             if len(keys) > 1 else "") + ", a dialogue or a trace one turn a line")
+        return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:]}
 
     def _scheme(self, index: int, scheme: Any, ours: int) -> list[dict[str, Any]]:
         path = ("annotation_schemes", index)
@@ -509,6 +607,95 @@ def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder, sett
     return records, errors
 
 
+def _training_items(raw: dict, name: str, folder: Folder, found: Imported) -> list[str]:
+    """Potato's training data file ({"training_instances": [{"id", <text>, "correct_answers": {scheme: answer},
+    "explanation"}]}) as the screening test's items, and its pass mark; errors name the file."""
+    settings = raw.get("training")
+    if found.design is None or found.design.qualification is None or not isinstance(settings, dict):
+        return []
+    try:
+        relative, data = _read(folder, raw, str(settings["data_file"]))
+    except FileNotFoundError:
+        return [f"{name}: training.data_file: cannot find {_joined(raw, str(settings['data_file']))}"]
+    try:
+        instances = json.loads(data.decode("utf-8-sig")).get("training_instances")
+    except (ValueError, AttributeError):
+        instances = None
+    if not isinstance(instances, list) or not instances:
+        return [f"{relative}: is not {{\"training_instances\": [...]}} with at least one item; each item has an "
+                f"id, its text and correct_answers"]
+    text_key = found.design.items.text_key
+    schemes = {scheme.name for scheme in found.design.annotation_schemes}
+    errors = []
+    for number, instance in enumerate(instances, 1):
+        where = f"{relative}: training_instances item {number}"
+        answers = instance.get("correct_answers") if isinstance(instance, dict) else None
+        if not isinstance(answers, dict) or not answers or "id" not in instance:
+            errors.append(f"{where}: needs an id and correct_answers, {{scheme: answer}}")
+            continue
+        unknown = sorted(set(answers) - schemes)
+        if unknown:
+            errors.append(f"{where}: correct_answers names {unknown[0]!r}, which is not a scheme of the config "
+                          f"({', '.join(sorted(schemes))})")
+            continue
+        text = instance.get(text_key, instance.get("text", ""))
+        fields = {key: value for key, value in instance.items()
+                  if key not in ("id", "correct_answers", "explanation", text_key, "text")}
+        record = _readable(Record(id=str(instance["id"]), text="" if isinstance(text, list | dict) else str(text),
+                                  fields={**fields, **({text_key: text} if isinstance(text, list | dict) else {})}),
+                           text_key, set())
+        found.training.append((record, answers, str(instance.get("explanation", ""))))
+    criteria = settings.get("passing_criteria")
+    criteria = criteria if isinstance(criteria, dict) else {}
+    total = len(found.training) or 1
+    wanted = criteria.get("min_correct")
+    needed = total if criteria.get("require_all_correct") or not isinstance(wanted, int) else max(0, min(wanted, total))
+    score = math.ceil(needed * 100 / total)
+    found.design = found.design.model_copy(update={"qualification": found.design.qualification.model_copy(
+        update={"min_score": score})})
+    found.raw["qualification"]["min_score"] = score
+    found.training_retake = 0 if settings.get("allow_retry") else 24 * 3600
+    return errors
+
+
+def _known_answers(raw: dict, lines: dict[tuple, int], name: str, folder: Folder, design: Any,
+                   taken: set[str]) -> tuple[list[Record], list[str]]:
+    """The items of the gold_standards and attention_checks items files, with their answers as known answers:
+    Potato's {"id", <text>, "gold_label" (or "expected_answer"): {scheme: value}}."""
+    records: list[Record] = []
+    errors: list[str] = []
+    schemes = {scheme.name for scheme in design.annotation_schemes}
+    for block, answer_key in KNOWN_ANSWERS.items():
+        settings = raw.get(block)
+        if not isinstance(settings, dict) or not settings.get("enabled", True) or not settings.get("items_file"):
+            continue
+        at = f"{name}:{lines.get((block, 'items_file'), lines.get((block,), ''))}".rstrip(":")
+        try:
+            relative, data = _read(folder, raw, str(settings["items_file"]))
+        except FileNotFoundError:
+            errors.append(f"{at}: {block}.items_file: cannot find {_joined(raw, str(settings['items_file']))}")
+            continue
+        reading = design.items.model_copy(update={"id_key": "id", "gold_key": answer_key})
+        try:
+            found = read_records(data, name=relative, settings=reading)
+        except ItemsError as error:
+            errors.append(str(error))
+            continue
+        for record in found:
+            where = f"{relative}:{record.line}"
+            if not isinstance(record.gold, dict) or not record.gold:
+                errors.append(f"{where}: {answer_key} is missing or not {{scheme: answer}}; give the known answer")
+            elif set(record.gold) - schemes:
+                errors.append(f"{where}: {answer_key} names {sorted(set(record.gold) - schemes)[0]!r}, which is not "
+                              f"a scheme of the config ({', '.join(sorted(schemes))})")
+            elif record.id in taken:
+                errors.append(f"{where}: the id {record.id!r} is an item of the data files too; give it its own id")
+            else:
+                taken.add(record.id)
+                records.append(record)
+    return records, errors
+
+
 def _bws_tuples(found: Imported, scheme: Any, config: dict[str, Any], lines: dict[tuple, int]) -> list[Record]:
     """The sets of `scheme.tuple_size` items Potato draws from single items by its bws_config, as the items of
     this import: every item once before any item again, none twice in a set, `seed` fixing the draw (42 unless
@@ -573,8 +760,7 @@ def _readable(record: Record, text_key: str, compared: set[str]) -> Record:
     value = record.fields.get(text_key)
     if record.text or text_key in compared or not isinstance(value, list | dict):
         return record
-    lines = [f"{key}: {entry}" for key, entry in value.items()] if isinstance(value, dict) else map(str, value)
-    return replace(record, text="\n".join(lines))
+    return replace(record, text=as_lines(value))
 
 
 def _joined(raw: dict, path: str) -> str:
@@ -582,6 +768,11 @@ def _joined(raw: dict, path: str) -> str:
     task_dir = raw.get("task_dir")
     base = str(task_dir) if isinstance(task_dir, str) and task_dir.strip() else "."
     return posixpath.normpath(posixpath.join(base, path.replace("\\", "/")))
+
+
+def slugify_name(title: str) -> str:
+    """A screening test's name from a title: lower-case words joined by hyphens, at most 48 characters."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:48] or "potato"
 
 
 def _humanized(name: str) -> str:

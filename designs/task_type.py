@@ -15,7 +15,7 @@ from core.items import Payload, RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
 from designs.components import WRITING_EVIDENCE
 from designs.evidence import canary_word
-from designs.items import highlight
+from designs.items import as_lines, highlight
 from designs.model import Design
 from designs.models import batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
@@ -27,7 +27,8 @@ from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context,
 HIT_PAGE_SECONDS = 24 * 3600
 RENDERING = hashlib.sha256(b"".join(
     path.read_bytes() for path in [*sorted((Path(__file__).parent / "templates" / "designs").rglob("*.html")),
-                                   Path(__file__).parent / "static" / "designs" / "design.js"]
+                                   Path(__file__).parent / "static" / "designs" / "design.js",
+                                   Path(__file__).parent / "static" / "designs" / "spans.js"]
 )).hexdigest()[:12]
 
 
@@ -181,6 +182,7 @@ class DesignTask(TaskType):
         if page is None:
             context = self.page_context(hit.ordered_items())
             page = {"task_html": render_to_string("designs/_task.html", context), "item_count": len(context["items"]),
+                    "spans": context["spans"],
                     "task_title": context["task_title"], "item_noun": context["item_noun"]}
             cache.set(key, page, timeout=HIT_PAGE_SECONDS)
         return page
@@ -208,7 +210,7 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             and shown_schemes[0]["type"].asked_once else None)
     if once is not None:
         once["once"] = True
-    rows = []
+    rows: list[dict[str, Any]] = []
     for item in items:
         found = record(item)
         schemes = []
@@ -216,19 +218,22 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             scheme = entry["scheme"]
             compared = _compared(scheme, found)
             field = field_prefix(item.pk, entry["index"])
-            schemes.append({"words": [], **entry, "field": field, "compared": compared,
+            # A widget's how-to (the span widget's) is said on the first item only: a HIT of 30 sentences says it
+            # once, and the MTurk question stays under its 64 KB.
+            schemes.append({"words": [], **entry, "field": field, "compared": compared, "first": not rows,
                             **entry["type"].widget_context(scheme, found, field, entry["keys"])})
-        marked_words = any(entry["words"] and entry["scheme"].display_logic is None for entry in schemes)
-        # A span scheme shows the text as words to mark; the plain text above it would say it twice. One that
-        # display logic may hide leaves the plain text in place (design.js hides it while the span shows).
+        # The text is shown once, before the questions; with a span scheme it is the text those schemes mark.
+        words: list[dict[str, Any]] = next((entry["words"] for entry in schemes if entry["words"]), [])
         rows.append({"item": item, "record": found, "schemes": schemes, "shown": _fields(found, design.items.show),
-                     "after": _fields(found, design.items.show_after), "text": not marked_words,
+                     "after": _fields(found, design.items.show_after), "words": words,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = WRITING_EVIDENCE in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
                                  "showWhen": entry["logic"], "page": entry["type"].page}
                 for entry in shown_schemes}
+    # The span widget's script (designs/spans.js) goes only on pages with a span scheme: MTurk's 64 KB.
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
+            "spans": any(row["words"] for row in rows),
             "item_noun": design.items.noun, "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
 
@@ -275,13 +280,14 @@ def distinct_keys(schemes: list[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def _fields(found: Record, names: list[str]) -> list[tuple[str, str]]:
-    """The named fields the item has, as the page shows them: a list (an ending of three sentences) as its parts
-    one after another."""
+    """The named fields the item has, as the page shows them: a list of sentences (an ending of three) as its parts
+    one after another; turns of a dialogue or a trace, or a mapping, one a line (designs.items.as_lines)."""
     shown = []
     for name in names:
         if name in found.fields:
             value = found.fields[name]
-            shown.append((name, " ".join(map(str, value)) if isinstance(value, list) else str(value)))
+            flat = isinstance(value, list) and not any(isinstance(entry, dict | list) for entry in value)
+            shown.append((name, " ".join(map(str, value)) if flat else as_lines(value)))
     return shown
 
 

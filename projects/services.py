@@ -236,8 +236,31 @@ def potato_project_create(*, imported: Any, provider: str | None = None, user: A
     """An imported Potato project (designs.potato.Imported, ok) as a project: its design stored as a version
     named by its title, the project's slug numbered when the title is taken."""
     name = slugify(imported.design.title)[:60] or "potato"
-    return design_project_create(source=imported.source(), file_name=f"{name}.yaml", records=imported.records,
-                                 provider=provider, user=user, free_slug=True)
+    with transaction.atomic():
+        test = None
+        if imported.training:
+            # Potato's training round: the design's screening test, made first (a batch's requirements name it),
+            # under a name no other project's test has.
+            from qualification.models import QualificationTest
+            from qualification.services import design_test_create
+
+            base = imported.raw["qualification"]["test"]
+            taken = set(QualificationTest.objects.filter(name__startswith=base).values_list("name", flat=True))
+            test_name, number = base, 2
+            while test_name in taken:
+                test_name, number = f"{base}-{number}", number + 1
+            imported.raw["qualification"]["test"] = test_name
+            test = design_test_create(name=test_name, title=f"{imported.design.title}: practice round",
+                                      design_source=imported.source(), items=imported.training,
+                                      instructions=imported.design.instructions,
+                                      pass_threshold=imported.raw["qualification"]["min_score"],
+                                      retake_delay=imported.training_retake)
+        project, batch = design_project_create(source=imported.source(), file_name=f"{name}.yaml",
+                                               records=imported.records, provider=provider, user=user,
+                                               free_slug=True)
+        if test is not None:
+            project.tests.add(test)
+    return project, batch
 
 
 def refused_rows(upload: Upload, lines: list[int]) -> Iterator[bytes]:

@@ -20,6 +20,9 @@ class QualificationTest(models.Model):
     # The test at providers that run it as a study of its own, e.g. {"prolific": {"study_id", "group_id",
     # "pass_code", "fail_code"}}.
     provider_state = models.JSONField(default=dict, blank=True)
+    # A test of any design (a Potato project's training round): the design file whose schemes it asks, each item
+    # shown as the design's task page shows it. Empty: the SemEval test, counterfactual or not.
+    design_source = models.TextField(blank=True, default="")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -36,7 +39,10 @@ class TestItem(models.Model):
     position = models.PositiveSmallIntegerField()
     sentence_id = models.CharField(max_length=40, help_text="id in the released file it was drawn from")
     text = models.TextField()
-    answer = models.PositiveSmallIntegerField(help_text="1 counterfactual, 0 not")
+    answer = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 counterfactual, 0 not (SemEval)")
+    # A design test's item: {"id", "text", "fields"}, and its answers, {scheme: value}.
+    record = models.JSONField(default=dict, blank=True)
+    answers = models.JSONField(default=dict, blank=True)
     rows = models.JSONField(default=list, blank=True, help_text="Table 5 rows the sentence matches")
     # Shown with the worker's answer after grading, pass or fail: the test teaches as it screens.
     why = models.TextField(blank=True, help_text="why the answer is what it is, shown after grading")

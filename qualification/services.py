@@ -18,6 +18,7 @@ from hits.extensions import Refusal
 from hits.models import Batch, Worker
 from hits.providers import get_provider
 from hits.services import CrowdError
+from qualification.extensions import DESIGN_TESTS
 from qualification.grading import grade
 from qualification.models import Attempt, Grant, QualificationTest, TestItem
 
@@ -147,6 +148,28 @@ def reserved_sentence_ids() -> set[str]:
     return set(TestItem.objects.values_list("sentence_id", flat=True))
 
 
+def design_test_create(*, name: str, title: str, design_source: str, items: Sequence[tuple[Any, dict, str]],
+                       instructions: str = "", pass_threshold: int = 80, retake_delay: int = 24 * 3600,
+                       project: Any = None) -> QualificationTest:
+    """A screening test of a design file: items are (record with id, text and fields, {scheme: known answer}, why
+    the answer is what it is), asked with the design's schemes and shown, after grading, with the known answers and
+    the why. The next version of `name` when it exists. Linked to `project` when given."""
+    if not items:
+        raise ValueError("a test needs items with answers")
+    with transaction.atomic():
+        latest = current_test(name)
+        test = QualificationTest.objects.create(
+            name=name, version=latest.version + 1 if latest else 1, title=title[:200], instructions=instructions,
+            pass_threshold=pass_threshold, retake_delay=retake_delay, design_source=design_source)
+        TestItem.objects.bulk_create([
+            TestItem(test=test, position=number, sentence_id=str(record.id)[:40], text=record.text,
+                     record={"id": record.id, "text": record.text, "fields": record.fields}, answers=answers,
+                     why=why) for number, (record, answers, why) in enumerate(items, 1)])
+        if project is not None:
+            project.tests.add(test)
+    return test
+
+
 def current_test(name: str) -> QualificationTest | None:
     return QualificationTest.objects.filter(name=name).order_by("-version").first()
 
@@ -195,12 +218,21 @@ def attempt_submit(*, attempt: Attempt, worker: Worker, answers: Mapping[str, An
 
 
 def _close(attempt: Attempt, answers: Mapping[str, Any], now: datetime) -> Attempt:
-    key = {item.pk: item.answer for item in attempt.test.items.all()}
-    given = {}
-    for item in key:
-        value = answers.get(f"item-{item}")
-        given[item] = int(value) if value in ("0", "1", 0, 1) else None
-    score, passed = grade(given, key, attempt.test.pass_threshold)
+    if attempt.test.design_source:
+        # A design's test: each item right when its answers hold every known answer (DESIGN_TESTS' right).
+        checker = DESIGN_TESTS.get("design")
+        known = {item.pk: item.answers for item in attempt.test.items.all()}
+        given = {item: answers.get(f"item-{item}") or None for item in known}
+        marks = {item: None if not given[item] else int(checker.right(given[item] or {}, key))
+                 for item, key in known.items()}
+        score, passed = grade(marks, dict.fromkeys(known, 1), attempt.test.pass_threshold)
+    else:
+        key = {item.pk: item.answer for item in attempt.test.items.all()}
+        given = {}
+        for item in key:
+            value = answers.get(f"item-{item}")
+            given[item] = int(value) if value in ("0", "1", 0, 1) else None
+        score, passed = grade(given, key, attempt.test.pass_threshold)
     attempt.answers = {str(item): value for item, value in given.items()}
     attempt.score, attempt.passed, attempt.submitted = score, passed, now
     attempt.save(update_fields=["answers", "score", "passed", "submitted"])

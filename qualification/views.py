@@ -14,6 +14,7 @@ from hits.prolific_views import busy_page, participant_check
 from hits.providers.base import ProviderBusy
 from hits.services import CrowdError
 from qualification import prolific, selectors, services
+from qualification.extensions import DESIGN_TESTS
 from qualification.models import Attempt, Grant, QualificationTest
 
 
@@ -53,8 +54,16 @@ def take(request, name):
         last = Attempt.objects.filter(test=test, worker=worker).exclude(submitted=None).order_by("-submitted").first()
         return render(request, "qualification/status.html", {"test": test, "message": str(error), "grant": grant,
                                                              "attempt": last}, status=403 if not grant else 200)
-    return render(request, "qualification/take.html", {"test": test, "attempt": attempt, "items": test.items.all(),
-                                                       "draft": {}})
+    return _take_page(request, test, attempt, list(test.items.all()), {})
+
+
+def _take_page(request, test, attempt, items, draft, unanswered=0):
+    if test.design_source:  # a design's test: its items as the design's task page shows them
+        return render(request, "qualification/take_design.html", {
+            **DESIGN_TESTS.get("design").page_context(test, items), "test": test, "attempt": attempt,
+            "draft": draft})
+    return render(request, "qualification/take.html", {"test": test, "attempt": attempt, "items": items,
+                                                       "draft": draft, "unanswered": unanswered})
 
 
 @worker_required
@@ -64,15 +73,17 @@ def submit(request, name, attempt_id):
     _test_for(request, name)
     attempt = get_object_or_404(Attempt.objects.select_related("test"), pk=attempt_id, test__name=name)
     items = list(attempt.test.items.all())
-    answers = {f"item-{item.pk}": request.POST[f"item-{item.pk}"] for item in items
-               if request.POST.get(f"item-{item.pk}") in ("0", "1")}
-    unanswered = len(items) - len(answers)
-    if unanswered and request.POST.get("confirmed") != "1" and attempt.worker_id == worker.pk \
-            and attempt.submitted is None:
-        # Gaps count as wrong and a failed test waits a day: the worker confirms, with every answer kept.
-        return render(request, "qualification/take.html", {"test": attempt.test, "attempt": attempt,
-                                                           "items": items, "draft": answers,
-                                                           "unanswered": unanswered})
+    if attempt.test.design_source:
+        # The design's page lets the test be sent once every item is answered, as a HIT's does.
+        answers = DESIGN_TESTS.get("design").read(attempt.test, items, request.POST)
+    else:
+        answers = {f"item-{item.pk}": request.POST[f"item-{item.pk}"] for item in items
+                   if request.POST.get(f"item-{item.pk}") in ("0", "1")}
+        unanswered = len(items) - len(answers)
+        if unanswered and request.POST.get("confirmed") != "1" and attempt.worker_id == worker.pk \
+                and attempt.submitted is None:
+            # Gaps count as wrong and a failed test waits a day: the worker confirms, with every answer kept.
+            return _take_page(request, attempt.test, attempt, items, answers, unanswered)
     try:
         attempt = services.attempt_submit(attempt=attempt, worker=worker, answers=answers)
     except CrowdError as error:
@@ -91,8 +102,15 @@ def result(request, name, attempt_id):
         return redirect("qualification:take", name=name)
     retake = None if attempt.passed else attempt.submitted + timedelta(seconds=attempt.test.retake_delay)
     given = attempt.answers or {}
-    rows = [{"item": item, "given": given.get(str(item.pk)), "right": given.get(str(item.pk)) == item.answer,
-             "why": item.why or services.explanation(item.answer, item.rows)} for item in attempt.test.items.all()]
+    if attempt.test.design_source:
+        tests = DESIGN_TESTS.get("design")
+        rows = [{"item": item, "given": tests.shown(attempt.test, given.get(str(item.pk))),
+                 "answer": tests.shown(attempt.test, item.answers), "unanswered": not given.get(str(item.pk)),
+                 "right": bool(given.get(str(item.pk))) and tests.right(given[str(item.pk)], item.answers),
+                 "why": item.why} for item in attempt.test.items.all()]
+    else:
+        rows = [{"item": item, "given": given.get(str(item.pk)), "right": given.get(str(item.pk)) == item.answer,
+                 "why": item.why or services.explanation(item.answer, item.rows)} for item in attempt.test.items.all()]
     # A participant Prolific sent goes back there with the pass or the fail code (both are paid).
     from_prolific = worker.provider == "prolific" and bound(request)[0] == worker
     return render(request, "qualification/result.html", {

@@ -67,3 +67,30 @@ def axe_clean(page, name, docs=None):
     bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
            for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
     assert bad == [], bad
+
+
+def drag_characters(page, text, start, end):
+    """Select characters start..end (end exclusive) of a span text with the mouse, as a person drags over them:
+    pressed on the first character's left edge, let go on the last one's right edge."""
+    points = text.evaluate("""(root, [start, end]) => {
+        const at = (n, right) => {  // the on-screen box of the n-th character of the element's text
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+            let seen = 0;
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const length = node.textContent.length;
+                if (n < seen + length) {
+                    const range = document.createRange();
+                    range.setStart(node, n - seen);
+                    range.setEnd(node, n - seen + 1);
+                    const box = range.getBoundingClientRect();
+                    return {x: right ? box.right - 1 : box.left + 1, y: box.top + box.height / 2};
+                }
+                seen += length;
+            }
+        };
+        return [at(start, false), at(end - 1, true)];
+    }""", [start, end])
+    page.mouse.move(points[0]["x"], points[0]["y"])
+    page.mouse.down()
+    page.mouse.move(points[1]["x"], points[1]["y"], steps=6)
+    page.mouse.up()

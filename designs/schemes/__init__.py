@@ -18,6 +18,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     pairwise,
     bws,
     multirate,
+    ranking,
     pure_display,
 )
 from designs.schemes.base import SCHEME_TYPES, AnswerProblem, Fields, Record, SchemeType, scheme_type

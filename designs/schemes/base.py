@@ -201,6 +201,9 @@ class SchemeType:
     # Potato shows its labels humanized ("not_sure" as "Not Sure") unless the scheme says humanize_labels: false,
     # storing the name as written; the import gives each label that text to show (designs.potato).
     potato_humanizes: ClassVar[bool] = False
+    # The name of the one input Potato's form has for the type (a slider's "slider"), whose value is the answer;
+    # empty where Potato stores each picked label under its own name.
+    potato_input: ClassVar[str] = ""
     # Potato draws the sets it compares from single items, by the config's bws_config (designs.potato).
     potato_draws_sets: ClassVar[bool] = False
     # Krippendorff's level of measurement for its answers, or None when answers are not compared (free text).
@@ -216,7 +219,7 @@ class SchemeType:
     # How the page's script (design.js) treats its widget, set on the widget's element as data attributes:
     # `value` how its answer is read ("checked": the ticked labels, "spans", "every": one pick per row, "texts";
     # none: the one input), `badges` a key shown beside each choice, `keyAction` what a key does ("mark" a span,
-    # "toggle" a box; none: pick), `marksText` its words stand for the item's text, `asks` "0" when it asks nothing,
+    # "toggle" a box; none: pick), `asks` "0" when it asks nothing,
     # `distinct` "1" when its picks (best and worst) must differ.
     page: ClassVar[dict[str, str]] = {}
 
@@ -275,6 +278,17 @@ class SchemeType:
         `keys` are the scheme's keys on this page (key -> choice), none taken by another scheme."""
         return {}
 
+    def potato_answer(self, scheme: Any, value: Any, record: Any) -> dict[str, Any]:
+        """The answer as Potato's own export writes it (the potato export format): {"labels": {input: value}}, each
+        picked label under its own name with itself as the value, as text, or {"spans": [...]}. A type whose Potato
+        form has one input of its own name (`potato_input`) or several (the best and the worst) says so itself."""
+        if self.potato_input:
+            return {"labels": {self.potato_input: potato_text(value)}}
+        picked = value if isinstance(value, list) else [value]
+        # A free response is Potato's free_response input; a picked label is stored under its own name.
+        return {"labels": {"free_response" if potato_text(one).startswith(OTHER) else potato_text(one):
+                           potato_text(one).removeprefix(OTHER) for one in picked}}
+
     def card_labels(self, scheme: Any) -> str:
         """What the dataset card's labels column says of the scheme."""
         return ", ".join(label.name for label in getattr(scheme, "labels", []) or [])
@@ -288,6 +302,18 @@ class SchemeType:
         """A Potato scheme (its keys that carry over, in `converted`) as this type's scheme or schemes; the
         importer (designs.potato) names them, reads label files and keeps notes."""
         return [converted]
+
+
+OTHER = "other: "  # how a free response is stored: after this, what the annotator wrote in the Other box
+
+
+def potato_text(value: Any) -> str:
+    """A value as Potato stores it: text (a likert point 4 is "4", a slider's 2.5 is "2.5")."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # as typed: 2, not 2.0
+    return str(value)
 
 
 def missing_parts(kind: SchemeType, widgets: Path = WIDGETS) -> list[str]:
@@ -310,7 +336,7 @@ def missing_parts(kind: SchemeType, widgets: Path = WIDGETS) -> list[str]:
             missing.append(method)
     if not (widgets / f"{kind.name}.html").is_file():
         missing.append(f"widget: {widgets.name}/{kind.name}.html")
-    unknown = set(kind.page) - {"value", "badges", "keyAction", "marksText", "asks", "distinct"}
+    unknown = set(kind.page) - {"value", "badges", "keyAction", "asks", "distinct"}
     if unknown:
         missing.append(f"page: unknown {', '.join(sorted(unknown))}")
     return missing
@@ -373,11 +399,6 @@ def majority(values: list[Any]) -> Any:
 def one_of(values: list[str]) -> dict[str, Any]:
     """An answer's schema: one of these strings."""
     return {"type": "string", "enum": list(values)}
-
-
-def nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema, or null (an item left unanswered)."""
-    return {"anyOf": [schema, {"type": "null"}]}
 
 
 def read_number(fields, low, high, step):

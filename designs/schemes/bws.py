@@ -33,6 +33,11 @@ class BestWorstType(SchemeType):
     level = None  # tuples differ between items; scores come from counting, not agreement on a value
     asked_once = True
 
+    def potato_answer(self, scheme, value, record):
+        # Potato stores the best and the worst by their places in the set: A, B, C, ...
+        options = record.options(scheme.items_key, scheme.tuple_size)
+        return {"labels": {role: chr(ord("A") + options.index(value[role])) for role in ("best", "worst")}}
+
     def keys(self, scheme):
         # Potato's: 1, 2, 3, … pick the best of the rows in order, q, w, e, … the worst (nine rows have keys).
         rows = min(scheme.tuple_size, len(WORST_KEYS))

@@ -17,6 +17,8 @@ class Likert(SchemeBase):
     min_label: str = Field("", description="the lowest point's name")
     max_label: str = Field("", description="the highest point's name")
     sequential_key_binding: bool = Field(True, description="keys 1..size pick the points")
+    displaying_score: bool = Field(True, description="each point's number shown beside it (false: the points "
+                                                     "only, their ends named, as Potato's displaying_score: false)")
 
 
 @scheme_type
@@ -24,7 +26,7 @@ class LikertType(SchemeType):
     name = "likert"
     settings = Likert
     aggregators = ("median", "mean", "majority", "none")
-    potato_keys = ("size", "min_label", "max_label", "sequential_key_binding")
+    potato_keys = ("size", "min_label", "max_label", "sequential_key_binding", "displaying_score")
     page = {"badges": "1"}  # a point's key beside it once the keys of another scheme move its own
     level = "ordinal"
     asked_once = True

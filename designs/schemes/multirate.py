@@ -15,6 +15,7 @@ from designs.schemes.base import (
     majority,
     one_of,
     pick,
+    potato_text,
     scheme_type,
 )
 
@@ -36,6 +37,9 @@ class MultirateType(SchemeType):
     potato_keys = ("options", "labels")
     page = {"value": "every"}
     asked_once = True
+
+    def potato_answer(self, scheme, value, record):
+        return {"labels": {option: potato_text(rating) for option, rating in value.items()}}
 
     def read(self, scheme, fields, record):
         labels = [label.name for label in scheme.labels]

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, scheme_type
+from designs.schemes.base import OTHER, AnswerProblem, LabelledScheme, SchemeType, one_of, scheme_type
 
 
 class Multiselect(LabelledScheme):
@@ -30,6 +30,11 @@ class MultiselectType(SchemeType):
 
     def read(self, scheme, fields, record):
         chosen = [label.name for number, label in enumerate(scheme.labels, 1) if fields.get(str(number))]
+        if scheme.has_free_response and fields.get("other"):
+            text = fields.get("free").strip()[:500]
+            if not text:
+                raise AnswerProblem("say what the Other is, or untick it")
+            chosen.append(f"{OTHER}{text}")
         if not chosen:
             return None
         if len(chosen) < scheme.min_selected:
@@ -39,8 +44,10 @@ class MultiselectType(SchemeType):
         return chosen
 
     def answer_schema(self, scheme):
-        schema = {"type": "array", "items": one_of([label.name for label in scheme.labels]), "uniqueItems": True,
-                  "minItems": max(1, scheme.min_selected)}
+        labels = one_of([label.name for label in scheme.labels])
+        if scheme.has_free_response:
+            labels = {"anyOf": [labels, {"type": "string", "pattern": f"^{OTHER}", "maxLength": 507}]}
+        schema = {"type": "array", "items": labels, "uniqueItems": True, "minItems": max(1, scheme.min_selected)}
         if scheme.max_selected is not None:
             schema["maxItems"] = scheme.max_selected
         return schema

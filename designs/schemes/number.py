@@ -21,6 +21,7 @@ class Number(SchemeBase):
 @scheme_type
 class NumberType(SchemeType):
     name = "number"
+    potato_input = "number"
     settings = Number
     aggregators = ("mean", "median", "none")
     potato_keys = ("min", "max", "step")

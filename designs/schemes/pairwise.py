@@ -16,6 +16,7 @@ from designs.schemes.base import (
     number,
     one_of,
     pick,
+    potato_text,
     scheme_type,
 )
 
@@ -59,6 +60,10 @@ class PairwiseType(SchemeType):
 
     def compared_size(self, scheme):
         return 2
+
+    def potato_answer(self, scheme, value, record):
+        # Potato's pairwise form has one input: its selection (A, B, tie) or, on a scale, its value.
+        return {"labels": {"scale_value" if scheme.mode == "scale" else "selection": potato_text(value)}}
 
     def read(self, scheme, fields, record):
         record.options(scheme.items_key, 2)

@@ -6,7 +6,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from designs.schemes.base import Fields, LabelledScheme, SchemeBase, SchemeType, one_of, pick, scheme_type
+from designs.schemes.base import OTHER, Fields, LabelledScheme, SchemeBase, SchemeType, one_of, pick, scheme_type
 
 
 class Radio(LabelledScheme):
@@ -34,14 +34,15 @@ class RadioType(SchemeType):
             return None
         if scheme.has_free_response and value == "_other":
             text = fields.get("free")[:500]
-            return f"other: {text}" if text else None
+            return f"{OTHER}{text}" if text else None
         return pick(value, [label.name for label in scheme.labels], "labels")
 
     def answer_schema(self, scheme):
         labels = one_of([label.name for label in scheme.labels])
         if scheme.has_free_response:
-            return {"anyOf": [labels, {"type": "string", "pattern": "^other: ", "maxLength": 507}]}
+            return {"anyOf": [labels, {"type": "string", "pattern": f"^{OTHER}", "maxLength": 507}]}
         return labels
 
     def keys(self, scheme):
         return scheme.keys()
+

@@ -17,6 +17,7 @@ class Select(LabelledScheme):
 @scheme_type
 class SelectType(RadioType):
     name = "select"
+    potato_input = "select-one"  # Potato's drop-down is one input, whatever the labels
     settings = Select
     potato_keys = ("labels", "sequential_key_binding", "has_free_response")
     page = {}

@@ -28,6 +28,7 @@ class Slider(SchemeBase):
 @scheme_type
 class SliderType(SchemeType):
     name = "slider"
+    potato_input = "slider"
     settings = Slider
     aggregators = ("mean", "median", "none")
     potato_keys = ("min_value", "max_value", "starting_value", "step")

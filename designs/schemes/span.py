@@ -23,6 +23,9 @@ class Span(LabelledScheme):
     one_per_label: bool = Field(False, description="at most one span of each label")
     required_labels: list[str] = Field(default_factory=list, description="labels every answer must mark")
     allow_overlap: bool = False
+    unit: Literal["words", "characters"] = Field(
+        "words", description="what a mark covers: whole words (a mark ends before a comma), or the characters "
+                             "selected, as Potato marks them")
 
     @model_validator(mode="after")
     def _known_required(self) -> Span:
@@ -40,7 +43,7 @@ class SpanType(SchemeType):
     aggregators = ("spans", "none")
     potato_keys = ("labels", "sequential_key_binding", "allow_overlap")
     potato_humanizes = True
-    page = {"value": "spans", "marksText": "1", "keyAction": "mark"}
+    page = {"value": "spans", "keyAction": "mark"}
     level = "nominal"  # per character: which label marks it ("" for none)
 
     def answer_schema(self, scheme):
@@ -92,6 +95,15 @@ class SpanType(SchemeType):
                 if next_start < end:
                     raise AnswerProblem(f"the {label} and the {other} overlap; spans may not share characters")
 
+    def from_potato(self, converted, importer):
+        converted.setdefault("unit", "characters")  # Potato marks the characters selected, not whole words
+        return [converted]
+
+    def potato_answer(self, scheme, value, record):
+        return {"spans": [{"schema": scheme.name, "name": span["label"], "title": span["label"], "start": span["start"],
+                           "end": span["end"], "id": f"{scheme.name}_{span['label']}_{span['start']}_{span['end']}",
+                           "text": span["text"]} for span in value]}
+
     def units(self, scheme, value, text=""):
         # Agreement is per character of the text: which label marks it ("" for none).
         return dict(enumerate(char_labels(text, value)))
@@ -100,9 +112,10 @@ class SpanType(SchemeType):
         return scheme.keys()
 
     def widget_context(self, scheme, record, field, keys):
-        """The text as words with their character offsets (end exclusive) and the space before each, for the span
-        widget: the words of core.spans, so punctuation is a word of its own (an antecedent ends before its
-        comma), a CJK character is a word, and offsets count code points as the stored text does."""
+        """The text as words with their character offsets (end exclusive) and the space before each, shown once
+        above the item's schemes for every span scheme to mark: the words of core.spans, so punctuation is a word
+        of its own (an antecedent ends before its comma), a CJK character is a word, and offsets count code points
+        as the stored text does."""
         return {"words": [{"text": word.text, "start": word.start, "end": word.end + 1, "gap": word.gap}
                           for word in spans.words(record.text)]}
 

@@ -128,6 +128,10 @@ class TextType(SchemeType):
     page = {"value": "texts"}
     level = None  # free text is not compared; it is kept whole
 
+    def potato_answer(self, scheme, value, record):
+        # Potato's one box is its input text_box; several boxes are named by their labels.
+        return {"labels": dict(value) if isinstance(value, dict) else {"text_box": value}}
+
     def answer_schema(self, scheme):
         box = {"type": "string", "minLength": 1, "maxLength": scheme.max_chars}
         if not scheme.labels:

@@ -6,6 +6,7 @@ the config sets. axe-core finds nothing serious; the editor fits a 390 px phone.
 
 import io
 import json
+import re
 import zipfile
 
 import pytest
@@ -16,7 +17,7 @@ from accounts import roles
 from designs.models import DesignBatch
 from hits.models import Assignment, Batch
 from projects.models import Project
-from tests.browser import axe_clean, log_in, screenshot
+from tests.browser import axe_clean, drag_characters, log_in, screenshot
 from tests.test_accessibility import DESKTOP, PHONE
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -33,7 +34,7 @@ item_properties: {id_key: tweet_id, text_key: tweet}
 num_annotators_per_item: 1
 port: 8000
 site_dir: default
-training: {enabled: true, data_file: training.json, passing_criteria: {min_correct: 2}}
+alert_time_each_instance: 600
 annotation_schemes:
   - annotation_type: radio
     name: stance
@@ -90,10 +91,14 @@ def _publish(page, live_server, project):
     page.get_by_role("link", name="Publish (confirm the cost)").click()
     page.check("#id_confirm")
     page.get_by_role("button", name="Publish").click()
+    # The form lands on the batch page, which reloads itself while the publish job runs: wait for it and for
+    # the job, then open the page afresh, so no late navigation replaces the next page the test goes to.
+    page.wait_for_url(re.compile(r".*/batches/\d+/$"))
     batch = project.batches.get()
     for _ in range(100):
         batch.refresh_from_db()
         if batch.state == Batch.State.PUBLISHED:
+            page.goto(f"{live_server.url}/projects/{project.slug}/batches/{batch.pk}/")
             return batch
         page.wait_for_timeout(100)
     raise AssertionError(f"batch {batch.pk} is {batch.state}, not published")
@@ -216,7 +221,7 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     assert "Ignored (Potato's own server and pages): port, site_dir" in text
     # What changes the study is named, with what happens here instead: never a silent "ready".
     assert report.query_selector(".potato-warnings li").inner_text().startswith(
-        "training: the practice round with feedback is not run")
+        "alert_time_each_instance: there is no \"still there?\" alert")
     assert not Project.objects.exists()  # a check makes nothing
     report.scroll_into_view_if_needed()
     axe_clean(page, "potato-check", docs="potato-check")
@@ -233,14 +238,22 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     annotator.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
     first = annotator.locator(".task-item").first
     assert first.locator(".scheme-span").is_hidden()
+    # The text is shown once, before the questions, and is the text the span scheme marks when it shows.
     assert first.locator(".design-text").inner_text() == "Finally some <b>rain</b> today"  # read before answering
-    annotator.keyboard.press("h")  # happy: the config's key; the span scheme now shows, its words the text
-    assert first.locator(".scheme-span").is_visible() and first.locator(".design-text").is_hidden()
+    assert first.locator(".design-text").count() == 1 and first.evaluate(
+        "item => !!(item.querySelector('.design-text').compareDocumentPosition(item.querySelector('.scheme')) & 4)")
+    annotator.keyboard.press("h")  # happy: the config's key; the span scheme now shows and marks that text
+    assert first.locator(".scheme-span").is_visible() and first.locator(".span-text").is_visible()
     first.locator(".span-text").focus()
     for key in ("ArrowRight", "ArrowRight", "ArrowRight", *["Shift+ArrowRight"] * 7):
         annotator.keyboard.press(key)  # "<b>rain</b>": its marks are words of their own
     annotator.keyboard.press("c")
     assert "cause: <b>rain</b>" in first.locator(".span-list").inner_text()
+    # As in Potato, a span marks the characters selected with the mouse, not only whole words.
+    drag_characters(annotator, first.locator(".span-text"), 0, 5)
+    annotator.keyboard.press("c")
+    assert first.locator(".span-list").inner_text().startswith("cause: Final")
+    screenshot(annotator, "potato-spans-on-the-text")
     # No key does two things on one item: topics is numbered 1-3, so sure (also numbered) gets the next row of
     # the keyboard, q-t, as Potato allots them; each control says its key.
     assert first.locator("[data-type=likert] [aria-keyshortcuts]").evaluate_all(
@@ -267,7 +280,8 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     items = assignment.hit.ordered_items()
     answer = assignment.answers[str(items[0].pk)]
     assert answer["stance"] == "happy" and answer["topics"] == ["rain"] and answer["sure"] == 4
-    assert answer["cause"] == [{"start": 13, "end": 24, "label": "cause", "text": "<b>rain</b>"}]
+    assert answer["cause"] == [{"start": 0, "end": 5, "label": "cause", "text": "Final"},
+                               {"start": 13, "end": 24, "label": "cause", "text": "<b>rain</b>"}]
     assert answer["comment"] == "nothing odd"
     assert assignment.answers[str(items[1].pk)] == {"stance": "unclear", "topics": ["wind"]}
 

@@ -129,9 +129,9 @@ def test_every_text_scheme_type_carries_over_with_its_options(tmp_path):
     assert found.ignored == ["port", "server_name", "output_annotation_dir", "output_annotation_format",
                              "user_config", "site_dir", "base_html_template"]
     assert [warning.split(":")[0] for warning in found.warnings] == [
-        "alert_time_each_instance", "max_annotations_per_user", "scheme 'helpful'",
-        "scheme 'summary'", "scheme 'Opinion words'", "scheme 'facets'"]
-    assert "displaying_score not used here: the likert scheme is shown without it" in found.warnings[2]
+        "alert_time_each_instance", "max_annotations_per_user", "scheme 'summary'", "scheme 'Opinion words'",
+        "scheme 'facets'"]
+    assert schemes["helpful"].displaying_score  # the points' numbers shown, as Potato shows them
     # Potato's page: one item at a time; "random" keeps its shuffle (a seeded one here, the same for everyone).
     assert (design.hits.layout, design.hits.order) == ("item", "shuffled")
     # The design file it becomes is itself a valid design file.
@@ -162,7 +162,7 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, slider, number, text, span, "
-                                  f"pairwise, bws, multirate, pure_display"]
+                                  f"pairwise, bws, multirate, ranking, pure_display"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -307,7 +307,7 @@ def test_a_design_files_items_are_checked_against_its_schemes(tmp_path):
 def test_blocks_and_settings_that_change_the_study_are_named_warnings():
     config = (b"annotation_task_name: T\ndata_files: [items.jsonl]\nnum_annotators_per_item: -1\n"
               b"port: 8000\nuser_config: {allow_all_users: false, users: [ann1@lab.org]}\n"
-              b"training: {enabled: true, data_file: training.json}\nattention_checks: {enabled: true}\n"
+              b"training: {enabled: false, data_file: training.json}\nattention_checks: {enabled: true}\n"
               b"gold_standards: {enabled: true}\nfancy_new_feature: on\n"
               b"annotation_schemes:\n  - {annotation_type: radio, name: grade, labels: [1, 2, 3]}\n"
               b"  - {annotation_type: radio, name: agree, labels: [yes, no], displaying_score: true}\n")
@@ -315,15 +315,17 @@ def test_blocks_and_settings_that_change_the_study_are_named_warnings():
     assert found.ok, found.errors
     assert found.ignored == ["port", "user_config"]
     assert [warning.split(":")[0] for warning in found.warnings] == [
-        "training", "attention_checks", "gold_standards", "fancy_new_feature", "user_config.users",
-        "scheme 'agree'", "num_annotators_per_item"]
-    assert "the practice round with feedback is not run" in found.warnings[0]
-    assert "not a key this importer knows" in found.warnings[3]
+        "fancy_new_feature", "user_config.users", "scheme 'agree'", "num_annotators_per_item", "training",
+        "gold_standards", "attention_checks"]
+    assert "there is no practice round before the work" in found.warnings[4]
+    assert "not a key this importer knows" in found.warnings[0]
+    assert "no items_file: no known-answer items are mixed in" in found.warnings[-1]
     assert found.design.hits.assignments_per_hit == 3  # -1 (no limit) has no equal: the default, and a warning
     # Labels written as numbers or YAML booleans read as Potato shows them.
     schemes = {scheme.name: [label.name for label in scheme.labels] for scheme in found.design.annotation_schemes}
     assert schemes == {"grade": ["1", "2", "3"], "agree": ["True", "False"]}
     assert "# Not carried over: training: " in found.source()
+    assert found.design.qualification is None
 
 
 def test_the_report_says_ok_with_warnings(tmp_path):
@@ -336,8 +338,7 @@ def test_the_report_says_ok_with_warnings(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[:2] == [
         f"{config}: ok, with 1 warning: 20 items; schemes: q (radio)",
-        "  warning: training: the practice round with feedback is not run: annotators start on the real items; a "
-        "screening test (manage.py qualification) is the way to let only those who pass go on"]
+        "  warning: training: not on, or no data_file: there is no practice round before the work"]
 
 
 def test_labels_are_shown_as_potato_shows_them_and_stored_as_written():
@@ -375,7 +376,7 @@ def test_design_preview_writes_the_first_hits_page_as_one_file(tmp_path):
     page = out.read_text()
     assert '<link rel="stylesheet"' not in page and "<script src=" not in page and "<style>" in page
     for control in ('type="radio" name="a-1-0" value="positive"', 'type="checkbox"', '<select', 'type="range"',
-                    'type="number"', "<textarea", 'class="span-text"', 'name="a-1-14-best"',
+                    'type="number"', "<textarea", 'class="cf-text design-text span-text"', 'name="a-1-14-best"',
                     'aria-keyshortcuts="0"'):  # ... the pairwise tie on Potato's key
         assert control in page, control
     items = tmp_path / "items.jsonl"
@@ -427,3 +428,110 @@ def test_items_keep_the_files_order_when_the_design_says_so():
     _, hits = pack(list(range(8)), ["g1", "g2"], items_per_hit=4, gold_rate=0.25, seed=3, shuffle=False)
     assert [[entry for entry in hit if entry not in ("g1", "g2")] for hit in hits] == [[0, 1, 2], [3, 4, 5], [6, 7]]
     assert all(sum(entry in ("g1", "g2") for entry in hit) == 1 for hit in hits)
+
+
+def test_each_type_writes_its_answer_as_potatos_export_does():
+    """The inputs Potato's forms name (designs/schemes' potato_answer), for the types the side-by-side run does not
+    click: one input of the type's own name, pairwise's selection, best-worst's letters, a free response."""
+    from designs.schemes import SCHEME_TYPES
+    from designs.schemes.base import AnswerProblem, Fields, Record
+
+    design = load_text("""title: Every answer
+annotation_schemes:
+  - {annotation_type: radio, name: stance, labels: [yes, no], has_free_response: true}
+  - {annotation_type: select, name: country, labels: [France, Peru]}
+  - {annotation_type: slider, name: heat, min_value: 0, max_value: 10, step: 0.5}
+  - {annotation_type: number, name: count}
+  - {annotation_type: pairwise, name: better, labels: [A, B], allow_tie: true, tie_value: tie}
+  - {annotation_type: pairwise, name: how_much, mode: scale, items_key: pair}
+  - {annotation_type: bws, name: bw, tuple_size: 4, items_key: set}
+  - {annotation_type: multirate, name: rate, options: [clarity, tone], labels: ['1', '2', '3']}
+  - {annotation_type: text, name: notes, labels: [pros, cons]}
+  - {annotation_type: multiselect, name: topics, labels: [food, work], has_free_response: true}
+""", name="every.yaml")
+    found = Record(id="i1", text="", fields={"set": ["w", "x", "y", "z"], "pair": ["p", "q"]})
+    answers = {"stance": "other: maybe", "country": "Peru", "heat": 2.5, "count": 3.0, "better": "tie",
+               "how_much": -2, "bw": {"best": "y", "worst": "w"}, "rate": {"clarity": "3", "tone": "1"},
+               "notes": {"pros": "short"}, "topics": ["food", "other: snacks"]}
+    written = {scheme.name: SCHEME_TYPES.of(scheme).potato_answer(scheme, answers[scheme.name], found)["labels"]
+               for scheme in design.annotation_schemes}
+    assert written == {"stance": {"free_response": "maybe"}, "country": {"select-one": "Peru"},
+                       "heat": {"slider": "2.5"}, "count": {"number": "3"}, "better": {"selection": "tie"},
+                       "how_much": {"scale_value": "-2"}, "bw": {"best": "C", "worst": "A"},
+                       "rate": {"clarity": "3", "tone": "1"}, "notes": {"pros": "short"},
+                       "topics": {"food": "food", "free_response": "snacks"}}
+    # The Other box of a multiselect, as Potato's check-box-with-free-response has it: ticked with what it is.
+    topics = design.scheme("topics")
+    raw = {"a-1-9-1": "1", "a-1-9-other": "1", "a-1-9-free": " snacks "}
+    assert SCHEME_TYPES.of(topics).read(topics, Fields(raw, "a-1-9"), found) == ["food", "other: snacks"]
+    with pytest.raises(AnswerProblem, match="say what the Other is"):
+        SCHEME_TYPES.of(topics).read(topics, Fields({"a-1-9-other": "1"}, "a-1-9"), found)
+
+
+def test_gold_standards_and_attention_checks_are_known_answer_items_mixed_into_every_hit():
+    """Potato's gold_standards and attention_checks items files ({id, text, gold_label | expected_answer}) become
+    known-answer items, at the share of each HIT Potato inserts them (one every `frequency` items)."""
+    config = (b"annotation_task_name: T\ndata_files: [items.jsonl]\n"
+              b"gold_standards: {enabled: true, items_file: gold.jsonl, frequency: 5}\n"
+              b"attention_checks: {enabled: true, items_file: checks.json, frequency: 10}\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: grade, labels: [low, high]}\n")
+    gold = (b'{"id": "g1", "text": "A clear case.", "gold_label": {"grade": "high"}, "explanation": "clear"}\n'
+            b'{"id": "g2", "text": "Another one.", "gold_label": {"grade": "low"}}\n')
+    checks = b'[{"id": "a1", "text": "Pick low here.", "expected_answer": {"grade": "low"}}]'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder(
+        {"items.jsonl": SENTENCES, "gold.jsonl": gold, "checks.json": checks}))
+    assert found.ok, found.errors
+    known = {record.id: record.gold for record in found.records if record.gold is not None}
+    assert known == {"g1": {"grade": "high"}, "g2": {"grade": "low"}, "a1": {"grade": "low"}}
+    assert found.design.hits.gold_rate == 0.3  # one in five and one in ten
+    assert any(note.startswith("gold_standards: the items of gold.jsonl are known-answer items, 20%")
+               for note in found.notes)
+
+    wrong = gold.replace(b'{"grade": "low"}', b'{"grades": "low"}')
+    found = import_config(config, name="c.yaml", folder=UploadedFolder(
+        {"items.jsonl": SENTENCES, "gold.jsonl": wrong, "checks.json": checks}))
+    assert found.errors == ["gold.jsonl:2: gold_label names 'grades', which is not a scheme of the config (grade)"]
+
+
+def test_instance_display_fields_are_the_text_and_what_is_shown_with_it():
+    """An item without a text field, shown through Potato's instance_display (a dialogue, an agent trace): its text
+    is the display's text field and the other fields are shown with it, a dialogue one turn a line; a display that
+    is not text is an error at its line."""
+    from designs.task_type import _fields
+
+    config = (b"annotation_task_name: Support chats\ndata_files: [chats.jsonl]\nitem_properties: {id_key: id}\n"
+              b"instance_display:\n  fields:\n"
+              b"    - {key: chat, type: dialogue, label: Conversation}\n"
+              b"    - {key: question, type: text}\n"
+              b"    - {key: trace, type: agent_trace}\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: solved, labels: [yes, no]}\n")
+    chats = (b'{"id": "c1", "question": "Was it solved?", "chat": [{"speaker": "User", "text": "My order is late."}, '
+             b'{"speaker": "Agent", "text": "It ships today."}], '
+             b'"trace": [{"role": "tool", "content": "lookup(42)"}]}\n')
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"chats.jsonl": chats}))
+    assert found.ok, found.errors
+    items = found.design.items
+    assert (items.text_key, items.show, items.show_after) == ("question", ["chat"], ["trace"])
+    record = found.records[0]
+    assert record.text == "Was it solved?"
+    assert _fields(record, items.show) == [("chat", "User: My order is late.\nAgent: It ships today.")]
+    assert _fields(record, items.show_after) == [("trace", "tool: lookup(42)")]
+    assert not any(warning.startswith("instance_display") for warning in found.warnings)
+
+    image = config.replace(b"{key: trace, type: agent_trace}", b"{key: photo, type: image}")
+    found = import_config(image, name="c.yaml", folder=UploadedFolder({"chats.jsonl": chats}))
+    assert found.errors == ["c.yaml:8: instance_display.fields.2.type: an image display ('photo') cannot be shown "
+                            "here: this platform shows text displays (text, html, dialogue, document, "
+                            "code, spreadsheet, agent_trace, eval_trace, coding_trace, cot_trace, web_agent_trace, "
+                            "conversation_tree, multi_agent_discussion)"]
+
+
+def test_num_annotators_per_item_as_a_mapping_takes_its_default():
+    config = (b"annotation_task_name: T\ndata_files: [items.jsonl]\n"
+              b"num_annotators_per_item: {default: 4, overlap_sampling: {rate: 0.2}}\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: grade, labels: [low, high]}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok, found.errors
+    assert found.design.hits.assignments_per_hit == 4
+    assert found.warnings == ["num_annotators_per_item: the default count (4) is each item's; its overlap sampling "
+                              "and adaptive boosts are not run"]

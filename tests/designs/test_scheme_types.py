@@ -43,7 +43,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 12
+    assert len(TYPE_NAMES) == 13
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -84,7 +84,7 @@ def test_each_type_s_answer_schema_is_a_json_schema_its_read_answers_fit(example
 
 def _forms(scheme, record):
     """Form fields a person could send for a scheme: a choice, a number, each row rated, a pick of best and worst,
-    a span, a text. Most do not fit a given type; the test keeps those that do."""
+    a span, an order, a text. Most do not fit a given type; the test keeps those that do."""
     labels = [label.name for label in getattr(scheme, "labels", None) or []] or ["x"]
     rows = getattr(scheme, "options", None) or []
     yield {"a": labels[0]}
@@ -95,6 +95,7 @@ def _forms(scheme, record):
     yield {f"a-{number}": labels[0] for number in range(1, len(rows) + 1)} if isinstance(rows, list) else {}
     yield {"a-best": "1", "a-worst": "2"}
     yield {"a": json.dumps([[3, 9, labels[0]]])}
+    yield {"a": json.dumps(list(reversed(labels)))}
     yield {"a": "A statement of twelve words or so, as a person writes it here."}
 
 

@@ -53,6 +53,9 @@
       return picked.length === groups.size ? picked.map(i => i.value) : (picked.length ? null : "");
     }
     if (reads === "texts") return inputs.map(i => i.value.trim()).filter(Boolean).join("\n");
+    if (reads === "order") {
+      try { return JSON.parse(named(scheme, "")[0].value || "[]"); } catch (error) { return []; }
+    }
     const checked = inputs.find(i => i.type === "radio" && i.checked);
     if (checked) return checked.value;
     const plain = inputs.find(i => i.type !== "radio");
@@ -93,9 +96,6 @@
       const results = logic.show_when.map(c => holds(c, byName[c.schema] ? value(byName[c.schema]) : ""));
       scheme.hidden = !(logic.logic === "any" ? results.some(Boolean) : results.every(Boolean));
     });
-    // The words of a shown span scheme are the text; the plain text is there while no span scheme shows.
-    const text = item.querySelector(".design-text");
-    if (text) text.hidden = schemesOf(item).some(s => s.dataset.marksText === "1" && !s.hidden);
   }
   // --- text rules: each box checked as it is typed, as the server checks it (core/textrules.py) ---------
   const WORD = /[\p{L}\p{N}_']+/gu;
@@ -272,98 +272,43 @@
     }
   });
 
-  // --- spans ---------------------------------------------------------------------------------------
-  function spanWidget(root) {
-    // A word carries its first character's offset (code points, as the server counts); its end is counted here
-    // from its own characters, so the page stays small enough for a HIT of twenty sentences.
-    root.querySelectorAll(".tok").forEach(tok => {
-      tok.dataset.end = Number(tok.dataset.start) + Array.from(tok.textContent).length;
-    });
-    const toks = [...root.querySelectorAll(".tok")];
-    const field = root.querySelector(".span-field");
-    const list = root.querySelector(".span-list");
-    const labels = [...root.querySelectorAll(".span-label")].map(b => b.dataset.label);
-    const state = {anchor: null, cursor: null, dragging: false, open: false};
-    const read = () => { try { return JSON.parse(field.value || "[]"); } catch (error) { return []; } };
-    const picked = () => state.anchor === null ? null
-      : [Math.min(state.anchor, state.cursor), Math.max(state.anchor, state.cursor)];
-    function render() {
-      const spans = read();
-      const range = picked();
-      toks.forEach((tok, i) => {
-        const start = Number(tok.dataset.start), end = Number(tok.dataset.end);
-        const mark = spans.find(span => span[0] < end && start < span[1]);
-        tok.className = "tok" + (mark ? " marked mark-" + labels.indexOf(mark[2]) : "") +
-          (range && range[0] <= i && i <= range[1] ? " kbsel" : "") + (i === state.cursor ? " cursor" : "");
-        tok.title = mark ? mark[2] : "";
-      });
-      list.replaceChildren(...spans.map((span, n) => {
-        const li = document.createElement("li");
-        const name = document.createElement("strong");
-        name.textContent = span[2] + ": ";
-        const words = toks.filter(t => span[0] <= Number(t.dataset.start) && Number(t.dataset.end) <= span[1]);
-        const remove = document.createElement("button");
-        remove.type = "button";
-        remove.className = "small secondary";
-        remove.textContent = "Remove";
-        remove.setAttribute("aria-label", "Remove " + span[2]);
-        remove.addEventListener("click", () => { const kept = read(); kept.splice(n, 1); write(kept); });
-        // The words as the text has them: a space only where the text has one (none before a comma).
-        const shown = words.map((t, k) => (k && t.previousSibling?.nodeType === Node.TEXT_NODE
-          ? t.previousSibling.textContent : "") + t.textContent).join("");
-        li.append(name, shown, " ", remove);
-        return li;
-      }));
-    }
-    function write(spans) {
-      field.value = spans.length ? JSON.stringify(spans) : "";
-      render();
+  // --- spans: designs/spans.js, on the pages that have a span scheme -----------------------------------
+  const spans = window.crowdsetSpans ? window.crowdsetSpans({form, items, changed})
+    : {texts: new Map(), widgets: new Map()};
+
+  // --- ranking: the rows moved with their buttons; the order is the answer once moved or kept -------------
+  function rankings(root) {
+    const list = root.querySelector(".ranking-list");
+    const field = root.querySelector(".ranking-field");
+    const write = () => {
+      field.value = JSON.stringify([...list.children].map(row => row.dataset.label));
       changed(field);
-    }
-    function mark(label) {
-      const range = picked();
-      if (!range) return false;
-      const start = Number(toks[range[0]].dataset.start), end = Number(toks[range[1]].dataset.end);
-      let spans = read().filter(span => !(span[0] < end && start < span[1]));  // a new mark replaces what it covers
-      if (root.dataset.onePerLabel === "true") spans = spans.filter(span => span[2] !== label);
-      spans.push([start, end, label]);
-      spans.sort((a, b) => a[0] - b[0]);
-      state.anchor = null;
-      state.open = false;
-      write(spans);
-      return true;
-    }
-    toks.forEach((tok, i) => {
-      tok.addEventListener("mousedown", event => {
-        event.preventDefault();
-        // A second click (or tap: phones have no Shift and no drag) ends what the first began.
-        if ((event.shiftKey || state.open) && state.anchor !== null) { state.cursor = i; state.open = false; }
-        else { state.anchor = i; state.cursor = i; state.open = true; }
-        state.dragging = true;
-        render();
+    };
+    root.querySelectorAll(".ranking-row").forEach(row => {
+      row.querySelector(".rank-up").addEventListener("click", event => {
+        if (row.previousElementSibling) list.insertBefore(row, row.previousElementSibling);
+        write();
+        event.currentTarget.focus();
       });
-      tok.addEventListener("mouseenter", () => {
-        if (state.dragging) { state.cursor = i; state.open = false; render(); }
+      row.querySelector(".rank-down").addEventListener("click", event => {
+        if (row.nextElementSibling) list.insertBefore(row.nextElementSibling, row);
+        write();
+        event.currentTarget.focus();
       });
     });
-    document.addEventListener("mouseup", () => { state.dragging = false; });
-    root.querySelector(".span-text").addEventListener("keydown", event => {
-      if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
-      event.preventDefault();
-      event.stopPropagation();
-      const step = event.key === "ArrowRight" ? 1 : -1;
-      const next = Math.max(0, Math.min(toks.length - 1, (state.cursor === null ? -step : state.cursor) + step));
-      if (!event.shiftKey || state.anchor === null) state.anchor = next;
-      state.cursor = next;
-      render();
-    });
-    root.querySelectorAll(".span-label").forEach(button => button.addEventListener("click", () => {
-      if (!mark(button.dataset.label)) list.setAttribute("data-hint", "select words first");
-    }));
-    render();
-    return {mark, render};
+    root.querySelector(".rank-keep").addEventListener("click", write);
+    return {
+      restore() {  // a draft's order back on the page
+        let order = [];
+        try { order = JSON.parse(field.value || "[]"); } catch (error) { return; }
+        order.forEach(label => {
+          const row = [...list.children].find(r => r.dataset.label === label);
+          if (row) list.appendChild(row);
+        });
+      },
+    };
   }
-  const spanWidgets = new Map([...form.querySelectorAll(".span-widget")].map(root => [root, spanWidget(root)]));
+  const rankingWidgets = [...form.querySelectorAll(".scheme-box.ranking")].map(rankings);
 
   // --- keys ----------------------------------------------------------------------------------------
   function pressKey(key) {
@@ -374,7 +319,7 @@
     const scheme = takers.find(s => empty(value(s))) || takers[0];
     if (!scheme) return false;
     const chosen = JSON.parse(scheme.dataset.keys)[key];
-    if (scheme.dataset.keyAction === "mark") return spanWidgets.get(scheme.querySelector(".span-widget")).mark(chosen);
+    if (scheme.dataset.keyAction === "mark") return spans.widgets.get(scheme.querySelector(".span-widget")).mark(chosen);
     const toggles = scheme.dataset.keyAction === "toggle";
     const input = toggles
       ? [...scheme.querySelectorAll("input[type=checkbox]")].find(i => i.dataset.label === chosen)
@@ -428,7 +373,8 @@
   }
   task.onCurrent(refresh);
   task.restore();
-  spanWidgets.forEach(widget => widget.render());
+  spans.texts.forEach(text => text.render());
+  rankingWidgets.forEach(widget => widget.restore());
   form.querySelectorAll("input[type=range]").forEach(range => {
     const hidden = form.querySelector(`[name="${CSS.escape(range.dataset.sets)}"]`);
     if (hidden.value) { range.value = hidden.value; range.parentElement.querySelector("output").textContent = hidden.value; }

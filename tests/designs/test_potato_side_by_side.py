@@ -1,0 +1,115 @@
+"""Potato projects run here as they were run in Potato 2.12.1: the same clicks and keys on our page, and our export
+in Potato's own format (designs.export's potato) says what Potato's export said (potato_side_by_side/README.md)."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from accounts import roles
+from designs.export import export_batch
+from hits.models import Assignment
+from hits.services import batch_publish
+from projects.models import Project
+from projects.people import member_add
+from tests.browser import drag_characters, log_in, screenshot
+from tests.test_accessibility import DESKTOP, PHONE
+
+FOLDER = Path(__file__).parent / "potato_side_by_side"
+
+
+def _without_user(record: dict) -> dict:
+    return {key: value for key, value in record.items() if key != "user_id"}
+
+
+def _jsonl(text: str) -> dict[str, dict]:
+    """Records by item, without the annotator's name (ours are pseudonyms)."""
+    return {record["instance_id"]: _without_user(record) for record in map(json.loads, text.splitlines())}
+
+
+def _csv(text: str) -> tuple[set[str], dict[str, dict]]:
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return set(rows[0]), {row["instance_id"]: _without_user(row) for row in rows}
+
+
+def _start(project_name, chromium, live_server, capsys, device=DESKTOP):
+    """The Potato config imported and published, and its annotator on the first item."""
+    call_command("design", "import-potato", str(FOLDER / project_name / "config.yaml"), "--json")
+    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
+    batch = batch_publish(batch=project.batches.get())
+    annotator = User.objects.create_user("ada", password="pass-word-1")
+    annotator.groups.add(roles.group(roles.ANNOTATOR))
+    member_add(project=project, user=annotator)
+    context = chromium.new_context(**device)
+    page = context.new_page()
+    log_in(page, live_server, "ada", "pass-word-1", "/work/")
+    page.click("text=Take a HIT")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    return batch, context, page
+
+
+def _submit_and_compare(page, context, live_server, batch, project_name, out):
+    page.click("#cf-submit")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    assert Assignment.objects.get(hit__batch=batch).state == Assignment.State.SUBMITTED
+    written = {path.name: path for path in export_batch(batch=batch, out=out, formats=("potato",))}
+    ours = written["annotations.jsonl"].read_text()
+    assert {json.loads(line)["user_id"] for line in ours.splitlines()} == {"W1"}  # a pseudonym, as elsewhere
+    assert _jsonl(ours) == _jsonl((FOLDER / project_name / "potato-annotations.jsonl").read_text())
+    assert _csv(written["annotations.csv"].read_text()) == _csv(
+        (FOLDER / project_name / "potato-annotations.csv").read_text())
+
+
+def test_radio_span_multiselect_likert_and_text_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    batch, context, page = _start("weather", chromium, live_server, capsys)
+    first = page.locator(".task-item").first
+    assert first.locator(".design-text").inner_text() == "Finally some rain today"  # the file's order, as Potato
+    page.keyboard.press("h")
+    for start, end in ((0, 5), (13, 17)):  # Potato marks as the mouse selects; here the label's key follows
+        drag_characters(page, first.locator(".span-text"), start, end)
+        page.keyboard.press("c")
+    page.keyboard.press("1")
+    first.locator("[data-scheme=sure] input[value='4']").check()
+    first.locator("[data-scheme=comment] input[type=text], [data-scheme=comment] textarea").first.fill("nothing odd")
+    page.get_by_role("button", name="Next →").click()
+    page.keyboard.press("u")
+    page.keyboard.press("3")
+    _submit_and_compare(page, context, live_server, batch, "weather", tmp_path / "export")
+
+
+def test_pairwise_multirate_slider_select_and_number_save_what_potato_saves(chromium, live_server, tmp_path,
+                                                                            capsys):
+    """The same on a 390 px phone: the two replies side by side become one above the other."""
+    batch, context, page = _start("replies", chromium, live_server, capsys, device=PHONE)
+    first, second = page.locator(".task-item").nth(0), page.locator(".task-item").nth(1)
+    page.keyboard.press("2")  # Reply B
+    first.locator("[data-scheme=quality] tr:has-text('clarity') input[value='3']").check()
+    first.locator("[data-scheme=quality] tr:has-text('tone') input[value='1']").check()
+    first.locator("input[type=range]").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    first.locator("select").select_option("billing")
+    first.locator("input[type=number]").fill("4")
+    screenshot(page, "potato-replies-phone")
+    page.get_by_role("button", name="Next →").click()
+    page.keyboard.press("0")  # the tie
+    second.locator("[data-scheme=quality] tr:has-text('clarity') input[value='2']").check()
+    second.locator("[data-scheme=quality] tr:has-text('tone') input[value='2']").check()
+    second.locator("select").select_option("shipping")
+    _submit_and_compare(page, context, live_server, batch, "replies", tmp_path / "export")
+
+
+def test_best_worst_sets_drawn_by_bws_config_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    batch, context, page = _start("headlines", chromium, live_server, capsys)
+    first = page.locator(".task-item").first
+    assert "Factory closes, 300 jobs lost" in first.inner_text()  # the same sets as Potato draws, in its order
+    page.keyboard.press("1")  # best: A
+    page.keyboard.press("r")  # worst: D
+    page.get_by_role("button", name="Next →").click()
+    page.keyboard.press("2")  # best: B
+    page.keyboard.press("q")  # worst: A
+    _submit_and_compare(page, context, live_server, batch, "headlines", tmp_path / "export")
