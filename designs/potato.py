@@ -413,11 +413,20 @@ class _Translation:
             self.error(path, f"is a {type(scheme).__name__}; each scheme is a mapping with annotation_type and name")
             return []
         kind_name = str(scheme.get("annotation_type", ""))
+        runs_as = next((kind for kind in SCHEME_TYPES.in_order() if kind_name in kind.potato_aliases), None)
+        if runs_as is not None:  # a Potato type one of ours runs (a vas is a slider)
+            kept = {key: scheme[key] for key in ("display_logic", "label_requirement") if key in scheme}
+            scheme, note = runs_as.potato_alias(scheme, self)
+            scheme = {**kept, **scheme}
+            self.notes.append(f"scheme {scheme.get('name', '')!r}: {note}")
+            kind_name = runs_as.name
         if kind_name not in SCHEME_TYPES:
             what = f"annotation_type {kind_name!r}" if kind_name else "no annotation_type"
             self.error((*path, "annotation_type") if kind_name else path,
                        f"scheme {scheme.get('name', '') or index!r} has {what}, which this platform cannot show; it "
-                       f"shows text schemes: {', '.join(TYPE_NAMES)}")
+                       f"shows text schemes: {', '.join(TYPE_NAMES)} (and runs Potato's "
+                       f"{', '.join(alias for kind in SCHEME_TYPES.in_order() for alias in kind.potato_aliases)} "
+                       f"as them)")
             return []
         kind = SCHEME_TYPES.get(kind_name)
         try:
@@ -431,16 +440,17 @@ class _Translation:
             self.notes.append(f"scheme {scheme.get('name', '')!r}: its {len(parts)} dimensions are {len(parts)} "
                               f"{kind.name} schemes")
             return converted
-        return self._convert(kind, scheme, path, ours)
+        return self._convert(kind, scheme, path, ours, aliased=runs_as is not None)
 
-    def _convert(self, kind: Any, scheme: dict, path: tuple, ours: int) -> list[dict[str, Any]]:
-        """One Potato scheme as ours: the keys that carry over copied, the rest noted, the type's own translation."""
+    def _convert(self, kind: Any, scheme: dict, path: tuple, ours: int, aliased: bool = False) -> list[dict[str, Any]]:
+        """One Potato scheme as ours: the keys that carry over copied, the rest noted, the type's own translation.
+        A scheme a type's potato_alias wrote is in our keys already (a text_edit's prefill_key)."""
         name = str(scheme.get("name", ""))
         converted: dict[str, Any] = {}
         dropped = []
         labelled = issubclass(kind.settings, LabelledScheme)
         for key, value in scheme.items():
-            if key in COMMON or key in kind.potato_keys:
+            if key in COMMON or key in kind.potato_keys or (aliased and key in kind.settings.model_fields):
                 if value is not None:
                     converted[key] = value
             elif key == "label_file" and labelled:

@@ -204,6 +204,8 @@ class SchemeType:
     # The name of the one input Potato's form has for the type (a slider's "slider"), whose value is the answer;
     # empty where Potato stores each picked label under its own name.
     potato_input: ClassVar[str] = ""
+    # Other Potato annotation types this type runs (Potato's vas is a slider); potato_alias rewrites one.
+    potato_aliases: ClassVar[tuple[str, ...]] = ()
     # Potato draws the sets it compares from single items, by the config's bws_config (designs.potato).
     potato_draws_sets: ClassVar[bool] = False
     # Krippendorff's level of measurement for its answers, or None when answers are not compared (free text).
@@ -297,6 +299,11 @@ class SchemeType:
         """A Potato scheme this type writes as several of its own (as Potato schemes), or None; ValueError says
         what is missing."""
         return None
+
+    def potato_alias(self, scheme: dict[str, Any], importer: Any) -> tuple[dict[str, Any], str]:
+        """A Potato scheme of one of `potato_aliases` as this type's own Potato scheme, and what changes (said in
+        the import's report)."""
+        raise NotImplementedError(f"{self.name} runs no other Potato type")
 
     def from_potato(self, converted: dict[str, Any], importer: Any) -> list[dict[str, Any]]:
         """A Potato scheme (its keys that carry over, in `converted`) as this type's scheme or schemes; the

@@ -27,6 +27,7 @@ class LikertType(SchemeType):
     settings = Likert
     aggregators = ("median", "mean", "majority", "none")
     potato_keys = ("size", "min_label", "max_label", "sequential_key_binding", "displaying_score")
+    potato_aliases = ("confidence",)
     page = {"badges": "1"}  # a point's key beside it once the keys of another scheme move its own
     level = "ordinal"
     asked_once = True
@@ -52,3 +53,16 @@ class LikertType(SchemeType):
 
     def card_labels(self, scheme):
         return f"1-{scheme.size}"
+
+    def potato_alias(self, scheme, importer):
+        # A confidence rating: a likert scale of scale_points, its ends its first and last labels.
+        labels = scheme.get("labels") if isinstance(scheme.get("labels"), list) else []
+        points = scheme.get("scale_points", len(labels) or 5)
+        size = points if isinstance(points, int) and 2 <= points <= 11 else 5
+        target = f" (about {scheme['target_schema']})" if scheme.get("target_schema") else ""
+        return ({"annotation_type": self.name, "name": scheme.get("name"),
+                 "description": str(scheme.get("description") or "How sure are you?") + target, "size": size,
+                 **({"min_label": str(labels[0]), "max_label": str(labels[-1])} if labels else {})},
+                f"a confidence rating, run as a likert scale of {size} points"
+                + (f" (its {scheme['scale_type']} form too)" if scheme.get("scale_type") not in (None, self.name)
+                   else ""))

@@ -24,6 +24,7 @@ class MultiselectType(SchemeType):
     settings = Multiselect
     aggregators = ("majority", "none")
     potato_keys = ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected")
+    potato_aliases = ("hierarchical_multiselect",)
     potato_humanizes = True
     page = {"badges": "1", "value": "checked", "keyAction": "toggle"}
     asked_once = True
@@ -62,3 +63,27 @@ class MultiselectType(SchemeType):
 
     def keys(self, scheme):
         return scheme.keys()
+
+    def potato_alias(self, scheme, importer):
+        # A taxonomy: each of its nodes a box, named by its path ("Animals › Mammals"), in the tree's order.
+        paths = _paths(scheme.get("taxonomy"))
+        most = scheme.get("max_selections")
+        return ({"annotation_type": self.name, "name": scheme.get("name"),
+                 "description": str(scheme.get("description") or ""), "labels": paths,
+                 **({"max_selected": most} if isinstance(most, int) and most >= 1 else {})},
+                f"a taxonomy of {len(paths)} nodes, run as boxes named by their paths (no folding, no search)")
+
+
+def _paths(tree, above: str = "") -> list[str]:
+    """Every node of a taxonomy ({name: children} or [names], nested) as its path, parents before children."""
+    found: list[str] = []
+    entries = tree.items() if isinstance(tree, dict) else ((entry, None) for entry in tree or [])
+    for name, children in entries:
+        if isinstance(name, dict):
+            found += _paths(name, above)
+            continue
+        path = f"{above} › {name}" if above else str(name)
+        found.append(path)
+        if children:
+            found += _paths(children, path)
+    return found

@@ -23,6 +23,7 @@ class RadioType(SchemeType):
     settings: ClassVar[type[SchemeBase]] = Radio
     aggregators = ("majority", "threshold", "dawid-skene", "mace", "none")
     potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal")
+    potato_aliases: ClassVar[tuple[str, ...]] = ("triage",)
     potato_humanizes = True
     page = {"badges": "1"}
     categorical = True
@@ -46,3 +47,11 @@ class RadioType(SchemeType):
     def keys(self, scheme):
         return scheme.keys()
 
+    def potato_alias(self, scheme, importer):
+        # Potato's triage: accept, reject or skip, on its keys; a pick moves on as Potato's auto_advance does.
+        labels = [{"name": name, "key_value": str(scheme.get(f"{name}_key", default)),
+                   **({"description": str(scheme[f"{name}_label"])} if scheme.get(f"{name}_label") else {})}
+                  for name, default in (("accept", "a"), ("reject", "r"), ("skip", "s"))]
+        return ({"annotation_type": self.name, "name": scheme.get("name"),
+                 "description": str(scheme.get("description") or ""), "labels": labels, "horizontal": True},
+                "a triage (accept, reject, skip), run as a radio scheme on the same keys")

@@ -20,5 +20,6 @@ class SelectType(RadioType):
     potato_input = "select-one"  # Potato's drop-down is one input, whatever the labels
     settings = Select
     potato_keys = ("labels", "sequential_key_binding", "has_free_response")
+    potato_aliases = ()
     page = {}
     asked_once = False

@@ -32,6 +32,7 @@ class SliderType(SchemeType):
     settings = Slider
     aggregators = ("mean", "median", "none")
     potato_keys = ("min_value", "max_value", "starting_value", "step")
+    potato_aliases = ("vas",)
     level = "interval"
 
     def read(self, scheme, fields, record):
@@ -39,3 +40,15 @@ class SliderType(SchemeType):
 
     def answer_schema(self, scheme):
         return number_schema(scheme.min_value, scheme.max_value)
+
+    def potato_alias(self, scheme, importer):
+        # A visual analogue scale: a slider from min_value to max_value (0-100), on its precision's step.
+        ends = " – ".join(str(scheme[key]) for key in ("left_label", "right_label") if scheme.get(key))
+        precision = scheme.get("precision", 1)
+        step = 10 ** -precision if isinstance(precision, int) and 0 <= precision <= 4 else 1
+        description = str(scheme.get("description") or scheme.get("name", ""))
+        return ({"annotation_type": self.name, "name": scheme.get("name"),
+                 "description": f"{description} ({ends})" if ends else description,
+                 "min_value": scheme.get("min_value", 0), "max_value": scheme.get("max_value", 100), "step": step},
+                f"a visual analogue scale, run as a slider on steps of {step:g}"
+                + (f", its ends ({ends}) in its question" if ends else ""))

@@ -125,6 +125,7 @@ class TextType(SchemeType):
     settings = Text
     aggregators = ("none",)
     potato_keys = ("textarea", "multiline", "single_line", "rows", "labels", "min_words", "max_words", "max_chars")
+    potato_aliases = ("text_edit",)
     page = {"value": "texts"}
     level = None  # free text is not compared; it is kept whole
 
@@ -188,3 +189,11 @@ class TextType(SchemeType):
         if refused:
             raise AnswerProblem(f"{where}{refused[0].rule}: {refused[0].message}")
         return value
+
+    def potato_alias(self, scheme, importer):
+        # Potato's text_edit: a box that starts as the item's text (or source_field) for the annotator to edit.
+        source = str(scheme.get("source_field") or importer.text_key)
+        return ({"annotation_type": self.name, "name": scheme.get("name"),
+                 "description": str(scheme.get("description") or ""), "textarea": True,
+                 "prefill_key": "text" if source == importer.text_key else source},
+                "a text to edit, run as a text box that starts as it (no live diff or reset button)")

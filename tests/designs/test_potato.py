@@ -162,7 +162,9 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, slider, number, text, span, "
-                                  f"pairwise, bws, multirate, ranking, pure_display"]
+                                  f"pairwise, bws, multirate, ranking, pure_display (and runs Potato's triage, "
+                                  f"hierarchical_multiselect, confidence, vas, text_edit, semantic_differential as "
+                                  f"them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -535,3 +537,45 @@ def test_num_annotators_per_item_as_a_mapping_takes_its_default():
     assert found.design.hits.assignments_per_hit == 4
     assert found.warnings == ["num_annotators_per_item: the default count (4) is each item's; its overlap sampling "
                               "and adaptive boosts are not run"]
+
+
+def test_potato_types_ours_run_as_their_own():
+    """Potato's vas, confidence, triage, semantic_differential, hierarchical_multiselect and text_edit import as the
+    types that run them, each named in the report with what changes; display logic and requirements carry over."""
+    config = b"""annotation_task_name: Many kinds
+data_files: [items.jsonl]
+annotation_schemes:
+  - {annotation_type: triage, name: keep, description: "Keep it?", reject_label: Drop,
+     label_requirement: {required: true}}
+  - {annotation_type: vas, name: warmth, description: "How warm?", left_label: cold, right_label: warm, precision: 0}
+  - {annotation_type: confidence, name: sure, target_schema: keep, scale_points: 4, labels: [guess, a, b, certain]}
+  - {annotation_type: semantic_differential, name: feel, pairs: [[cold, warm], [dull, lively]], scale_points: 5}
+  - annotation_type: hierarchical_multiselect
+    name: topic
+    taxonomy: {Animals: {Mammals: [Dog, Cat], Birds: []}, Plants: [Trees]}
+    max_selections: 2
+    display_logic: {show_when: [{schema: keep, operator: equals, value: accept}]}
+  - {annotation_type: text_edit, name: fixed, description: Fix the typos}
+"""
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok, found.errors
+    schemes = {scheme.name: scheme for scheme in found.design.annotation_schemes}
+    assert [(scheme.annotation_type, scheme.name) for scheme in found.design.annotation_schemes] == [
+        ("radio", "keep"), ("slider", "warmth"), ("likert", "sure"), ("multirate", "feel"), ("multiselect", "topic"),
+        ("text", "fixed")]
+    keep = schemes["keep"]
+    assert [(label.name, label.key_value, label.description) for label in keep.labels] == [
+        ("accept", "a", "Accept"), ("reject", "r", "Drop"), ("skip", "s", "Skip")]
+    assert keep.required
+    assert (schemes["warmth"].min_value, schemes["warmth"].max_value, schemes["warmth"].step) == (0, 100, 1)
+    assert schemes["warmth"].description == "How warm? (cold – warm)"
+    assert (schemes["sure"].size, schemes["sure"].min_label, schemes["sure"].max_label) == (4, "guess", "certain")
+    assert schemes["feel"].options == ["cold – warm", "dull – lively"]
+    assert [label.name for label in schemes["feel"].labels] == ["1", "2", "3", "4", "5"]
+    assert [label.name for label in schemes["topic"].labels] == [
+        "Animals", "Animals › Mammals", "Animals › Mammals › Dog", "Animals › Mammals › Cat", "Animals › Birds",
+        "Plants", "Plants › Trees"]
+    assert schemes["topic"].max_selected == 2 and schemes["topic"].display_logic.show_when[0].schema_ == "keep"
+    assert schemes["fixed"].prefill_key == "text" and schemes["fixed"].textarea
+    assert "scheme 'warmth': a visual analogue scale, run as a slider on steps of 1, its ends (cold – warm) in its " \
+           "question" in found.notes
