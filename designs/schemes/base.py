@@ -13,6 +13,7 @@ Django-free.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -406,6 +407,20 @@ def majority(values: list[Any]) -> Any:
 def one_of(values: list[str]) -> dict[str, Any]:
     """An answer's schema: one of these strings."""
     return {"type": "string", "enum": list(values)}
+
+
+def read_json(fields: Fields, what: str, redo: str, limit: int = 20_000) -> Any:
+    """The JSON a page's widget wrote into the scheme's field (spans, an order), or None when it wrote none;
+    AnswerProblem when it cannot be read, saying to reload the page and `redo` ("mark them again")."""
+    value = fields.get()
+    if not value or value == "[]":
+        return None
+    if len(value) > limit:
+        raise AnswerProblem(f"the {what} field is too long; reload the page and {redo}")
+    try:
+        return json.loads(value)
+    except ValueError:
+        raise AnswerProblem(f"the {what} could not be read; reload the page and {redo}") from None
 
 
 def read_number(fields, low, high, step):

@@ -3,13 +3,10 @@ form field holds the order as JSON, ["b", "a", "c"], which the page's move butto
 
 from __future__ import annotations
 
-import json
 import statistics
 from typing import Literal
 
-from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, scheme_type
-
-MAX_FIELD = 20_000
+from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, read_json, scheme_type
 
 
 class Ranking(LabelledScheme):
@@ -29,15 +26,9 @@ class RankingType(SchemeType):
     level = "ordinal"  # per label: its place
 
     def read(self, scheme, fields, record):
-        value = fields.get()
-        if not value:
+        order = read_json(fields, "order", "order them again")
+        if order is None:
             return None
-        if len(value) > MAX_FIELD:
-            raise AnswerProblem("the order is too long; reload the page and order them again")
-        try:
-            order = json.loads(value)
-        except ValueError:
-            raise AnswerProblem("the order could not be read; reload the page and order them again") from None
         names = [label.name for label in scheme.labels]
         if not isinstance(order, list) or sorted(map(str, order)) != sorted(names):
             raise AnswerProblem(f"put every one of {', '.join(names)} in order, each once")

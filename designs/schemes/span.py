@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import itertools
-import json
 from typing import Literal
 
 from pydantic import Field, model_validator
 
 from core import spans
-from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, scheme_type
+from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, read_json, scheme_type
 
 MAX_SPANS = 50
-MAX_FIELD = 20_000
 
 
 class Span(LabelledScheme):
@@ -53,15 +51,9 @@ class SpanType(SchemeType):
                            "label": one_of([label.name for label in scheme.labels]), "text": {"type": "string"}}}}
 
     def read(self, scheme, fields, record):
-        value = fields.get()
-        if not value or value == "[]":
+        marked = read_json(fields, "spans", "mark them again")
+        if marked is None:
             return None
-        if len(value) > MAX_FIELD:
-            raise AnswerProblem("the spans field is too long; reload the page and mark the spans again")
-        try:
-            marked = json.loads(value)
-        except ValueError:
-            raise AnswerProblem("the spans could not be read; reload the page and mark them again") from None
         if not isinstance(marked, list) or len(marked) > MAX_SPANS:
             raise AnswerProblem(f"expected a list of at most {MAX_SPANS} spans")
         labels = [label.name for label in scheme.labels]

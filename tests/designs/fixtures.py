@@ -51,3 +51,26 @@ def full_answer(item_pk, text):
             f"a-{item_pk}-5": "35", f"a-{item_pk}-6": "3", f"a-{item_pk}-7": "rising prices again",
             f"a-{item_pk}-8": "B", f"a-{item_pk}-9-best": "2", f"a-{item_pk}-9-worst": "4",
             f"a-{item_pk}-10-1": "good", f"a-{item_pk}-10-2": "bad"}
+
+
+def potato_project(config, capsys):
+    """The project `manage.py design import-potato CONFIG --json` makes, as an organizer would run it."""
+    from django.core.management import call_command
+
+    from projects.models import Project
+
+    call_command("design", "import-potato", str(config), "--json")
+    return Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
+
+
+def project_annotator(project, username):
+    """An annotator account (password pass-word-1), a member of the project."""
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+    from projects.people import member_add
+
+    annotator = User.objects.create_user(username, password="pass-word-1")
+    annotator.groups.add(roles.group(roles.ANNOTATOR))
+    member_add(project=project, user=annotator)
+    return annotator

@@ -6,16 +6,11 @@ import io
 import json
 from pathlib import Path
 
-from django.contrib.auth.models import User
-from django.core.management import call_command
-
-from accounts import roles
 from designs.export import export_batch
 from hits.models import Assignment
 from hits.services import batch_publish
-from projects.models import Project
-from projects.people import member_add
 from tests.browser import drag_characters, log_in, screenshot
+from tests.designs.fixtures import potato_project, project_annotator
 from tests.test_accessibility import DESKTOP, PHONE
 
 FOLDER = Path(__file__).parent / "potato_side_by_side"
@@ -37,12 +32,9 @@ def _csv(text: str) -> tuple[set[str], dict[str, dict]]:
 
 def _start(project_name, chromium, live_server, capsys, device=DESKTOP):
     """The Potato config imported and published, and its annotator on the first item."""
-    call_command("design", "import-potato", str(FOLDER / project_name / "config.yaml"), "--json")
-    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
+    project = potato_project(FOLDER / project_name / "config.yaml", capsys)
     batch = batch_publish(batch=project.batches.get())
-    annotator = User.objects.create_user("ada", password="pass-word-1")
-    annotator.groups.add(roles.group(roles.ANNOTATOR))
-    member_add(project=project, user=annotator)
+    project_annotator(project, "ada")
     context = chromium.new_context(**device)
     page = context.new_page()
     log_in(page, live_server, "ada", "pass-word-1", "/work/")

@@ -4,15 +4,11 @@ passing_criteria."""
 
 import json
 
-from django.contrib.auth.models import User
-from django.core.management import call_command
-
-from accounts import roles
 from designs.potato import UploadedFolder, import_config
-from projects.models import Project
-from projects.people import member_add
+from hits.services import batch_publish
 from qualification.models import Attempt, Grant
 from tests.browser import axe_clean, log_in, screenshot
+from tests.designs.fixtures import potato_project, project_annotator
 from tests.test_accessibility import DESKTOP, PHONE
 
 CONFIG = b"""\
@@ -67,15 +63,11 @@ def test_training_becomes_the_designs_screening_test_at_potatos_pass_mark():
 def test_an_annotator_passes_the_practice_round_and_then_works(chromium, live_server, tmp_path, capsys):
     for name, data in (("config.yaml", CONFIG), ("posts.jsonl", POSTS), ("training.json", TRAINING)):
         (tmp_path / name).write_bytes(data)
-    call_command("design", "import-potato", str(tmp_path / "config.yaml"), "--json")
-    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
+    project = potato_project(tmp_path / "config.yaml", capsys)
     test = project.tests.get()
     assert (test.name, test.pass_threshold, test.items.count()) == ("mood-of-posts-training", 67, 3)
-    from hits.services import batch_publish
     batch = batch_publish(batch=project.batches.get())
-    annotator = User.objects.create_user("ada", password="pass-word-1")
-    annotator.groups.add(roles.group(roles.ANNOTATOR))
-    member_add(project=project, user=annotator)
+    annotator = project_annotator(project, "ada")
 
     context = chromium.new_context(**PHONE)
     page = context.new_page()
@@ -120,11 +112,8 @@ def test_an_annotator_passes_the_practice_round_and_then_works(chromium, live_se
 def test_a_practice_round_page_on_a_desktop_reads_as_a_task_page(chromium, live_server, tmp_path, capsys):
     for name, data in (("config.yaml", CONFIG), ("posts.jsonl", POSTS), ("training.json", TRAINING)):
         (tmp_path / name).write_bytes(data)
-    call_command("design", "import-potato", str(tmp_path / "config.yaml"), "--json")
-    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
-    annotator = User.objects.create_user("bo", password="pass-word-1")
-    annotator.groups.add(roles.group(roles.ANNOTATOR))
-    member_add(project=project, user=annotator)
+    project = potato_project(tmp_path / "config.yaml", capsys)
+    project_annotator(project, "bo")
     context = chromium.new_context(**DESKTOP)
     page = context.new_page()
     log_in(page, live_server, "bo", "pass-word-1", f"/qualification/{project.tests.get().name}/")
