@@ -21,5 +21,6 @@ class SelectType(RadioType):
     settings = Select
     potato_keys = ("labels", "sequential_key_binding", "has_free_response")
     potato_aliases = ()
+    potato_humanizes = False  # Potato's drop-down shows its labels as written
     page = {}
     asked_once = False

@@ -349,7 +349,8 @@ def test_labels_are_shown_as_potato_shows_them_and_stored_as_written():
               b"{name: other_thing, displayed_label: Something else}]}\n"
               b"  - {annotation_type: multiselect, name: raw, humanize_labels: false, labels: [pizza, not_sure]}\n"
               b"  - {annotation_type: span, name: parts, labels: [{name: cause, text: The cause}, effect]}\n"
-              b"  - {annotation_type: pairwise, name: which, items_key: pair, labels: [option_a, option_b]}\n")
+              b"  - {annotation_type: pairwise, name: which, items_key: pair, labels: [option_a, option_b]}\n"
+              b"  - {annotation_type: select, name: place, labels: [new_york, paris]}\n")
     data = b'{"id": 1, "text": "x", "pair": ["a", "b"]}\n'
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": data}))
     assert found.ok and found.warnings == [], (found.errors, found.warnings)
@@ -362,6 +363,7 @@ def test_labels_are_shown_as_potato_shows_them_and_stored_as_written():
         "parts": [("cause", "The cause"), ("effect", "Effect")],
         # Potato's pairwise tiles are named by its labels as written, and stored as A and B.
         "which": [("A", "option_a"), ("B", "option_b")],
+        "place": [("new_york", ""), ("paris", "")],  # Potato's drop-down shows its labels as written
     }
 
 
