@@ -334,7 +334,7 @@ class _Translation:
         if not isinstance(settings, dict) or not settings.get("enabled", False) or not settings.get("data_file"):
             self.warnings.append("training: not on, or no data_file: there is no practice round before the work")
             return
-        design["qualification"] = {"test": f"{slugify_name(str(design['title']))}-training"}
+        design["qualification"] = {"test": f"{_slugified(str(design['title']))}-training"}
         self.origin[("qualification",)] = ("training",)
         self.notes.append(f"training: the items of {settings['data_file']} are a practice round, a screening test "
                           f"passed before the real work; right and wrong answers and the explanations are shown "
@@ -415,9 +415,11 @@ class _Translation:
         kind_name = str(scheme.get("annotation_type", ""))
         runs_as = next((kind for kind in SCHEME_TYPES.in_order() if kind_name in kind.potato_aliases), None)
         if runs_as is not None:  # a Potato type one of ours runs (a vas is a slider)
-            kept = {key: scheme[key] for key in ("display_logic", "label_requirement") if key in scheme}
-            scheme, note = runs_as.potato_alias(scheme, self)
-            scheme = {**kept, **scheme}
+            # What every scheme has carries over as written; the alias says the rest (and may reword the question).
+            common = {key: scheme[key] for key in ("name", "description", "display_logic", "label_requirement")
+                      if key in scheme}
+            own, note = runs_as.potato_alias(scheme, self)
+            scheme = {"annotation_type": runs_as.name, **common, **own}
             self.notes.append(f"scheme {scheme.get('name', '')!r}: {note}")
             kind_name = runs_as.name
         if kind_name not in SCHEME_TYPES:
@@ -643,10 +645,9 @@ def _training_items(raw: dict, name: str, folder: Folder, found: Imported) -> li
         if not isinstance(answers, dict) or not answers or "id" not in instance:
             errors.append(f"{where}: needs an id and correct_answers, {{scheme: answer}}")
             continue
-        unknown = sorted(set(answers) - schemes)
+        unknown = _unknown_scheme(answers, schemes)
         if unknown:
-            errors.append(f"{where}: correct_answers names {unknown[0]!r}, which is not a scheme of the config "
-                          f"({', '.join(sorted(schemes))})")
+            errors.append(f"{where}: correct_answers {unknown}")
             continue
         text = instance.get(text_key, instance.get("text", ""))
         fields = {key: value for key, value in instance.items()
@@ -666,6 +667,14 @@ def _training_items(raw: dict, name: str, folder: Folder, found: Imported) -> li
     found.raw["qualification"]["min_score"] = score
     found.training_retake = 0 if settings.get("allow_retry") else 24 * 3600
     return errors
+
+
+def _unknown_scheme(answers: dict[str, Any], schemes: set[str]) -> str:
+    """What is wrong with known answers that name a scheme the config does not have, or ""."""
+    unknown = sorted(set(answers) - schemes)
+    if not unknown:
+        return ""
+    return f"names {unknown[0]!r}, which is not a scheme of the config ({', '.join(sorted(schemes))})"
 
 
 def _known_answers(raw: dict, lines: dict[tuple, int], name: str, folder: Folder, design: Any,
@@ -695,9 +704,8 @@ def _known_answers(raw: dict, lines: dict[tuple, int], name: str, folder: Folder
             where = f"{relative}:{record.line}"
             if not isinstance(record.gold, dict) or not record.gold:
                 errors.append(f"{where}: {answer_key} is missing or not {{scheme: answer}}; give the known answer")
-            elif set(record.gold) - schemes:
-                errors.append(f"{where}: {answer_key} names {sorted(set(record.gold) - schemes)[0]!r}, which is not "
-                              f"a scheme of the config ({', '.join(sorted(schemes))})")
+            elif _unknown_scheme(record.gold, schemes):
+                errors.append(f"{where}: {answer_key} {_unknown_scheme(record.gold, schemes)}")
             elif record.id in taken:
                 errors.append(f"{where}: the id {record.id!r} is an item of the data files too; give it its own id")
             else:
@@ -780,7 +788,7 @@ def _joined(raw: dict, path: str) -> str:
     return posixpath.normpath(posixpath.join(base, path.replace("\\", "/")))
 
 
-def slugify_name(title: str) -> str:
+def _slugified(title: str) -> str:
     """A screening test's name from a title: lower-case words joined by hyphens, at most 48 characters."""
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:48] or "potato"
 

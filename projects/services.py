@@ -220,16 +220,22 @@ def design_project_create(*, source: str, file_name: str, records: list, name: s
         name = name or design.title
         project_slug = slugify(name)[:90]
         if free_slug:
-            taken = set(Project.objects.filter(slug__startswith=project_slug).values_list("slug", flat=True))
-            number = 2
-            while project_slug in taken:
-                project_slug, number = f"{slugify(name)[:90]}-{number}", number + 1
+            project_slug = _free(project_slug, Project.objects.values_list("slug", flat=True), "slug")
         project = project_create(name=name, slug=project_slug, design="design-file", description=design.description,
                                  user=user)
         batch = design_batch_create(version=version, records=records, name=f"{project.name} ({stem})", stage=stage,
                                     provider=provider, created_by=user, seed=seed)
         project.batches.add(*workflow_batches(batch).values())  # a multi-stage design's later stages too
     return project, batch
+
+
+def _free(name: str, taken: Any, field: str) -> str:
+    """`name`, or `name-2`, `name-3`, … the first that no row of `taken` (a values_list of `field`) has yet."""
+    used = set(taken.filter(**{f"{field}__startswith": name}))
+    found, number = name, 2
+    while found in used:
+        found, number = f"{name}-{number}", number + 1
+    return found
 
 
 def potato_project_create(*, imported: Any, provider: str | None = None, user: Any = None) -> tuple[Project, Batch]:
@@ -244,11 +250,8 @@ def potato_project_create(*, imported: Any, provider: str | None = None, user: A
             from qualification.models import QualificationTest
             from qualification.services import design_test_create
 
-            base = imported.raw["qualification"]["test"]
-            taken = set(QualificationTest.objects.filter(name__startswith=base).values_list("name", flat=True))
-            test_name, number = base, 2
-            while test_name in taken:
-                test_name, number = f"{base}-{number}", number + 1
+            test_name = _free(imported.raw["qualification"]["test"],
+                              QualificationTest.objects.values_list("name", flat=True), "name")
             imported.raw["qualification"]["test"] = test_name
             test = design_test_create(name=test_name, title=f"{imported.design.title}: practice round",
                                       design_source=imported.source(), items=imported.training,

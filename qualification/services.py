@@ -149,11 +149,11 @@ def reserved_sentence_ids() -> set[str]:
 
 
 def design_test_create(*, name: str, title: str, design_source: str, items: Sequence[tuple[Any, dict, str]],
-                       instructions: str = "", pass_threshold: int = 80, retake_delay: int = 24 * 3600,
-                       project: Any = None) -> QualificationTest:
+                       instructions: str = "", pass_threshold: int = 80,
+                       retake_delay: int = 24 * 3600) -> QualificationTest:
     """A screening test of a design file: items are (record with id, text and fields, {scheme: known answer}, why
     the answer is what it is), asked with the design's schemes and shown, after grading, with the known answers and
-    the why. The next version of `name` when it exists. Linked to `project` when given."""
+    the why. The next version of `name` when it exists."""
     if not items:
         raise ValueError("a test needs items with answers")
     with transaction.atomic():
@@ -165,8 +165,6 @@ def design_test_create(*, name: str, title: str, design_source: str, items: Sequ
             TestItem(test=test, position=number, sentence_id=str(record.id)[:40], text=record.text,
                      record={"id": record.id, "text": record.text, "fields": record.fields}, answers=answers,
                      why=why) for number, (record, answers, why) in enumerate(items, 1)])
-        if project is not None:
-            project.tests.add(test)
     return test
 
 
@@ -223,8 +221,7 @@ def _close(attempt: Attempt, answers: Mapping[str, Any], now: datetime) -> Attem
         checker = DESIGN_TESTS.get("design")
         known = {item.pk: item.answers for item in attempt.test.items.all()}
         given = {item: answers.get(f"item-{item}") or None for item in known}
-        marks = {item: None if not given[item] else int(checker.right(given[item] or {}, key))
-                 for item, key in known.items()}
+        marks = {item: int(checker.right(answer, known[item])) if answer else None for item, answer in given.items()}
         score, passed = grade(marks, dict.fromkeys(known, 1), attempt.test.pass_threshold)
     else:
         key = {item.pk: item.answer for item in attempt.test.items.all()}

@@ -287,10 +287,11 @@ class SchemeType:
         form has one input of its own name (`potato_input`) or several (the best and the worst) says so itself."""
         if self.potato_input:
             return {"labels": {self.potato_input: potato_text(value)}}
-        picked = value if isinstance(value, list) else [value]
-        # A free response is Potato's free_response input; a picked label is stored under its own name.
-        return {"labels": {"free_response" if potato_text(one).startswith(OTHER) else potato_text(one):
-                           potato_text(one).removeprefix(OTHER) for one in picked}}
+        labels = {}
+        for text in map(potato_text, value if isinstance(value, list) else [value]):
+            # A free response is Potato's free_response input; a picked label is stored under its own name.
+            labels["free_response" if text.startswith(OTHER) else text] = text.removeprefix(OTHER)
+        return {"labels": labels}
 
     def card_labels(self, scheme: Any) -> str:
         """What the dataset card's labels column says of the scheme."""
@@ -302,8 +303,8 @@ class SchemeType:
         return None
 
     def potato_alias(self, scheme: dict[str, Any], importer: Any) -> tuple[dict[str, Any], str]:
-        """A Potato scheme of one of `potato_aliases` as this type's own Potato scheme, and what changes (said in
-        the import's report)."""
+        """A Potato scheme of one of `potato_aliases` as this type's own keys (its name, description, display logic
+        and requirement carry over by themselves), and what changes (said in the import's report)."""
         raise NotImplementedError(f"{self.name} runs no other Potato type")
 
     def from_potato(self, converted: dict[str, Any], importer: Any) -> list[dict[str, Any]]:
@@ -313,6 +314,13 @@ class SchemeType:
 
 
 OTHER = "other: "  # how a free response is stored: after this, what the annotator wrote in the Other box
+OTHER_SCHEMA = {"type": "string", "pattern": f"^{OTHER}", "maxLength": len(OTHER) + 500}  # an answer's Other
+
+
+def free_response(fields: Fields) -> str | None:
+    """What the annotator wrote in a scheme's Other box, as stored (`other: …`, at most 500 characters), or None."""
+    text = fields.get("free").strip()[:500]
+    return f"{OTHER}{text}" if text else None
 
 
 def potato_text(value: Any) -> str:

@@ -60,8 +60,7 @@ class LikertType(SchemeType):
         points = scheme.get("scale_points", len(labels) or 5)
         size = points if isinstance(points, int) and 2 <= points <= 11 else 5
         target = f" (about {scheme['target_schema']})" if scheme.get("target_schema") else ""
-        return ({"annotation_type": self.name, "name": scheme.get("name"),
-                 "description": str(scheme.get("description") or "How sure are you?") + target, "size": size,
+        return ({"description": str(scheme.get("description") or "How sure are you?") + target, "size": size,
                  **({"min_label": str(labels[0]), "max_label": str(labels[-1])} if labels else {})},
                 f"a confidence rating, run as a likert scale of {size} points"
                 + (f" (its {scheme['scale_type']} form too)" if scheme.get("scale_type") not in (None, self.name)

@@ -73,9 +73,7 @@ class MultirateType(SchemeType):
         pairs = [pair for pair in scheme.get("pairs") or [] if isinstance(pair, list | tuple) and len(pair) == 2]
         points = scheme.get("scale_points", 7)
         size = points if isinstance(points, int) and 2 <= points <= 11 else 7
-        return ({"annotation_type": self.name, "name": scheme.get("name"),
-                 "description": str(scheme.get("description") or ""),
-                 "options": [f"{left} – {right}" for left, right in pairs],
+        return ({"options": [f"{left} – {right}" for left, right in pairs],
                  "labels": [str(point) for point in range(1, size + 1)]},
                 f"a semantic differential, run as a grid: each pair of words a row, points 1 to {size} its columns "
                 f"(1 the left word)")

@@ -7,7 +7,15 @@ from typing import Literal
 
 from pydantic import Field
 
-from designs.schemes.base import OTHER, AnswerProblem, LabelledScheme, SchemeType, one_of, scheme_type
+from designs.schemes.base import (
+    OTHER_SCHEMA,
+    AnswerProblem,
+    LabelledScheme,
+    SchemeType,
+    free_response,
+    one_of,
+    scheme_type,
+)
 
 
 class Multiselect(LabelledScheme):
@@ -32,10 +40,10 @@ class MultiselectType(SchemeType):
     def read(self, scheme, fields, record):
         chosen = [label.name for number, label in enumerate(scheme.labels, 1) if fields.get(str(number))]
         if scheme.has_free_response and fields.get("other"):
-            text = fields.get("free").strip()[:500]
-            if not text:
+            other = free_response(fields)
+            if other is None:
                 raise AnswerProblem("say what the Other is, or untick it")
-            chosen.append(f"{OTHER}{text}")
+            chosen.append(other)
         if not chosen:
             return None
         if len(chosen) < scheme.min_selected:
@@ -47,7 +55,7 @@ class MultiselectType(SchemeType):
     def answer_schema(self, scheme):
         labels = one_of([label.name for label in scheme.labels])
         if scheme.has_free_response:
-            labels = {"anyOf": [labels, {"type": "string", "pattern": f"^{OTHER}", "maxLength": 507}]}
+            labels = {"anyOf": [labels, OTHER_SCHEMA]}
         schema = {"type": "array", "items": labels, "uniqueItems": True, "minItems": max(1, scheme.min_selected)}
         if scheme.max_selected is not None:
             schema["maxItems"] = scheme.max_selected
@@ -68,9 +76,7 @@ class MultiselectType(SchemeType):
         # A taxonomy: each of its nodes a box, named by its path ("Animals › Mammals"), in the tree's order.
         paths = _paths(scheme.get("taxonomy"))
         most = scheme.get("max_selections")
-        return ({"annotation_type": self.name, "name": scheme.get("name"),
-                 "description": str(scheme.get("description") or ""), "labels": paths,
-                 **({"max_selected": most} if isinstance(most, int) and most >= 1 else {})},
+        return ({"labels": paths, **({"max_selected": most} if isinstance(most, int) and most >= 1 else {})},
                 f"a taxonomy of {len(paths)} nodes, run as boxes named by their paths (no folding, no search)")
 
 

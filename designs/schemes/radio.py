@@ -6,7 +6,17 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from designs.schemes.base import OTHER, Fields, LabelledScheme, SchemeBase, SchemeType, one_of, pick, scheme_type
+from designs.schemes.base import (
+    OTHER_SCHEMA,
+    Fields,
+    LabelledScheme,
+    SchemeBase,
+    SchemeType,
+    free_response,
+    one_of,
+    pick,
+    scheme_type,
+)
 
 
 class Radio(LabelledScheme):
@@ -34,14 +44,13 @@ class RadioType(SchemeType):
         if not value:
             return None
         if scheme.has_free_response and value == "_other":
-            text = fields.get("free")[:500]
-            return f"{OTHER}{text}" if text else None
+            return free_response(fields)
         return pick(value, [label.name for label in scheme.labels], "labels")
 
     def answer_schema(self, scheme):
         labels = one_of([label.name for label in scheme.labels])
         if scheme.has_free_response:
-            return {"anyOf": [labels, {"type": "string", "pattern": f"^{OTHER}", "maxLength": 507}]}
+            return {"anyOf": [labels, OTHER_SCHEMA]}
         return labels
 
     def keys(self, scheme):
@@ -52,6 +61,5 @@ class RadioType(SchemeType):
         labels = [{"name": name, "key_value": str(scheme.get(f"{name}_key", default)),
                    **({"description": str(scheme[f"{name}_label"])} if scheme.get(f"{name}_label") else {})}
                   for name, default in (("accept", "a"), ("reject", "r"), ("skip", "s"))]
-        return ({"annotation_type": self.name, "name": scheme.get("name"),
-                 "description": str(scheme.get("description") or ""), "labels": labels, "horizontal": True},
+        return ({"labels": labels, "horizontal": True},
                 "a triage (accept, reject, skip), run as a radio scheme on the same keys")

@@ -47,8 +47,7 @@ class SliderType(SchemeType):
         precision = scheme.get("precision", 1)
         step = 10 ** -precision if isinstance(precision, int) and 0 <= precision <= 4 else 1
         description = str(scheme.get("description") or scheme.get("name", ""))
-        return ({"annotation_type": self.name, "name": scheme.get("name"),
-                 "description": f"{description} ({ends})" if ends else description,
+        return ({**({"description": f"{description} ({ends})"} if ends else {}),
                  "min_value": scheme.get("min_value", 0), "max_value": scheme.get("max_value", 100), "step": step},
                 f"a visual analogue scale, run as a slider on steps of {step:g}"
                 + (f", its ends ({ends}) in its question" if ends else ""))

@@ -193,7 +193,5 @@ class TextType(SchemeType):
     def potato_alias(self, scheme, importer):
         # Potato's text_edit: a box that starts as the item's text (or source_field) for the annotator to edit.
         source = str(scheme.get("source_field") or importer.text_key)
-        return ({"annotation_type": self.name, "name": scheme.get("name"),
-                 "description": str(scheme.get("description") or ""), "textarea": True,
-                 "prefill_key": "text" if source == importer.text_key else source},
+        return ({"textarea": True, "prefill_key": "text" if source == importer.text_key else source},
                 "a text to edit, run as a text box that starts as it (no live diff or reset button)")
