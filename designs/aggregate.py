@@ -140,10 +140,7 @@ class SchemeAccumulator:
         if method == "none":
             return values
         if method in ("mean", "median"):
-            numbers = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-            if not numbers:
-                return None
-            return round(statistics.fmean(numbers) if method == "mean" else statistics.median(numbers), 4)
+            return central(values, statistics.fmean if method == "mean" else statistics.median)
         if method == "threshold":
             outcome = "pending" if rule.min_answers and len(values) < rule.min_answers else threshold(values, rule)
             self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
@@ -187,6 +184,16 @@ class SchemeAccumulator:
         elif self.method == "counting":
             found.scores = _best_worst(self.best, self.worst, self.shown)
         return found
+
+
+def central(values: list[Any], average: Callable[[list[float]], float]) -> Any:
+    """The mean or median of numbers; of answers that are numbers by name (a range's ends, points per label),
+    each name's, a name an answer leaves out counting as 0 there (a label given no points)."""
+    if values and all(isinstance(value, dict) for value in values):
+        names = list(dict.fromkeys(name for value in values for name in value))
+        return {name: central([value.get(name, 0) for value in values], average) for name in names}
+    numbers = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return round(average(numbers), 4) if numbers else None
 
 
 # --- agreement ---------------------------------------------------------------------------------------

@@ -196,37 +196,36 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
     """The answers as Potato 2's jsonl and csv exporters write them (annotations.jsonl, annotations.csv): a record
     per annotator and item, {instance_id, user_id, labels: {scheme: {input: value}}, spans: {scheme: [...]}, links},
     each scheme's answer in Potato's own form (designs.schemes' potato_answer); the csv has a column per scheme and
-    input (scheme.input) and per span scheme (scheme._spans), in the order they first appear. Streamed: the csv is
-    read back from the jsonl, so memory stays flat."""
+    input (scheme.input), per span scheme (scheme._spans) and per score Potato adds (a cloze's), in the order they
+    first appear. Streamed: the csv's rows wait in a file of their own until its columns are known, so memory stays
+    flat."""
     folder.mkdir()
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
-    lines, table = folder / "annotations.jsonl", folder / "annotations.csv"
+    lines, table, waiting = folder / "annotations.jsonl", folder / "annotations.csv", folder / "rows.jsonl"
     columns: dict[str, None] = dict.fromkeys(["instance_id", "user_id"])
-    with lines.open("w", encoding="utf-8") as out:
+    with lines.open("w", encoding="utf-8") as out, waiting.open("w", encoding="utf-8") as rows:
         for _, worker, _, found, _, answer in worked_items(batch):
             record: dict[str, Any] = {"instance_id": found.id, "user_id": worker, "labels": {}, "spans": {},
                                       "links": {}}
-            for name, value in answer.items():
-                if name not in schemes or value is None:
-                    continue  # an answer to a scheme the design no longer has is not Potato's to write
-                written = SCHEME_TYPES.of(schemes[name]).potato_answer(schemes[name], value, found)
+            row: dict[str, Any] = {"instance_id": found.id, "user_id": worker}
+            for name, scheme in schemes.items():
+                kind, value = SCHEME_TYPES.of(scheme), answer.get(name)
+                written = kind.potato_answer(scheme, value, found) if value is not None else {}
                 if written.get("labels"):
                     record["labels"][name] = written["labels"]
-                    columns.update((f"{name}.{key}", None) for key in written["labels"])
+                    row.update((f"{name}.{key}", text) for key, text in written["labels"].items())
                 if written.get("spans"):
                     record["spans"][name] = written["spans"]
-                    columns[f"{name}._spans"] = None
+                    row[f"{name}._spans"] = json.dumps(written["spans"])
+                row.update((f"{name}.{key}", score) for key, score in kind.potato_scores(scheme, value, found).items())
+            columns.update(dict.fromkeys(row))
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    with lines.open(encoding="utf-8") as records, table.open("w", newline="", encoding="utf-8") as out:
+            rows.write(json.dumps(row, ensure_ascii=False) + "\n")
+    with waiting.open(encoding="utf-8") as rows, table.open("w", newline="", encoding="utf-8") as out:
         writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
         writer.writeheader()
-        for line in records:
-            record = json.loads(line)
-            row = {"instance_id": record["instance_id"], "user_id": record["user_id"]}
-            row.update((f"{name}.{key}", value) for name, labels in record["labels"].items()
-                       for key, value in labels.items())
-            row.update((f"{name}._spans", json.dumps(spans)) for name, spans in record["spans"].items())
-            writer.writerow(row)
+        writer.writerows(map(json.loads, rows))
+    waiting.unlink()
     return [lines, table]
 
 

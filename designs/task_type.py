@@ -27,8 +27,7 @@ from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context,
 HIT_PAGE_SECONDS = 24 * 3600
 RENDERING = hashlib.sha256(b"".join(
     path.read_bytes() for path in [*sorted((Path(__file__).parent / "templates" / "designs").rglob("*.html")),
-                                   Path(__file__).parent / "static" / "designs" / "design.js",
-                                   Path(__file__).parent / "static" / "designs" / "spans.js"]
+                                   *sorted((Path(__file__).parent / "static" / "designs").glob("*.js"))]
 )).hexdigest()[:12]
 
 
@@ -182,7 +181,7 @@ class DesignTask(TaskType):
         if page is None:
             context = self.page_context(hit.ordered_items())
             page = {"task_html": render_to_string("designs/_task.html", context), "item_count": len(context["items"]),
-                    "spans": context["spans"],
+                    "scripts": context["scripts"],
                     "task_title": context["task_title"], "item_noun": context["item_noun"]}
             cache.set(key, page, timeout=HIT_PAGE_SECONDS)
         return page
@@ -231,9 +230,10 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
                                  "showWhen": entry["logic"], "page": entry["type"].page}
                 for entry in shown_schemes}
-    # The span widget's script (designs/spans.js) goes only on pages with a span scheme: MTurk's 64 KB.
+    # A widget's own script (the span widget's designs/spans.js) goes only on pages that ask its type: MTurk's 64 KB.
+    scripts = list(dict.fromkeys(entry["type"].script for entry in shown_schemes if entry["type"].script))
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
-            "spans": any(row["words"] for row in rows),
+            "scripts": scripts,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
 

@@ -12,13 +12,16 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     multiselect,
     likert,
     slider,
+    range_slider,
     number,
     text,
     span,
     pairwise,
     bws,
     multirate,
+    constant_sum,
     ranking,
+    cloze,
     pure_display,
 )
 from designs.schemes.base import SCHEME_TYPES, AnswerProblem, Fields, Record, SchemeType, scheme_type

@@ -184,6 +184,10 @@ class Fields:
         value = self.raw.get(f"{self.prefix}-{part}" if part else self.prefix)
         return "" if value is None else str(value).strip()
 
+    def part(self, part: str) -> Fields:
+        """The fields of one part ("<prefix>-<part>") as a scheme's own, to read with the same helpers."""
+        return Fields(self.raw, f"{self.prefix}-{part}")
+
 
 WIDGETS = Path(__file__).resolve().parent.parent / "templates" / "designs" / "widgets"
 LEVELS = ("nominal", "ordinal", "interval", None)
@@ -220,11 +224,15 @@ class SchemeType:
     # Label Studio's control tags it stands for (the Label Studio import reads them).
     labelstudio_tags: ClassVar[tuple[str, ...]] = ()
     # How the page's script (design.js) treats its widget, set on the widget's element as data attributes:
-    # `value` how its answer is read ("checked": the ticked labels, "spans", "every": one pick per row, "texts";
-    # none: the one input), `badges` a key shown beside each choice, `keyAction` what a key does ("mark" a span,
-    # "toggle" a box; none: pick), `asks` "0" when it asks nothing,
-    # `distinct` "1" when its picks (best and worst) must differ.
+    # `value` how its answer is read ("checked": the ticked labels, "spans", "every": one pick per row, "texts":
+    # its inputs' values, answered when any is filled; none: the one input), `badges` a key shown beside each
+    # choice, `keyAction` what a key does ("mark" a span, "toggle" a box; none: pick), `asks` "0" when it asks
+    # nothing, `distinct` "1" when its picks (best and worst) must differ. A widget's own script marks the widget
+    # `data-invalid` while its answer cannot be sent (points not all shared), which keeps the item open.
     page: ClassVar[dict[str, str]] = {}
+    # The script its widget needs beside design.js (a static path), put only on pages that ask the type, so that
+    # an MTurk question (64 KB, scripts inlined) carries only what it uses.
+    script: ClassVar[str] = ""
 
     @property
     def widget(self) -> str:
@@ -292,6 +300,11 @@ class SchemeType:
             # A free response is Potato's free_response input; a picked label is stored under its own name.
             labels["free_response" if text.startswith(OTHER) else text] = text.removeprefix(OTHER)
         return {"labels": labels}
+
+    def potato_scores(self, scheme: Any, value: Any, record: Any) -> dict[str, int]:
+        """The score columns Potato's csv export adds for the scheme on every record, answered (`value`) or not
+        (None): a cloze's blanks right against their keys. None for most types."""
+        return {}
 
     def card_labels(self, scheme: Any) -> str:
         """What the dataset card's labels column says of the scheme."""

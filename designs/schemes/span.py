@@ -42,6 +42,7 @@ class SpanType(SchemeType):
     potato_keys = ("labels", "sequential_key_binding", "allow_overlap")
     potato_humanizes = True
     page = {"value": "spans", "keyAction": "mark"}
+    script = "designs/spans.js"
     level = "nominal"  # per character: which label marks it ("" for none)
 
     def answer_schema(self, scheme):

@@ -105,3 +105,38 @@ def test_best_worst_sets_drawn_by_bws_config_save_what_potato_saves(chromium, li
     page.keyboard.press("2")  # best: B
     page.keyboard.press("q")  # worst: A
     _submit_and_compare(page, context, live_server, batch, "headlines", tmp_path / "export")
+
+
+def test_range_constant_sum_soft_label_and_cloze_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's range slider is dragged there and set by keys here (two sliders, each a keyboard reaches); its
+    soft label's sliders move each other by the same rule, key press by key press."""
+    batch, context, page = _start("budgets", chromium, live_server, capsys)
+    first, second = page.locator(".task-item").nth(0), page.locator(".task-item").nth(1)
+    low, high = first.locator("[data-scheme=plausible] input[type=range]").all()
+    low.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    high.focus()
+    for _ in range(8):
+        page.keyboard.press("ArrowLeft")
+    assert first.locator("[data-scheme=plausible] output").all_inner_texts() == ["20", "60"]
+    for box, points in zip(first.locator("[data-scheme=blame] input[type=number]").all(), "631", strict=True):
+        box.fill(points)
+    assert first.locator("[data-scheme=blame] .points-status").inner_text() == "Shared out: 10 of 10 · left: 0"
+    stance = first.locator("[data-scheme=stance] input[type=range]")
+    stance.first.focus()
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    assert [slider.input_value() for slider in stance.all()] == ["40", "30", "30"]  # as Potato's moved
+    blanks = first.locator("[data-scheme=fill] input")
+    blanks.nth(0).fill("kitten")
+    blanks.nth(1).fill("rug")
+    page.mouse.wheel(0, 400)
+    screenshot(page, "potato-budgets", full_page=False)
+    page.get_by_role("button", name="Next →").click()
+    second.locator("[data-scheme=blame] input[type=number]").first.fill("10")
+    second.locator("[data-scheme=stance] input[type=range]").nth(2).focus()
+    page.keyboard.press("End")
+    second.locator("[data-scheme=fill] input").nth(0).fill("Dog")
+    second.locator("[data-scheme=fill] input").nth(1).fill("mat")
+    _submit_and_compare(page, context, live_server, batch, "budgets", tmp_path / "export")

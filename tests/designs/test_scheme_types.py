@@ -43,7 +43,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 13
+    assert len(TYPE_NAMES) == 16
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -54,8 +54,9 @@ def test_a_type_s_name_is_written_only_in_its_own_module():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and node.value in TYPE_NAMES and node.value != module:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
-    # "text" and "number" are also ordinary words of other things (an item's text field, a version's number).
-    found = [place for place in found if not place.endswith(("'text'", "'number'"))]
+    # "text", "number" and "slider" are also ordinary words of other things (an item's text field, a version's number,
+    # a constant sum's input_type: boxes or sliders).
+    found = [place for place in found if not place.endswith(("'text'", "'number'", "'slider'"))]
     assert found == []
 
 
@@ -97,6 +98,9 @@ def _forms(scheme, record):
     yield {"a": json.dumps([[3, 9, labels[0]]])}
     yield {"a": json.dumps(list(reversed(labels)))}
     yield {"a": "A statement of twelve words or so, as a person writes it here."}
+    yield {"a-low": "2", "a-high": "10"}
+    yield {"a-1": str(getattr(scheme, "total_points", 100))}
+    yield {"a-1": "would", "a-2": "changed"}
 
 
 def test_adding_a_type_is_a_module_and_a_widget(tmp_path):

@@ -206,6 +206,7 @@
   }
   function done(item) {
     if (!schemesOf(item).map(textOk).every(Boolean) || !schemesOf(item).map(distinctOk).every(Boolean)) return false;
+    if (schemesOf(item).some(s => !s.hidden && s.dataset.invalid)) return false;  // a widget's own script says so
     const shown = schemesOf(item).filter(s => !s.hidden && s.dataset.asks !== "0");
     const required = shown.filter(s => s.dataset.required === "true");
     if (required.length) return required.every(s => !empty(value(s)));
@@ -260,7 +261,7 @@
 
   form.addEventListener("change", event => changed(event.target));
   form.addEventListener("input", event => {
-    if (event.target.type === "range") {
+    if (event.target.type === "range" && !event.target.closest(".points")) {  // a group's: designs/points.js
       const hidden = form.querySelector(`[name="${CSS.escape(event.target.dataset.sets)}"]`);
       hidden.value = event.target.value;
       event.target.parentElement.querySelector("output").textContent = event.target.value;
@@ -275,6 +276,8 @@
   // --- spans: designs/spans.js, on the pages that have a span scheme -----------------------------------
   const spans = window.crowdsetSpans ? window.crowdsetSpans({form, items, changed})
     : {texts: new Map(), widgets: new Map()};
+  // --- numbers that hold each other (a range, points shared out): designs/points.js, where a page has them ----
+  const points = window.crowdsetPoints ? window.crowdsetPoints({form, changed}) : {restore() {}};
 
   // --- ranking: the rows moved with their buttons; the order is the answer once moved or kept -------------
   function rankings(root) {
@@ -375,7 +378,8 @@
   task.restore();
   spans.texts.forEach(text => text.render());
   rankingWidgets.forEach(widget => widget.restore());
-  form.querySelectorAll("input[type=range]").forEach(range => {
+  points.restore();
+  form.querySelectorAll("input[type=range]:not(.points input)").forEach(range => {
     const hidden = form.querySelector(`[name="${CSS.escape(range.dataset.sets)}"]`);
     if (hidden.value) { range.value = hidden.value; range.parentElement.querySelector("output").textContent = hidden.value; }
   });

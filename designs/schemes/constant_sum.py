@@ -1,0 +1,109 @@
+"""constant_sum: a fixed number of points shared out over the scheme's labels (Potato's constant_sum; its
+soft_label, a distribution over labels, is one with sliders that start evenly spread). Each label's points are
+"<prefix>-<label number>"; designs/points.js keeps the share within the total as the annotator types or slides."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from designs.schemes.base import (
+    AnswerProblem,
+    LabelledScheme,
+    SchemeType,
+    number,
+    potato_text,
+    scheme_type,
+)
+
+
+class ConstantSum(LabelledScheme):
+    """Points shared out over the labels, all of them: a label's points say how much of it there is."""
+
+    annotation_type: Literal["constant_sum"]
+    total_points: int = Field(100, ge=1, le=10_000, description="the points to share out, every one of them")
+    min_per_item: int = Field(0, ge=0, description="the fewest points a label may get")
+    input_type: Literal["number", "slider"] = Field("number", description="a box to type each label's points "
+                                                                          "in, or a slider")
+    spread: bool = Field(False, description="sliders start evenly spread, and moving one moves the others in "
+                                            "proportion so the total holds (Potato's soft_label)")
+
+    @model_validator(mode="after")
+    def _room(self) -> ConstantSum:
+        if self.min_per_item * len(self.labels) > self.total_points:
+            raise ValueError(f"min_per_item {self.min_per_item} for {len(self.labels)} labels is more than "
+                             f"total_points {self.total_points}")
+        if self.spread and self.input_type != "slider":
+            raise ValueError("spread needs input_type: slider")
+        return self
+
+
+@scheme_type
+class ConstantSumType(SchemeType):
+    name = "constant_sum"
+    settings = ConstantSum
+    aggregators = ("mean", "median", "none")
+    potato_keys = ("labels", "total_points", "min_per_item", "input_type")
+    potato_aliases = ("soft_label",)
+    level = "interval"  # per label: its points
+    page = {"value": "texts"}
+    script = "designs/points.js"
+
+    def read(self, scheme, fields, record):
+        given = {}
+        for place, label in enumerate(scheme.labels, 1):
+            text = fields.get(str(place))
+            if not text:
+                continue
+            points = number(text, f"{label.name}'s points")
+            if points != int(points) or not scheme.min_per_item <= points <= scheme.total_points:
+                raise AnswerProblem(f"{label.name}: give a whole number of points from {scheme.min_per_item} to "
+                                    f"{scheme.total_points}")
+            given[label.name] = int(points)
+        if not given:
+            return None
+        shared = sum(given.values())
+        if shared != scheme.total_points:
+            left = scheme.total_points - shared
+            raise AnswerProblem(f"share out all {scheme.total_points} points: "
+                                + (f"{left} are left" if left > 0 else f"{-left} too many are given"))
+        return given
+
+    def answer_schema(self, scheme):
+        points = {"type": "integer", "minimum": scheme.min_per_item, "maximum": scheme.total_points}
+        # A label left empty has no points; the points given add up to total_points (read checks it).
+        return {"type": "object", "properties": {label.name: points for label in scheme.labels},
+                "additionalProperties": False, "minProperties": 1}
+
+    def units(self, scheme, value, text=""):
+        # Agreement per label: its points (a label left empty has none).
+        return {label.name: value.get(label.name, 0) for label in scheme.labels}
+
+    def start(self, scheme) -> list[int]:
+        """Where each label's slider starts: evenly spread (the first labels take what does not divide), or at
+        the least a label may get."""
+        if not scheme.spread:
+            return [scheme.min_per_item] * len(scheme.labels)
+        share, rest = divmod(scheme.total_points, len(scheme.labels))
+        return [share + (place < rest) for place in range(len(scheme.labels))]
+
+    def widget_context(self, scheme, record, field, keys):
+        starts = zip(scheme.labels, self.start(scheme), strict=True)
+        return {"shares": [{"label": label, "place": place, "start": start}
+                           for place, (label, start) in enumerate(starts, 1)]}
+
+    def potato_answer(self, scheme, value, record):
+        return {"labels": {name: potato_text(points) for name, points in value.items()}}
+
+    def potato_alias(self, scheme, importer):
+        # A soft label: a distribution over the labels, in points of `total`, its sliders rebalancing each other.
+        total = scheme.get("total", 100)
+        return ({"labels": scheme.get("labels"), "total_points": total, "min_per_item": scheme.get("min_per_label", 0),
+                 "input_type": "slider", "spread": True},
+                f"a soft label, run as {total} points shared out over its labels on sliders that start evenly "
+                f"spread and move each other (as Potato's do)"
+                + ("; its distribution chart is not drawn" if scheme.get("show_distribution_chart", True) else ""))
+
+    def card_labels(self, scheme):
+        return f"{scheme.total_points} points over " + ", ".join(label.name for label in scheme.labels)
