@@ -31,6 +31,12 @@ def read_item(design: Design, record: Record, raw: Mapping[str, Any], item_key: 
             raise AnswerProblem(f"{scheme.description or scheme.name}: {problem}") from None
         if value is not None:
             answers[scheme.name] = value
+    for _, scheme in asked:
+        if scheme.name in answers:
+            try:
+                SCHEME_TYPES.of(scheme).check_answers(scheme, answers[scheme.name], answers)
+            except AnswerProblem as problem:
+                raise AnswerProblem(f"{scheme.description or scheme.name}: {problem}") from None
     missing = []
     for _, scheme in asked:
         if not visible(scheme, answers):

@@ -194,11 +194,12 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
 
 def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
     """The answers as Potato 2's jsonl and csv exporters write them (annotations.jsonl, annotations.csv): a record
-    per annotator and item, {instance_id, user_id, labels: {scheme: {input: value}}, spans: {scheme: [...]}, links},
-    each scheme's answer in Potato's own form (designs.schemes' potato_answer); the csv has a column per scheme and
-    input (scheme.input), per span scheme (scheme._spans) and per score Potato adds (a cloze's), in the order they
-    first appear. Streamed: the csv's rows wait in a file of their own until its columns are known, so memory stays
-    flat."""
+    per annotator and item, {instance_id, user_id, labels: {scheme: {input: value}}, spans: {scheme: [...]}, links:
+    {scheme: [...]}}, each scheme's answer in Potato's own form (designs.schemes' potato_answer; Potato's own
+    exporter leaves links empty, ours writes them as Potato stores them); the csv has a column per scheme and input
+    (scheme.input), per span or link scheme (scheme._spans, scheme._links) and per score Potato adds (a cloze's), in
+    the order they first appear. Streamed: the csv's rows wait in a file of their own until its columns are known, so
+    memory stays flat."""
     folder.mkdir()
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     lines, table, waiting = folder / "annotations.jsonl", folder / "annotations.csv", folder / "rows.jsonl"
@@ -214,9 +215,10 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
                 if written.get("labels"):
                     record["labels"][name] = written["labels"]
                     row.update((f"{name}.{key}", text) for key, text in written["labels"].items())
-                if written.get("spans"):
-                    record["spans"][name] = written["spans"]
-                    row[f"{name}._spans"] = json.dumps(written["spans"])
+                for part in ("spans", "links"):
+                    if written.get(part):
+                        record[part][name] = written[part]
+                        row[f"{name}._{part}"] = json.dumps(written[part])
                 row.update((f"{name}.{key}", score) for key, score in kind.potato_scores(scheme, value, found).items())
             columns.update(dict.fromkeys(row))
             out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -214,6 +214,9 @@ class Design(Strict):
                 if condition.schema_ not in names:
                     problems.append((("annotation_schemes", index, "display_logic", "show_when", number, "schema"),
                                      _unknown_scheme(condition.schema_, names)))
+        problems += [(("annotation_schemes", index, *path), message)
+                     for index, scheme in enumerate(self.annotation_schemes)
+                     for path, message in SCHEME_TYPES.of(scheme).references(scheme, self)]
         problems += [(("annotation_schemes", index, "edit"), "an edit bound needs prefill_key, the item field "
                       "the answer starts as") for index, scheme in enumerate(self.annotation_schemes)
                      if getattr(scheme, "edit", None) is not None and not getattr(scheme, "prefill_key", None)]

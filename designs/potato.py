@@ -223,6 +223,7 @@ class _Translation:
         self.origin: dict[tuple, tuple] = {}  # our path -> the config's path it came from
         self.names: dict[str, str] = {}  # a Potato scheme name -> ours
         self.text_key = "text"
+        self.items: dict[str, Any] = {}
         self.ignored = [str(key) for key in raw if key in SERVER]
         self.warnings = [f"{key}: {CHANGES.get(str(key), 'not a key this importer knows; it is not used')}"
                          for key in raw if key not in READ and key not in SERVER]
@@ -273,7 +274,7 @@ class _Translation:
         if instructions:
             design["instructions"] = instructions
             self.origin[("instructions",)] = ("annotation_instructions",)
-        design["items"] = self._items()
+        design["items"] = self.items = self._items()
         # Potato's pairwise and bws schemes compare what the text key holds unless they name another field.
         self.text_key = design["items"].get("text_key", "text")
         schemes = raw.get("annotation_schemes")
@@ -406,6 +407,18 @@ class _Translation:
                           + (f"; {', '.join(map(repr, keys[:place] + keys[place + 1:]))} shown with it"
                              if len(keys) > 1 else "") + ", a dialogue or a trace one turn a line")
         return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:]}
+
+    def show_before(self, field: str) -> None:
+        """An item field shown before the item's text (a question a scheme asks of the text)."""
+        shown = self.items.setdefault("show", [])
+        if field != self.text_key and field not in shown:
+            shown.append(field)
+
+    def mark_field(self, field: str) -> None:
+        """`field` becomes the item's text, the one a span scheme marks; the text it was is shown before it."""
+        if field != self.text_key:
+            self.show_before(self.text_key)
+            self.items["text_key"] = self.text_key = field
 
     def _scheme(self, index: int, scheme: Any, ours: int) -> list[dict[str, Any]]:
         path = ("annotation_schemes", index)

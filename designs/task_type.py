@@ -230,8 +230,12 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
                                  "showWhen": entry["logic"], "page": entry["type"].page}
                 for entry in shown_schemes}
-    # A widget's own script (the span widget's designs/spans.js) goes only on pages that ask its type: MTurk's 64 KB.
-    scripts = list(dict.fromkeys(entry["type"].script for entry in shown_schemes if entry["type"].script))
+    # A widget's own scripts (the span widget's designs/spans.js), and the writing evidence's, go only on the pages
+    # that need them: MTurk's 64 KB.
+    scripts = list(dict.fromkeys(script for entry in shown_schemes
+                                 for script in entry["type"].scripts(entry["scheme"])))
+    if evidence:
+        scripts.append("designs/writing-evidence.js")
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
             "scripts": scripts,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,

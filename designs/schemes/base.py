@@ -221,6 +221,8 @@ class SchemeType:
     asked_once: ClassVar[bool] = False
     # It stores an answer (pure display text does not).
     answers: ClassVar[bool] = True
+    # Its answers are spans of the item's text, which other schemes (links) may name.
+    marks_text: ClassVar[bool] = False
     # Label Studio's control tags it stands for (the Label Studio import reads them).
     labelstudio_tags: ClassVar[tuple[str, ...]] = ()
     # How the page's script (design.js) treats its widget, set on the widget's element as data attributes:
@@ -231,7 +233,7 @@ class SchemeType:
     # `data-invalid` while its answer cannot be sent (points not all shared), which keeps the item open.
     page: ClassVar[dict[str, str]] = {}
     # The script its widget needs beside design.js (a static path), put only on pages that ask the type, so that
-    # an MTurk question (64 KB, scripts inlined) carries only what it uses.
+    # an MTurk question (64 KB, scripts inlined) carries only what it uses; `scripts` adds what a setting needs.
     script: ClassVar[str] = ""
 
     @property
@@ -259,6 +261,14 @@ class SchemeType:
             return str(problem)
         return None
 
+    def references(self, scheme: Any, design: Any) -> list[tuple[tuple, str]]:
+        """Names in the scheme that point nowhere in `design` (the scheme whose spans it links): (its key's path
+        under the scheme, what is wrong) for each."""
+        return []
+
+    def check_answers(self, scheme: Any, value: Any, answers: dict[str, Any]) -> None:
+        """AnswerProblem when `value` does not fit the item's other answers (a link naming a span not marked)."""
+
     def answer_schema(self, scheme: Any) -> dict[str, Any]:
         """The JSON Schema an answer of `scheme` fits (what `read` returns, and what an export row's value is)."""
         raise NotImplementedError
@@ -283,6 +293,10 @@ class SchemeType:
     def points(self, scheme: Any) -> list[int]:
         """The points of a scale the widget draws (none for a type without one)."""
         return []
+
+    def scripts(self, scheme: Any) -> list[str]:
+        """The scripts a page asking `scheme` needs beside design.js: the type's `script`, and any its settings add."""
+        return [self.script] if self.script else []
 
     def widget_context(self, scheme: Any, record: Record, field: str, keys: dict[str, str]) -> dict[str, Any]:
         """What the widget needs of one item beyond its field (the words to mark, the boxes and their rules);

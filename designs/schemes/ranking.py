@@ -23,6 +23,7 @@ class RankingType(SchemeType):
     potato_keys = ("labels",)
     potato_humanizes = True
     page = {"value": "order"}
+    script = "designs/ranking.js"
     level = "ordinal"  # per label: its place
 
     def read(self, scheme, fields, record):

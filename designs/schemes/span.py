@@ -4,14 +4,34 @@
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Literal
 
 from pydantic import Field, model_validator
 
 from core import spans
-from designs.schemes.base import AnswerProblem, LabelledScheme, SchemeType, one_of, read_json, scheme_type
+from designs.schemes.base import (
+    NAME,
+    AnswerProblem,
+    LabelledScheme,
+    SchemeType,
+    Strict,
+    one_of,
+    read_json,
+    scheme_type,
+)
 
 MAX_SPANS = 50
+NOTHING = "none"  # the form's value when the annotator answered that there is nothing to mark
+EXTRAS = "designs/span-extras.js"  # the span widget's picks, its nothing button and links between spans
+
+
+class SpanAttribute(Strict):
+    """One more pick asked of every span marked (an error's severity; Label Studio's perRegion choices)."""
+
+    name: str = Field(pattern=NAME, description="the key it is stored under in each span")
+    description: str = Field("", description="the question, shown beside each span")
+    labels: list[str] = Field(min_length=2, description="the picks; every span gets one")
 
 
 class Span(LabelledScheme):
@@ -24,6 +44,10 @@ class Span(LabelledScheme):
     unit: Literal["words", "characters"] = Field(
         "words", description="what a mark covers: whole words (a mark ends before a comma), or the characters "
                              "selected, as Potato marks them")
+    attribute: SpanAttribute | None = Field(None, description="a pick asked of every span (an error's severity)")
+    nothing: str | None = Field(None, max_length=60, description="a button answering that there is nothing to "
+                                                                 "mark, named so (an extractive answer's "
+                                                                 "\"Unanswerable\"): the answer is no spans")
 
     @model_validator(mode="after")
     def _known_required(self) -> Span:
@@ -41,38 +65,52 @@ class SpanType(SchemeType):
     aggregators = ("spans", "none")
     potato_keys = ("labels", "sequential_key_binding", "allow_overlap")
     potato_humanizes = True
+    potato_aliases = ("error_span", "extractive_qa")
     page = {"value": "spans", "keyAction": "mark"}
     script = "designs/spans.js"
+    marks_text = True
     level = "nominal"  # per character: which label marks it ("" for none)
 
     def answer_schema(self, scheme):
+        properties = {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 1},
+                      "label": one_of([label.name for label in scheme.labels]), "text": {"type": "string"}}
+        if scheme.attribute:
+            properties[scheme.attribute.name] = one_of(scheme.attribute.labels)
         return {"type": "array", "maxItems": MAX_SPANS, "items": {
-            "type": "object", "required": ["start", "end", "label", "text"], "additionalProperties": False,
-            "properties": {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 1},
-                           "label": one_of([label.name for label in scheme.labels]), "text": {"type": "string"}}}}
+            "type": "object", "required": list(properties), "additionalProperties": False, "properties": properties}}
 
     def read(self, scheme, fields, record):
+        if scheme.nothing and fields.get() == NOTHING:
+            return []  # answered: nothing to mark
         marked = read_json(fields, "spans", "mark them again")
         if marked is None:
             return None
         if not isinstance(marked, list) or len(marked) > MAX_SPANS:
             raise AnswerProblem(f"expected a list of at most {MAX_SPANS} spans")
         labels = [label.name for label in scheme.labels]
-        spans = sorted(self._span(entry, record.text, labels) for entry in marked)
-        self._check_set(scheme, spans)
-        return [{"start": start, "end": end, "label": label, "text": record.text[start:end]}
-                for start, end, label in spans]
+        spans = sorted(self._span(entry, record.text, labels, scheme.attribute) for entry in marked)
+        self._check_set(scheme, [span[:3] for span in spans])
+        return [{"start": start, "end": end, "label": label, "text": record.text[start:end],
+                 **({scheme.attribute.name: picked[0]} if scheme.attribute else {})}
+                for start, end, label, *picked in spans]
 
-    def _span(self, entry, text, labels):
-        if not (isinstance(entry, list) and len(entry) == 3 and all(isinstance(n, int) and not isinstance(n, bool)
-                                                                    for n in entry[:2])):
+    def _span(self, entry, text, labels, attribute):
+        size = 4 if attribute else 3
+        if not (isinstance(entry, list) and len(entry) in (3, size) and all(
+                isinstance(n, int) and not isinstance(n, bool) for n in entry[:2])):
             raise AnswerProblem(f"{str(entry)[:40]} is not a span [start, end, label]")
-        start, end, label = entry
+        start, end, label = entry[:3]
         if not 0 <= start < end <= len(text):
             raise AnswerProblem(f"the span {start}:{end} is outside the text (0:{len(text)})")
         if label not in labels:
             raise AnswerProblem(f"{str(label)[:40]!r} is not one of the span labels ({', '.join(labels)})")
-        return start, end, label
+        if not attribute:
+            return start, end, label
+        picked = entry[3] if len(entry) == 4 else ""
+        if picked not in attribute.labels:
+            raise AnswerProblem(f"pick the {attribute.description or attribute.name} of the {label} "
+                                f"\"{text[start:end][:40]}\" ({', '.join(attribute.labels)})")
+        return start, end, label, picked
 
     def _check_set(self, scheme, spans):
         found = [label for _, _, label in spans]
@@ -87,6 +125,44 @@ class SpanType(SchemeType):
             for (_, end, label), (next_start, _, other) in itertools.pairwise(spans):
                 if next_start < end:
                     raise AnswerProblem(f"the {label} and the {other} overlap; spans may not share characters")
+
+    def scripts(self, scheme):
+        return [self.script, *([EXTRAS] if scheme.attribute or scheme.nothing else [])]
+
+    def potato_alias(self, scheme, importer):
+        if scheme.get("annotation_type") == "error_span":
+            return self._errors(scheme, importer)
+        # An extractive answer: one span of the passage (or the item's text), the question shown before it.
+        question = str(scheme.get("question_field") or "question")
+        importer.show_before(question)
+        passage = scheme.get("passage_field")
+        if passage:
+            importer.mark_field(str(passage))
+        unanswerable = scheme.get("allow_unanswerable", True)
+        return ({"labels": [{"name": "answer", "description": "Answer"}], "one_per_label": True, "unit": "characters",
+                 **({"nothing": "Unanswerable"} if unanswerable else {})},
+                f"an extractive answer, run as one span labelled answer of {passage or 'the item text'!r}, the "
+                f"question ({question!r}) shown before it"
+                + (", an Unanswerable button answering no span" if unanswerable else "")
+                + "; written to Potato's export as a span")
+
+    def _errors(self, scheme, importer):
+        # Error spans with a severity each (MQM): every error type (or type: subtype) a label, the severity a pick
+        # asked of each span.
+        labels = []
+        for kind in scheme.get("error_types") or []:
+            name = str(kind.get("name", "")) if isinstance(kind, dict) else str(kind)
+            subtypes = kind.get("subtypes") if isinstance(kind, dict) else None
+            labels += [f"{name}: {sub}" for sub in subtypes] if subtypes else [name]
+        severities = [str(level.get("name", "")) if isinstance(level, dict) else str(level)
+                      for level in scheme.get("severities") or ["Minor", "Major", "Critical"]]
+        if scheme.get("source_field"):
+            importer.mark_field(str(scheme["source_field"]))
+        return ({"labels": labels, "unit": "characters",
+                 "attribute": {"name": "severity", "description": "severity", "labels": severities}},
+                "error spans, run as spans labelled by error type (type: subtype) with a severity picked for each"
+                + ("; its quality score is not shown" if scheme.get("show_score", True) else "")
+                + "; written to Potato's export as spans")
 
     def from_potato(self, converted, importer):
         converted.setdefault("unit", "characters")  # Potato marks the characters selected, not whole words
@@ -110,7 +186,8 @@ class SpanType(SchemeType):
         of its own (an antecedent ends before its comma), a CJK character is a word, and offsets count code points
         as the stored text does."""
         return {"words": [{"text": word.text, "start": word.start, "end": word.end + 1, "gap": word.gap}
-                          for word in spans.words(record.text)]}
+                          for word in spans.words(record.text)],
+                "attribute": json.dumps(scheme.attribute.model_dump()) if scheme.attribute else ""}
 
 
 def char_labels(text: str, marked) -> list[str]:

@@ -45,6 +45,7 @@
     if (reads === "checked") return inputs.filter(i => i.checked).map(i => i.dataset.label);
     if (reads === "spans") {
       const field = named(scheme, "")[0];
+      if (field.value === "none") return ["none"];  // answered: nothing to mark
       try { return JSON.parse(field.value || "[]").map(span => span[2]); } catch (error) { return []; }
     }
     if (reads === "every") {
@@ -228,37 +229,6 @@
     refresh();
     task.saveSoon();
   }
-  // Writing-behaviour evidence for the reviewer, when the design names the writing-evidence component
-  // (designs/evidence.py reads it): keys, pastes and pasted characters per box, when the box was first and last
-  // changed, and how often the page lost focus.
-  const evidenceField = document.getElementById("design-evidence");
-  const evidence = {lines: {}, blurs: 0};
-  function seen(target) {
-    if (!evidenceField || !target.classList || !target.classList.contains("text-input")) return null;
-    const line = evidence.lines[target.name] || (evidence.lines[target.name] = {keys: 0, pastes: 0, pasted: 0});
-    const now = Math.round(performance.now() - started);
-    if (line.first === undefined) line.first = now;
-    line.last = now;
-    return line;
-  }
-  const keep = () => { if (evidenceField) evidenceField.value = JSON.stringify(evidence); };
-  form.addEventListener("keydown", event => {
-    const line = seen(event.target);
-    // Keys that write: a shortcut (Ctrl+V, Cmd+A) is not typing.
-    if (line && !event.ctrlKey && !event.metaKey && (event.key.length === 1 || event.key === "Backspace")) {
-      line.keys += 1;
-      keep();
-    }
-  });
-  form.addEventListener("paste", event => {
-    const line = seen(event.target);
-    if (!line) return;
-    line.pastes += 1;
-    line.pasted += event.clipboardData ? event.clipboardData.getData("text").length : 0;
-    keep();
-  });
-  if (evidenceField) window.addEventListener("blur", () => { evidence.blurs += 1; keep(); });
-
   form.addEventListener("change", event => changed(event.target));
   form.addEventListener("input", event => {
     if (event.target.type === "range" && !event.target.closest(".points")) {  // a group's: designs/points.js
@@ -267,7 +237,6 @@
       event.target.parentElement.querySelector("output").textContent = event.target.value;
       changed(hidden);
     } else if (event.target.tagName === "TEXTAREA" || event.target.type === "text") {
-      if (seen(event.target)) keep();
       refresh();
       task.saveSoon();
     }
@@ -279,39 +248,8 @@
   // --- numbers that hold each other (a range, points shared out): designs/points.js, where a page has them ----
   const points = window.crowdsetPoints ? window.crowdsetPoints({form, changed}) : {restore() {}};
 
-  // --- ranking: the rows moved with their buttons; the order is the answer once moved or kept -------------
-  function rankings(root) {
-    const list = root.querySelector(".ranking-list");
-    const field = root.querySelector(".ranking-field");
-    const write = () => {
-      field.value = JSON.stringify([...list.children].map(row => row.dataset.label));
-      changed(field);
-    };
-    root.querySelectorAll(".ranking-row").forEach(row => {
-      row.querySelector(".rank-up").addEventListener("click", event => {
-        if (row.previousElementSibling) list.insertBefore(row, row.previousElementSibling);
-        write();
-        event.currentTarget.focus();
-      });
-      row.querySelector(".rank-down").addEventListener("click", event => {
-        if (row.nextElementSibling) list.insertBefore(row.nextElementSibling, row);
-        write();
-        event.currentTarget.focus();
-      });
-    });
-    root.querySelector(".rank-keep").addEventListener("click", write);
-    return {
-      restore() {  // a draft's order back on the page
-        let order = [];
-        try { order = JSON.parse(field.value || "[]"); } catch (error) { return; }
-        order.forEach(label => {
-          const row = [...list.children].find(r => r.dataset.label === label);
-          if (row) list.appendChild(row);
-        });
-      },
-    };
-  }
-  const rankingWidgets = [...form.querySelectorAll(".scheme-box.ranking")].map(rankings);
+  // --- ranking: designs/ranking.js, where a page has a ranking -----------------------------------------
+  const rankingWidgets = window.crowdsetRanking ? window.crowdsetRanking({form, changed}) : [];
 
   // --- keys ----------------------------------------------------------------------------------------
   function pressKey(key) {

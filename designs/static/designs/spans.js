@@ -12,6 +12,7 @@ window.crowdsetSpans = function ({form, items, changed}) {
       return {start, end: start + Array.from(tok.textContent).length};
     });
     const widgets = [];  // the item's span schemes, in the page's order
+    const links = [];  // the item's link schemes (span_link), whose spans are these
     const state = {anchor: null, cursor: null, dragging: false, open: false, range: null};
     const byCharacters = () => widgets.some(widget => widget.characters && !widget.scheme.hidden);
     function selected() {
@@ -66,6 +67,7 @@ window.crowdsetSpans = function ({form, items, changed}) {
       }
       root.replaceChildren(...pieces);
       widgets.forEach(widget => widget.list());
+      links.forEach(link => link.refresh());
     }
     function pickWord(w, extend) {
       // A second click (or tap: phones have no Shift and no drag) ends what the first began.
@@ -139,7 +141,8 @@ window.crowdsetSpans = function ({form, items, changed}) {
       widget.write(spans);
       return true;
     }
-    return {chars, widgets, render, mark};
+    const shown = span => `${span[2]}: “${chars.slice(span[0], span[1]).join("")}”`;
+    return {chars, widgets, links, render, mark, shown};
   }
   const spanTexts = new Map(items.filter(item => item.querySelector(".span-text"))
     .map(item => [item, spanText(item.querySelector(".span-text"))]));
@@ -159,7 +162,9 @@ window.crowdsetSpans = function ({form, items, changed}) {
         changed(field);
       },
       list() {
-        shown.replaceChildren(...widget.read().map((span, n) => {
+        if (extra && extra.listed()) return;  // answered: nothing to mark
+        const spans = widget.read();
+        shown.replaceChildren(...spans.map((span, n) => {
           const li = document.createElement("li");
           const name = document.createElement("strong");
           name.textContent = span[2] + ": ";
@@ -169,12 +174,15 @@ window.crowdsetSpans = function ({form, items, changed}) {
           remove.textContent = "Remove";
           remove.setAttribute("aria-label", "Remove " + span[2]);
           remove.addEventListener("click", () => { const kept = widget.read(); kept.splice(n, 1); widget.write(kept); });
-          li.append(name, text.chars.slice(span[0], span[1]).join(""), " ", remove);
+          li.append(name, text.chars.slice(span[0], span[1]).join(""), " ", ...(extra ? extra.picker(span, n) : []), remove);
           return li;
         }));
       },
       mark: label => text.mark(widget, label),
     };
+    // A pick asked of each span, or a button answering there is nothing to mark: designs/span-extras.js.
+    const extra = window.crowdsetSpanExtras && (root.dataset.attribute || root.querySelector(".span-nothing"))
+      ? window.crowdsetSpanExtras.widget({widget, root, field, shown, text, changed}) : null;
     text.widgets.push(widget);
     root.querySelectorAll(".span-label").forEach(button => button.addEventListener("click", () => {
       if (!widget.mark(button.dataset.label)) shown.setAttribute("data-hint", "select words first");
@@ -182,6 +190,9 @@ window.crowdsetSpans = function ({form, items, changed}) {
     return widget;
   }
   const spanWidgets = new Map([...form.querySelectorAll(".span-widget")].map(root => [root, spanWidget(root)]));
+
+  // Links between spans (span_link) and a pick asked of each span: designs/span-extras.js, where a page has them.
+  if (window.crowdsetSpanExtras) window.crowdsetSpanExtras.links({form, spanTexts, changed});
   spanTexts.forEach(text => text.render());
   return {texts: spanTexts, widgets: spanWidgets};
 };

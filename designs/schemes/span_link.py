@@ -1,0 +1,169 @@
+"""span_link: labelled links between two spans another span scheme of the item marked (Potato's span_link; its
+coreference runs as one: mentions linked as the same entity; Label Studio's Relations). The form field holds the links
+as JSON, [[type, [start, end, label], [start, end, label]], ...], which the page's link pickers write
+(span-extras.js); the server checks each against the spans marked in the same answer."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from designs.schemes.base import (
+    SCHEME_TYPES,
+    AnswerProblem,
+    SchemeBase,
+    SchemeType,
+    Strict,
+    one_of,
+    read_json,
+    scheme_type,
+)
+from designs.schemes.span import EXTRAS
+
+MAX_LINKS = 100
+
+
+class LinkType(Strict):
+    """One kind of link: its name, whether it has a direction, and which span labels may be at each end."""
+
+    name: str = Field(min_length=1, max_length=100)
+    directed: bool = Field(False, description="the link goes from its first span to its second")
+    allowed_source_labels: list[str] = Field(default_factory=list, description="span labels the first end may have "
+                                                                               "(any when empty)")
+    allowed_target_labels: list[str] = Field(default_factory=list, description="span labels the second end may "
+                                                                               "have (any when empty)")
+    max_spans: Literal[2] = Field(2, description="spans a link joins: two (Potato's n-ary links are not built)")
+    color: str | None = Field(None, description="Potato's; read and kept, not drawn")
+
+
+class SpanLink(SchemeBase):
+    """Links between two spans of another span scheme (span_schema), each of one of link_types."""
+
+    annotation_type: Literal["span_link"]
+    span_schema: str = Field(description="the span scheme whose spans are linked")
+    link_types: list[LinkType] = Field(min_length=1)
+    visual_display: dict[str, Any] | None = Field(None, description="Potato's arcs over the text; read and kept, "
+                                                                    "not drawn: links are listed under the pickers")
+
+    @field_validator("link_types", mode="after")
+    @classmethod
+    def _distinct_types(cls, types: list[LinkType]) -> list[LinkType]:
+        names = [kind.name for kind in types]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(f"two link_types have the name {repeated[0]!r}; each must be different")
+        return types
+
+
+def _end(entry: Any) -> tuple[int, int, str]:
+    if not (isinstance(entry, list) and len(entry) == 3 and all(isinstance(n, int) and not isinstance(n, bool)
+                                                                for n in entry[:2]) and isinstance(entry[2], str)):
+        raise AnswerProblem(f"{str(entry)[:40]} is not a span [start, end, label]")
+    return entry[0], entry[1], entry[2]
+
+
+def _key(link: dict[str, Any], directed: bool) -> tuple:
+    ends = [tuple(link[end].values()) for end in ("from", "to")]
+    return (link["type"], *(ends if directed else sorted(ends)))
+
+
+@scheme_type
+class SpanLinkType(SchemeType):
+    name = "span_link"
+    settings = SpanLink
+    aggregators = ("majority", "none")
+    potato_keys = ("span_schema", "link_types", "visual_display")
+    potato_aliases = ("coreference",)
+    level = None  # links are kept and combined, not compared: two annotators' spans seldom meet exactly
+    script = EXTRAS  # beside the span scheme's spans.js
+
+    def read(self, scheme, fields, record):
+        given = read_json(fields, "links", "link them again")
+        if given is None:
+            return None
+        if not isinstance(given, list) or len(given) > MAX_LINKS:
+            raise AnswerProblem(f"expected a list of at most {MAX_LINKS} links")
+        kinds = {kind.name: kind for kind in scheme.link_types}
+        links, seen = [], set()
+        for entry in given:
+            if not (isinstance(entry, list) and len(entry) == 3 and entry[0] in kinds):
+                raise AnswerProblem(f"{str(entry)[:40]} is not a link [type, span, span] of one of "
+                                    f"{', '.join(kinds)}")
+            kind = kinds[entry[0]]
+            ends = [_end(end) for end in entry[1:]]
+            for (start, end, _label) in ends:
+                if not 0 <= start < end <= len(record.text):
+                    raise AnswerProblem(f"the span {start}:{end} is outside the text (0:{len(record.text)})")
+            if ends[0] == ends[1]:
+                raise AnswerProblem(f"a {kind.name} link joins two different spans")
+            for label, allowed, side in ((ends[0][2], kind.allowed_source_labels, "first"),
+                                         (ends[1][2], kind.allowed_target_labels, "second")):
+                if allowed and label not in allowed:
+                    raise AnswerProblem(f"a {kind.name} link's {side} span is a {label}; it must be a "
+                                        f"{' or a '.join(allowed)}")
+            link = {"type": kind.name, **{name: {"start": start, "end": end, "label": label}
+                                          for name, (start, end, label) in zip(("from", "to"), ends, strict=True)}}
+            key = _key(link, kind.directed)
+            if key in seen:
+                raise AnswerProblem(f"the same {kind.name} link is given twice")
+            seen.add(key)
+            links.append(link)
+        return links
+
+    def check_answers(self, scheme, value, answers):
+        marked = {(span["start"], span["end"], span["label"]) for span in answers.get(scheme.span_schema) or []}
+        for link in value:
+            for end in ("from", "to"):
+                if tuple(link[end].values()) not in marked:
+                    raise AnswerProblem(f"a {link['type']} link names a span not marked in {scheme.span_schema} "
+                                        f"({link[end]['label']} at {link[end]['start']}:{link[end]['end']}); mark it "
+                                        f"or remove the link")
+
+    def references(self, scheme, design):
+        marking = [other for other in design.annotation_schemes if SCHEME_TYPES.of(other).marks_text]
+        spans = next((other for other in marking if other.name == scheme.span_schema), None)
+        if spans is None:
+            found = [other.name for other in marking]
+            return [(("span_schema",), f"names {scheme.span_schema!r}, which is not a span scheme of the design; "
+                                       f"its span schemes are {', '.join(found) or '(none)'}")]
+        labels = {label.name for label in spans.labels}
+        return [(("link_types", number, key), f"{label!r} is not a label of {spans.name} ({', '.join(sorted(labels))})")
+                for number, kind in enumerate(scheme.link_types)
+                for key in ("allowed_source_labels", "allowed_target_labels")
+                for label in getattr(kind, key) if label not in labels]
+
+    def answer_schema(self, scheme):
+        end = {"type": "object", "required": ["start", "end", "label"], "additionalProperties": False,
+               "properties": {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 1},
+                              "label": {"type": "string"}}}
+        return {"type": "array", "maxItems": MAX_LINKS, "items": {
+            "type": "object", "required": ["type", "from", "to"], "additionalProperties": False,
+            "properties": {"type": one_of([kind.name for kind in scheme.link_types]), "from": end, "to": end}}}
+
+    def combine(self, scheme, values):
+        """The links more than half the answers give (an undirected link either way round)."""
+        directed = {kind.name: kind.directed for kind in scheme.link_types}
+        counts = {}
+        for value in values:
+            for link in {_key(link, directed.get(link["type"], True)): link for link in value}.values():
+                counts.setdefault(_key(link, directed.get(link["type"], True)), []).append(link)
+        return [found[0] for found in counts.values() if len(found) * 2 > len(values)]
+
+    def potato_answer(self, scheme, value, record):
+        directed = {kind.name: kind.directed for kind in scheme.link_types}
+        return {"links": [{"id": f"{scheme.name}_{number}", "schema": scheme.name, "link_type": link["type"],
+                           "span_ids": [f"{scheme.span_schema}_{link[end]['label']}_{link[end]['start']}_"
+                                        f"{link[end]['end']}" for end in ("from", "to")],
+                           "direction": "directed" if directed[link["type"]] else "undirected", "properties": {}}
+                          for number, link in enumerate(value, 1)]}
+
+    def potato_alias(self, scheme, importer):
+        # Coreference chains: the mentions of one entity linked to each other, the chain being what is linked.
+        return ({"span_schema": scheme.get("span_schema", ""),
+                 "link_types": [{"name": "same entity", "directed": False}]},
+                "coreference chains, run as links between mentions (\"same entity\"): a chain is the mentions linked "
+                "together" + ("; its entity_types are not asked" if scheme.get("entity_types") else ""))
+
+    def card_labels(self, scheme):
+        return f"links ({', '.join(kind.name for kind in scheme.link_types)}) between spans of {scheme.span_schema}"
