@@ -24,7 +24,7 @@ from designs.task_type import record_of
 from hits.models import Assignment, Batch, Item
 from hits.selectors import answers_by_item
 
-FORMATS = ("csv", "jsonl", "parquet", "hf", "potato")
+FORMATS = ("csv", "jsonl", "parquet", "hf", "potato", "labelstudio")
 COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)  # a rejected assignment's answers are not data
 CHUNK = 2000  # rows read from the database at a time: what a report or an export holds, whatever the batch's size
 
@@ -175,6 +175,8 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
         written = labels.close() + answers.close()
         if "potato" in formats:
             written += potato_output(batch, design, temporary / "potato")
+        if "labelstudio" in formats:
+            written += labelstudio_output(batch, design, temporary / "labelstudio")
         agreement = agreement_of(report.results)
         if "hf" in formats:
             written += _hf_folder(temporary / "hf", design, temporary, labels.count, answers.count, agreement)
@@ -190,6 +192,30 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     return [out / path.relative_to(temporary) for path in written]
+
+
+def labelstudio_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
+    """The answers as a Label Studio project: config.xml (the design as a labeling config) and tasks.json (each item a
+    task with one annotation per annotator, in Label Studio's result shapes), which Label Studio imports with that
+    config; left-out.txt names the schemes Label Studio has no control for. Streamed, item by item."""
+    from designs.labelstudio import config_of, tasks_of
+
+    folder.mkdir()
+    config, to_name, left_out = config_of(design)
+    (folder / "config.xml").write_text(config, encoding="utf-8")
+    written = [folder / "config.xml"]
+    tasks = tasks_of(design, ((record, answers) for _, _, record, answers in item_answers(batch)), to_name)
+    with (folder / "tasks.json").open("w", encoding="utf-8") as out:
+        out.write("[")
+        for number, task in enumerate(tasks):
+            out.write(("," if number else "") + "\n" + json.dumps(task, ensure_ascii=False))
+        out.write("\n]\n")
+    written.append(folder / "tasks.json")
+    if left_out:
+        (folder / "left-out.txt").write_text(f"Label Studio has no control for these schemes; their answers are in "
+                                             f"answers.csv and answers.jsonl: {', '.join(left_out)}\n")
+        written.append(folder / "left-out.txt")
+    return written
 
 
 def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:

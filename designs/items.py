@@ -91,14 +91,18 @@ def _as_line(entry: Any) -> str:
 
 
 def read_records(data: bytes, *, name: str, settings: Items, format: str | None = None) -> list[Record]:
+    return _records(read_rows(data, name=name, format=format), name, settings)
+
+
+def read_rows(data: bytes, *, name: str, format: str | None = None) -> list[tuple[int, Any]]:
+    """The rows of a JSON array, JSON Lines, CSV or TSV file, each with the line it starts on (0 when unknown)."""
     text = decode_utf8(data, file=name, error=ItemsError)
     kind = format or name.rsplit(".", 1)[-1].lower()
     if kind not in FORMATS:
         raise ItemsError("cannot tell the format from the name; use .json, .jsonl, .csv or .tsv", file=name)
     if not text.strip():
         raise ItemsError("is empty; it needs at least one record", file=name)
-    rows = _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
-    return _records(rows, name, settings)
+    return _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
 
 
 def _json(text: str, name: str) -> list[tuple[int, Any]]:

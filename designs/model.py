@@ -161,7 +161,7 @@ class Split(Strict):
     seed: int = Field(0, description="the same seed gives the same split")
 
 
-ExportFormat = Literal["csv", "jsonl", "parquet", "hf", "potato", "semeval"]
+ExportFormat = Literal["csv", "jsonl", "parquet", "hf", "potato", "labelstudio", "semeval"]
 DEFAULT_FORMATS: tuple[ExportFormat, ...] = ("csv", "jsonl")
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -223,7 +224,8 @@ class SchemeType:
     answers: ClassVar[bool] = True
     # Its answers are spans of the item's text, which other schemes (links) may name.
     marks_text: ClassVar[bool] = False
-    # Label Studio's control tags it stands for (the Label Studio import reads them).
+    # Label Studio's control tags it stands for (designs.labelstudio reads them; `labelstudio_claims` decides between
+    # two types of one tag, a single and a multiple Choices).
     labelstudio_tags: ClassVar[tuple[str, ...]] = ()
     # How the page's script (design.js) treats its widget, set on the widget's element as data attributes:
     # `value` how its answer is read ("checked": the ticked labels, "spans", "every": one pick per row, "texts":
@@ -320,6 +322,31 @@ class SchemeType:
         (None): a cloze's blanks right against their keys. None for most types."""
         return {}
 
+    def labelstudio_claims(self, control: Any) -> bool:
+        """Whether this type runs a Label Studio control (designs.labelstudio.Tag) of one of its labelstudio_tags."""
+        return control.tag in self.labelstudio_tags
+
+    def from_labelstudio(self, control: Any, importer: Any) -> dict[str, Any]:
+        """A Label Studio control tag as this type's scheme keys (its name, question, requirement and visibility
+        are the importer's); ValueError says what cannot be carried over. `importer.ignore(control, attribute)`
+        names an attribute left behind."""
+        raise NotImplementedError(f"{self.name} runs no Label Studio tag")
+
+    def labelstudio_control(self, scheme: Any, to_name: str) -> str:
+        """The scheme as a Label Studio control tag (XML) on the object `to_name`, or "" when Label Studio has none
+        for it (its answers are then left out of that export)."""
+        return ""
+
+    def labelstudio_value(self, scheme: Any, value: Any) -> dict[str, Any]:
+        """An answer as a Label Studio result's value ({"choices": [...]}, {"rating": 4}); spans and links, which are
+        results of their own, say so in labelstudio_results."""
+        raise NotImplementedError(f"{self.name} has no Label Studio result")
+
+    def labelstudio_results(self, scheme: Any, value: Any, to_name: str, regions: dict[tuple, str]) -> list[dict]:
+        """An answer as Label Studio results (without their ids, from_name and to_name, which the export adds):
+        [{"type", "value"}], or for a span, one result a region, its id `regions` given to links."""
+        return [{"type": self.labelstudio_tags[0].lower(), "value": self.labelstudio_value(scheme, value)}]
+
     def card_labels(self, scheme: Any) -> str:
         """What the dataset card's labels column says of the scheme."""
         return ", ".join(label.name for label in getattr(scheme, "labels", []) or [])
@@ -348,6 +375,16 @@ def free_response(fields: Fields) -> str | None:
     """What the annotator wrote in a scheme's Other box, as stored (`other: …`, at most 500 characters), or None."""
     text = fields.get("free").strip()[:500]
     return f"{OTHER}{text}" if text else None
+
+
+def choices_control(scheme: Any, to_name: str, choice: str) -> str:
+    """A labelled scheme as Label Studio's Choices tag: its labels the choices, their keys the hotkeys."""
+    options = "".join(f"<Choice value={quoteattr(label.name)}"
+                      + (f" hotkey={quoteattr(label.key)}" if label.key else "")
+                      + (f" hint={quoteattr(label.tooltip)}" if label.tooltip else "") + "/>"
+                      for label in scheme.labels)
+    return (f"<Choices name={quoteattr(scheme.name)} toName={quoteattr(to_name)} choice=\"{choice}\""
+            + (' required="true"' if scheme.required else "") + f">{options}</Choices>")
 
 
 def potato_text(value: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
@@ -31,6 +32,7 @@ class LikertType(SchemeType):
     page = {"badges": "1"}  # a point's key beside it once the keys of another scheme move its own
     level = "ordinal"
     asked_once = True
+    labelstudio_tags = ("Rating",)
 
     def read(self, scheme, fields, record):
         value = fields.get()
@@ -53,6 +55,17 @@ class LikertType(SchemeType):
 
     def card_labels(self, scheme):
         return f"1-{scheme.size}"
+
+    def from_labelstudio(self, control, importer):
+        size = importer.integer(control, "maxRating", 5, 2, 11)
+        return {"size": size, "sequential_key_binding": True}
+
+    def labelstudio_control(self, scheme, to_name):
+        return (f"<Rating name={quoteattr(scheme.name)} toName={quoteattr(to_name)} maxRating=\"{scheme.size}\""
+                + (' required="true"' if scheme.required else "") + "/>")
+
+    def labelstudio_value(self, scheme, value):
+        return {"rating": value}
 
     def potato_alias(self, scheme, importer):
         # A confidence rating: a likert scale of scale_points, its ends its first and last labels.

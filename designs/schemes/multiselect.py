@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
@@ -12,10 +13,13 @@ from designs.schemes.base import (
     AnswerProblem,
     LabelledScheme,
     SchemeType,
+    choices_control,
     free_response,
     one_of,
     scheme_type,
 )
+
+PATH = " › "  # between the nodes of a taxonomy's path, in a box's name
 
 
 class Multiselect(LabelledScheme):
@@ -34,6 +38,7 @@ class MultiselectType(SchemeType):
     potato_keys = ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected")
     potato_aliases = ("hierarchical_multiselect",)
     potato_humanizes = True
+    labelstudio_tags = ("Choices", "Taxonomy")
     page = {"badges": "1", "value": "checked", "keyAction": "toggle"}
     asked_once = True
 
@@ -72,12 +77,43 @@ class MultiselectType(SchemeType):
     def keys(self, scheme):
         return scheme.keys()
 
+    def labelstudio_claims(self, control):
+        return control.tag == "Taxonomy" or (control.tag == "Choices" and control.attrs.get("choice") == "multiple")
+
+    def from_labelstudio(self, control, importer):
+        if control.tag == "Taxonomy":
+            # A taxonomy's nodes are boxes named by their paths, as Potato's hierarchical_multiselect runs here.
+            return {"labels": [PATH.join(path) for path in importer.tree(control)]}
+        return {"labels": importer.choices(control)}
+
+    def labelstudio_control(self, scheme, to_name):
+        if not _tree(scheme):
+            return choices_control(scheme, to_name, "multiple")
+        # Boxes named by paths are a taxonomy (Label Studio's, or Potato's hierarchical_multiselect): its tree again.
+        def nodes(above):
+            return "".join(f"<Choice value={quoteattr(path[-1])}>{nodes(path)}</Choice>" for path in _tree(scheme)
+                           if len(path) == len(above) + 1 and path[:-1] == above)
+        return (f"<Taxonomy name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
+                + (' required="true"' if scheme.required else "") + f">{nodes(())}</Taxonomy>")
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        if _tree(scheme):
+            return [{"type": "taxonomy", "value": {"taxonomy": [name.split(PATH) for name in value]}}]
+        return [{"type": "choices", "value": {"choices": list(value)}}]
+
     def potato_alias(self, scheme, importer):
         # A taxonomy: each of its nodes a box, named by its path ("Animals › Mammals"), in the tree's order.
         paths = _paths(scheme.get("taxonomy"))
         most = scheme.get("max_selections")
         return ({"labels": paths, **({"max_selected": most} if isinstance(most, int) and most >= 1 else {})},
                 f"a taxonomy of {len(paths)} nodes, run as boxes named by their paths (no folding, no search)")
+
+
+def _tree(scheme) -> list[tuple[str, ...]]:
+    """The boxes as the paths of a taxonomy, when their names are paths ("Eukarya › Human"), else []."""
+    if not any(PATH in label.name for label in scheme.labels):
+        return []
+    return [tuple(label.name.split(PATH)) for label in scheme.labels]
 
 
 def _paths(tree, above: str = "") -> list[str]:
@@ -88,7 +124,7 @@ def _paths(tree, above: str = "") -> list[str]:
         if isinstance(name, dict):
             found += _paths(name, above)
             continue
-        path = f"{above} › {name}" if above else str(name)
+        path = f"{above}{PATH}{name}" if above else str(name)
         found.append(path)
         if children:
             found += _paths(children, path)

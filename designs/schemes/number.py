@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
@@ -26,6 +27,7 @@ class NumberType(SchemeType):
     aggregators = ("mean", "median", "none")
     potato_keys = ("min", "max", "step")
     level = "interval"
+    labelstudio_tags = ("Number",)
 
     def read(self, scheme, fields, record):
         return read_number(fields, scheme.min, scheme.max, scheme.step)
@@ -33,3 +35,16 @@ class NumberType(SchemeType):
     def answer_schema(self, scheme):
         return number_schema(scheme.min, scheme.max)
 
+
+    def from_labelstudio(self, control, importer):
+        bounds = {key: importer.number(control, key) for key in ("min", "max", "step")}
+        return {key: value for key, value in bounds.items() if value is not None}
+
+    def labelstudio_control(self, scheme, to_name):
+        bounds = "".join(f' {key}="{value:g}"' for key, value in (("min", scheme.min), ("max", scheme.max),
+                                                                   ("step", scheme.step)) if value is not None)
+        return (f"<Number name={quoteattr(scheme.name)} toName={quoteattr(to_name)}{bounds}"
+                + (' required="true"' if scheme.required else "") + "/>")
+
+    def labelstudio_value(self, scheme, value):
+        return {"number": value}

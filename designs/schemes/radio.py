@@ -12,6 +12,7 @@ from designs.schemes.base import (
     LabelledScheme,
     SchemeBase,
     SchemeType,
+    choices_control,
     free_response,
     one_of,
     pick,
@@ -35,6 +36,7 @@ class RadioType(SchemeType):
     potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal")
     potato_aliases: ClassVar[tuple[str, ...]] = ("triage",)
     potato_humanizes = True
+    labelstudio_tags: ClassVar[tuple[str, ...]] = ("Choices",)
     page = {"badges": "1"}
     categorical = True
     asked_once = True
@@ -55,6 +57,20 @@ class RadioType(SchemeType):
 
     def keys(self, scheme):
         return scheme.keys()
+
+    def labelstudio_claims(self, control):
+        return control.tag == "Choices" and control.attrs.get("choice", "single") != "multiple"
+
+    def from_labelstudio(self, control, importer):
+        if control.attrs.get("showInline") == "true":
+            return {"labels": importer.choices(control), "horizontal": True}
+        return {"labels": importer.choices(control)}
+
+    def labelstudio_control(self, scheme, to_name):
+        return choices_control(scheme, to_name, "single")
+
+    def labelstudio_value(self, scheme, value):
+        return {"choices": [value]}
 
     def potato_alias(self, scheme, importer):
         # Potato's triage: accept, reject or skip, on its keys; a pick moves on as Potato's auto_advance does.

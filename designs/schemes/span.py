@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 from typing import Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, model_validator
 
@@ -66,6 +67,7 @@ class SpanType(SchemeType):
     potato_keys = ("labels", "sequential_key_binding", "allow_overlap")
     potato_humanizes = True
     potato_aliases = ("error_span", "extractive_qa")
+    labelstudio_tags = ("Labels",)
     page = {"value": "spans", "keyAction": "mark"}
     script = "designs/spans.js"
     marks_text = True
@@ -188,6 +190,40 @@ class SpanType(SchemeType):
         return {"words": [{"text": word.text, "start": word.start, "end": word.end + 1, "gap": word.gap}
                           for word in spans.words(record.text)],
                 "attribute": json.dumps(scheme.attribute.model_dump()) if scheme.attribute else ""}
+
+
+    def from_labelstudio(self, control, importer):
+        labels = [{"name": name, **({"key_value": child.attrs["hotkey"]} if child.attrs.get("hotkey") else {}),
+                   **({"color": child.attrs["background"]} if child.attrs.get("background") else {})}
+                  for child, name in importer.children(control, "Label")]
+        uses = {child.attrs.get("maxUsage") for child, _ in importer.children(control, "Label")}
+        importer.ignore(control, "choice")  # one label a region
+        words = importer.object_of(control).attrs.get("granularity") == "word"
+        return {"labels": labels, "unit": "words" if words else "characters",
+                **({"one_per_label": True} if uses == {"1"} else {})}
+
+    def labelstudio_control(self, scheme, to_name):
+        labels = "".join(f"<Label value={quoteattr(label.name)}"
+                         + (f" hotkey={quoteattr(label.key)}" if label.key else "") + "/>" for label in scheme.labels)
+        picks = ""
+        if scheme.attribute:  # a pick asked of each span: a Choices of its own, per region
+            options = "".join(f"<Choice value={quoteattr(name)}/>" for name in scheme.attribute.labels)
+            picks = (f"<Choices name={quoteattr(scheme.attribute.name)} toName={quoteattr(to_name)} perRegion=\"true\">"
+                     f"{options}</Choices>")
+        return (f"<Labels name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
+                + (' required="true"' if scheme.required else "") + f">{labels}</Labels>{picks}")
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        results = []
+        for number, span in enumerate(value, 1):
+            region = f"{scheme.name}-{number}"
+            regions[(scheme.name, span["start"], span["end"], span["label"])] = region
+            ends = {"start": span["start"], "end": span["end"], "text": span["text"]}
+            results.append({"id": region, "type": "labels", "value": {**ends, "labels": [span["label"]]}})
+            if scheme.attribute:
+                results.append({"id": region, "type": "choices", "from_name": scheme.attribute.name,
+                                "value": {**ends, "choices": [span[scheme.attribute.name]]}})
+        return results
 
 
 def char_labels(text: str, marked) -> list[str]:

@@ -6,6 +6,7 @@ as JSON, [[type, [start, end, label], [start, end, label]], ...], which the page
 from __future__ import annotations
 
 from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, field_validator
 
@@ -75,6 +76,7 @@ class SpanLinkType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ("span_schema", "link_types", "visual_display")
     potato_aliases = ("coreference",)
+    labelstudio_tags = ("Relations",)
     level = None  # links are kept and combined, not compared: two annotators' spans seldom meet exactly
     script = EXTRAS  # beside the span scheme's spans.js
 
@@ -164,6 +166,24 @@ class SpanLinkType(SchemeType):
                  "link_types": [{"name": "same entity", "directed": False}]},
                 "coreference chains, run as links between mentions (\"same entity\"): a chain is the mentions linked "
                 "together" + ("; its entity_types are not asked" if scheme.get("entity_types") else ""))
+
+    def from_labelstudio(self, control, importer):
+        # Label Studio's relations link any two regions, in the direction the annotator sets: here, the spans of the
+        # config's first Labels, each relation label a directed link type.
+        kinds = [{"name": name, "directed": True} for _, name in importer.children(control, "Relation")]
+        return {"span_schema": importer.first_spans(control), "link_types": kinds or [{"name": "related"}]}
+
+    def labelstudio_control(self, scheme, to_name):
+        relations = "".join(f"<Relation value={quoteattr(kind.name)}/>" for kind in scheme.link_types)
+        return f"<Relations>{relations}</Relations>"
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        directed = {kind.name: kind.directed for kind in scheme.link_types}
+        return [{"type": "relation", "from_id": regions[(scheme.span_schema, *link["from"].values())],
+                 "to_id": regions[(scheme.span_schema, *link["to"].values())],
+                 "direction": "right" if directed[link["type"]] else "bi", "labels": [link["type"]]}
+                for link in value if (scheme.span_schema, *link["from"].values()) in regions
+                and (scheme.span_schema, *link["to"].values()) in regions]
 
     def card_labels(self, scheme):
         return f"links ({', '.join(kind.name for kind in scheme.link_types)}) between spans of {scheme.span_schema}"

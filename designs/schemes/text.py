@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from typing import Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
@@ -128,6 +129,7 @@ class TextType(SchemeType):
     potato_aliases = ("text_edit",)
     page = {"value": "texts"}
     level = None  # free text is not compared; it is kept whole
+    labelstudio_tags = ("TextArea",)
 
     def potato_answer(self, scheme, value, record):
         # Potato's one box is its input text_box; several boxes are named by their labels.
@@ -195,3 +197,18 @@ class TextType(SchemeType):
         source = str(scheme.get("source_field") or importer.text_key)
         return ({"textarea": True, "prefill_key": "text" if source == importer.text_key else source},
                 "a text to edit, run as a text box that starts as it (no live diff or reset button)")
+
+    def from_labelstudio(self, control, importer):
+        rows = importer.integer(control, "rows", 0, 1, 30)
+        for attribute in ("maxSubmissions", "editable", "transcription", "placeholder", "showSubmitButton"):
+            importer.ignore(control, attribute)  # one text an answer, typed in its box
+        return {"textarea": True, "rows": rows} if rows > 1 else {}
+
+    def labelstudio_control(self, scheme, to_name):
+        if scheme.labels:
+            return ""  # several boxes a scheme have no one TextArea
+        return (f"<TextArea name={quoteattr(scheme.name)} toName={quoteattr(to_name)} rows=\"{scheme.rows}\""
+                + (' required="true"' if scheme.required else "") + "/>")
+
+    def labelstudio_value(self, scheme, value):
+        return {"text": [value]}

@@ -18,7 +18,7 @@ from designs.schemes.base import SchemeType, missing_parts
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PRODUCT = [path for path in ROOT.glob("*/**/*.py") if path.parts[len(ROOT.parts)] not in
-           ("tests", "bench", "demo", "emulators", ".venv", ".venv-hf", "docs", "site")
+           ("tests", "bench", "demo", "emulators", ".venv", ".venv-hf", ".venv-ls", "docs", "site")
            and "migrations" not in path.parts]
 EXAMPLES = ROOT / "docs" / "design-files" / "examples"
 

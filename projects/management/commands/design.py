@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from core.errors import CrowdsetError
 from core.words import counted
+from designs import labelstudio
 from designs.export import FORMATS, agreement_of, batch_report, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
@@ -78,6 +79,16 @@ class Command(BaseCommand):
         potato.add_argument("--organizer", metavar="USERNAME", help="the account that runs the projects")
         potato.add_argument("--provider", choices=("inhouse", "mturk", "prolific"),
                             help="overrides what the config implies (default: in-house unless it has prolific/mturk)")
+        studio = commands.add_parser("import-labelstudio", help="a Label Studio labeling config and its tasks as a "
+                                                                "project")
+        studio.add_argument("config", metavar="CONFIG.xml")
+        studio.add_argument("--tasks", metavar="TASKS", help="the tasks: a JSON list of tasks (or of data dicts), "
+                                                             "JSON Lines, CSV or TSV")
+        studio.add_argument("--check", action="store_true", help="validate and convert; nothing is written")
+        studio.add_argument("--json", action="store_true", help="one JSON line")
+        studio.add_argument("--organizer", metavar="USERNAME", help="the account that runs the project")
+        studio.add_argument("--provider", choices=("inhouse", "mturk", "prolific"), help="the crowd (default: "
+                                                                                         "in-house)")
         preview = commands.add_parser("preview", help="the first HIT's task page, as an annotator sees it, as one "
                                                       "HTML file (its styles and scripts inside)")
         preview.add_argument("file", help="a design file, or a Potato config with --potato")
@@ -215,6 +226,27 @@ class Command(BaseCommand):
             failed += not line["ok"]
             self.stdout.write(json.dumps(line) if options["json"] else self._potato_text(line, found.notes))
         if failed:
+            sys.exit(1)
+
+    def do_import_labelstudio(self, options):
+        found = labelstudio.import_files(options["config"], options["tasks"])
+        line = found.as_json()
+        if found.ok and not options["check"]:
+            try:
+                project, batch = potato_project_create(imported=found, provider=options["provider"],
+                                                       user=self._organizer(options))
+            except CrowdsetError as error:
+                line["ok"], line["errors"] = False, [f"{options['config']}: {error}"]
+            else:
+                line["project"] = project.pk
+                line["url"] = settings.SITE_URL.rstrip("/") + reverse("projects:detail", args=[project.slug])
+                line["batch"] = batch.pk
+        if options["json"]:
+            self.stdout.write(json.dumps(line))
+        else:
+            self.stdout.write(self._potato_text({**line, "warnings": found.warnings}, found.notes)
+                              .replace("Potato's own server and pages", "not carried over"))
+        if not line["ok"]:
             sys.exit(1)
 
     def _potato_text(self, line, notes):

@@ -1,0 +1,567 @@
+"""Label Studio projects: a labeling config (XML) and its tasks as a design and its items, and a design's answers
+as Label Studio tasks with annotations (the export format `labelstudio`). Django-free; nothing is written here.
+
+The config is read as data (defusedxml: no entities, no DTDs), each tag with its line. Object tags become what the
+page shows: the object the controls mark or ask about is the item's text, the others fields shown before or after
+it. Each control tag is run by the scheme type that claims it (designs.schemes: `labelstudio_claims`,
+`from_labelstudio`); its name, question (a Header just before it), `required` and `visibleWhen` are read here. What
+is not carried over is named by tag, line and attribute in the report; what cannot run (media, a tag no type runs)
+is an error at its line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from xml.etree.ElementTree import ParseError, TreeBuilder
+from xml.sax.saxutils import quoteattr
+
+import yaml
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+
+from designs.items import ItemsError, Record, as_lines, read_rows, unanswerable
+from designs.loader import DesignError, Problem, validate
+from designs.schemes import SCHEME_TYPES
+from designs.schemes.base import NAME
+
+# Tags that show data; `value="$field"` reads the task's data.field.
+OBJECTS = ("Text", "HyperText", "Paragraphs", "Header", "Table", "List", "Markdown")
+# Tags that only arrange the page (their styles are not carried over).
+VISUAL = ("View", "Style", "Collapse", "Panel", "Filter", "Choice", "Label", "Relation", "Bucket")
+# Label Studio's media objects and their controls: not for a text platform.
+MEDIA = ("Image", "Audio", "AudioPlus", "Video", "TimeSeries", "TimeSeriesChannel", "Pdf", "Vector", "Chat",
+         "RectangleLabels", "Rectangle", "PolygonLabels", "Polygon", "EllipseLabels", "Ellipse", "KeyPointLabels",
+         "KeyPoint", "BrushLabels", "Brush", "MagicWand", "VideoRectangle", "TimelineLabels", "BitmaskLabels",
+         "Bitmask", "VectorLabels", "OcrLabels")
+# Controls of text Label Studio has that no scheme type runs yet.
+NOT_BUILT = {"HyperTextLabels": "spans on HTML", "ParagraphLabels": "spans inside dialogue turns",
+             "DateTime": "a date and time", "Ranker": "ranking a task's list into buckets",
+             "Pairwise": "a choice between two objects"}
+# Attributes every control may have, read here (the type reads its own).
+COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",
+          "whenLabelValue", "hotkey", "perRegion")
+SHOWN = ("Text", "HyperText", "Paragraphs", "Markdown", "Table", "List")  # objects a task's field is shown in
+
+
+@dataclass
+class Tag:
+    """One tag of the config: its name, attributes, children and the line it starts on."""
+
+    tag: str
+    attrs: dict[str, str]
+    line: int
+    children: list[Tag] = field(default_factory=list)
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass
+class Imported:
+    """One Label Studio project's import, as designs.potato.Imported is one Potato config's: the design (None when
+    not ok), its items, and what was not carried over."""
+
+    config: str
+    design: Any = None
+    raw: dict[str, Any] = field(default_factory=dict)
+    records: list[Record] = field(default_factory=list)
+    controls: list[dict[str, str]] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    training: list[Any] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.design is not None and not self.errors
+
+    def as_json(self) -> dict[str, Any]:
+        return {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.controls,
+                "ignored": self.ignored, "errors": self.errors}
+
+    def source(self) -> str:
+        """The design file the project became, as YAML, headed by where it came from."""
+        head = [f"# Imported from the Label Studio config {Path(self.config).name}."]
+        head += [f"# Not carried over: {ignored}" for ignored in self.ignored]
+        head += [f"# {note}" for note in [*self.warnings, *self.notes]]
+        return "\n".join(head) + "\n" + yaml.safe_dump(self.raw, sort_keys=False, allow_unicode=True, width=110)
+
+
+def import_files(config: str, tasks: str | None) -> Imported:
+    """The config at `config` and the tasks at `tasks` (JSON list of tasks or of data dicts, JSON Lines, CSV or
+    TSV), as the person named them."""
+    found = Imported(config=config)
+    try:
+        data = Path(config).read_bytes()
+    except OSError as error:
+        found.errors.append(f"{config}: cannot read it ({error.strerror}); check the path")
+        return found
+    task_data = None
+    if tasks:
+        try:
+            task_data = Path(tasks).read_bytes()
+        except OSError as error:
+            found.errors.append(f"{tasks}: cannot read it ({error.strerror}); check the path")
+            return found
+    return import_project(data, name=config, tasks=task_data, tasks_name=tasks or "")
+
+
+def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name: str) -> Imported:
+    """Translate a labeling config and read its tasks. Every problem is in `errors` as "<file>:<line>: <what>" (a
+    task as "<file>: task <n>: ..."); nothing is written anywhere."""
+    found = Imported(config=name)
+    try:
+        root = parse(config, name)
+    except DesignError as error:
+        found.errors = [str(problem) for problem in error.problems]
+        return found
+    translation = _Translation(root, name)
+    found.raw, found.controls = translation.design, translation.controls
+    found.ignored, found.warnings, found.notes = translation.ignored, translation.warnings, translation.notes
+    found.errors = list(translation.errors)
+    if found.errors:
+        return found
+    try:
+        found.design = validate(translation.design, translation.lines, name=name)
+    except DesignError as error:
+        found.errors += [str(problem) for problem in error.problems]
+        return found
+    if tasks is None:
+        found.errors.append(f"{name}: no tasks; give them with --tasks (JSON, JSON Lines, CSV or TSV)")
+        return found
+    try:
+        found.records = translation.records(tasks, tasks_name)
+    except (ItemsError, ValueError) as error:
+        found.errors.append(str(error))
+        return found
+    problem = unanswerable(found.design, found.records)
+    if problem:
+        record, what = problem
+        found.errors.append(f"{tasks_name}: task {record.line}: {what}")
+    return found
+
+
+class _Lines(TreeBuilder):
+    """An element tree builder that keeps the line each tag starts on (the parser tells it as it goes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parser: Any = None
+        self.lines: list[int] = []
+
+    def start(self, tag, attrs):
+        self.lines.append(self.parser.parser.CurrentLineNumber)
+        return super().start(tag, attrs)
+
+
+def parse(data: bytes, name: str) -> Tag:
+    """The config's tags, each with its line; DesignError names the line of XML that cannot be read."""
+    builder = _Lines()
+    parser = DefusedXMLParser(target=builder, forbid_dtd=True)
+    builder.parser = parser
+    try:
+        parser.feed(data)
+        root = parser.close()
+    except ParseError as error:
+        line, column = error.position
+        reason = re.sub(r": line \d+, column \d+$", "", str(error))
+        raise DesignError([Problem(name, line, "", f"malformed XML: {reason} (column {column + 1}); a labeling "
+                                                   f"config is one <View> of well-formed tags")]) from None
+    except DefusedXmlException as error:
+        raise DesignError([Problem(name, None, "", f"refused: {type(error).__name__} (entities and DTDs are not "
+                                                   f"read)")]) from None
+    lines = iter(builder.lines)
+
+    def tree(element) -> Tag:
+        node = Tag(element.tag, dict(element.attrib), next(lines))
+        node.children = [tree(child) for child in element]
+        return node
+
+    top = tree(root)
+    if top.tag != "View":
+        raise DesignError([Problem(name, top.line, "", f"the config's top tag is <{top.tag}>; a labeling config "
+                                                       f"is one <View>")])
+    return top
+
+
+class _Translation:
+    def __init__(self, root: Tag, name: str):
+        self.name = name
+        self.errors: list[str] = []
+        self.ignored: list[str] = []
+        self.warnings: list[str] = []
+        self.notes: list[str] = []
+        self.lines: dict[tuple, int] = {}
+        self.controls: list[dict[str, str]] = []
+        self.tags = list(root.walk())
+        self.objects = {tag.attrs["name"]: tag for tag in self.tags if tag.tag in OBJECTS and tag.attrs.get("name")}
+        self.names: dict[str, int] = {}
+        self.targets: dict[str, str] = {}  # scheme name -> the object its control names
+        self.per_region: list[tuple[Tag, str | None]] = []
+        self.warned: set[str] = set()
+        self.design = self._design(root)
+
+    def at(self, tag: Tag, message: str) -> None:
+        self.errors.append(f"{self.name}:{tag.line}: {message}")
+
+    def ignore(self, control: Tag, attribute: str) -> None:
+        """An attribute of a control that is not carried over: named in the report."""
+        if attribute in control.attrs:
+            self.ignored.append(f"<{control.tag} name={control.attrs.get('name', '')!r}> {attribute}="
+                                f"{control.attrs[attribute]!r} (line {control.line})")
+
+    # --- what a type asks of its control --------------------------------------------------------------------
+    def children(self, control: Tag, tag: str) -> list[tuple[Tag, str]]:
+        """The control's children of one tag, each with its value (a Choice's alias is what Label Studio stores)."""
+        found = [(child, child.attrs.get("alias") or child.attrs.get("value", "")) for child in control.walk()
+                 if child.tag == tag]
+        for child, value in found:
+            if not value:
+                self.at(child, f"<{tag}> has no value; give it value=\"...\"")
+        return [(child, value) for child, value in found if value]
+
+    def choices(self, control: Tag) -> list[dict[str, str]]:
+        return [{"name": value, **({"key_value": child.attrs["hotkey"]} if child.attrs.get("hotkey") else {}),
+                 **({"tooltip": child.attrs["hint"]} if child.attrs.get("hint") else {}),
+                 **({"description": child.attrs["value"]} if child.attrs.get("alias") else {})}
+                for child, value in self.children(control, "Choice")]
+
+    def tree(self, control: Tag, above: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+        """A Taxonomy's nodes as paths, parents before children."""
+        paths = []
+        for child in control.children:
+            if child.tag == "Choice" and (child.attrs.get("alias") or child.attrs.get("value")):
+                path = (*above, child.attrs.get("alias") or child.attrs["value"])
+                paths.append(path)
+                paths += self.tree(child, path)
+        return paths
+
+    def integer(self, control: Tag, attribute: str, default: int, low: int, high: int) -> int:
+        value = control.attrs.get(attribute)
+        if value is None:
+            return default
+        if not value.strip().isdigit() or not low <= int(value) <= high:
+            self.at(control, f"{attribute}={value!r}: give a whole number from {low} to {high}")
+            return default
+        return int(value)
+
+    def number(self, control: Tag, attribute: str) -> float | None:
+        value = control.attrs.get(attribute)
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            self.at(control, f"{attribute}={value!r} is not a number")
+            return None
+
+    def object_of(self, control: Tag) -> Tag:
+        return self.objects.get(control.attrs.get("toName", "").split(",")[0], control)
+
+    def first_spans(self, control: Tag) -> str:
+        spans = [tag.attrs.get("name", "") for tag in self.tags if tag.tag == "Labels"]
+        if not spans:
+            self.at(control, "<Relations> links regions, and the config marks none: add a <Labels> on its text")
+            return ""
+        if len(spans) > 1:
+            self.notes.append(f"<Relations> (line {control.line}) links the spans of {spans[0]!r}")
+        return spans[0]
+
+    # --- the design -------------------------------------------------------------------------------------------
+    def _design(self, root: Tag) -> dict[str, Any]:
+        controls = [tag for tag in self.tags if tag.tag not in OBJECTS and tag.tag not in VISUAL]
+        for tag in self.tags:
+            if tag.tag in MEDIA:
+                self.at(tag, f"<{tag.tag}> is a media tag; this platform shows text only (Text, HyperText, "
+                             f"Paragraphs, Header, Table, List)")
+        main = self._main(controls)
+        items = self._items(main)
+        schemes: list[dict[str, Any]] = []
+        header = None
+        for tag in self.tags:
+            # A header is the question of the control that comes next, with nothing shown between them.
+            if tag.tag == "Header" and "$" not in tag.attrs.get("value", ""):
+                header = tag.attrs.get("value", "")
+            elif tag.tag in OBJECTS:
+                header = None
+            if tag not in controls or tag.tag in MEDIA:
+                continue
+            scheme = self._scheme(tag, header, len(schemes))
+            header = None
+            if scheme is not None:
+                schemes.append(scheme)
+        self._regions(schemes)
+        for scheme in schemes:
+            if "display_logic" in scheme:
+                self._logic(scheme, schemes)
+        headers = [tag.attrs.get("value", "") for tag in self.tags if tag.tag == "Header"
+                   and "$" not in tag.attrs.get("value", "") and not any(
+                       scheme.get("description") == tag.attrs.get("value") for scheme in schemes)]
+        design: dict[str, Any] = {"title": Path(self.name).stem.replace("_", " ").replace("-", " ")[:200] or "study",
+                                  "instructions": "\n".join(header for header in headers if header),
+                                  "items": items, "annotation_schemes": schemes,
+                                  "hits": {"layout": "item", "order": "file"}}
+        if not design["instructions"]:
+            del design["instructions"]
+        return design
+
+    def _main(self, controls: list[Tag]) -> Tag | None:
+        """The object the controls are about: the one a span control marks, else the one most of them name."""
+        named = [self.objects.get(name) for control in controls
+                 for name in control.attrs.get("toName", "").split(",") if name]
+        for control in controls:
+            if control.tag == "Labels" and control.attrs.get("toName") in self.objects:
+                return self.objects[control.attrs["toName"]]
+        shown = [tag for tag in named if tag is not None and tag.tag in SHOWN]
+        if shown:
+            return max(shown, key=shown.count)
+        return next((tag for tag in self.objects.values() if tag.tag in SHOWN), None)
+
+    def _items(self, main: Tag | None) -> dict[str, Any]:
+        self.fields: dict[str, Tag] = {}  # task field -> the object that shows it
+        for tag in self.tags:
+            value = tag.attrs.get("value", "")
+            if tag.tag in OBJECTS and value.startswith("$"):
+                self.fields.setdefault(value[1:], tag)
+        self.main_field = main.attrs.get("value", "")[1:] if main is not None and main.attrs.get(
+            "value", "").startswith("$") else ""
+        if not self.main_field:
+            self.errors.append(f"{self.name}: no object shows a task field (value=\"$text\"); add a <Text "
+                               f"name=\"text\" value=\"$text\"/>")
+            return {}
+        order = list(self.fields)
+        place = order.index(self.main_field)
+        self.kinds = {name: tag.tag for name, tag in self.fields.items()}
+        return {"id_key": "id", "text_key": self.main_field, "show": order[:place], "show_after": order[place + 1:]}
+
+    def _scheme(self, control: Tag, header: str | None, ours: int) -> dict[str, Any] | None:
+        name = control.attrs.get("name", "")
+        self.controls.append({"name": name, "type": control.tag})
+        if control.tag in NOT_BUILT:
+            self.at(control, f"<{control.tag}> ({NOT_BUILT[control.tag]}) is not built here yet")
+            return None
+        kind = next((kind for kind in SCHEME_TYPES.in_order() if kind.labelstudio_claims(control)), None)
+        if kind is None:
+            known = sorted({tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags})
+            close = difflib.get_close_matches(control.tag, known, n=1)
+            self.at(control, f"<{control.tag}> is not a tag this platform runs"
+                             + (f"; did you mean <{close[0]}>?" if close else f"; it runs {', '.join(known)}"))
+            return None
+        if control.tag == "Relations":
+            name = name or "relations"
+        if not re.match(NAME, name):
+            self.at(control, f"<{control.tag}> name={name!r}: a name starts with a letter and has letters, digits, "
+                             f"_ . - (at most 60)")
+            return None
+        if name in self.names:
+            self.at(control, f"the name {name!r} is used already on line {self.names[name]}; names must differ")
+            return None
+        self.names[name] = control.line
+        for target in filter(None, control.attrs.get("toName", "").split(",")):
+            if target not in self.objects:
+                self.at(control, f"toName={target!r} names no object; the objects are "
+                                 f"{', '.join(self.objects) or '(none)'}")
+                return None
+        if control.attrs.get("perRegion") == "true":
+            self.per_region.append((control, header))
+            return None
+        try:
+            own = kind.from_labelstudio(control, self)
+        except ValueError as error:
+            self.at(control, str(error))
+            return None
+        scheme = {"annotation_type": kind.name, "name": name, **({"description": header} if header else {}), **own}
+        self.targets[name] = control.attrs.get("toName", "")
+        if control.attrs.get("required") == "true":
+            scheme["label_requirement"] = {"required": True}
+        if control.attrs.get("visibleWhen"):
+            scheme["display_logic"] = control
+        for attribute in ("requiredMessage", "hotkey"):
+            self.ignore(control, attribute)
+        self.lines[("annotation_schemes", ours)] = control.line
+        return scheme
+
+    def _regions(self, schemes: list[dict[str, Any]]) -> None:
+        """Single choices asked of each region (perRegion) as the pick its span scheme asks of each span."""
+        for control, header in self.per_region:
+            target = control.attrs.get("toName", "")
+            spans = next((scheme for scheme in schemes if self.targets.get(scheme["name"]) == target
+                          and SCHEME_TYPES.get(scheme["annotation_type"]).marks_text), None)
+            labels = [value for _, value in self.children(control, "Choice")]
+            if spans is None or spans.get("attribute"):
+                self.at(control, f"perRegion <{control.tag}> asks of each region of {target!r}, and no span scheme "
+                                 f"(or a second one) marks it: mark it with one <Labels>, and ask one perRegion "
+                                 f"<Choices>")
+            elif control.tag != "Choices" or control.attrs.get("choice") == "multiple" or len(labels) < 2:
+                self.at(control, f"perRegion <{control.tag}> runs here as one pick of two or more choices asked of "
+                                 f"each span; make it a single <Choices>")
+            else:
+                spans["attribute"] = {"name": control.attrs["name"], "description": header or control.attrs["name"],
+                                      "labels": labels}
+                self.notes.append(f"<Choices name={control.attrs['name']!r}> perRegion: a pick asked of each span "
+                                  f"of {spans['name']!r}")
+
+    def _logic(self, scheme: dict[str, Any], schemes: list[dict[str, Any]]) -> None:
+        control: Tag = scheme.pop("display_logic")
+        when, tag = control.attrs["visibleWhen"], control.attrs.get("whenTagName", "")
+        names = [other["name"] for other in schemes]
+        if tag not in names:
+            self.at(control, f"visibleWhen={when!r} needs whenTagName naming a control; the controls are "
+                             f"{', '.join(names)}")
+            return
+        values = [value.strip() for value in control.attrs.get("whenChoiceValue", "").split(",") if value.strip()]
+        if when in ("choice-selected", "choice-unselected"):
+            operator = "equals" if when == "choice-selected" else "not_equals"
+            condition: dict[str, Any] = {"schema": tag, "operator": operator if values else
+                                         ("answered" if when == "choice-selected" else "empty")}
+            if values:
+                condition["value"] = values if len(values) > 1 else values[0]
+        elif when in ("region-selected", "no-region-selected") and not control.attrs.get("whenLabelValue"):
+            condition = {"schema": tag, "operator": "answered" if when == "region-selected" else "empty"}
+        else:
+            self.ignored.append(f"<{control.tag} name={scheme['name']!r}> visibleWhen={when!r} (line "
+                                f"{control.line}): shown always")
+            return
+        scheme["display_logic"] = {"show_when": [condition]}
+
+    # --- the tasks --------------------------------------------------------------------------------------------
+    def records(self, data: bytes, name: str) -> list[Record]:
+        """The tasks as items: a task's data (or a bare data dict, or a CSV row) its fields, its id the task's id
+        (else its number); a dialogue shown one turn a line; HTML shown as its text. Every $field an object shows
+        must be in every task."""
+        rows = read_rows(data, name=name)
+        records: list[Record] = []
+        seen: dict[str, int] = {}
+        for number, (line, row) in enumerate(rows, 1):
+            where = f"{name}: task {number}" + (f" (line {line})" if line else "")
+            if not isinstance(row, dict):
+                raise ValueError(f"{where}: is a {type(row).__name__}; a task is an object with its data")
+            found = row["data"] if isinstance(row.get("data"), dict) else row
+            for key in ("predictions", "annotations"):
+                if row.get(key) and key not in self.warned:
+                    self.warned.add(key)
+                    self.warnings.append(f"tasks' {key}: not imported yet (the tasks' data is)")
+            missing = [key for key in self.fields if key not in found]
+            if missing:
+                tag = self.fields[missing[0]]
+                raise ValueError(f"{where}: has no field {missing[0]!r}, which <{tag.tag} name="
+                                 f"{tag.attrs.get('name', '')!r}> shows ({self.name}:{tag.line}: "
+                                 f"value=\"${missing[0]}\"); its fields are {', '.join(map(str, found)) or '(none)'}")
+            # The item's own id where its data has one (as this platform's export writes it), else the task's.
+            task_id = str(found.get("id") if found.get("id") is not None else row.get("id", number))
+            if task_id in seen:
+                raise ValueError(f"{where}: the id {task_id!r} is task {seen[task_id]}'s too; ids must be unique")
+            seen[task_id] = number
+            fields = {key: self._shown(key, value) for key, value in found.items()}
+            text = fields.pop(self.main_field)
+            records.append(Record(id=task_id, text=text if isinstance(text, str) else as_lines(text),
+                                  fields=fields, line=number, file=name))
+        return records
+
+    def _shown(self, key: str, value: Any) -> Any:
+        kind = self.kinds.get(key)
+        if kind == "HyperText" and isinstance(value, str):
+            return _text_of(value)  # sanitised: its text, never its markup
+        if kind == "Paragraphs" and isinstance(value, list):
+            return as_lines(value)
+        return value
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self.skipping += 1
+        elif tag in ("br", "p", "div", "li", "tr"):
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self.skipping = max(0, self.skipping - 1)
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def _text_of(markup: str) -> str:
+    """HTML as the text a person reads in it (scripts and styles left out)."""
+    reader = _Text()
+    reader.feed(markup)
+    reader.close()
+    return html.unescape(re.sub(r"\n\s*\n+", "\n", "".join(reader.parts))).strip()
+
+
+# --- export -----------------------------------------------------------------------------------------------------
+
+def config_of(design: Any) -> tuple[str, str, list[str]]:
+    """The design as a Label Studio labeling config: (the XML, the name of the object its controls name, the schemes
+    Label Studio has no control for, whose answers are left out). The item's text is a Text object named by its
+    field, and each field the page shows is one too, in the page's order."""
+    items = design.items
+    names = {scheme.name for scheme in design.annotation_schemes}
+    main = items.text_key if items.text_key not in names else f"{items.text_key}_text"
+    objects = [*((field, field) for field in items.show), (main, items.text_key),
+               *((field, field) for field in items.show_after)]
+    parts = [f"<Header value={quoteattr(design.instructions)}/>"] if design.instructions else []
+    parts += [f"<Text name={quoteattr(name)} value={quoteattr('$' + field)}/>" for name, field in objects]
+    left_out = []
+    for scheme in design.annotation_schemes:
+        kind = SCHEME_TYPES.of(scheme)
+        control = kind.labelstudio_control(scheme, main) if kind.answers else ""
+        if not control:
+            if kind.answers:
+                left_out.append(scheme.name)
+            continue
+        if scheme.description:
+            parts.append(f"<Header value={quoteattr(scheme.description)}/>")
+        parts.append(control)
+    return "<View>\n  " + "\n  ".join(parts) + "\n</View>\n", main, left_out
+
+
+def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
+    """Each item as a Label Studio task: its data (its id, text and fields) and one annotation per annotator, each
+    answer in Label Studio's result shapes. `items` yields (record, [Answer])."""
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
+    for number, (record, answers) in enumerate(items, 1):
+        by_worker: dict[Any, dict[str, Any]] = {}
+        for answer in answers:
+            by_worker.setdefault(answer.worker, {})[answer.scheme] = answer.value
+        annotations: list[dict[str, Any]] = []
+        for worker, given in by_worker.items():
+            regions: dict[tuple, str] = {}
+            results: list[dict[str, Any]] = []
+            # Spans first: a link names the regions they made.
+            ordered = sorted(given, key=lambda name: not SCHEME_TYPES.of(schemes[name]).marks_text
+                             if name in schemes else True)
+            for name in ordered:
+                scheme = schemes.get(name)
+                kind = SCHEME_TYPES.of(scheme) if scheme is not None else None
+                if kind is None or given[name] is None or not kind.labelstudio_control(scheme, to_name):
+                    continue
+                for result in kind.labelstudio_results(scheme, given[name], to_name, regions):
+                    if result["type"] != "relation":
+                        result = {"id": result.get("id", f"{name}-{len(results) + 1}"),
+                                  "from_name": result.get("from_name", name), "to_name": to_name,
+                                  "type": result["type"], "value": result["value"]}
+                    results.append(result)
+            annotations.append({"id": len(annotations) + 1, "completed_by": people.setdefault(worker, len(people) + 1),
+                                "result": results})
+        yield {"id": number, "data": {"id": record.id, design.items.text_key: record.text, **record.fields},
+               "annotations": annotations}
+
