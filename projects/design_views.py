@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from accounts.access import READ
 from accounts.roles import ORGANIZER, role_required
 from core.errors import CrowdsetError, InputError
+from designs import labelstudio
 from designs.items import Record, read_items
 from designs.loader import MAX_BYTES, DesignError, decode, load_text
 from designs.model import Design
@@ -217,6 +218,54 @@ def potato_import(request: HttpRequest) -> HttpResponse:
     if wants_json:
         return JsonResponse({"reports": reports})
     return render(request, "projects/potato_report.html", {"reports": reports, "importing": importing})
+
+
+def _labelstudio_upload(request: HttpRequest) -> tuple[bytes, str, bytes, str]:
+    """The config (pasted, or uploaded as a file) and the tasks file of a Label Studio import."""
+    pasted = request.POST.get("config", "").strip()
+    upload = request.FILES.get("config_file")
+    if upload is not None:
+        config, name = upload.read(UPLOAD_LIMIT + 1), Path(upload.name).name
+    else:
+        config, name = pasted.encode("utf-8"), "config.xml"
+    if not config:
+        raise InputError("paste the labeling config, or upload its .xml file", field="config")
+    tasks = request.FILES.get("tasks")
+    if tasks is None:
+        raise InputError("upload the tasks (a JSON list, JSON Lines, CSV or TSV file)", field="tasks")
+    data = tasks.read(UPLOAD_LIMIT + 1)
+    if max(len(config), len(data)) > UPLOAD_LIMIT:
+        raise InputError(f"is over {UPLOAD_LIMIT // 1_000_000} MB; a labeling project's text is far less",
+                         file=name if len(config) > UPLOAD_LIMIT else Path(tasks.name).name)
+    return config, name, data, Path(tasks.name).name
+
+
+@role_required(ORGANIZER)
+@require_POST
+def labelstudio_import(request: HttpRequest) -> HttpResponse:
+    """Check (the report of `design import-labelstudio --check`) or import a Label Studio config and its tasks."""
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    importing = request.POST.get("action") == "import"
+    try:
+        config, name, tasks, tasks_name = _labelstudio_upload(request)
+    except CrowdsetError as error:
+        if wants_json:
+            return JsonResponse({"error": str(error), "reports": []}, status=400)
+        return render(request, "projects/potato_report.html", {"error": str(error), "reports": [],
+                                                                "tool": "Label Studio"}, status=400)
+    found = labelstudio.import_project(config, name=name, tasks=tasks, tasks_name=tasks_name)
+    line = {**found.as_json(), "warnings": found.warnings, "notes": found.notes}
+    if importing and found.ok:
+        try:
+            project, _ = potato_project_create(imported=found, user=request.user)
+        except CrowdsetError as error:
+            line["ok"], line["errors"] = False, [f"{name}: {error}"]
+        else:
+            return redirect(reverse("projects:detail", args=[project.slug]))
+    if wants_json:
+        return JsonResponse({"reports": [line]})
+    return render(request, "projects/potato_report.html", {"reports": [line], "importing": importing,
+                                                            "tool": "Label Studio"})
 
 
 # --- export ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ urlpatterns = [
     path("designs/check.json", design_views.design_check, name="design_check"),
     path("designs/preview/", design_views.design_preview, name="design_preview"),
     path("designs/potato/", design_views.potato_import, name="potato_import"),
+    path("designs/labelstudio/", design_views.labelstudio_import, name="labelstudio_import"),
     path("<slug:slug>/", views.project_detail, name="detail"),
     path("<slug:slug>/status.json", views.project_status, name="status"),
     path("<slug:slug>/jobs/<int:job_id>/cancel/", views.job_cancel_view, name="job_cancel"),

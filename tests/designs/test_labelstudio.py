@@ -239,3 +239,35 @@ def test_an_imported_study_runs_on_its_page_by_keyboard_on_a_phone(chromium, liv
         screenshot(page, name)
         axe_clean(page, name)
         context.close()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("device_name", ["desktop", "phone"])
+def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_name, chromium, live_server, tmp_path):
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+    from tests.browser import axe_clean, log_in
+    from tests.test_accessibility import DESKTOP, PHONE
+
+    boss = User.objects.create_user("boss", password="pass-word-1")
+    boss.groups.add(roles.group(roles.ORGANIZER))
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps(TASKS))
+    context = chromium.new_context(**(DESKTOP if device_name == "desktop" else PHONE))
+    page = context.new_page()
+    log_in(page, live_server, "boss", "pass-word-1", "/projects/designs/new/")
+    page.fill("#labelstudio-config", STUDY)
+    page.set_input_files("#labelstudio-tasks", str(tasks))
+    page.click("#labelstudio-check")
+    report = page.wait_for_selector("#labelstudio-report .potato-report")
+    text = report.inner_text()
+    assert "config.xml: ready" in text and "1 item; schemes: counterfactual (Choices), parts (Labels)" in text
+    assert "Not carried over: <TextArea name='why'> maxSubmissions='1' (line 18)" in text
+    assert not Project.objects.exists()  # a check makes nothing
+    report.scroll_into_view_if_needed()
+    axe_clean(page, f"labelstudio-check-{device_name}", docs="labelstudio-check" if device_name == "desktop" else None)
+    page.click("#labelstudio-import")
+    page.wait_for_url(f"{live_server.url}/projects/config/")
+    assert Project.objects.get().batches.get().items.count() == 1
+    context.close()

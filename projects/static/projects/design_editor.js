@@ -1,6 +1,7 @@
 // The design editor: the design is checked on the server as it is typed (the same checks as `design check`),
 // each problem listed with its line, which a click selects in the text. An uploaded design file is read into
-// the text box. The Potato form's Check shows its report here without leaving the page; Import submits.
+// the text box. The Potato and Label Studio forms' Check shows the import's report here without leaving the page;
+// Import submits.
 (function () {
   const form = document.getElementById("design-form");
   const source = document.getElementById("design-source");
@@ -89,67 +90,71 @@
   });
   if (source.value.trim()) check();
 
-  // --- Potato ---------------------------------------------------------------------------------------
-  const potato = document.getElementById("potato-form");
-  const report = document.getElementById("potato-report");
-  document.getElementById("potato-check").addEventListener("click", async event => {
-    event.preventDefault();
-    const body = new FormData(potato);
-    body.set("action", "check");
-    report.textContent = "Checking…";
-    let found;
-    try {
-      // getAttribute: the form's buttons are named "action", which shadows form.action.
-      const response = await fetch(potato.getAttribute("action"), {
-        method: "POST", body: body, credentials: "same-origin",
-        headers: {"X-CSRFToken": csrf, "Accept": "application/json"}});
-      found = await response.json();
-    } catch (error) {
-      report.textContent = "Could not check the upload just now (" + error.message + "); try again.";
-      return;
-    }
-    report.replaceChildren();
-    if (found.error) {
-      const box = document.createElement("p");
-      box.className = "notice error";
-      box.textContent = found.error;
-      report.append(box);
-    }
-    found.reports.forEach(entry => {
-      // The same report as projects/_potato_reports.html renders without scripts.
-      const warnings = entry.warnings.length;
-      const section = document.createElement("section");
-      section.className = "potato-report notice" + (!entry.ok ? " error" : warnings ? " warning" : "");
-      const title = document.createElement("h3");
-      title.textContent = entry.config + ": " + (!entry.ok ? "not ready" : "ready" +
-        (warnings ? ", with " + warnings + " warning" + (warnings === 1 ? "" : "s") : ""));
-      const summary = document.createElement("p");
-      summary.textContent = entry.items + " item" + (entry.items === 1 ? "" : "s") + "; schemes: " +
-        (entry.schemes.map(s => s.name + " (" + s.type + ")").join(", ") || "none");
-      section.append(title, summary);
-      if (entry.ignored.length) {
-        const ignored = document.createElement("p");
-        ignored.textContent = "Ignored (Potato's own server and pages): " + entry.ignored.join(", ");
-        section.append(ignored);
+  // --- Potato and Label Studio: Check shows the import's report here -------------------------------------
+  function reportOf(importForm, report, tool) {
+    importForm.querySelector("button[value=check]").addEventListener("click", async event => {
+      event.preventDefault();
+      const body = new FormData(importForm);
+      body.set("action", "check");
+      report.textContent = "Checking…";
+      let found;
+      try {
+        // getAttribute: the form's buttons are named "action", which shadows form.action.
+        const response = await fetch(importForm.getAttribute("action"), {
+          method: "POST", body: body, credentials: "same-origin",
+          headers: {"X-CSRFToken": csrf, "Accept": "application/json"}});
+        found = await response.json();
+      } catch (error) {
+        report.textContent = "Could not check the upload just now (" + error.message + "); try again.";
+        return;
       }
-      if (warnings) {
-        const heading = document.createElement("p");
-        heading.textContent = "Not carried over (the study here differs from Potato's in these):";
-        section.append(heading);
+      report.replaceChildren();
+      if (found.error) {
+        const box = document.createElement("p");
+        box.className = "notice error";
+        box.textContent = found.error;
+        report.append(box);
       }
-      [[entry.warnings, "potato-warnings"], [entry.notes, "muted"], [entry.errors, "design-problems"]].forEach(
-        ([lines, name]) => {
-          if (!lines.length) return;
-          const list = document.createElement("ul");
-          list.className = name;
-          lines.forEach(line => {
-            const item = document.createElement("li");
-            item.textContent = line;
-            list.append(item);
-          });
-          section.append(list);
-        });
-      report.append(section);
+      found.reports.forEach(entry => report.append(section(entry, tool)));
     });
-  });
+  }
+  function section(entry, tool) {  // the same report as projects/_potato_reports.html renders without scripts
+    const warnings = entry.warnings.length;
+    const found = document.createElement("section");
+    found.className = "potato-report notice" + (!entry.ok ? " error" : warnings ? " warning" : "");
+    const title = document.createElement("h3");
+    title.textContent = entry.config + ": " + (!entry.ok ? "not ready" : "ready" +
+      (warnings ? ", with " + warnings + " warning" + (warnings === 1 ? "" : "s") : ""));
+    const summary = document.createElement("p");
+    summary.textContent = entry.items + " item" + (entry.items === 1 ? "" : "s") + "; schemes: " +
+      (entry.schemes.map(s => s.name + " (" + s.type + ")").join(", ") || "none");
+    found.append(title, summary);
+    if (entry.ignored.length) {
+      const ignored = document.createElement("p");
+      ignored.textContent = (tool === "Potato" ? "Ignored (Potato's own server and pages): " : "Not carried over: ")
+        + entry.ignored.join(", ");
+      found.append(ignored);
+    }
+    if (warnings) {
+      const heading = document.createElement("p");
+      heading.textContent = "Not carried over (the study here differs from " + tool + "'s in these):";
+      found.append(heading);
+    }
+    [[entry.warnings, "potato-warnings"], [entry.notes, "muted"], [entry.errors, "design-problems"]].forEach(
+      ([lines, name]) => {
+        if (!lines.length) return;
+        const list = document.createElement("ul");
+        list.className = name;
+        lines.forEach(line => {
+          const item = document.createElement("li");
+          item.textContent = line;
+          list.append(item);
+        });
+        found.append(list);
+      });
+    return found;
+  }
+  reportOf(document.getElementById("potato-form"), document.getElementById("potato-report"), "Potato");
+  reportOf(document.getElementById("labelstudio-form"), document.getElementById("labelstudio-report"),
+           "Label Studio");
 })();
