@@ -271,3 +271,28 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     page.wait_for_url(f"{live_server.url}/projects/config/")
     assert Project.objects.get().batches.get().items.count() == 1
     context.close()
+
+
+@pytest.mark.parametrize("name, data", [
+    ("tasks.json", b'[{"text": "One."}, {"text": "Two."}]'),  # a list of data dicts
+    ("tasks.jsonl", b'{"data": {"text": "One."}}\n{"id": 9, "data": {"text": "Two."}}\n'),
+    ("tasks.csv", b'text\nOne.\n"Two."\n'),
+    ("tasks.tsv", b'text\tnote\nOne.\tx\nTwo.\ty\n'),
+])
+def test_tasks_are_read_in_each_form_label_studio_takes(name, data):
+    config = b"<View><Text name='text' value='$text'/><Choices name='c' toName='text'><Choice value='a'/>" \
+             b"<Choice value='b'/></Choices></View>"
+    found = import_project(config, name="c.xml", tasks=data, tasks_name=name)
+    assert found.ok, found.errors
+    assert [record.text for record in found.records] == ["One.", "Two."]
+    assert len({record.id for record in found.records}) == 2
+
+
+def test_a_task_that_is_not_an_object_or_repeats_an_id_is_named():
+    config = b"<View><Text name='text' value='$text'/><TextArea name='c' toName='text'/></View>"
+    found = import_project(config, name="c.xml", tasks=b'[{"id": 1, "data": {"text": "a"}}, "b"]',
+                           tasks_name="t.json")
+    assert found.errors == ["t.json: task 2 (line 1): is a str; a task is an object with its data"]
+    found = import_project(config, name="c.xml", tasks=b'{"data": {"id": "x", "text": "a"}}\n'
+                                                        b'{"data": {"id": "x", "text": "b"}}\n', tasks_name="t.jsonl")
+    assert found.errors == ["t.jsonl: task 2 (line 2): the id 'x' is task 1's too; ids must be unique"]
