@@ -45,8 +45,8 @@ ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:status", "das
                                     "sample", "qualification", "test_item", "batch_new", "estimate", "batch",
                                     "publish", "batch_action", "aggregation", "version_new", "version",
                                     "version_plot", "design_new", "design_check", "design_preview", "potato_import",
-                                    "labelstudio_import", "design_export", "design_export_start", "people", "invite_people", "join_link",
-                                    "invites_csv",
+                                    "labelstudio_import", "design_export", "design_export_start", "people",
+                                    "invite_people", "join_link", "invites_csv",
                                     "invite_withdraw", "member_state", "refused_download", "member_add", "member_role",
                                     "project_open")}
 ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "hits:draft", "hits:extend",
