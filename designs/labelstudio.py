@@ -534,8 +534,9 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
 
 
 def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
-    """Each item as a Label Studio task: its data (its id, text and fields) and one annotation per annotator, each
-    answer in Label Studio's result shapes. `items` yields (record, [Answer])."""
+    """Each item as a Label Studio task: its data (its id, text and fields), one annotation per annotator, each
+    answer in Label Studio's result shapes, and the annotators' pseudonyms (W1, W2, … in the batch) in its meta.
+    `items` yields (record, [Answer])."""
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
     for number, (record, answers) in enumerate(items, 1):
@@ -543,6 +544,7 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         for answer in answers:
             by_worker.setdefault(answer.worker, {})[answer.scheme] = answer.value
         annotations: list[dict[str, Any]] = []
+        annotators: list[str] = []
         for worker, given in by_worker.items():
             regions: dict[tuple, str] = {}
             results: list[dict[str, Any]] = []
@@ -560,8 +562,10 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
                                   "from_name": result.get("from_name", name), "to_name": to_name,
                                   "type": result["type"], "value": result["value"]}
                     results.append(result)
-            annotations.append({"id": len(annotations) + 1, "completed_by": people.setdefault(worker, len(people) + 1),
-                                "result": results})
+            annotations.append({"id": len(annotations) + 1, "result": results})
+            annotators.append(f"W{people.setdefault(worker, len(people) + 1)}")
+        # Label Studio takes completed_by only for its own accounts (an unknown one refuses the whole import), so the
+        # annotations come in as the importing user's; who gave each is in the task's meta, in their order.
         yield {"id": number, "data": {"id": record.id, design.items.text_key: record.text, **record.fields},
-               "annotations": annotations}
+               "annotations": annotations, "meta": {"annotators": annotators}}
 

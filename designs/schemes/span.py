@@ -204,7 +204,9 @@ class SpanType(SchemeType):
 
     def labelstudio_control(self, scheme, to_name):
         labels = "".join(f"<Label value={quoteattr(label.name)}"
-                         + (f" hotkey={quoteattr(label.key)}" if label.key else "") + "/>" for label in scheme.labels)
+                         + (f" hotkey={quoteattr(label.key)}" if label.key else "")
+                         + (f" background={quoteattr(label.color)}" if label.color else "") + "/>"
+                         for label in scheme.labels)
         picks = ""
         if scheme.attribute:  # a pick asked of each span: a Choices of its own, per region
             options = "".join(f"<Choice value={quoteattr(name)}/>" for name in scheme.attribute.labels)
