@@ -382,6 +382,12 @@ class _Translation:
             return None
         scheme = {"annotation_type": kind.name, "name": name, **({"description": header} if header else {}), **own}
         self.targets[name] = control.attrs.get("toName", "")
+        labels = scheme.get("labels")
+        if "sequential_key_binding" in kind.settings.model_fields and isinstance(labels, list) and not any(
+                isinstance(label, dict) and label.get("key_value") for label in labels):
+            # Label Studio numbers a control's choices 1, 2, … when none has a hotkey; here each numbered scheme
+            # gets a row of the keyboard of its own, so no key does two things on one item.
+            scheme["sequential_key_binding"] = True
         if control.attrs.get("required") == "true":
             scheme["label_requirement"] = {"required": True}
         if control.attrs.get("visibleWhen"):

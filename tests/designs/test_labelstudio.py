@@ -198,6 +198,7 @@ def test_a_study_s_controls_carry_their_questions_keys_picks_and_conditions():
     parts = design.scheme("parts")
     assert parts.attribute.name == "sure" and parts.attribute.labels == ["sure", "unsure"]
     assert parts.unit == "characters" and parts.labels[0].color == "orange"
+    assert parts.keys() == {"1": "antecedent", "2": "consequent"}  # no hotkeys: numbered, as Label Studio does
     confidence = design.scheme("confidence")
     assert confidence.description == "How confident are you?" and confidence.size == 4
     assert (design.scheme("words").min, design.scheme("words").max) == (0, 50)
