@@ -74,3 +74,16 @@ def project_annotator(project, username):
     annotator.groups.add(roles.group(roles.ANNOTATOR))
     member_add(project=project, user=annotator)
     return annotator
+
+
+def hit_page(chromium, live_server, username, device):
+    """A browser context on `device` (tests.test_accessibility's DESKTOP or PHONE) and its page, the annotator
+    logged in and on their first HIT's first item, as they meet it after *Take a HIT*."""
+    from tests.browser import log_in
+
+    context = chromium.new_context(**device)
+    page = context.new_page()
+    log_in(page, live_server, username, "pass-word-1", "/work/")
+    page.click("text=Take a HIT")
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    return context, page

@@ -215,8 +215,8 @@ def test_a_study_s_controls_carry_their_questions_keys_picks_and_conditions():
 
 @pytest.mark.django_db
 def test_an_imported_study_runs_on_its_page_by_keyboard_on_a_phone(chromium, live_server, tmp_path):
-    from tests.browser import axe_clean, log_in, screenshot
-    from tests.designs.fixtures import project_annotator
+    from tests.browser import axe_clean, screenshot
+    from tests.designs.fixtures import hit_page, project_annotator
     from tests.test_accessibility import DESKTOP, PHONE
 
     (tmp_path / "study.xml").write_text(STUDY)
@@ -227,11 +227,7 @@ def test_an_imported_study_runs_on_its_page_by_keyboard_on_a_phone(chromium, liv
     batch_publish(batch=project.batches.get())
     for device, name, person in ((DESKTOP, "labelstudio-study", "ada"), (PHONE, "labelstudio-study-phone", "bea")):
         project_annotator(project, person)
-        context = chromium.new_context(**device)
-        page = context.new_page()
-        log_in(page, live_server, person, "pass-word-1", "/work/")
-        page.click("text=Take a HIT")
-        page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+        context, page = hit_page(chromium, live_server, person, device)
         item = page.locator(".task-item").first
         # The text comes before the questions; the page binds Label Studio's hotkeys.
         assert item.locator(".design-text").inner_text() == "Had it rained, we would have stayed in."

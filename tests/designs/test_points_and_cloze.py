@@ -130,18 +130,14 @@ def test_soft_label_imports_as_points_that_start_spread(tmp_path):
 def test_a_range_and_points_are_kept_by_keys_on_a_phone(chromium, live_server, capsys):
     """Keys only, 390 px: a range's end pushed past the other takes it along; points not all shared out keep the item
     open, and say what is left; axe finds nothing serious."""
-    from tests.browser import axe_clean, log_in
-    from tests.designs.fixtures import potato_project, project_annotator
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, potato_project, project_annotator
     from tests.test_accessibility import PHONE
 
     project = potato_project(ROOT / "tests" / "designs" / "potato_side_by_side" / "budgets" / "config.yaml", capsys)
     batch_publish(batch=project.batches.get())
     project_annotator(project, "ada")
-    context = chromium.new_context(**PHONE)
-    page = context.new_page()
-    log_in(page, live_server, "ada", "pass-word-1", "/work/")
-    page.click("text=Take a HIT")
-    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
     first = page.locator(".task-item").first
     ends = first.locator("[data-scheme=plausible] output")
     first.locator("[data-scheme=plausible] input[type=range]").first.focus()

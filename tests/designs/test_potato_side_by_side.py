@@ -9,8 +9,8 @@ from pathlib import Path
 from designs.export import export_batch
 from hits.models import Assignment
 from hits.services import batch_publish
-from tests.browser import drag_characters, log_in, screenshot
-from tests.designs.fixtures import potato_project, project_annotator
+from tests.browser import drag_characters, screenshot
+from tests.designs.fixtures import hit_page, potato_project, project_annotator
 from tests.test_accessibility import DESKTOP, PHONE
 
 FOLDER = Path(__file__).parent / "potato_side_by_side"
@@ -35,11 +35,7 @@ def _start(project_name, chromium, live_server, capsys, device=DESKTOP):
     project = potato_project(FOLDER / project_name / "config.yaml", capsys)
     batch = batch_publish(batch=project.batches.get())
     project_annotator(project, "ada")
-    context = chromium.new_context(**device)
-    page = context.new_page()
-    log_in(page, live_server, "ada", "pass-word-1", "/work/")
-    page.click("text=Take a HIT")
-    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    context, page = hit_page(chromium, live_server, "ada", device)
     return batch, context, page
 
 

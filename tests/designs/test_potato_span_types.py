@@ -9,8 +9,8 @@ from designs.loader import load_text
 from designs.potato import import_file
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields, Record
 from hits.services import batch_publish
-from tests.browser import axe_clean, drag_characters, log_in
-from tests.designs.fixtures import potato_project, project_annotator
+from tests.browser import axe_clean, drag_characters
+from tests.designs.fixtures import hit_page, potato_project, project_annotator
 from tests.test_accessibility import PHONE
 
 CONFIG = """annotation_task_name: Translation errors and answers
@@ -82,11 +82,7 @@ def test_errors_and_an_answer_are_marked_on_a_phone(chromium, live_server, tmp_p
     project = potato_project(_write(tmp_path), capsys)
     batch = batch_publish(batch=project.batches.get())
     project_annotator(project, "ada")
-    context = chromium.new_context(**PHONE)
-    page = context.new_page()
-    log_in(page, live_server, "ada", "pass-word-1", "/work/")
-    page.click("text=Take a HIT")
-    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
     first = page.locator(".task-item").first
     assert first.locator(".design-field").inner_text() == "question: Who came?"
     drag_characters(page, first.locator(".span-text"), 8, 12)  # "come"

@@ -16,7 +16,9 @@ from designs.schemes import AnswerProblem, Record
 from designs.services import design_batch_create, design_version_save
 from hits.models import Assignment
 from hits.services import batch_publish
-from tests.browser import axe_clean, log_in, screenshot
+from tests.browser import axe_clean, screenshot
+from tests.designs.fixtures import hit_page
+from tests.test_accessibility import DESKTOP
 
 SOURCE = """title: Who works where
 hits: {layout: item, order: file, items_per_hit: 1, assignments_per_hit: 1}
@@ -100,11 +102,7 @@ def test_links_are_made_by_keyboard_and_go_with_their_spans(chromium, live_serve
     records = read_items(json.dumps({"id": "t1", "text": TEXT}).encode() + b"\n", name="t.jsonl",
                          design=version.design)
     batch = batch_publish(batch=design_batch_create(version=version, records=records, name="links"))
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    log_in(page, live_server, "linker", "pass-word-1", "/work/")
-    page.click("text=Take a HIT")
-    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    context, page = hit_page(chromium, live_server, "linker", DESKTOP)
     item = page.locator(".task-item").first
     item.locator(".span-text").focus()
     for keys, label in ((["ArrowRight"], "1"), (["ArrowRight"] * 2, "1"), (["ArrowRight"] * 2, "2")):

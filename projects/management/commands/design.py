@@ -208,21 +208,26 @@ class Command(BaseCommand):
                                f"(`manage.py createsuperuser`, or an invite)")
         return user
 
+    def _imported(self, found, given, options):
+        """An import's report line; unless --check, the project made of it (its id, page and draft batch added)."""
+        line = found.as_json()
+        if found.ok and not options["check"]:
+            try:
+                project, batch = potato_project_create(imported=found, provider=options["provider"],
+                                                       user=self._organizer(options))
+            except CrowdsetError as error:
+                line["ok"], line["errors"] = False, [f"{given}: {error}"]
+            else:
+                line["project"] = project.pk
+                line["url"] = settings.SITE_URL.rstrip("/") + reverse("projects:detail", args=[project.slug])
+                line["batch"] = batch.pk
+        return line
+
     def do_import_potato(self, options):
         failed = 0
         for given in options["configs"]:
             found = import_file(given)
-            line = found.as_json()
-            if found.ok and not options["check"]:
-                try:
-                    project, batch = potato_project_create(imported=found, provider=options["provider"],
-                                                           user=self._organizer(options))
-                except CrowdsetError as error:
-                    line["ok"], line["errors"] = False, [f"{given}: {error}"]
-                else:
-                    line["project"] = project.pk
-                    line["url"] = settings.SITE_URL.rstrip("/") + reverse("projects:detail", args=[project.slug])
-                    line["batch"] = batch.pk
+            line = self._imported(found, given, options)
             failed += not line["ok"]
             self.stdout.write(json.dumps(line) if options["json"] else self._potato_text(line, found.notes))
         if failed:
@@ -230,17 +235,7 @@ class Command(BaseCommand):
 
     def do_import_labelstudio(self, options):
         found = labelstudio.import_files(options["config"], options["tasks"])
-        line = found.as_json()
-        if found.ok and not options["check"]:
-            try:
-                project, batch = potato_project_create(imported=found, provider=options["provider"],
-                                                       user=self._organizer(options))
-            except CrowdsetError as error:
-                line["ok"], line["errors"] = False, [f"{options['config']}: {error}"]
-            else:
-                line["project"] = project.pk
-                line["url"] = settings.SITE_URL.rstrip("/") + reverse("projects:detail", args=[project.slug])
-                line["batch"] = batch.pk
+        line = self._imported(found, options["config"], options)
         if options["json"]:
             self.stdout.write(json.dumps(line))
         else:
