@@ -16,6 +16,9 @@ from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record as SchemeRecord
 
 MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation item
+# An item field holding a model's suggested answers ({"model", "score", "answers": {scheme: answer}}): the page
+# starts with them, marked as such; the answers people give are stored apart, on their assignments.
+SUGGESTED = "_suggested"
 FORMATS = ("json", "jsonl", "csv", "tsv")
 
 

@@ -26,9 +26,10 @@ import yaml
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
-from designs.items import ItemsError, Record, as_lines, read_rows, unanswerable
+from designs.items import SUGGESTED, ItemsError, Record, as_lines, read_rows, unanswerable
 from designs.loader import DesignError, Problem, validate
-from designs.schemes import SCHEME_TYPES
+from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields
+from designs.schemes import Record as SchemeRecord
 from designs.schemes.base import NAME
 
 # Tags that show data; `value="$field"` reads the task's data.field.
@@ -140,7 +141,7 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
         found.errors.append(f"{name}: no tasks; give them with --tasks (JSON, JSON Lines, CSV or TSV)")
         return found
     try:
-        found.records = translation.records(tasks, tasks_name)
+        found.records = translation.records(tasks, tasks_name, found.design)
     except (ItemsError, ValueError) as error:
         found.errors.append(str(error))
         return found
@@ -441,10 +442,11 @@ class _Translation:
         scheme["display_logic"] = {"show_when": [condition]}
 
     # --- the tasks --------------------------------------------------------------------------------------------
-    def records(self, data: bytes, name: str) -> list[Record]:
+    def records(self, data: bytes, name: str, design: Any) -> list[Record]:
         """The tasks as items: a task's data (or a bare data dict, or a CSV row) its fields, its id the task's id
         (else its number); a dialogue shown one turn a line; HTML shown as its text. Every $field an object shows
-        must be in every task."""
+        must be in every task. A task's prediction (its best scored) is the item's suggestion, kept apart from the
+        answers (SUGGESTED)."""
         rows = read_rows(data, name=name)
         records: list[Record] = []
         seen: dict[str, int] = {}
@@ -453,10 +455,9 @@ class _Translation:
             if not isinstance(row, dict):
                 raise ValueError(f"{where}: is a {type(row).__name__}; a task is an object with its data")
             found = row["data"] if isinstance(row.get("data"), dict) else row
-            for key in ("predictions", "annotations"):
-                if row.get(key) and key not in self.warned:
-                    self.warned.add(key)
-                    self.warnings.append(f"tasks' {key}: not imported yet (the tasks' data is)")
+            if row.get("annotations") and "annotations" not in self.warned:
+                self.warned.add("annotations")
+                self.warnings.append("tasks' annotations: not imported yet (the tasks' data and predictions are)")
             missing = [key for key in self.fields if key not in found]
             if missing:
                 tag = self.fields[missing[0]]
@@ -470,9 +471,52 @@ class _Translation:
             seen[task_id] = number
             fields = {key: self._shown(key, value) for key, value in found.items()}
             text = fields.pop(self.main_field)
-            records.append(Record(id=task_id, text=text if isinstance(text, str) else as_lines(text),
-                                  fields=fields, line=number, file=name))
+            text = text if isinstance(text, str) else as_lines(text)
+            predictions = [entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
+                           and isinstance(entry.get("result"), list)]
+            if predictions:
+                best = max(predictions, key=lambda entry: _score(entry.get("score")))
+                suggested = self._suggestion(design, best, Record(task_id, text, fields), where)
+                if suggested:
+                    fields[SUGGESTED] = suggested
+            records.append(Record(id=task_id, text=text, fields=fields, line=number, file=name))
         return records
+
+    def _suggestion(self, design: Any, prediction: dict, record: Record, where: str) -> dict[str, Any] | None:
+        """A prediction as the answers a page starts with: each control's results read by its scheme's type (spans
+        first, for the relations that name them) and checked as the form would send them; one that does not fit
+        is left out and named."""
+        results: dict[str, list[dict]] = {}
+        for result in prediction["result"]:
+            if isinstance(result, dict) and isinstance(result.get("value") or {}, dict):
+                results.setdefault(result.get("from_name") or ("" if result.get("type") == "relation" else "?"),
+                                   []).append(result)
+        regions: dict[str, Any] = {}
+        answers: dict[str, Any] = {}
+        shown = SchemeRecord(id=record.id, text=record.text, fields=record.fields)
+        ordered = sorted(design.annotation_schemes, key=lambda scheme: not SCHEME_TYPES.of(scheme).marks_text)
+        for scheme in ordered:
+            kind = SCHEME_TYPES.of(scheme)
+            # A relation names no control: it is the links scheme's; a span's per-region pick is its span scheme's.
+            attribute = getattr(scheme, "attribute", None)
+            names = [""] if "Relations" in kind.labelstudio_tags else [scheme.name, *([attribute.name] if attribute
+                                                                                     else [])]
+            given = [result for name in names for result in results.get(name, [])]
+            if not given:
+                continue
+            try:
+                value = kind.from_labelstudio_results(scheme, given, regions)
+                fields = kind.form_fields(scheme, value) if value is not None else {}
+                if not fields:
+                    continue
+                form = {(f"s-{part}" if part else "s"): text for part, text in fields.items()}
+                answers[scheme.name] = kind.read(scheme, Fields(form, "s"), shown)
+            except (AnswerProblem, KeyError, TypeError, ValueError) as problem:
+                self.warnings.append(f"{where}: the prediction's {scheme.name} does not fit ({problem}); left out")
+        if not answers:
+            return None
+        return {"model": str(prediction.get("model_version") or "a model"), "score": prediction.get("score"),
+                "answers": answers}
 
     def _shown(self, key: str, value: Any) -> Any:
         kind = self.kinds.get(key)
@@ -481,6 +525,13 @@ class _Translation:
         if kind == "Paragraphs" and isinstance(value, list):
             return as_lines(value)
         return value
+
+
+def _score(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 class _Text(HTMLParser):
@@ -552,26 +603,39 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         annotations: list[dict[str, Any]] = []
         annotators: list[str] = []
         for worker, given in by_worker.items():
-            regions: dict[tuple, str] = {}
-            results: list[dict[str, Any]] = []
-            # Spans first: a link names the regions they made.
-            ordered = sorted(given, key=lambda name: not SCHEME_TYPES.of(schemes[name]).marks_text
-                             if name in schemes else True)
-            for name in ordered:
-                scheme = schemes.get(name)
-                kind = SCHEME_TYPES.of(scheme) if scheme is not None else None
-                if kind is None or given[name] is None or not kind.labelstudio_control(scheme, to_name):
-                    continue
-                for result in kind.labelstudio_results(scheme, given[name], to_name, regions):
-                    if result["type"] != "relation":
-                        result = {"id": result.get("id", f"{name}-{len(results) + 1}"),
-                                  "from_name": result.get("from_name", name), "to_name": to_name,
-                                  "type": result["type"], "value": result["value"]}
-                    results.append(result)
+            results = _results(schemes, given, to_name)
             annotations.append({"id": len(annotations) + 1, "result": results})
             annotators.append(f"W{people.setdefault(worker, len(people) + 1)}")
         # Label Studio takes completed_by only for its own accounts (an unknown one refuses the whole import), so the
         # annotations come in as the importing user's; who gave each is in the task's meta, in their order.
-        yield {"id": number, "data": {"id": record.id, design.items.text_key: record.text, **record.fields},
-               "annotations": annotations, "meta": {"annotators": annotators}}
+        fields = dict(record.fields)
+        suggested = fields.pop(SUGGESTED, None)
+        task = {"id": number, "data": {"id": record.id, design.items.text_key: record.text, **fields},
+                "annotations": annotations, "meta": {"annotators": annotators}}
+        if isinstance(suggested, dict) and isinstance(suggested.get("answers"), dict):
+            # The item's suggestion goes back as the prediction it came from.
+            task["predictions"] = [{"model_version": suggested.get("model"), "result": _results(
+                schemes, suggested["answers"], to_name), **({"score": suggested["score"]} if isinstance(
+                    suggested.get("score"), int | float) else {})}]
+        yield task
+
+
+def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str) -> list[dict[str, Any]]:
+    """One person's (or a model's) answers to an item as Label Studio results, spans before the links that name
+    them; a scheme Label Studio has no control for is left out."""
+    regions: dict[tuple, str] = {}
+    results: list[dict[str, Any]] = []
+    ordered = sorted(given, key=lambda name: not SCHEME_TYPES.of(schemes[name]).marks_text if name in schemes else True)
+    for name in ordered:
+        scheme = schemes.get(name)
+        kind = SCHEME_TYPES.of(scheme) if scheme is not None else None
+        if kind is None or given[name] is None or not kind.labelstudio_control(scheme, to_name):
+            continue
+        for result in kind.labelstudio_results(scheme, given[name], to_name, regions):
+            if result["type"] != "relation":
+                result = {"id": result.get("id", f"{name}-{len(results) + 1}"),
+                          "from_name": result.get("from_name", name), "to_name": to_name,
+                          "type": result["type"], "value": result["value"]}
+            results.append(result)
+    return results
 

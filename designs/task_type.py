@@ -4,6 +4,7 @@ generic page rendering the design's schemes for the HIT's items (designs/task.ht
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from core.items import Payload, RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
 from designs.components import WRITING_EVIDENCE
 from designs.evidence import canary_word
-from designs.items import as_lines, highlight
+from designs.items import SUGGESTED, as_lines, highlight
 from designs.model import Design
 from designs.models import batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
@@ -223,7 +224,8 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                             **entry["type"].widget_context(scheme, found, field, entry["keys"])})
         # The text is shown once, before the questions; with a span scheme it is the text those schemes mark.
         words: list[dict[str, Any]] = next((entry["words"] for entry in schemes if entry["words"]), [])
-        rows.append({"item": item, "record": found, "schemes": schemes, "shown": _fields(found, design.items.show),
+        rows.append({"item": item, "record": found, "schemes": schemes, "suggested": _suggested(found, schemes),
+                     "shown": _fields(found, design.items.show),
                      "after": _fields(found, design.items.show_after), "words": words,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = WRITING_EVIDENCE in design.components
@@ -240,6 +242,23 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             "scripts": scripts,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
+
+
+def _suggested(found, schemes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A model's suggested answers of the item (designs.items.SUGGESTED) as the form fields its widgets start with,
+    and whose they are; None when it has none the page can show."""
+    given = found.fields.get(SUGGESTED)
+    if not isinstance(given, dict) or not isinstance(given.get("answers"), dict):
+        return None
+    fields: dict[str, str] = {}
+    for entry in schemes:
+        value = given["answers"].get(entry["scheme"].name)
+        if value is not None:
+            fields.update((f"{entry['field']}-{part}" if part else entry["field"], text)
+                          for part, text in entry["type"].form_fields(entry["scheme"], value).items())
+    if not fields:
+        return None
+    return {"fields": json.dumps(fields), "model": str(given.get("model") or "a model"), "score": given.get("score")}
 
 
 MOVES = {"j", "k"}  # the page's own keys: the next and the previous item

@@ -322,6 +322,17 @@ class SchemeType:
         (None): a cloze's blanks right against their keys. None for most types."""
         return {}
 
+    def form_fields(self, scheme: Any, value: Any) -> dict[str, str]:
+        """An answer as the form fields its widget sends ({part: text}, "" the scheme's own field), so a page can
+        start with it (a model's suggestion); `read` gives the answer back. {} for a type a page cannot start
+        with an answer."""
+        return {}
+
+    def from_labelstudio_results(self, scheme: Any, results: list[dict], regions: dict[str, Any]) -> Any:
+        """Label Studio results of this scheme's control (a prediction's) as an answer, or None. `regions` maps the
+        span results read so far by their ids (what a relation names) to (scheme, span)."""
+        return None
+
     def labelstudio_claims(self, control: Any) -> bool:
         """Whether this type runs a Label Studio control (designs.labelstudio.Tag) of one of its labelstudio_tags."""
         return control.tag in self.labelstudio_tags

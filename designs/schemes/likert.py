@@ -67,6 +67,12 @@ class LikertType(SchemeType):
     def labelstudio_value(self, scheme, value):
         return {"rating": value}
 
+    def form_fields(self, scheme, value):
+        return {"": str(value)}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        return results[0]["value"].get("rating")
+
     def potato_alias(self, scheme, importer):
         # A confidence rating: a likert scale of scale_points, its ends its first and last labels.
         labels = scheme.get("labels") if isinstance(scheme.get("labels"), list) else []

@@ -101,6 +101,15 @@ class MultiselectType(SchemeType):
             return [{"type": "taxonomy", "value": {"taxonomy": [name.split(PATH) for name in value]}}]
         return [{"type": "choices", "value": {"choices": list(value)}}]
 
+    def form_fields(self, scheme, value):
+        return {str(number): "1" for number, label in enumerate(scheme.labels, 1) if label.name in value}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        value = results[0]["value"]
+        if "taxonomy" in value:
+            return [PATH.join(path) for path in value["taxonomy"]]
+        return list(value.get("choices", []))
+
     def potato_alias(self, scheme, importer):
         # A taxonomy: each of its nodes a box, named by its path ("Animals › Mammals"), in the tree's order.
         paths = _paths(scheme.get("taxonomy"))

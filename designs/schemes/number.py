@@ -7,7 +7,7 @@ from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
-from designs.schemes.base import SchemeBase, SchemeType, number_schema, read_number, scheme_type
+from designs.schemes.base import SchemeBase, SchemeType, number_schema, potato_text, read_number, scheme_type
 
 
 class Number(SchemeBase):
@@ -48,3 +48,9 @@ class NumberType(SchemeType):
 
     def labelstudio_value(self, scheme, value):
         return {"number": value}
+
+    def form_fields(self, scheme, value):
+        return {"": potato_text(value)}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        return results[0]["value"].get("number")

@@ -72,6 +72,13 @@ class RadioType(SchemeType):
     def labelstudio_value(self, scheme, value):
         return {"choices": [value]}
 
+    def form_fields(self, scheme, value):
+        return {"": value}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        picked = results[0]["value"].get("choices") or [None]
+        return picked[0]
+
     def potato_alias(self, scheme, importer):
         # Potato's triage: accept, reject or skip, on its keys; a pick moves on as Potato's auto_advance does.
         labels = [{"name": name, "key_value": str(scheme.get(f"{name}_key", default)),

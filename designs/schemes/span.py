@@ -215,6 +215,28 @@ class SpanType(SchemeType):
         return (f"<Labels name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
                 + (' required="true"' if scheme.required else "") + f">{labels}</Labels>{picks}")
 
+    def form_fields(self, scheme, value):
+        if not value:
+            return {"": NOTHING} if scheme.nothing else {}
+        return {"": json.dumps([[span["start"], span["end"], span["label"],
+                                 *([span[scheme.attribute.name]] if scheme.attribute else [])] for span in value])}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        picks = {result.get("id"): (result["value"].get("choices") or [None])[0] for result in results
+                 if result.get("type") == "choices"}
+        spans = []
+        for result in results:
+            value = result["value"]
+            if result.get("type") != "labels" or not value.get("labels"):
+                continue
+            span = {"start": value.get("start"), "end": value.get("end"), "label": value["labels"][0],
+                    "text": value.get("text", "")}
+            if scheme.attribute:
+                span[scheme.attribute.name] = picks.get(result.get("id"))
+            spans.append(span)
+            regions[result.get("id")] = (scheme.name, span)
+        return spans or None
+
     def labelstudio_results(self, scheme, value, to_name, regions):
         results = []
         for number, span in enumerate(value, 1):

@@ -5,6 +5,7 @@ as JSON, [[type, [start, end, label], [start, end, label]], ...], which the page
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 from xml.sax.saxutils import quoteattr
 
@@ -172,6 +173,24 @@ class SpanLinkType(SchemeType):
         # config's first Labels, each relation label a directed link type.
         kinds = [{"name": name, "directed": True} for _, name in importer.children(control, "Relation")]
         return {"span_schema": importer.first_spans(control), "link_types": kinds or [{"name": "related"}]}
+
+    def form_fields(self, scheme, value):
+        return {"": json.dumps([[link["type"], *([link[end]["start"], link[end]["end"], link[end]["label"]]
+                                                 for end in ("from", "to"))] for link in value])}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        links = []
+        for result in results:
+            ends = [regions.get(result.get(key)) for key in ("from_id", "to_id")]
+            if None in ends or any(owner != scheme.span_schema for owner, _ in ends):
+                continue
+            first, second = (span for _, span in ends)
+            if result.get("direction") == "left":
+                first, second = second, first
+            for name in result.get("labels") or [scheme.link_types[0].name]:
+                links.append({"type": name, **{end: {key: span[key] for key in ("start", "end", "label")}
+                                               for end, span in (("from", first), ("to", second))}})
+        return links or None
 
     def labelstudio_control(self, scheme, to_name):
         relations = "".join(f"<Relation value={quoteattr(kind.name)}/>" for kind in scheme.link_types)

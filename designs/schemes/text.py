@@ -212,3 +212,12 @@ class TextType(SchemeType):
 
     def labelstudio_value(self, scheme, value):
         return {"text": [value]}
+
+    def form_fields(self, scheme, value):
+        if isinstance(value, dict):
+            return {str(number): value[label.name] for number, label in enumerate(scheme.labels, 1)
+                    if label.name in value}
+        return {"": value}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        return "\n".join(map(str, results[0]["value"].get("text") or [])) or None

@@ -206,5 +206,5 @@ window.crowdsetTask = (function () {
 
   tick();
   return {form, items, preview, get current() { return current; }, setCurrent, onCurrent: l => listeners.push(l),
-          typing, enterIsFree, restore, saveSoon, ready, submits};
+          typing, enterIsFree, restore, fill, saveSoon, ready, submits};
 })();

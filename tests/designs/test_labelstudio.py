@@ -58,7 +58,8 @@ def test_what_is_not_carried_over_is_named_by_tag_line_and_attribute(capsys):
     imported = import_project((EXAMPLES / "question-answering" / "config.xml").read_bytes(), name="qa.xml",
                               tasks=(EXAMPLES / "question-answering" / "tasks.json").read_bytes(),
                               tasks_name="tasks.json")
-    assert imported.ok and imported.warnings == ["tasks' annotations: not imported yet (the tasks' data is)"]
+    assert imported.ok and imported.warnings == [
+        "tasks' annotations: not imported yet (the tasks' data and predictions are)"]
     answer = imported.design.scheme("answer")
     assert answer.one_per_label and answer.unit == "words"  # maxUsage="1"; the passage's granularity="word"
     assert imported.design.items.text_key == "text" and imported.design.items.show_after == ["question"]
@@ -296,3 +297,73 @@ def test_a_task_that_is_not_an_object_or_repeats_an_id_is_named():
     found = import_project(config, name="c.xml", tasks=b'{"data": {"id": "x", "text": "a"}}\n'
                                                         b'{"data": {"id": "x", "text": "b"}}\n', tasks_name="t.jsonl")
     assert found.errors == ["t.jsonl: task 2 (line 2): the id 'x' is task 1's too; ids must be unique"]
+
+
+PREDICTED = [{**TASKS[0], "predictions": [
+    {"model_version": "weak-v1", "score": 0.2, "result": [
+        {"from_name": "counterfactual", "to_name": "post", "type": "choices", "value": {"choices": ["no"]}}]},
+    {"model_version": "cf-tagger-v2", "score": 0.91, "result": [
+        {"from_name": "counterfactual", "to_name": "post", "type": "choices", "value": {"choices": ["yes"]}},
+        {"id": "r1", "from_name": "parts", "to_name": "post", "type": "labels",
+         "value": {"start": 0, "end": 14, "text": "Had it rained", "labels": ["antecedent"]}},
+        {"id": "r1", "from_name": "sure", "to_name": "post", "type": "choices",
+         "value": {"start": 0, "end": 14, "choices": ["sure"]}},
+        {"from_name": "confidence", "to_name": "post", "type": "rating", "value": {"rating": 9}},
+        {"from_name": "words", "to_name": "post", "type": "number", "value": {"number": 3}}]}]}]
+
+
+def test_a_task_s_best_prediction_is_the_item_s_suggestion_kept_apart_from_answers():
+    from designs.items import SUGGESTED
+
+    found = import_project(STUDY.encode(), name="study.xml", tasks=json.dumps(PREDICTED).encode(),
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    suggested = found.records[0].fields[SUGGESTED]
+    assert suggested["model"] == "cf-tagger-v2" and suggested["score"] == 0.91  # the best scored
+    assert suggested["answers"] == {
+        "parts": [{"start": 0, "end": 14, "label": "antecedent", "text": "Had it rained,", "sure": "sure"}],
+        "counterfactual": "yes", "words": 3}
+    # A rating of 9 on a 4-point scale does not fit: named, and left out.
+    assert any(warning.startswith("tasks.json: task 1 (line 1): the prediction's confidence does not fit")
+               for warning in found.warnings)
+
+
+@pytest.mark.django_db
+def test_a_suggestion_starts_the_page_marked_and_the_answer_is_the_person_s(chromium, live_server, tmp_path):
+    from designs.items import SUGGESTED
+    from hits.models import Assignment
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, project_annotator
+    from tests.test_accessibility import PHONE
+
+    (tmp_path / "study.xml").write_text(STUDY)
+    (tmp_path / "tasks.json").write_text(json.dumps(PREDICTED))
+    call_command("design", "import-labelstudio", str(tmp_path / "study.xml"), "--tasks",
+                 str(tmp_path / "tasks.json"))
+    project = Project.objects.latest("pk")
+    batch = batch_publish(batch=project.batches.get())
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    item = page.locator(".task-item").first
+    assert item.locator(".suggested-note").inner_text().startswith(
+        "Pre-filled with the suggestion of cf-tagger-v2 (score 0.91)")
+    assert item.locator("[data-scheme=counterfactual] input[value=yes]").is_checked()
+    assert item.locator("[data-scheme=parts] .span-list").inner_text().startswith("antecedent: Had it rained,")
+    assert item.locator("[data-scheme=words] input").input_value() == "3"
+    axe_clean(page, "labelstudio-suggestion-phone")
+    page.keyboard.press("n")  # the person disagrees
+    item.locator("[data-scheme=why] textarea, [data-scheme=why] input").first.fill("it did rain")
+    item.locator("[data-scheme=confidence] input[value='2']").check()
+    page.click("#cf-submit")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    answer = next(iter(Assignment.objects.get(hit__batch=batch).answers.values()))
+    assert answer["counterfactual"] == "no" and answer["words"] == 3 and answer["why"] == "it did rain"
+    stored = batch.items.get()
+    assert stored.content.fields[SUGGESTED]["answers"]["counterfactual"] == "yes"  # kept apart
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    task = json.loads(written["tasks.json"].read_text())[0]
+    assert SUGGESTED not in task["data"]
+    assert task["predictions"][0]["model_version"] == "cf-tagger-v2" and task["predictions"][0]["score"] == 0.91
+    assert {result["from_name"] for result in task["predictions"][0]["result"]} == {
+        "counterfactual", "parts", "sure", "words"}

@@ -313,7 +313,8 @@
     });
   }
   task.onCurrent(refresh);
-  task.restore();
+  // No draft yet: the items that carry a model's suggestion start with it (marked on the item as such).
+  if (!task.restore()) items.forEach(item => { if (item.dataset.suggested) task.fill(JSON.parse(item.dataset.suggested)); });
   spans.texts.forEach(text => text.render());
   rankingWidgets.forEach(widget => widget.restore());
   points.restore();
