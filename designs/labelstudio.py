@@ -43,7 +43,7 @@ MEDIA = ("Image", "Audio", "AudioPlus", "Video", "TimeSeries", "TimeSeriesChanne
          "Bitmask", "VectorLabels", "OcrLabels")
 # Controls of text Label Studio has that no scheme type runs yet.
 NOT_BUILT = {"HyperTextLabels": "spans on HTML", "ParagraphLabels": "spans inside dialogue turns",
-             "DateTime": "a date and time", "Ranker": "ranking a task's list into buckets",
+             "Ranker": "ranking a task's list into buckets",
              "Pairwise": "a choice between two objects"}
 # Attributes every control may have, read here (the type reads its own).
 COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",

@@ -14,6 +14,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     slider,
     range_slider,
     number,
+    datetime,
     text,
     span,
     span_link,

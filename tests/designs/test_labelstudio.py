@@ -15,6 +15,7 @@ from designs.export import export_batch
 from designs.labelstudio import import_project
 from hits.models import Worker
 from hits.services import assignment_claim, assignment_submit, batch_publish
+from hits.services.errors import CrowdError
 from projects.models import Project
 
 EXAMPLES = Path(__file__).parent / "labelstudio_examples"
@@ -77,8 +78,8 @@ BAD = [
      "toName='text'/>\n</View>", "config.xml:4: the name 'c' is used already on line 3; names must differ"),
     ("<View>\n<Image name='img' value='$image'/>\n<Text name='text' value='$text'/>\n</View>",
      "config.xml:2: <Image> is a media tag; this platform shows text only"),
-    ("<View>\n<Text name='text' value='$text'/>\n<DateTime name='when' toName='text'/>\n</View>",
-     "config.xml:3: <DateTime> (a date and time) is not built here yet"),
+    ("<View>\n<Text name='text' value='$text'/>\n<ParagraphLabels name='when' toName='text'/>\n</View>",
+     "config.xml:3: <ParagraphLabels> (spans inside dialogue turns) is not built here yet"),
     ("<Text name='text' value='$text'/>", "config.xml:1: the config's top tag is <Text>"),
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><View/>", "config.xml: refused: DTDForbidden"),
 ]
@@ -367,3 +368,62 @@ def test_a_suggestion_starts_the_page_marked_and_the_answer_is_the_person_s(chro
     assert task["predictions"][0]["model_version"] == "cf-tagger-v2" and task["predictions"][0]["score"] == 0.91
     assert {result["from_name"] for result in task["predictions"][0]["result"]} == {
         "counterfactual", "parts", "sure", "words"}
+
+
+@pytest.mark.django_db
+def test_a_date_is_asked_in_the_browser_s_picker_and_goes_back_as_label_studio_s(tmp_path, capsys):
+    config = tmp_path / "dates.xml"
+    config.write_text("<View><Text name='text' value='$text'/><DateTime name='when' toName='text' only='date' "
+                      "min='1900-01-01' format='%Y-%m-%d'/></View>")
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"data": {"text": "It opened on 1 March 2024."}, "predictions": [
+        {"model_version": "dates-v1", "result": [{"from_name": "when", "to_name": "text", "type": "datetime",
+                                                  "value": {"datetime": "2024-03-01"}}]}]}]))
+    call_command("design", "import-labelstudio", str(config), "--tasks", str(tasks), "--json")
+    line = json.loads(capsys.readouterr().out)
+    assert line["ok"] and "<DateTime name='when'> format='%Y-%m-%d' (line 1)" in line["ignored"]
+    project = Project.objects.get(pk=line["project"])
+    batch = batch_publish(batch=project.batches.get())
+    worker = Worker.objects.create(provider="inhouse", external_id="w0")
+    assignment = assignment_claim(batch=batch, worker=worker)
+    item = assignment.hit.ordered_items()[0]
+    with pytest.raises(CrowdError, match="is not a date; write it as 2024-03-01"):
+        assignment_submit(assignment=assignment, worker=worker, raw_answers={f"a-{item.pk}-0": "1 March"})
+    with pytest.raises(CrowdError, match="1850-01-01 is outside 1900-01-01 to …"):
+        assignment_submit(assignment=assignment, worker=worker, raw_answers={f"a-{item.pk}-0": "1850-01-01"})
+    assignment_submit(assignment=assignment, worker=worker, raw_answers={f"a-{item.pk}-0": "2024-03-02"})
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    task = json.loads(written["tasks.json"].read_text())[0]
+    assert task["annotations"][0]["result"][0]["value"] == {"datetime": "2024-03-02"}
+    assert task["predictions"][0]["result"][0]["value"] == {"datetime": "2024-03-01"}
+    assert 'only="date"' in written["config.xml"].read_text()
+    if LS_PYTHON:
+        checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
+                                  str(config)], capture_output=True, text=True, timeout=300)
+        assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[], []], checked.stderr[-1000:]
+
+
+@pytest.mark.django_db
+def test_a_date_is_picked_on_a_phone(chromium, live_server, tmp_path):
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, project_annotator
+    from tests.test_accessibility import PHONE
+
+    (tmp_path / "dates.xml").write_text("<View><Text name='text' value='$text'/><Header value='When did it open?'/>"
+                                        "<DateTime name='when' toName='text' only='date' required='true'/></View>")
+    (tmp_path / "tasks.json").write_text(json.dumps([{"text": "It opened on 1 March 2024."}]))
+    call_command("design", "import-labelstudio", str(tmp_path / "dates.xml"), "--tasks", str(tmp_path / "tasks.json"))
+    project = Project.objects.latest("pk")
+    batch = batch_publish(batch=project.batches.get())
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    picker = page.get_by_label("When did it open?")
+    assert picker.get_attribute("type") == "date"
+    picker.fill("2024-03-01")
+    axe_clean(page, "labelstudio-date-phone")
+    page.click("#cf-submit")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    from hits.models import Assignment
+
+    assert next(iter(Assignment.objects.get(hit__batch=batch).answers.values())) == {"when": "2024-03-01"}

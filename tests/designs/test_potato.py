@@ -162,10 +162,10 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, slider, range_slider, number, "
-                                  f"text, span, span_link, pairwise, bws, multirate, constant_sum, ranking, cloze, "
-                                  f"pure_display (and runs Potato's triage, hierarchical_multiselect, confidence, vas, "
-                                  f"text_edit, error_span, extractive_qa, coreference, semantic_differential, "
-                                  f"soft_label as them)"]
+                                  f"datetime, text, span, span_link, pairwise, bws, multirate, constant_sum, ranking, "
+                                  f"cloze, pure_display (and runs Potato's triage, hierarchical_multiselect, "
+                                  f"confidence, vas, text_edit, error_span, extractive_qa, coreference, "
+                                  f"semantic_differential, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 

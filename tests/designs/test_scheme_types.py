@@ -43,7 +43,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 17
+    assert len(TYPE_NAMES) == 18
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -104,6 +104,7 @@ def _forms(scheme, record):
     yield {"a": json.dumps(list(reversed(labels)))}
     yield {"a": "A statement of twelve words or so, as a person writes it here."}
     yield {"a-low": "2", "a-high": "10"}
+    yield {"a": "2024-03-01"}
     yield {"a-1": str(getattr(scheme, "total_points", 100))}
     yield {"a-1": "would", "a-2": "changed"}
     kinds = [kind.name for kind in getattr(scheme, "link_types", None) or []] or ["x"]
