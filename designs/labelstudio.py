@@ -43,8 +43,7 @@ MEDIA = ("Image", "Audio", "AudioPlus", "Video", "TimeSeries", "TimeSeriesChanne
          "Bitmask", "VectorLabels", "OcrLabels")
 # Controls of text Label Studio has that no scheme type runs yet.
 NOT_BUILT = {"HyperTextLabels": "spans on HTML", "ParagraphLabels": "spans inside dialogue turns",
-             "Ranker": "ranking a task's list into buckets",
-             "Pairwise": "a choice between two objects"}
+             "Ranker": "ranking a task's list into buckets"}
 # Attributes every control may have, read here (the type reads its own).
 COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",
           "whenLabelValue", "hotkey", "perRegion")
@@ -59,6 +58,7 @@ class Tag:
     attrs: dict[str, str]
     line: int
     children: list[Tag] = field(default_factory=list)
+    text: str = ""  # what the tag holds as text (<Header>Pick one</Header>)
 
     def walk(self):
         yield self
@@ -184,7 +184,7 @@ def parse(data: bytes, name: str) -> Tag:
     lines = iter(builder.lines)
 
     def tree(element) -> Tag:
-        node = Tag(element.tag, dict(element.attrib), next(lines))
+        node = Tag(element.tag, dict(element.attrib), next(lines), text=(element.text or "").strip())
         node.children = [tree(child) for child in element]
         return node
 
@@ -209,6 +209,7 @@ class _Translation:
         self.names: dict[str, int] = {}
         self.targets: dict[str, str] = {}  # scheme name -> the object its control names
         self.per_region: list[tuple[Tag, str | None]] = []
+        self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
         self.warned: set[str] = set()
         self.design = self._design(root)
 
@@ -266,6 +267,18 @@ class _Translation:
             self.at(control, f"{attribute}={value!r} is not a number")
             return None
 
+    def pair_of(self, control: Tag) -> str:
+        """The item field holding the two objects a control compares (its toName "left,right"), as a pair; the
+        objects are then shown by the control, not on their own."""
+        names = [name for name in control.attrs.get("toName", "").split(",") if name]
+        fields = [self.objects[name].attrs.get("value", "")[1:] for name in names if name in self.objects]
+        if len(names) != 2 or len(fields) != 2 or not all(fields):
+            self.at(control, f"<{control.tag}> compares two objects that show task fields: toName=\"left,right\"")
+            return "pair"
+        pair = f"{control.attrs.get('name', 'pair')}_pair"
+        self.pairs[pair] = (fields[0], fields[1])
+        return pair
+
     def object_of(self, control: Tag) -> Tag:
         return self.objects.get(control.attrs.get("toName", "").split(",")[0], control)
 
@@ -291,8 +304,8 @@ class _Translation:
         header = None
         for tag in self.tags:
             # A header is the question of the control that comes next, with nothing shown between them.
-            if tag.tag == "Header" and "$" not in tag.attrs.get("value", ""):
-                header = tag.attrs.get("value", "")
+            if tag.tag == "Header" and "$" not in _said(tag):
+                header = _said(tag)
             elif tag.tag in OBJECTS:
                 header = None
             if tag not in controls or tag.tag in MEDIA:
@@ -302,12 +315,12 @@ class _Translation:
             if scheme is not None:
                 schemes.append(scheme)
         self._regions(schemes)
+        self._paired(items)
         for scheme in schemes:
             if "display_logic" in scheme:
                 self._logic(scheme, schemes)
-        headers = [tag.attrs.get("value", "") for tag in self.tags if tag.tag == "Header"
-                   and "$" not in tag.attrs.get("value", "") and not any(
-                       scheme.get("description") == tag.attrs.get("value") for scheme in schemes)]
+        headers = [_said(tag) for tag in self.tags if tag.tag == "Header" and "$" not in _said(tag)
+                   and not any(scheme.get("description") == _said(tag) for scheme in schemes)]
         design: dict[str, Any] = {"title": Path(self.name).stem.replace("_", " ").replace("-", " ")[:200] or "study",
                                   "instructions": "\n".join(header for header in headers if header),
                                   "items": items, "annotation_schemes": schemes,
@@ -344,6 +357,17 @@ class _Translation:
         place = order.index(self.main_field)
         self.kinds = {name: tag.tag for name, tag in self.fields.items()}
         return {"id_key": "id", "text_key": self.main_field, "show": order[:place], "show_after": order[place + 1:]}
+
+    def _paired(self, items: dict[str, Any]) -> None:
+        """Objects a pairwise control compares are shown by it, not on their own; when one of them was to be the
+        item's text, the pair is (as a pair of texts under a Potato text key is)."""
+        paired = {name for pair in self.pairs.values() for name in pair}
+        if not paired or not items:
+            return
+        for key in ("show", "show_after"):
+            items[key] = [name for name in items[key] if name not in paired]
+        if items["text_key"] in paired:
+            items["text_key"] = self.main_field = next(iter(self.pairs))
 
     def _scheme(self, control: Tag, header: str | None, ours: int) -> dict[str, Any] | None:
         name = control.attrs.get("name", "")
@@ -470,7 +494,8 @@ class _Translation:
                 raise ValueError(f"{where}: the id {task_id!r} is task {seen[task_id]}'s too; ids must be unique")
             seen[task_id] = number
             fields = {key: self._shown(key, value) for key, value in found.items()}
-            text = fields.pop(self.main_field)
+            fields.update((pair, [found[left], found[right]]) for pair, (left, right) in self.pairs.items())
+            text = "" if self.main_field in self.pairs else fields.pop(self.main_field)
             text = text if isinstance(text, str) else as_lines(text)
             predictions = [entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
                            and isinstance(entry.get("result"), list)]
@@ -525,6 +550,11 @@ class _Translation:
         if kind == "Paragraphs" and isinstance(value, list):
             return as_lines(value)
         return value
+
+
+def _said(header: Tag) -> str:
+    """A Header's words: its value, or the text it holds."""
+    return header.attrs.get("value") or header.text
 
 
 def _score(value: Any) -> float:

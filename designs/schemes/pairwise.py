@@ -57,9 +57,22 @@ class PairwiseType(SchemeType):
     potato_keys = ("mode", "items_key", "labels", "allow_tie", "tie_label", "scale")
     categorical = True
     asked_once = True
+    labelstudio_tags = ("Pairwise",)
 
     def compared_size(self, scheme):
         return 2
+
+    def from_labelstudio(self, control, importer):
+        # The two objects it names are the two things compared: the item holds them as one pair (their left and
+        # right), which the pairwise widget shows side by side.
+        return {"items_key": importer.pair_of(control), "labels": [{"name": "left", "description": "Left"},
+                                                                   {"name": "right", "description": "Right"}]}
+
+    def form_fields(self, scheme, value):
+        return {"": potato_text(value)}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        return results[0]["value"].get("selected")
 
     def potato_answer(self, scheme, value, record):
         # Potato's pairwise form has one input: its selection (A, B, tie) or, on a scale, its value.

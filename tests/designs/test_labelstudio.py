@@ -49,7 +49,7 @@ def test_label_studio_s_own_text_examples_import(example, capsys):
     assert found["ok"] and found["errors"] == [] and found["items"] == 1, found
     assert list(found) == ["config", "ok", "items", "schemes", "ignored", "errors"]
     tags = {scheme["type"] for scheme in found["schemes"]}
-    assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations"} and tags
+    assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations", "Pairwise"} and tags
 
 
 def test_what_is_not_carried_over_is_named_by_tag_line_and_attribute(capsys):
@@ -427,3 +427,30 @@ def test_a_date_is_picked_on_a_phone(chromium, live_server, tmp_path):
     from hits.models import Assignment
 
     assert next(iter(Assignment.objects.get(hit__batch=batch).answers.values())) == {"when": "2024-03-01"}
+
+
+@pytest.mark.django_db
+def test_a_pairwise_control_compares_its_two_objects_side_by_side(chromium, live_server, capsys):
+    from hits.models import Assignment
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, project_annotator
+    from tests.test_accessibility import PHONE
+
+    example = EXAMPLES / "pairwise-classification"
+    call_command("design", "import-labelstudio", str(example / "config.xml"), "--tasks", str(example / "tasks.json"),
+                 "--json")
+    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
+    batch = batch_publish(batch=project.batches.get())
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    item = page.locator(".task-item").first
+    # The Header inside the tag is the question (asked once above the items); the two texts are shown once, by the
+    # comparison.
+    assert "Select one of two items" in page.locator("#design-question").inner_text()
+    assert item.inner_text().count("Refund done.") == 1
+    page.keyboard.press("2")
+    axe_clean(page, "labelstudio-pairwise-phone")
+    page.click("#cf-submit")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    assert next(iter(Assignment.objects.get(hit__batch=batch).answers.values())) == {"pw": "right"}
