@@ -98,7 +98,7 @@ class Imported:
         return "\n".join(head) + "\n" + yaml.safe_dump(self.raw, sort_keys=False, allow_unicode=True, width=110)
 
 
-def import_files(config: str, tasks: str | None) -> Imported:
+def import_files(config: str, tasks: str | None, title: str = "") -> Imported:
     """The config at `config` and the tasks at `tasks` (JSON list of tasks or of data dicts, JSON Lines, CSV or
     TSV), as the person named them."""
     found = Imported(config=config)
@@ -114,19 +114,20 @@ def import_files(config: str, tasks: str | None) -> Imported:
         except OSError as error:
             found.errors.append(f"{tasks}: cannot read it ({error.strerror}); check the path")
             return found
-    return import_project(data, name=config, tasks=task_data, tasks_name=tasks or "")
+    return import_project(data, name=config, tasks=task_data, tasks_name=tasks or "", title=title)
 
 
-def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name: str) -> Imported:
+def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name: str, title: str = "") -> Imported:
     """Translate a labeling config and read its tasks. Every problem is in `errors` as "<file>:<line>: <what>" (a
-    task as "<file>: task <n>: ..."); nothing is written anywhere."""
+    task as "<file>: task <n>: ..."); nothing is written anywhere. A config has no title of its own: `title`, else
+    the config's file name, names the study."""
     found = Imported(config=name)
     try:
         root = parse(config, name)
     except DesignError as error:
         found.errors = [str(problem) for problem in error.problems]
         return found
-    translation = _Translation(root, name)
+    translation = _Translation(root, name, title)
     found.raw, found.controls = translation.design, translation.controls
     found.ignored, found.warnings, found.notes = translation.ignored, translation.warnings, translation.notes
     found.errors = list(translation.errors)
@@ -196,8 +197,9 @@ def parse(data: bytes, name: str) -> Tag:
 
 
 class _Translation:
-    def __init__(self, root: Tag, name: str):
+    def __init__(self, root: Tag, name: str, title: str = ""):
         self.name = name
+        self.title = title.strip()
         self.errors: list[str] = []
         self.ignored: list[str] = []
         self.warnings: list[str] = []
@@ -321,7 +323,8 @@ class _Translation:
                 self._logic(scheme, schemes)
         headers = [_said(tag) for tag in self.tags if tag.tag == "Header" and "$" not in _said(tag)
                    and not any(scheme.get("description") == _said(tag) for scheme in schemes)]
-        design: dict[str, Any] = {"title": Path(self.name).stem.replace("_", " ").replace("-", " ")[:200] or "study",
+        named = self.title or Path(self.name).stem.replace("_", " ").replace("-", " ")
+        design: dict[str, Any] = {"title": named[:200] or "study",
                                   "instructions": "\n".join(header for header in headers if header),
                                   "items": items, "annotation_schemes": schemes,
                                   "hits": {"layout": "item", "order": "file"}}

@@ -253,7 +253,8 @@ def labelstudio_import(request: HttpRequest) -> HttpResponse:
             return JsonResponse({"error": str(error), "reports": []}, status=400)
         return render(request, "projects/potato_report.html", {"error": str(error), "reports": [],
                                                                 "tool": "Label Studio"}, status=400)
-    found = labelstudio.import_project(config, name=name, tasks=tasks, tasks_name=tasks_name)
+    found = labelstudio.import_project(config, name=name, tasks=tasks, tasks_name=tasks_name,
+                                       title=request.POST.get("title", "")[:200])
     line = {**found.as_json(), "warnings": found.warnings, "notes": found.notes}
     if importing and found.ok:
         try:

@@ -260,6 +260,7 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     page = context.new_page()
     log_in(page, live_server, "boss", "pass-word-1", "/projects/designs/new/")
     page.fill("#labelstudio-config", STUDY)
+    page.fill("#labelstudio-title", "Counterfactual posts")
     page.set_input_files("#labelstudio-tasks", str(tasks))
     page.click("#labelstudio-check")
     report = page.wait_for_selector("#labelstudio-report .potato-report")
@@ -270,7 +271,7 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     report.scroll_into_view_if_needed()
     axe_clean(page, f"labelstudio-check-{device_name}", docs="labelstudio-check" if device_name == "desktop" else None)
     page.click("#labelstudio-import")
-    page.wait_for_url(f"{live_server.url}/projects/config/")
+    page.wait_for_url(f"{live_server.url}/projects/counterfactual-posts/")
     assert Project.objects.get().batches.get().items.count() == 1
     context.close()
 
@@ -438,7 +439,7 @@ def test_a_pairwise_control_compares_its_two_objects_side_by_side(chromium, live
 
     example = EXAMPLES / "pairwise-classification"
     call_command("design", "import-labelstudio", str(example / "config.xml"), "--tasks", str(example / "tasks.json"),
-                 "--json")
+                 "--title", "Which reply", "--json")
     project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
     batch = batch_publish(batch=project.batches.get())
     project_annotator(project, "ada")
@@ -447,6 +448,7 @@ def test_a_pairwise_control_compares_its_two_objects_side_by_side(chromium, live
     # The Header inside the tag is the question (asked once above the items); the two texts are shown once, by the
     # comparison.
     assert "Select one of two items" in page.locator("#design-question").inner_text()
+    assert page.locator("h1").inner_text() == "Which reply"
     assert item.inner_text().count("Refund done.") == 1
     page.keyboard.press("2")
     axe_clean(page, "labelstudio-pairwise-phone")

@@ -84,6 +84,7 @@ class Command(BaseCommand):
         studio.add_argument("config", metavar="CONFIG.xml")
         studio.add_argument("--tasks", metavar="TASKS", help="the tasks: a JSON list of tasks (or of data dicts), "
                                                              "JSON Lines, CSV or TSV")
+        studio.add_argument("--title", default="", help="the study's title (default: the config's file name)")
         studio.add_argument("--check", action="store_true", help="validate and convert; nothing is written")
         studio.add_argument("--json", action="store_true", help="one JSON line")
         studio.add_argument("--organizer", metavar="USERNAME", help="the account that runs the project")
@@ -234,7 +235,7 @@ class Command(BaseCommand):
             sys.exit(1)
 
     def do_import_labelstudio(self, options):
-        found = labelstudio.import_files(options["config"], options["tasks"])
+        found = labelstudio.import_files(options["config"], options["tasks"], options["title"])
         line = self._imported(found, options["config"], options)
         if options["json"]:
             self.stdout.write(json.dumps(line))
