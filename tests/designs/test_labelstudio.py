@@ -78,8 +78,8 @@ BAD = [
      "toName='text'/>\n</View>", "config.xml:4: the name 'c' is used already on line 3; names must differ"),
     ("<View>\n<Image name='img' value='$image'/>\n<Text name='text' value='$text'/>\n</View>",
      "config.xml:2: <Image> is a media tag; this platform shows text only"),
-    ("<View>\n<Text name='text' value='$text'/>\n<ParagraphLabels name='when' toName='text'/>\n</View>",
-     "config.xml:3: <ParagraphLabels> (spans inside dialogue turns) is not built here yet"),
+    ("<View>\n<Text name='text' value='$text'/>\n<HyperTextLabels name='when' toName='text'/>\n</View>",
+     "config.xml:3: <HyperTextLabels> (spans on HTML) is not built here yet"),
     ("<Text name='text' value='$text'/>", "config.xml:1: the config's top tag is <Text>"),
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><View/>", "config.xml: refused: DTDForbidden"),
 ]
@@ -456,3 +456,21 @@ def test_a_pairwise_control_compares_its_two_objects_side_by_side(chromium, live
     page.wait_for_url(f"{live_server.url}/work/")
     context.close()
     assert next(iter(Assignment.objects.get(hit__batch=batch).answers.values())) == {"pw": "right"}
+
+
+def test_spans_inside_dialogue_turns_mark_the_dialogue_one_turn_a_line():
+    config = b"""<View>
+  <ParagraphLabels name="entity_slot" toName="dialogue">
+    <Label value="Person"/><Label value="Location"/>
+  </ParagraphLabels>
+  <Paragraphs name="dialogue" value="$humanMachineDialogue" layout="dialogue"/>
+  <Choices name="intent" toName="dialogue" choice="single"><Choice value="Greeting"/><Choice value="Request"/></Choices>
+</View>"""
+    tasks = json.dumps([{"data": {"humanMachineDialogue": [{"author": "Ann", "text": "Hi, I am Ann"},
+                                                           {"author": "Bot", "text": "Hello Ann, from Paris"}]}}])
+    found = import_project(config, name="dialogue.xml", tasks=tasks.encode(), tasks_name="t.json")
+    assert found.ok, found.errors
+    spans = found.design.scheme("entity_slot")
+    assert spans.annotation_type == "span" and [label.name for label in spans.labels] == ["Person", "Location"]
+    assert found.records[0].text == "Ann: Hi, I am Ann\nBot: Hello Ann, from Paris"
+    assert any("spans of the dialogue shown one turn a line" in note for note in found.notes)
