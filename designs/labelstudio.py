@@ -42,7 +42,7 @@ MEDIA = ("Image", "Audio", "AudioPlus", "Video", "TimeSeries", "TimeSeriesChanne
          "KeyPoint", "BrushLabels", "Brush", "MagicWand", "VideoRectangle", "TimelineLabels", "BitmaskLabels",
          "Bitmask", "VectorLabels", "OcrLabels")
 # Controls of text Label Studio has that no scheme type runs yet.
-NOT_BUILT = {"HyperTextLabels": "spans on HTML", "Ranker": "ranking a task's list into buckets"}
+NOT_BUILT = {"Ranker": "ranking a task's list into buckets"}
 # Attributes every control may have, read here (the type reads its own).
 COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",
           "whenLabelValue", "hotkey", "perRegion")
@@ -284,7 +284,7 @@ class _Translation:
         return self.objects.get(control.attrs.get("toName", "").split(",")[0], control)
 
     def first_spans(self, control: Tag) -> str:
-        spans = [tag.attrs.get("name", "") for tag in self.tags if tag.tag in ("Labels", "ParagraphLabels")]
+        spans = [tag.attrs.get("name", "") for tag in self.tags if tag.tag.endswith("Labels")]
         if not spans:
             self.at(control, "<Relations> links regions, and the config marks none: add a <Labels> on its text")
             return ""
@@ -336,7 +336,7 @@ class _Translation:
         named = [self.objects.get(name) for control in controls
                  for name in control.attrs.get("toName", "").split(",") if name]
         for control in controls:
-            if control.tag in ("Labels", "ParagraphLabels") and control.attrs.get("toName") in self.objects:
+            if control.tag.endswith("Labels") and control.attrs.get("toName") in self.objects:
                 return self.objects[control.attrs["toName"]]
         shown = [tag for tag in named if tag is not None and tag.tag in SHOWN]
         if shown:

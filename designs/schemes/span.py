@@ -67,7 +67,7 @@ class SpanType(SchemeType):
     potato_keys = ("labels", "sequential_key_binding", "allow_overlap")
     potato_humanizes = True
     potato_aliases = ("error_span", "extractive_qa")
-    labelstudio_tags = ("Labels", "ParagraphLabels")
+    labelstudio_tags = ("Labels", "ParagraphLabels", "HyperTextLabels")
     page = {"value": "spans", "keyAction": "mark"}
     script = "designs/spans.js"
     marks_text = True
@@ -200,9 +200,10 @@ class SpanType(SchemeType):
         importer.ignore(control, "choice")  # one label a region
         words = importer.object_of(control).attrs.get("granularity") == "word"
         if control.tag != "Labels":
-            # Spans inside dialogue turns: the dialogue is the item's text, one turn a line ("author: text").
-            importer.notes.append(f"<{control.tag} name={control.attrs.get('name', '')!r}>: spans of the dialogue "
-                                  f"shown one turn a line; written back to Label Studio as Labels on a Text")
+            # Spans inside dialogue turns or HTML: the dialogue one turn a line ("author: text"), the HTML as its text.
+            shown = "the dialogue shown one turn a line" if control.tag == "ParagraphLabels" else "the HTML's text"
+            importer.notes.append(f"<{control.tag} name={control.attrs.get('name', '')!r}>: spans of {shown}; "
+                                  f"written back to Label Studio as Labels on a Text")
         return {"labels": labels, "unit": "words" if words else "characters",
                 **({"one_per_label": True} if uses == {"1"} else {})}
 
@@ -226,8 +227,8 @@ class SpanType(SchemeType):
                                  *([span[scheme.attribute.name]] if scheme.attribute else [])] for span in value])}
 
     def from_labelstudio_results(self, scheme, results, regions):
-        if any(result.get("type") == "paragraphlabels" for result in results):
-            raise ValueError("spans of dialogue turns are not read from predictions yet")
+        if any(result.get("type") in ("paragraphlabels", "hypertextlabels") for result in results):
+            raise ValueError("spans of dialogue turns or HTML are not read from predictions yet")
         picks = {result.get("id"): (result["value"].get("choices") or [None])[0] for result in results
                  if result.get("type") == "choices"}
         spans = []

@@ -78,8 +78,8 @@ BAD = [
      "toName='text'/>\n</View>", "config.xml:4: the name 'c' is used already on line 3; names must differ"),
     ("<View>\n<Image name='img' value='$image'/>\n<Text name='text' value='$text'/>\n</View>",
      "config.xml:2: <Image> is a media tag; this platform shows text only"),
-    ("<View>\n<Text name='text' value='$text'/>\n<HyperTextLabels name='when' toName='text'/>\n</View>",
-     "config.xml:3: <HyperTextLabels> (spans on HTML) is not built here yet"),
+    ("<View>\n<List name='list' value='$text'/>\n<Ranker name='rank' toName='list'/>\n</View>",
+     "config.xml:3: <Ranker> (ranking a task's list into buckets) is not built here yet"),
     ("<Text name='text' value='$text'/>", "config.xml:1: the config's top tag is <Text>"),
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><View/>", "config.xml: refused: DTDForbidden"),
 ]
@@ -474,3 +474,12 @@ def test_spans_inside_dialogue_turns_mark_the_dialogue_one_turn_a_line():
     assert spans.annotation_type == "span" and [label.name for label in spans.labels] == ["Person", "Location"]
     assert found.records[0].text == "Ann: Hi, I am Ann\nBot: Hello Ann, from Paris"
     assert any("spans of the dialogue shown one turn a line" in note for note in found.notes)
+
+
+def test_spans_on_html_mark_its_text():
+    config = b"""<View><HyperText name="page" value="$html"/>
+<HyperTextLabels name="ner" toName="page"><Label value="Place"/></HyperTextLabels></View>"""
+    tasks = json.dumps([{"html": "<p>Rain in <b>Paris</b></p><script>x()</script>"}])
+    found = import_project(config, name="html.xml", tasks=tasks.encode(), tasks_name="t.json")
+    assert found.ok, found.errors
+    assert found.design.scheme("ner").annotation_type == "span" and found.records[0].text == "Rain in Paris"
