@@ -42,7 +42,7 @@ MEDIA = ("Image", "Audio", "AudioPlus", "Video", "TimeSeries", "TimeSeriesChanne
          "KeyPoint", "BrushLabels", "Brush", "MagicWand", "VideoRectangle", "TimelineLabels", "BitmaskLabels",
          "Bitmask", "VectorLabels", "OcrLabels")
 # Controls of text Label Studio has that no scheme type runs yet.
-NOT_BUILT = {"Ranker": "ranking a task's list into buckets"}
+NOT_BUILT: dict[str, str] = {}  # text controls no type runs yet, by what they do
 # Attributes every control may have, read here (the type reads its own).
 COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",
           "whenLabelValue", "hotkey", "perRegion")
@@ -211,6 +211,7 @@ class _Translation:
         self.targets: dict[str, str] = {}  # scheme name -> the object its control names
         self.per_region: list[tuple[Tag, str | None]] = []
         self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
+        self.ranked: set[str] = set()  # task fields holding lists a control ranks
         self.warned: set[str] = set()
         self.design = self._design(root)
 
@@ -224,13 +225,14 @@ class _Translation:
                                 f"{control.attrs[attribute]!r} (line {control.line})")
 
     # --- what a type asks of its control --------------------------------------------------------------------
-    def children(self, control: Tag, tag: str) -> list[tuple[Tag, str]]:
-        """The control's children of one tag, each with its value (a Choice's alias is what Label Studio stores)."""
-        found = [(child, child.attrs.get("alias") or child.attrs.get("value", "")) for child in control.walk()
+    def children(self, control: Tag, tag: str, key: str = "value") -> list[tuple[Tag, str]]:
+        """The control's children of one tag, each with its value (a Choice's alias is what Label Studio stores;
+        a Bucket is known by its name)."""
+        found = [(child, child.attrs.get("alias") or child.attrs.get(key, "")) for child in control.walk()
                  if child.tag == tag]
         for child, value in found:
             if not value:
-                self.at(child, f"<{tag}> has no value; give it value=\"...\"")
+                self.at(child, f"<{tag}> has no {key}; give it {key}=\"...\"")
         return [(child, value) for child, value in found if value]
 
     def choices(self, control: Tag) -> list[dict[str, str]]:
@@ -238,6 +240,13 @@ class _Translation:
                  **({"tooltip": child.attrs["hint"]} if child.attrs.get("hint") else {}),
                  **({"description": child.attrs["value"]} if child.attrs.get("alias") else {})}
                 for child, value in self.children(control, "Choice")]
+
+    @staticmethod
+    def fixed_choices(control: Tag) -> None:
+        """ValueError for choices a control takes from each task's data (value="$options"): not built here."""
+        if control.attrs.get("value", "").startswith("$"):
+            raise ValueError(f"<{control.tag}> takes its choices from each task's data ({control.attrs['value']}), "
+                             f"which is not built here yet: list them as <Choice> tags")
 
     def tree(self, control: Tag, above: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
         """A Taxonomy's nodes as paths, parents before children."""
@@ -267,6 +276,17 @@ class _Translation:
         except ValueError:
             self.at(control, f"{attribute}={value!r} is not a number")
             return None
+
+    def list_of(self, control: Tag) -> str:
+        """The item field holding the list a control ranks (its List object's $field); the list is then shown by
+        the control, not on its own."""
+        target = self.objects.get(control.attrs.get("toName", ""))
+        field_name = target.attrs.get("value", "")[1:] if target is not None else ""
+        if target is None or target.tag != "List" or not field_name:
+            self.at(control, f"<{control.tag}> ranks the items of a <List> that shows a task field: toName names it")
+            return "items"
+        self.ranked.add(field_name)
+        return field_name
 
     def pair_of(self, control: Tag) -> str:
         """The item field holding the two objects a control compares (its toName "left,right"), as a pair; the
@@ -364,10 +384,10 @@ class _Translation:
         """Objects a pairwise control compares are shown by it, not on their own; when one of them was to be the
         item's text, the pair is (as a pair of texts under a Potato text key is)."""
         paired = {name for pair in self.pairs.values() for name in pair}
-        if not paired or not items:
+        if not (paired or self.ranked) or not items:
             return
         for key in ("show", "show_after"):
-            items[key] = [name for name in items[key] if name not in paired]
+            items[key] = [name for name in items[key] if name not in paired | self.ranked]
         if items["text_key"] in paired:
             items["text_key"] = self.main_field = next(iter(self.pairs))
 
@@ -497,7 +517,9 @@ class _Translation:
             seen[task_id] = number
             fields = {key: self._shown(key, value) for key, value in found.items()}
             fields.update((pair, [found[left], found[right]]) for pair, (left, right) in self.pairs.items())
-            text = "" if self.main_field in self.pairs else fields.pop(self.main_field)
+            # A pair or a ranked list that is the item's text is its field too, and the text is empty.
+            text = "" if self.main_field in self.pairs or self.main_field in self.ranked else fields.pop(
+                self.main_field)
             text = text if isinstance(text, str) else as_lines(text)
             predictions = [entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
                            and isinstance(entry.get("result"), list)]

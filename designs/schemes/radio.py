@@ -62,6 +62,7 @@ class RadioType(SchemeType):
         return control.tag == "Choices" and control.attrs.get("choice", "single") != "multiple"
 
     def from_labelstudio(self, control, importer):
+        importer.fixed_choices(control)
         if control.attrs.get("showInline") == "true":
             return {"labels": importer.choices(control), "horizontal": True}
         return {"labels": importer.choices(control)}

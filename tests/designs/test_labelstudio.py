@@ -49,7 +49,7 @@ def test_label_studio_s_own_text_examples_import(example, capsys):
     assert found["ok"] and found["errors"] == [] and found["items"] == 1, found
     assert list(found) == ["config", "ok", "items", "schemes", "ignored", "errors"]
     tags = {scheme["type"] for scheme in found["schemes"]}
-    assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations", "Pairwise"} and tags
+    assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations", "Pairwise", "Ranker"} and tags
 
 
 def test_what_is_not_carried_over_is_named_by_tag_line_and_attribute(capsys):
@@ -78,8 +78,8 @@ BAD = [
      "toName='text'/>\n</View>", "config.xml:4: the name 'c' is used already on line 3; names must differ"),
     ("<View>\n<Image name='img' value='$image'/>\n<Text name='text' value='$text'/>\n</View>",
      "config.xml:2: <Image> is a media tag; this platform shows text only"),
-    ("<View>\n<List name='list' value='$text'/>\n<Ranker name='rank' toName='list'/>\n</View>",
-     "config.xml:3: <Ranker> (ranking a task's list into buckets) is not built here yet"),
+    ("<View>\n<Text name='text' value='$text'/>\n<Choices name='c' toName='text' value='$options' "
+     "choice='multiple'/>\n</View>", "config.xml:3: <Choices> takes its choices from each task's data ($options)"),
     ("<Text name='text' value='$text'/>", "config.xml:1: the config's top tag is <Text>"),
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><View/>", "config.xml: refused: DTDForbidden"),
 ]
@@ -483,3 +483,35 @@ def test_spans_on_html_mark_its_text():
     found = import_project(config, name="html.xml", tasks=tasks.encode(), tasks_name="t.json")
     assert found.ok, found.errors
     assert found.design.scheme("ner").annotation_type == "span" and found.records[0].text == "Rain in Paris"
+
+
+@pytest.mark.django_db
+def test_a_ranker_sorts_each_task_s_list_into_its_buckets_by_keyboard(chromium, live_server, capsys):
+    from hits.models import Assignment
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, project_annotator
+    from tests.test_accessibility import PHONE
+
+    example = EXAMPLES / "llm-ranker"
+    call_command("design", "import-labelstudio", str(example / "config.xml"), "--tasks", str(example / "tasks.json"),
+                 "--json")
+    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
+    batch = batch_publish(batch=project.batches.get())
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    item = page.locator(".task-item").first
+    rows = item.locator(".ranking-row")
+    assert rows.count() == 12 and rows.first.locator(".ranking-body").inner_text().startswith("While the initial")
+    item.get_by_role("button", name="Move CobraAI up").focus()
+    page.keyboard.press("Enter")  # CobraAI first
+    item.get_by_role("combobox", name="Bucket of CobraAI").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")  # biased_results
+    item.get_by_role("combobox", name="Bucket of LlamaModel").select_option("relevant_results")
+    item.get_by_role("combobox", name="Bucket of TurtleMind").select_option("relevant_results")
+    axe_clean(page, "labelstudio-ranker-phone")
+    page.click("#cf-submit")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    answer = next(iter(Assignment.objects.get(hit__batch=batch).answers.values()))
+    assert answer == {"rank": {"relevant_results": ["llama_model", "turtle_mind"], "biased_results": ["cobra_ai"]}}

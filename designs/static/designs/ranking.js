@@ -1,13 +1,25 @@
 // The ranking widget (designs/schemes/ranking.py), on the pages that ask a ranking: the rows moved with their
-// buttons; the order is the answer once moved or kept. design.js calls it with what it shares.
+// buttons (and, with buckets, each sorted into one by its picker); the order is the answer once moved, picked or
+// kept. design.js calls it with what it shares.
 window.crowdsetRanking = function ({form, changed}) {
   function rankings(root) {
     const list = root.querySelector(".ranking-list");
     const field = root.querySelector(".ranking-field");
+    const bucketOf = row => row.querySelector(".rank-bucket");
     const write = () => {
-      field.value = JSON.stringify([...list.children].map(row => row.dataset.label));
+      const rows = [...list.children];
+      if (rows.length && bucketOf(rows[0])) {  // {bucket: [things in order]}, the things put in one
+        const sorted = {};
+        rows.filter(row => bucketOf(row).value).forEach(row => {
+          (sorted[bucketOf(row).value] = sorted[bucketOf(row).value] || []).push(row.dataset.label);
+        });
+        field.value = Object.keys(sorted).length ? JSON.stringify(sorted) : "";
+      } else {
+        field.value = JSON.stringify(rows.map(row => row.dataset.label));
+      }
       changed(field);
     };
+    root.querySelectorAll(".rank-bucket").forEach(picker => picker.addEventListener("change", write));
     root.querySelectorAll(".ranking-row").forEach(row => {
       row.querySelector(".rank-up").addEventListener("click", event => {
         if (row.previousElementSibling) list.insertBefore(row, row.previousElementSibling);
@@ -22,13 +34,16 @@ window.crowdsetRanking = function ({form, changed}) {
     });
     root.querySelector(".rank-keep").addEventListener("click", write);
     return {
-      restore() {  // a draft's order back on the page
+      restore() {  // a draft's (or a suggestion's) order back on the page
         let order = [];
         try { order = JSON.parse(field.value || "[]"); } catch (error) { return; }
-        order.forEach(label => {
+        const placed = Array.isArray(order) ? [["", order]] : Object.entries(order);
+        placed.forEach(([bucket, labels]) => labels.forEach(label => {
           const row = [...list.children].find(r => r.dataset.label === label);
-          if (row) list.appendChild(row);
-        });
+          if (!row) return;
+          list.appendChild(row);
+          if (bucket && bucketOf(row)) bucketOf(row).value = bucket;
+        }));
       },
     };
   }
