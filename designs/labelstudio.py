@@ -26,6 +26,7 @@ import yaml
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
+from designs import potato
 from designs.items import SUGGESTED, ItemsError, Record, as_lines, read_rows, unanswerable
 from designs.loader import DesignError, Problem, validate
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields
@@ -66,27 +67,18 @@ class Tag:
 
 
 @dataclass
-class Imported:
-    """One Label Studio project's import, as designs.potato.Imported is one Potato config's: the design (None when
-    not ok), its items, and what was not carried over."""
+class Imported(potato.Imported):
+    """One Label Studio project's import, as designs.potato.Imported is one Potato config's (the project is made
+    from either the same way): its controls as the report names them, and its design's source headed by what was
+    not carried over."""
 
-    config: str
-    design: Any = None
-    raw: dict[str, Any] = field(default_factory=dict)
-    records: list[Record] = field(default_factory=list)
     controls: list[dict[str, str]] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    training: list[Any] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        return self.design is not None and not self.errors
+    def schemes(self) -> list[dict[str, str]]:
+        return self.controls
 
     def as_json(self) -> dict[str, Any]:
-        return {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.controls,
+        return {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
                 "ignored": self.ignored, "errors": self.errors}
 
     def source(self) -> str:

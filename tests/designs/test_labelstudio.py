@@ -3,10 +3,12 @@ and a batch's answers go back as Label Studio tasks that label-studio-sdk's Labe
 environment of its own: CROWDSET_LS_PYTHON names its interpreter; .ci/run makes it from requirements-labelstudio.txt),
 against the config the export writes and against the project's own."""
 
+import io
 import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -41,6 +43,16 @@ print(json.dumps(found))
 def _check(config: Path, tasks: Path, capsys) -> dict:
     call_command("design", "import-labelstudio", str(config), "--tasks", str(tasks), "--check", "--json")
     return json.loads(capsys.readouterr().out)
+
+
+def _published(config: Path, tasks: Path, *options: str) -> tuple[Project, Any, dict]:
+    """The project `design import-labelstudio CONFIG --tasks TASKS --json` makes, its batch published, and the
+    command's report line."""
+    out = io.StringIO()
+    call_command("design", "import-labelstudio", str(config), "--tasks", str(tasks), *options, "--json", stdout=out)
+    line = json.loads(out.getvalue())
+    project = Project.objects.get(pk=line["project"])
+    return project, batch_publish(batch=project.batches.get()), line
 
 
 @pytest.mark.parametrize("example", sorted(path.name for path in EXAMPLES.iterdir() if path.is_dir()))
@@ -122,10 +134,7 @@ ANSWERS = {  # example -> each of two annotators' form fields by scheme place (t
 @pytest.mark.django_db
 @pytest.mark.parametrize("example", sorted(ANSWERS))
 def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys):
-    call_command("design", "import-labelstudio", str(EXAMPLES / example / "config.xml"), "--tasks",
-                 str(EXAMPLES / example / "tasks.json"), "--json")
-    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
-    batch = batch_publish(batch=project.batches.get())
+    _, batch, _ = _published(EXAMPLES / example / "config.xml", EXAMPLES / example / "tasks.json")
     for number, given in enumerate(ANSWERS[example]):
         worker = Worker.objects.create(provider="inhouse", external_id=f"w{number}")
         assignment = assignment_claim(batch=batch, worker=worker)
@@ -223,10 +232,7 @@ def test_an_imported_study_runs_on_its_page_by_keyboard_on_a_phone(chromium, liv
 
     (tmp_path / "study.xml").write_text(STUDY)
     (tmp_path / "tasks.json").write_text(json.dumps(TASKS))
-    call_command("design", "import-labelstudio", str(tmp_path / "study.xml"), "--tasks",
-                 str(tmp_path / "tasks.json"))
-    project = Project.objects.latest("pk")
-    batch_publish(batch=project.batches.get())
+    project, _, _ = _published(tmp_path / "study.xml", tmp_path / "tasks.json")
     for device, name, person in ((DESKTOP, "labelstudio-study", "ada"), (PHONE, "labelstudio-study-phone", "bea")):
         project_annotator(project, person)
         context, page = hit_page(chromium, live_server, person, device)
@@ -340,10 +346,7 @@ def test_a_suggestion_starts_the_page_marked_and_the_answer_is_the_person_s(chro
 
     (tmp_path / "study.xml").write_text(STUDY)
     (tmp_path / "tasks.json").write_text(json.dumps(PREDICTED))
-    call_command("design", "import-labelstudio", str(tmp_path / "study.xml"), "--tasks",
-                 str(tmp_path / "tasks.json"))
-    project = Project.objects.latest("pk")
-    batch = batch_publish(batch=project.batches.get())
+    project, batch, _ = _published(tmp_path / "study.xml", tmp_path / "tasks.json")
     project_annotator(project, "ada")
     context, page = hit_page(chromium, live_server, "ada", PHONE)
     item = page.locator(".task-item").first
@@ -380,11 +383,8 @@ def test_a_date_is_asked_in_the_browser_s_picker_and_goes_back_as_label_studio_s
     tasks.write_text(json.dumps([{"data": {"text": "It opened on 1 March 2024."}, "predictions": [
         {"model_version": "dates-v1", "result": [{"from_name": "when", "to_name": "text", "type": "datetime",
                                                   "value": {"datetime": "2024-03-01"}}]}]}]))
-    call_command("design", "import-labelstudio", str(config), "--tasks", str(tasks), "--json")
-    line = json.loads(capsys.readouterr().out)
+    _, batch, line = _published(config, tasks)
     assert line["ok"] and "<DateTime name='when'> format='%Y-%m-%d' (line 1)" in line["ignored"]
-    project = Project.objects.get(pk=line["project"])
-    batch = batch_publish(batch=project.batches.get())
     worker = Worker.objects.create(provider="inhouse", external_id="w0")
     assignment = assignment_claim(batch=batch, worker=worker)
     item = assignment.hit.ordered_items()[0]
@@ -413,9 +413,7 @@ def test_a_date_is_picked_on_a_phone(chromium, live_server, tmp_path):
     (tmp_path / "dates.xml").write_text("<View><Text name='text' value='$text'/><Header value='When did it open?'/>"
                                         "<DateTime name='when' toName='text' only='date' required='true'/></View>")
     (tmp_path / "tasks.json").write_text(json.dumps([{"text": "It opened on 1 March 2024."}]))
-    call_command("design", "import-labelstudio", str(tmp_path / "dates.xml"), "--tasks", str(tmp_path / "tasks.json"))
-    project = Project.objects.latest("pk")
-    batch = batch_publish(batch=project.batches.get())
+    project, batch, _ = _published(tmp_path / "dates.xml", tmp_path / "tasks.json")
     project_annotator(project, "ada")
     context, page = hit_page(chromium, live_server, "ada", PHONE)
     picker = page.get_by_label("When did it open?")
@@ -438,10 +436,7 @@ def test_a_pairwise_control_compares_its_two_objects_side_by_side(chromium, live
     from tests.test_accessibility import PHONE
 
     example = EXAMPLES / "pairwise-classification"
-    call_command("design", "import-labelstudio", str(example / "config.xml"), "--tasks", str(example / "tasks.json"),
-                 "--title", "Which reply", "--json")
-    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
-    batch = batch_publish(batch=project.batches.get())
+    project, batch, _ = _published(example / "config.xml", example / "tasks.json", "--title", "Which reply")
     project_annotator(project, "ada")
     context, page = hit_page(chromium, live_server, "ada", PHONE)
     item = page.locator(".task-item").first
@@ -493,10 +488,7 @@ def test_a_ranker_sorts_each_task_s_list_into_its_buckets_by_keyboard(chromium, 
     from tests.test_accessibility import PHONE
 
     example = EXAMPLES / "llm-ranker"
-    call_command("design", "import-labelstudio", str(example / "config.xml"), "--tasks", str(example / "tasks.json"),
-                 "--json")
-    project = Project.objects.get(pk=json.loads(capsys.readouterr().out)["project"])
-    batch = batch_publish(batch=project.batches.get())
+    project, batch, _ = _published(example / "config.xml", example / "tasks.json")
     project_annotator(project, "ada")
     context, page = hit_page(chromium, live_server, "ada", PHONE)
     item = page.locator(".task-item").first
