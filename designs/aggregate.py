@@ -24,9 +24,20 @@ class Answer(NamedTuple):
     """One worker's answer to one scheme on one item (a tuple: a report reads hundreds of thousands)."""
 
     item: str
-    worker: Any  # any id of the worker, the same for each of their answers
+    worker: Any  # any id of the worker, the same for each of their answers (an Annotator for an outside answer)
     scheme: str
     value: Any
+
+
+class Annotator(NamedTuple):
+    """Who gave an outside answer (designs.models.OutsideAnswer): the tool and its name there. As an answer's worker
+    it is never equal to a crowd worker's id."""
+
+    source: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.name}"
 
 
 @dataclass
@@ -165,7 +176,11 @@ class SchemeAccumulator:
         if self.method in GLOBAL_METHODS and self.labels is None:
             from aggregation.methods import infer
 
-            self.labels = dict(infer(self.votes, self.method).labels) if self.votes else {}
+            votes = self.votes
+            if any(isinstance(worker, Annotator) for _, worker, _ in votes):
+                # Crowd workers' ids and outside annotators side by side: all as text, which one table sorts.
+                votes = [(item, str(worker), value) for item, worker, value in votes]
+            self.labels = dict(infer(votes, self.method).labels) if votes else {}
             self.votes = []
 
     def result(self) -> SchemeResult:

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.db.models import Q
+
 from core.components import component_reporters
 from core.items import payload_from_json
 from core.semeval import spreadsheet_cell
-from designs.aggregate import GLOBAL_METHODS, Answer, SchemeResult, scheme_accumulators
-from designs.models import batch_design
+from designs.aggregate import GLOBAL_METHODS, Annotator, Answer, SchemeResult, scheme_accumulators
+from designs.models import OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record
 from designs.task_type import record_of
@@ -29,40 +31,59 @@ COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)  # a rejected 
 CHUNK = 2000  # rows read from the database at a time: what a report or an export holds, whatever the batch's size
 
 
-def answer_rows(batch: Batch) -> Iterator[dict[str, Any]]:
+def answer_rows(batch: Batch, *, outside: bool = True) -> Iterator[dict[str, Any]]:
     """Every stored answer of the batch's counted assignments as a long-form row (workers as pseudonyms W1, W2, ...
-    in the order they first answered), in the order the work came in."""
-    for pk, worker, submitted, found, gold, answer in worked_items(batch):
+    in the order they first answered), in the order the work came in; then the answers given in another tool
+    (annotator "<tool>:<their name there>", no assignment) unless `outside` is False."""
+    for pk, worker, submitted, found, gold, answer in worked_items(batch, outside=outside):
         for scheme, value in answer.items():
-            yield {"item": found.id, "annotator": worker, "scheme": scheme, "value": value,
+            yield {"item": found.id, "annotator": str(worker), "scheme": scheme, "value": value,
                    "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": gold}
 
 
-def worked_items(batch: Batch) -> Iterator[tuple[int, str, Any, Record, bool, dict[str, Any]]]:
+def worked_items(batch: Batch, *, outside: bool = True) -> Iterator[
+        tuple[int | None, str | Annotator, Any, Record, bool, dict[str, Any]]]:
     """(assignment, worker's pseudonym, submitted, record, known-answer check or not, answer) of every item a counted
-    assignment answered, in the order the work came in; items are looked up a chunk at a time."""
+    assignment answered, in the order the work came in; items are looked up a chunk at a time. Then, unless
+    `outside` is False, the answers given in another tool: (None, Annotator, when given, record, gold, answer)."""
     assignments = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
                    .order_by("submitted", "pk").values_list("pk", "worker_id", "submitted", "answers"))
     pseudonyms: dict[int, str] = {}
     # A chunk of assignments names a few thousand items (their HITs'), looked up at once.
     for chunk in _chunks(assignments.iterator(chunk_size=CHUNK // 10), CHUNK // 10):
         wanted = {int(key) for *_, answers in chunk for key in answers or {}}
-        items = {pk: (record_of(payload_from_json(payload)), gold) for pk, payload, gold in
-                 Item.objects.filter(batch=batch, pk__in=wanted).values_list("pk", "payload", "is_gold")}
+        items = _records(batch, wanted)
         for pk, worker_id, submitted, answers in chunk:
             worker = pseudonyms.setdefault(worker_id, f"W{len(pseudonyms) + 1}")
             for item_id, answer in (answers or {}).items():
                 found = items.get(int(item_id))
                 if found is not None and isinstance(answer, dict):
                     yield pk, worker, submitted, found[0], found[1], answer
+    if not outside:
+        return
+    given = OutsideAnswer.objects.filter(batch=batch).order_by("item_id", "pk").values_list(
+        "item_id", "source", "annotator", "given", "answers")
+    for chunk in _chunks(given.iterator(chunk_size=CHUNK), CHUNK):
+        items = _records(batch, {row[0] for row in chunk})
+        for item_id, source, annotator, when, answer in chunk:
+            if item_id in items:
+                yield None, Annotator(source, annotator), when, items[item_id][0], items[item_id][1], answer
 
 
-def item_answers(batch: Batch) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
+def _records(batch: Batch, wanted: set[int]) -> dict[int, tuple[Record, bool]]:
+    return {pk: (record_of(payload_from_json(payload)), gold) for pk, payload, gold in
+            Item.objects.filter(batch=batch, pk__in=wanted).values_list("pk", "payload", "is_gold")}
+
+
+def item_answers(batch: Batch, *, outside: bool = True) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
     """(item id, known-answer check or not, record, counted answers) of each item of the batch in id order, each
-    worker's answers in the order the work came in: the database unnests and sorts the answers (json_each,
-    jsonb_each), and items come a chunk at a time."""
+    worker's answers in the order the work came in, then (unless `outside` is False) those given in another tool
+    (their worker an Annotator): the database unnests and sorts the answers (json_each, jsonb_each), and items come a
+    chunk at a time."""
     stream = answers_by_item(batch)
     waiting = next(stream, None)
+    others = _outside_by_item(batch) if outside else iter(())
+    other = next(others, None)
     last = 0
     while True:
         items = list(Item.objects.filter(batch=batch, pk__gt=last).order_by("pk")
@@ -78,8 +99,28 @@ def item_answers(batch: Batch) -> Iterator[tuple[int, bool, Record, list[Answer]
                 _, worker, answer, _ = waiting
                 answers += [Answer(found.id, worker, scheme, value) for scheme, value in answer.items()]
                 waiting = next(stream, None)
+            while other is not None and other[0] <= pk:
+                if other[0] == pk:
+                    answers += [Answer(found.id, other[1], scheme, value) for scheme, value in other[2].items()]
+                other = next(others, None)
             yield pk, gold, found, answers
         last = items[-1][0]
+
+
+def _outside_by_item(batch: Batch) -> Iterator[tuple[int, Annotator, dict[str, Any]]]:
+    """(item id, annotator, answers) of the batch's outside answers in item order, a chunk at a time (read by
+    keyset, not a cursor held open beside the crowd's answers')."""
+    last = (0, 0)
+    while True:
+        rows = list(OutsideAnswer.objects.filter(batch=batch).filter(
+            Q(item_id__gt=last[0]) | Q(item_id=last[0], pk__gt=last[1])).order_by("item_id", "pk").values_list(
+            "item_id", "pk", "source", "annotator", "answers")[:CHUNK])
+        if not rows:
+            return
+        for item_id, _, source, annotator, answers in rows:
+            if isinstance(answers, dict):
+                yield item_id, Annotator(source, annotator), answers
+        last = rows[-1][:2]
 
 
 @dataclass
@@ -93,8 +134,10 @@ class Report:
 
 
 def batch_report(batch: Batch, *, each: Callable[[int, Record, dict[str, Any]], None] | None = None,
-                 keep_items: bool = False, progress: Callable[[int], None] | None = None) -> Report:
-    """The batch's agreement and aggregation per scheme and its components' figures, reading one item's answers
+                 keep_items: bool = False, progress: Callable[[int], None] | None = None,
+                 outside: bool = True) -> Report:
+    """The batch's agreement and aggregation per scheme and its components' figures (with the answers given in
+    another tool, unless `outside` is False), reading one item's answers
     at a time (a scheme aggregated by Dawid-Skene or MACE keeps its votes until every item is read, then the items
     are read again). `each(item, record, {scheme: value})` is called for every item that is not a known-answer
     check, in id order, with the item's id; `progress(items read)` every chunk."""
@@ -103,7 +146,7 @@ def batch_report(batch: Batch, *, each: Callable[[int, Record, dict[str, Any]], 
     first = [found for found in scheme_accumulators(design) if found.method in GLOBAL_METHODS]
     labels: dict[str, dict[str, Any]] = {}
     if first:
-        for _, gold, found, answers in item_answers(batch):
+        for _, gold, found, answers in item_answers(batch, outside=outside):
             if not gold:
                 for accumulator in first:
                     accumulator.add(found.id, answers, found.text, _compared(found, keys[accumulator.scheme.name]))
@@ -115,7 +158,7 @@ def batch_report(batch: Batch, *, each: Callable[[int, Record, dict[str, Any]], 
         accumulator.labels = labels.get(accumulator.scheme.name)
     reporters = component_reporters(design)
     rows = items = 0
-    for pk, gold, found, answers in item_answers(batch):
+    for pk, gold, found, answers in item_answers(batch, outside=outside):
         rows += len(answers)
         items += 1
         if progress is not None and items % CHUNK == 0:
@@ -232,9 +275,9 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
     columns: dict[str, None] = dict.fromkeys(["instance_id", "user_id"])
     with lines.open("w", encoding="utf-8") as out, waiting.open("w", encoding="utf-8") as rows:
         for _, worker, _, found, _, answer in worked_items(batch):
-            record: dict[str, Any] = {"instance_id": found.id, "user_id": worker, "labels": {}, "spans": {},
+            record: dict[str, Any] = {"instance_id": found.id, "user_id": str(worker), "labels": {}, "spans": {},
                                       "links": {}}
-            row: dict[str, Any] = {"instance_id": found.id, "user_id": worker}
+            row: dict[str, Any] = {"instance_id": found.id, "user_id": str(worker)}
             for name, scheme in schemes.items():
                 kind, value = SCHEME_TYPES.of(scheme), answer.get(name)
                 written = kind.potato_answer(scheme, value, found) if value is not None else {}

@@ -8,7 +8,8 @@ import io
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from core.errors import InputError, decode_utf8
 from designs.model import Design, Items
@@ -20,6 +21,16 @@ MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation it
 # starts with them, marked as such; the answers people give are stored apart, on their assignments.
 SUGGESTED = "_suggested"
 FORMATS = ("json", "jsonl", "csv", "tsv")
+
+
+class Given(NamedTuple):
+    """One annotator's answers to one item, given in another tool (a Label Studio task's annotation): stored beside
+    the crowd's (designs.models.OutsideAnswer), never as a HIT's."""
+
+    item: str  # the record's id
+    annotator: str  # as the other tool names them
+    answers: dict[str, Any]  # {scheme: value}, as the scheme types read them
+    when: datetime | None = None
 
 
 class ItemsError(InputError):

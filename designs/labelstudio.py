@@ -16,6 +16,7 @@ import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,8 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from designs import potato
-from designs.items import SUGGESTED, ItemsError, Record, as_lines, read_rows, unanswerable
+from designs.aggregate import Annotator
+from designs.items import SUGGESTED, Given, ItemsError, Record, as_lines, read_rows, unanswerable
 from designs.loader import DesignError, Problem, validate
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields
 from designs.schemes import Record as SchemeRecord
@@ -78,8 +80,11 @@ class Imported(potato.Imported):
         return self.controls
 
     def as_json(self) -> dict[str, Any]:
-        return {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
-                "ignored": self.ignored, "errors": self.errors}
+        found = {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
+                 "ignored": self.ignored, "errors": self.errors}
+        if self.given:  # the tasks came with annotations: how many, kept as whose answers
+            found.update(annotations=len(self.given), annotators=len({given.annotator for given in self.given}))
+        return found
 
     def source(self) -> str:
         """The design file the project became, as YAML, headed by where it came from."""
@@ -134,6 +139,7 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
         return found
     try:
         found.records = translation.records(tasks, tasks_name, found.design)
+        found.given, found.given_source = translation.given, "labelstudio"
     except (ItemsError, ValueError) as error:
         found.errors.append(str(error))
         return found
@@ -204,7 +210,7 @@ class _Translation:
         self.per_region: list[tuple[Tag, str | None]] = []
         self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
         self.ranked: set[str] = set()  # task fields holding lists a control ranks
-        self.warned: set[str] = set()
+        self.given: list[Given] = []  # the tasks' annotations, as answers of who gave them
         self.design = self._design(root)
 
     def at(self, tag: Tag, message: str) -> None:
@@ -341,6 +347,13 @@ class _Translation:
                                   "hits": {"layout": "item", "order": "file"}}
         if not design["instructions"]:
             del design["instructions"]
+        named_apart = {field: tag.attrs["name"] for field, tag in self.fields.items()
+                       if tag.attrs.get("name") and tag.attrs["name"] != field}
+        for pair, sides in self.pairs.items():  # the pairwise scheme's two objects (designs.schemes.pairwise)
+            for side, field_name in zip(("left", "right"), sides, strict=True):
+                named_apart[f"{pair}_{side}"] = self.fields[field_name].attrs.get("name", field_name)
+        if named_apart:
+            design["export"] = {"labelstudio_objects": named_apart}
         return design
 
     def _main(self, controls: list[Tag]) -> Tag | None:
@@ -361,6 +374,7 @@ class _Translation:
             value = tag.attrs.get("value", "")
             if tag.tag in OBJECTS and value.startswith("$"):
                 self.fields.setdefault(value[1:], tag)
+        self.main_tag = main
         self.main_field = main.attrs.get("value", "")[1:] if main is not None and main.attrs.get(
             "value", "").startswith("$") else ""
         if not self.main_field:
@@ -493,9 +507,6 @@ class _Translation:
             if not isinstance(row, dict):
                 raise ValueError(f"{where}: is a {type(row).__name__}; a task is an object with its data")
             found = row["data"] if isinstance(row.get("data"), dict) else row
-            if row.get("annotations") and "annotations" not in self.warned:
-                self.warned.add("annotations")
-                self.warnings.append("tasks' annotations: not imported yet (the tasks' data and predictions are)")
             missing = [key for key in self.fields if key not in found]
             if missing:
                 tag = self.fields[missing[0]]
@@ -513,23 +524,61 @@ class _Translation:
             text = "" if self.main_field in self.pairs or self.main_field in self.ranked else fields.pop(
                 self.main_field)
             text = text if isinstance(text, str) else as_lines(text)
+            record = Record(id=task_id, text=text, fields=fields, line=number, file=name)
+            raw = found.get(self.main_field)
             predictions = [entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
                            and isinstance(entry.get("result"), list)]
             if predictions:
                 best = max(predictions, key=lambda entry: _score(entry.get("score")))
-                suggested = self._suggestion(design, best, Record(task_id, text, fields), where)
+                suggested = self._answers(design, best["result"], record, raw, f"{where}: the prediction's")
                 if suggested:
-                    fields[SUGGESTED] = suggested
-            records.append(Record(id=task_id, text=text, fields=fields, line=number, file=name))
+                    fields[SUGGESTED] = {"model": str(best.get("model_version") or "a model"),
+                                         "score": best.get("score"), "answers": suggested}
+            self._annotations(design, row, record, raw, where)
+            records.append(record)
         return records
 
-    def _suggestion(self, design: Any, prediction: dict, record: Record, where: str) -> dict[str, Any] | None:
-        """A prediction as the answers a page starts with: each control's results read by its scheme's type (spans
-        first, for the relations that name them) and checked as the form would send them; one that does not fit
-        is left out and named."""
+    def _annotations(self, design: Any, row: dict, record: Record, raw: Any, where: str) -> None:
+        """A task's annotations as the answers of the annotators who gave them (`given`): each named by its meta's
+        annotators (this platform's export), else by completed_by (an email, else a user id), else as the task's
+        annotation it is; a cancelled (skipped) one is no answer."""
+        annotations = [entry for entry in row.get("annotations") or [] if isinstance(entry, dict)]
+        meta = row.get("meta")
+        names = meta.get("annotators") if isinstance(meta, dict) else None
+        names = names if isinstance(names, list) else []
+        named: set[str] = set()
+        for number, annotation in enumerate(annotations, 1):
+            said = f"{where}: annotation {number}"
+            if annotation.get("was_cancelled"):
+                continue
+            if not isinstance(annotation.get("result"), list):
+                self.warnings.append(f"{said}: has no result list; left out")
+                continue
+            by = annotation.get("completed_by")
+            by = by.get("email") or by.get("id") if isinstance(by, dict) else by
+            who = str(names[number - 1]) if len(names) == len(annotations) and names[number - 1] else (
+                f"user {by}" if isinstance(by, int) else str(by or f"task {record.id}, annotation {number}"))
+            if who in named:
+                self.warnings.append(f"{said}: {who} annotated this task before; the first annotation is kept")
+                continue
+            named.add(who)
+            answers = self._answers(design, annotation["result"], record, raw, f"{said}'s")
+            if answers:
+                self.given.append(Given(record.id, who, answers, _when(annotation.get("created_at"))))
+
+    def _answers(self, design: Any, given: list, record: Record, raw: Any, where: str) -> dict[str, Any]:
+        """Label Studio results (a prediction's or an annotation's) as the answers a form would send: each
+        control's results read by its scheme's type (spans first, for the relations that name them) and checked as
+        the form's are; one that does not fit is left out and named. Spans of dialogue turns and of HTML are moved
+        onto the item's text first."""
         results: dict[str, list[dict]] = {}
-        for result in prediction["result"]:
+        for result in given:
             if isinstance(result, dict) and isinstance(result.get("value") or {}, dict):
+                try:
+                    result = self._on_text(result, record.text, raw)
+                except ValueError as problem:
+                    self.warnings.append(f"{where} {result.get('from_name')}: {problem}; left out")
+                    continue
                 results.setdefault(result.get("from_name") or ("" if result.get("type") == "relation" else "?"),
                                    []).append(result)
         regions: dict[str, Any] = {}
@@ -542,22 +591,57 @@ class _Translation:
             attribute = getattr(scheme, "attribute", None)
             names = [""] if "Relations" in kind.labelstudio_tags else [scheme.name, *([attribute.name] if attribute
                                                                                      else [])]
-            given = [result for name in names for result in results.get(name, [])]
-            if not given:
+            found = [result for name in names for result in results.get(name, [])]
+            if not found:
                 continue
             try:
-                value = kind.from_labelstudio_results(scheme, given, regions)
+                value = kind.from_labelstudio_results(scheme, found, regions)
                 fields = kind.form_fields(scheme, value) if value is not None else {}
                 if not fields:
                     continue
                 form = {(f"s-{part}" if part else "s"): text for part, text in fields.items()}
                 answers[scheme.name] = kind.read(scheme, Fields(form, "s"), shown)
             except (AnswerProblem, KeyError, TypeError, ValueError) as problem:
-                self.warnings.append(f"{where}: the prediction's {scheme.name} does not fit ({problem}); left out")
-        if not answers:
-            return None
-        return {"model": str(prediction.get("model_version") or "a model"), "score": prediction.get("score"),
-                "answers": answers}
+                self.warnings.append(f"{where} {scheme.name} does not fit ({problem}); left out")
+        return answers
+
+    def _on_text(self, result: dict, text: str, raw: Any) -> dict:
+        """A span of dialogue turns (a turn and an offset in it) or of HTML (its text) as a span of the item's text
+        (character offsets, end exclusive), which shows the dialogue one turn a line and the HTML as its text."""
+        kind, value = result.get("type"), result.get("value") or {}
+        if kind == "paragraphlabels":
+            lines = text.split("\n")
+            key = self.main_tag.attrs.get("textKey", "text") if self.main_tag is not None else "text"
+
+            def at(turn: Any, offset: Any) -> int:
+                index = int(turn)
+                said = raw[index].get(key) if isinstance(raw, list) and 0 <= index < len(raw) and isinstance(
+                    raw[index], dict) else None
+                if said is None or index >= len(lines):
+                    raise ValueError(f"its turn {turn!r} is not one of the dialogue's {len(lines)}")
+                start = sum(len(line) + 1 for line in lines[:index]) + len(lines[index]) - len(str(said))
+                return start + int(offset)
+
+            start, end = at(value.get("start"), value.get("startOffset", 0)), at(value.get("end"),
+                                                                                 value.get("endOffset", 0))
+            labels = value.get("paragraphlabels")
+        elif kind == "hypertextlabels":
+            # Its offsets count in the page's HTML; its text is found in the HTML's text instead (the occurrence
+            # nearest where its global offsets say, when it occurs more than once).
+            marked = str(value.get("text") or "")
+            places = [found.start() for found in re.finditer(re.escape(marked), text)] if marked else []
+            if not places:
+                raise ValueError(f"its text {marked[:40]!r} is not in the HTML's text")
+            near = (value.get("globalOffsets") or {}).get("start", 0) if isinstance(
+                value.get("globalOffsets"), dict) else 0
+            start = min(places, key=lambda place: abs(place - _score(near)))
+            end, labels = start + len(marked), value.get("hypertextlabels")
+        else:
+            return result
+        if not 0 <= start < end <= len(text):
+            raise ValueError(f"its span {start}..{end} is outside the text")
+        return {**result, "type": "labels", "value": {**value, "start": start, "end": end, "text": text[start:end],
+                                                      "labels": labels or []}}
 
     def _shown(self, key: str, value: Any) -> Any:
         kind = self.kinds.get(key)
@@ -571,6 +655,13 @@ class _Translation:
 def _said(header: Tag) -> str:
     """A Header's words: its value, or the text it holds."""
     return header.attrs.get("value") or header.text
+
+
+def _when(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
 
 
 def _score(value: Any) -> float:
@@ -614,24 +705,37 @@ def _text_of(markup: str) -> str:
 def config_of(design: Any) -> tuple[str, str, list[str]]:
     """The design as a Label Studio labeling config: (the XML, the name of the object its controls name, the schemes
     Label Studio has no control for, whose answers are left out). The item's text is a Text object named by its
-    field, and each field the page shows is one too, in the page's order."""
+    field, and each field the page shows is one too, in the page's order; what a control compares or orders (a
+    pair, a list) is shown by objects of its own, just before it."""
     items = design.items
     names = {scheme.name for scheme in design.annotation_schemes}
-    main = items.text_key if items.text_key not in names else f"{items.text_key}_text"
-    objects = [*((field, field) for field in items.show), (main, items.text_key),
-               *((field, field) for field in items.show_after)]
+    called = design.export.labelstudio_objects  # the project's own object names, where it came from Label Studio
+    own = {scheme.name: SCHEME_TYPES.of(scheme).labelstudio_objects(scheme) for scheme in design.annotation_schemes}
+    # A field a control shows by objects of its own (a pair, a list) is not shown again as text.
+    covered = {getattr(scheme, "items_key", None) for scheme in design.annotation_schemes if own[scheme.name]}
+    main = called.get(items.text_key) or (items.text_key if items.text_key not in names else f"{items.text_key}_text")
+    if items.text_key in covered:
+        main = next(called.get(name, name) for objects in own.values() for _, name in objects[:1])
+    objects = [*((called.get(field, field), field) for field in items.show if field not in covered),
+               *([(main, items.text_key)] if items.text_key not in covered else []),
+               *((called.get(field, field), field) for field in items.show_after if field not in covered)]
     parts = [f"<Header value={quoteattr(design.instructions)}/>"] if design.instructions else []
     parts += [f"<Text name={quoteattr(name)} value={quoteattr('$' + field)}/>" for name, field in objects]
     left_out = []
     for scheme in design.annotation_schemes:
         kind = SCHEME_TYPES.of(scheme)
-        control = kind.labelstudio_control(scheme, main) if kind.answers else ""
+        # A control of objects of its own names them (a Ranker its List, a Pairwise "left,right"); the others name
+        # the item's text.
+        target = ",".join(called.get(field, field) for _, field in own[scheme.name]) or main
+        control = kind.labelstudio_control(scheme, target) if kind.answers else ""
         if not control:
             if kind.answers:
                 left_out.append(scheme.name)
             continue
         if scheme.description:
             parts.append(f"<Header value={quoteattr(scheme.description)}/>")
+        parts += [f"<{tag} name={quoteattr(called.get(field, field))} value={quoteattr('$' + field)}/>"
+                  for tag, field in own[scheme.name]]
         parts.append(control)
     return "<View>\n  " + "\n  ".join(parts) + "\n</View>\n", main, left_out
 
@@ -641,6 +745,7 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
     answer in Label Studio's result shapes, and the annotators' pseudonyms (W1, W2, … in the batch) in its meta.
     `items` yields (record, [Answer])."""
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    called = design.export.labelstudio_objects
     people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
     for number, (record, answers) in enumerate(items, 1):
         by_worker: dict[Any, dict[str, Any]] = {}
@@ -649,24 +754,30 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         annotations: list[dict[str, Any]] = []
         annotators: list[str] = []
         for worker, given in by_worker.items():
-            results = _results(schemes, given, to_name)
+            results = _results(schemes, given, to_name, called)
             annotations.append({"id": len(annotations) + 1, "result": results})
-            annotators.append(f"W{people.setdefault(worker, len(people) + 1)}")
+            # An outside annotator goes back under their own name (the tool they worked in is this one, or will be).
+            annotators.append(worker.name if isinstance(worker, Annotator) else
+                              f"W{people.setdefault(worker, len(people) + 1)}")
         # Label Studio takes completed_by only for its own accounts (an unknown one refuses the whole import), so the
         # annotations come in as the importing user's; who gave each is in the task's meta, in their order.
         fields = dict(record.fields)
         suggested = fields.pop(SUGGESTED, None)
-        task = {"id": number, "data": {"id": record.id, design.items.text_key: record.text, **fields},
+        data = {"id": record.id, design.items.text_key: record.text, **fields}
+        for scheme in schemes.values():
+            data.update(SCHEME_TYPES.of(scheme).labelstudio_data(scheme, record))
+        task = {"id": number, "data": data,
                 "annotations": annotations, "meta": {"annotators": annotators}}
         if isinstance(suggested, dict) and isinstance(suggested.get("answers"), dict):
             # The item's suggestion goes back as the prediction it came from.
             task["predictions"] = [{"model_version": suggested.get("model"), "result": _results(
-                schemes, suggested["answers"], to_name), **({"score": suggested["score"]} if isinstance(
+                schemes, suggested["answers"], to_name, called), **({"score": suggested["score"]} if isinstance(
                     suggested.get("score"), int | float) else {})}]
         yield task
 
 
-def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str) -> list[dict[str, Any]]:
+def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str,
+             called: dict[str, str]) -> list[dict[str, Any]]:
     """One person's (or a model's) answers to an item as Label Studio results, spans before the links that name
     them; a scheme Label Studio has no control for is left out."""
     regions: dict[tuple, str] = {}
@@ -677,10 +788,12 @@ def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str) -> li
         kind = SCHEME_TYPES.of(scheme) if scheme is not None else None
         if kind is None or given[name] is None or not kind.labelstudio_control(scheme, to_name):
             continue
-        for result in kind.labelstudio_results(scheme, given[name], to_name, regions):
+        own = kind.labelstudio_objects(scheme)
+        target = called.get(own[0][1], own[0][1]) if own else to_name  # as config_of names its objects
+        for result in kind.labelstudio_results(scheme, given[name], target, regions):
             if result["type"] != "relation":
                 result = {"id": result.get("id", f"{name}-{len(results) + 1}"),
-                          "from_name": result.get("from_name", name), "to_name": to_name,
+                          "from_name": result.get("from_name", name), "to_name": result.get("to_name", target),
                           "type": result["type"], "value": result["value"]}
             results.append(result)
     return results

@@ -170,6 +170,10 @@ class Export(Strict):
 
     formats: list[ExportFormat] = Field(default_factory=lambda: list(DEFAULT_FORMATS))
     split: Split | None = None
+    labelstudio_objects: dict[str, str] = Field(
+        default_factory=dict, description="{item field: Label Studio object name} where they differ: the names of a "
+                                          "Label Studio project's objects, which the labelstudio export keeps so its "
+                                          "tasks fit the project's own config (its import writes this)")
 
 
 class Design(Strict):

@@ -71,6 +71,28 @@ class ChainDecision(models.Model):
         return f"chain {self.origin_id}, round {self.round}: {self.decision}"
 
 
+class OutsideAnswer(models.Model):
+    """One annotator's answers to one item given outside this site's HITs: a Label Studio task's annotation brought
+    in with its project. Reports, agreement and exports read them beside the crowd's (designs.export); they are no
+    Assignment, so no HIT place, claim, approval or payment ever sees them."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="outside_answers")
+    item = models.ForeignKey("hits.Item", on_delete=models.CASCADE, related_name="outside_answers")
+    source = models.CharField(max_length=40, help_text="where the answers were given: labelstudio")
+    annotator = models.CharField(max_length=200, help_text="who gave them there, as that tool names them")
+    answers = models.JSONField(help_text="{scheme: value}, read by the scheme types as a form's answers are")
+    given = models.DateTimeField(null=True, blank=True, help_text="when they were given there, if it says")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item_id", "pk"]
+        constraints = [models.UniqueConstraint(fields=["item", "source", "annotator"],
+                                               name="outside_answer_once_an_annotator")]
+
+    def __str__(self):
+        return f"{self.source}:{self.annotator} on item {self.item_id}"
+
+
 @lru_cache(maxsize=64)
 def _parsed(source: str, slug: str) -> Design:
     # Keyed by the text, not the row id: ids come back after a database is reset, texts mean what they say.

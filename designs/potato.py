@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from designs.items import FORMATS, ItemsError, Record, as_lines, read_records, unanswerable
+from designs.items import FORMATS, Given, ItemsError, Record, as_lines, read_records, unanswerable
 from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, TYPE_NAMES, Design, Items
 from designs.schemes import SCHEME_TYPES
@@ -129,6 +129,9 @@ class Imported:
     # test of the design before the real work (projects.services.potato_project_create makes it).
     training: list[tuple[Record, dict[str, Any], str]] = field(default_factory=list)
     training_retake: int = 24 * 3600
+    # Answers given in the other tool (a Label Studio task's annotations), stored beside the crowd's with the project.
+    given: list[Given] = field(default_factory=list)
+    given_source: str = ""
 
     @property
     def ok(self) -> bool:

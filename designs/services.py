@@ -12,15 +12,15 @@ from django.db.models import Max
 
 from core.errors import InputError
 from core.items import RecordItem
-from designs.items import Record, highlight
+from designs.items import Given, Record, highlight
 from designs.loader import load_text
 from designs.model import Design, Qualification
 from designs.model import slug as make_slug
-from designs.models import DesignBatch, DesignVersion
+from designs.models import DesignBatch, DesignVersion, OutsideAnswer
 from designs.schemes.text import rules as text_rules
 from designs.stages import later_stages_create
 from designs.task_type import stage_schemes, task_context
-from hits.models import Batch
+from hits.models import Batch, Item
 from hits.services import BatchSpec, ItemSpec, batch_create, pack
 
 
@@ -165,3 +165,20 @@ def _check_records(design: Design, records: Sequence[Record]) -> None:
                 text_rules(scheme, record)
         except InputError as error:
             raise InputError(f"item {record.id!r}: {error.message}", field=error.field) from None
+
+
+def outside_answers_store(*, batch: Any, given: Sequence[Given], source: str) -> int:
+    """Store answers given in another tool (designs.items.Given) on the batch's items, beside the crowd's (one an
+    annotator and item: the database refuses a second). Returns how many were stored."""
+    keys = {f"record:{entry.item}"[:100] for entry in given}
+    items = dict(Item.objects.filter(batch=batch, key__in=keys).values_list("key", "pk"))
+    rows = []
+    for entry in given:
+        item = items.get(f"record:{entry.item}"[:100])
+        if item is None:
+            raise InputError(f"item {entry.item!r} is not in batch {batch.pk}; its answers by {entry.annotator} "
+                             f"have nowhere to go")
+        rows.append(OutsideAnswer(batch=batch, item_id=item, source=source, annotator=entry.annotator[:200],
+                                  answers=entry.answers, given=entry.when))
+    OutsideAnswer.objects.bulk_create(rows, batch_size=1000)
+    return len(rows)

@@ -261,6 +261,10 @@ def potato_project_create(*, imported: Any, provider: str | None = None, user: A
         project, batch = design_project_create(source=imported.source(), file_name=f"{name}.yaml",
                                                records=imported.records, provider=provider, user=user,
                                                free_slug=True)
+        if imported.given:
+            from designs.services import outside_answers_store
+
+            outside_answers_store(batch=batch, given=imported.given, source=imported.given_source)
         if test is not None:
             project.tests.add(test)
     return project, batch

@@ -344,9 +344,19 @@ class SchemeType:
         raise NotImplementedError(f"{self.name} runs no Label Studio tag")
 
     def labelstudio_control(self, scheme: Any, to_name: str) -> str:
-        """The scheme as a Label Studio control tag (XML) on the object `to_name`, or "" when Label Studio has none
-        for it (its answers are then left out of that export)."""
+        """The scheme as a Label Studio control tag (XML) on the object `to_name` (its own objects' names, comma-joined,
+        when it has labelstudio_objects), or "" when Label Studio has none for it (its answers are then left out of
+        that export)."""
         return ""
+
+    def labelstudio_objects(self, scheme: Any) -> list[tuple[str, str]]:
+        """The object tags the control asks about when that is not the item's text, as (tag name, task field): the
+        two things a pairwise scheme compares, the list a ranking orders. The object is named by its field."""
+        return []
+
+    def labelstudio_data(self, scheme: Any, record: Any) -> dict[str, Any]:
+        """The task data those objects read, from the item (record: its fields)."""
+        return {}
 
     def labelstudio_value(self, scheme: Any, value: Any) -> dict[str, Any]:
         """An answer as a Label Studio result's value ({"choices": [...]}, {"rating": 4}); spans and links, which are
@@ -354,8 +364,9 @@ class SchemeType:
         raise NotImplementedError(f"{self.name} has no Label Studio result")
 
     def labelstudio_results(self, scheme: Any, value: Any, to_name: str, regions: dict[tuple, str]) -> list[dict]:
-        """An answer as Label Studio results (without their ids, from_name and to_name, which the export adds):
-        [{"type", "value"}], or for a span, one result a region, its id `regions` given to links."""
+        """An answer as Label Studio results (without their ids, from_name and to_name, which the export adds unless
+        a result names its own to_name): [{"type", "value"}], or for a span, one result a region, its id `regions`
+        given to links."""
         return [{"type": self.labelstudio_tags[0].lower(), "value": self.labelstudio_value(scheme, value)}]
 
     def card_labels(self, scheme: Any) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
@@ -72,7 +74,33 @@ class PairwiseType(SchemeType):
         return {"": potato_text(value)}
 
     def from_labelstudio_results(self, scheme, results, regions):
-        return results[0]["value"].get("selected")
+        selected = results[0]["value"].get("selected")
+        # Label Studio says left or right; a scheme of its own labels (A, B) has them in that order.
+        sides = {"left": scheme.labels[0].name, "right": scheme.labels[1].name} if len(scheme.labels) >= 2 else {}
+        return sides.get(selected, selected)
+
+    def labelstudio_objects(self, scheme):
+        return [("Text", f"{scheme.items_key}_left"), ("Text", f"{scheme.items_key}_right")] \
+            if scheme.mode == "binary" else []
+
+    def labelstudio_data(self, scheme, record):
+        pair = record.fields.get(scheme.items_key)
+        if not isinstance(pair, list) or len(pair) != 2:
+            return {}
+        return {f"{scheme.items_key}_{side}": thing if isinstance(thing, str) else json.dumps(thing, ensure_ascii=False)
+                for side, thing in zip(("left", "right"), pair, strict=True)}
+
+    def labelstudio_control(self, scheme, to_name):
+        if scheme.mode != "binary":
+            return ""  # a point on a scale between the two: Label Studio's Pairwise only picks a side
+        return (f"<Pairwise name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
+                + (' required="true"' if scheme.required else "") + "/>")
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        sides = {label.name: side for label, side in zip(scheme.labels[:2], ("left", "right"), strict=False)}
+        if value not in sides:
+            return []  # a tie: Label Studio's Pairwise has none
+        return [{"type": "pairwise", "value": {"selected": sides[value]}}]
 
     def potato_answer(self, scheme, value, record):
         # Potato's pairwise form has one input: its selection (A, B, tie) or, on a scale, its value.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import statistics
 from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, model_validator
 
@@ -140,8 +141,24 @@ class RankingType(SchemeType):
         buckets = [name for _, name in importer.children(control, "Bucket", key="name")]
         return {"items_key": importer.list_of(control), **({"buckets": buckets} if buckets else {})}
 
+    def labelstudio_objects(self, scheme):
+        # The things are a List: the item's own list, or the labels as one (each task has the same).
+        return [("List", scheme.items_key or f"{scheme.name}_things")]
+
+    def labelstudio_data(self, scheme, record):
+        return {scheme.items_key or f"{scheme.name}_things": [
+            {"id": thing["id"], "title": thing["name"], **({"body": thing["body"]} if thing["body"] else {})}
+            for thing in things(scheme, record)]}
+
     def labelstudio_control(self, scheme, to_name):
-        return ""  # its things are an item's list: Label Studio's List object, which the export does not write
+        buckets = "".join(f"<Bucket name={quoteattr(bucket)} title={quoteattr(bucket)}/>" for bucket in scheme.buckets)
+        return (f"<Ranker name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
+                + (' required="true"' if scheme.required else "") + (f">{buckets}</Ranker>" if buckets else "/>"))
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        # A simple ranking is keyed by the control's name, a sorting by its buckets (label-studio-sdk's RankerValue).
+        ranked = value if scheme.buckets else {scheme.name: value}
+        return [{"type": "ranker", "value": {"ranker": ranked}}]
 
     def from_labelstudio_results(self, scheme, results, regions):
         ranked = results[0]["value"].get("ranker") or {}

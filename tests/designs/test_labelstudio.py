@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from designs.export import export_batch
+from designs.export import answer_rows, export_batch
 from designs.labelstudio import import_project
 from hits.models import Worker
-from hits.services import assignment_claim, assignment_submit, batch_publish
+from hits.services import assignment_approve, assignment_claim, assignment_submit, batch_publish
 from hits.services.errors import CrowdError
 from projects.models import Project
 
@@ -59,7 +59,10 @@ def _published(config: Path, tasks: Path, *options: str) -> tuple[Project, Any, 
 def test_label_studio_s_own_text_examples_import(example, capsys):
     found = _check(EXAMPLES / example / "config.xml", EXAMPLES / example / "tasks.json", capsys)
     assert found["ok"] and found["errors"] == [] and found["items"] == 1, found
-    assert list(found) == ["config", "ok", "items", "schemes", "ignored", "errors"]
+    # The report's keys, and how many annotations came with the tasks when some did (the wheel's sample task of
+    # question answering carries one).
+    assert list(found) == ["config", "ok", "items", "schemes", "ignored", "errors"] + (
+        ["annotations", "annotators"] if example in ("question-answering", "text-summarization") else [])
     tags = {scheme["type"] for scheme in found["schemes"]}
     assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations", "Pairwise", "Ranker"} and tags
 
@@ -71,8 +74,10 @@ def test_what_is_not_carried_over_is_named_by_tag_line_and_attribute(capsys):
     imported = import_project((EXAMPLES / "question-answering" / "config.xml").read_bytes(), name="qa.xml",
                               tasks=(EXAMPLES / "question-answering" / "tasks.json").read_bytes(),
                               tasks_name="tasks.json")
-    assert imported.ok and imported.warnings == [
-        "tasks' annotations: not imported yet (the tasks' data and predictions are)"]
+    assert imported.ok and imported.warnings == []
+    # Its sample task's annotation is an answer of its own, named as the task's annotation (it names no annotator).
+    assert [(given.item, given.annotator, given.answers["answer"][0]["start"]) for given in imported.given] == [
+        ("1", "task 1, annotation 1", 423)]
     answer = imported.design.scheme("answer")
     assert answer.one_per_label and answer.unit == "words"  # maxUsage="1"; the passage's granularity="word"
     assert imported.design.items.text_key == "text" and imported.design.items.show_after == ["question"]
@@ -128,6 +133,9 @@ ANSWERS = {  # example -> each of two annotators' form fields by scheme place (t
     "content-moderation": [{"0-1": "1", "0-5": "1", "1": "a threat"}, {"0-4": "1"}],
     "text-classification": [{"0": "Positive"}, {"0": "Neutral"}],
     "taxonomy": [{"0-3": "1", "0-4": "1"}, {"0-1": "1"}],
+    "pairwise-classification": [{"0": "left"}, {"0": "right"}],
+    "llm-ranker": [{"0": json.dumps({"relevant_results": ["llama_model", "turtle_mind"], "biased_results": [
+        "cobra_ai"]})}, {"0": json.dumps({"biased_results": ["wold_processor"]})}],
 }
 
 
@@ -168,6 +176,12 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
     assert [(scheme.name, scheme.annotation_type) for scheme in again.design.annotation_schemes] == [
         (scheme.name, scheme.annotation_type) for scheme in first.design.annotation_schemes]
     assert [record.text for record in again.records] == [record.text for record in first.records]
+    # ... and each person's answers come back as theirs: the annotations import as the answers of W1 and W2.
+    given: dict[tuple, dict] = {}
+    for row in answer_rows(batch):
+        given.setdefault((row["item"], row["annotator"]), {})[row["scheme"]] = row["value"]
+    assert {(entry.item, entry.annotator): entry.answers for entry in again.given} == given
+    assert len(given) == 2 and again.as_json()["annotations"] == 2 and again.as_json()["annotators"] == 2
 
 
 STUDY = """<View>
@@ -261,7 +275,7 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     boss = User.objects.create_user("boss", password="pass-word-1")
     boss.groups.add(roles.group(roles.ORGANIZER))
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps(TASKS))
+    tasks.write_text(json.dumps(ANNOTATED))
     context = chromium.new_context(**(DESKTOP if device_name == "desktop" else PHONE))
     page = context.new_page()
     log_in(page, live_server, "boss", "pass-word-1", "/projects/designs/new/")
@@ -271,14 +285,16 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     page.click("#labelstudio-check")
     report = page.wait_for_selector("#labelstudio-report .potato-report")
     text = report.inner_text()
-    assert "config.xml: ready" in text and "1 item; schemes: counterfactual (Choices), parts (Labels)" in text
+    assert "config.xml: ready" in text and "2 items; schemes: counterfactual (Choices), parts (Labels)" in text
     assert "Not carried over: <TextArea name='why'> maxSubmissions='1' (line 18)" in text
+    assert "4 annotations by 2 annotators came with the tasks: kept as their answers beside the crowd's" in text
     assert not Project.objects.exists()  # a check makes nothing
     report.scroll_into_view_if_needed()
     axe_clean(page, f"labelstudio-check-{device_name}", docs="labelstudio-check" if device_name == "desktop" else None)
     page.click("#labelstudio-import")
     page.wait_for_url(f"{live_server.url}/projects/counterfactual-posts/")
-    assert Project.objects.get().batches.get().items.count() == 1
+    batch = Project.objects.get().batches.get()
+    assert batch.items.count() == 2 and batch.outside_answers.count() == 4
     context.close()
 
 
@@ -461,10 +477,26 @@ def test_spans_inside_dialogue_turns_mark_the_dialogue_one_turn_a_line():
   <Paragraphs name="dialogue" value="$humanMachineDialogue" layout="dialogue"/>
   <Choices name="intent" toName="dialogue" choice="single"><Choice value="Greeting"/><Choice value="Request"/></Choices>
 </View>"""
+    turn = {"from_name": "entity_slot", "to_name": "dialogue", "type": "paragraphlabels"}
     tasks = json.dumps([{"data": {"humanMachineDialogue": [{"author": "Ann", "text": "Hi, I am Ann"},
-                                                           {"author": "Bot", "text": "Hello Ann, from Paris"}]}}])
+                                                           {"author": "Bot", "text": "Hello Ann, from Paris"}]},
+                         "annotations": [{"completed_by": 1, "result": [
+                             {**turn, "id": "p", "value": {"start": "0", "end": "0", "startOffset": 9, "endOffset": 12,
+                                                           "text": "Ann", "paragraphlabels": ["Person"]}},
+                             {**turn, "id": "q", "value": {"start": "1", "end": "1", "startOffset": 16,
+                                                           "endOffset": 21, "text": "Paris",
+                                                           "paragraphlabels": ["Location"]}},
+                             {**turn, "id": "r", "value": {"start": "7", "end": "7", "startOffset": 0, "endOffset": 1,
+                                                           "paragraphlabels": ["Person"]}}]}]}])
     found = import_project(config, name="dialogue.xml", tasks=tasks.encode(), tasks_name="t.json")
     assert found.ok, found.errors
+    # An annotation's spans inside turns (a turn and offsets in it) are spans of the dialogue's lines; one in a turn
+    # the dialogue has not is named and left out.
+    assert found.given[0].answers["entity_slot"] == [
+        {"start": 14, "end": 17, "label": "Person", "text": "Ann"},
+        {"start": 39, "end": 44, "label": "Location", "text": "Paris"}]
+    assert any("entity_slot: its turn '7' is not one of the dialogue's 2; left out" in warning
+               for warning in found.warnings), found.warnings
     spans = found.design.scheme("entity_slot")
     assert spans.annotation_type == "span" and [label.name for label in spans.labels] == ["Person", "Location"]
     assert found.records[0].text == "Ann: Hi, I am Ann\nBot: Hello Ann, from Paris"
@@ -474,10 +506,22 @@ def test_spans_inside_dialogue_turns_mark_the_dialogue_one_turn_a_line():
 def test_spans_on_html_mark_its_text():
     config = b"""<View><HyperText name="page" value="$html"/>
 <HyperTextLabels name="ner" toName="page"><Label value="Place"/></HyperTextLabels></View>"""
-    tasks = json.dumps([{"html": "<p>Rain in <b>Paris</b></p><script>x()</script>"}])
+    place = {"from_name": "ner", "to_name": "page", "type": "hypertextlabels"}
+    tasks = json.dumps([{"data": {"html": "<p>Rain in <b>Paris</b>, not in Paris, Texas</p><script>x()</script>"},
+                         "annotations": [{"completed_by": 1, "result": [
+                             {**place, "value": {"start": "/p[1]/text()[2]", "end": "/p[1]/text()[2]",
+                                                 "startOffset": 9, "endOffset": 14, "text": "Paris",
+                                                 "globalOffsets": {"start": 24, "end": 29},
+                                                 "hypertextlabels": ["Place"]}},
+                             {**place, "value": {"start": "/p[1]", "startOffset": 0, "text": "Lyon",
+                                                 "hypertextlabels": ["Place"]}}]}]}])
     found = import_project(config, name="html.xml", tasks=tasks.encode(), tasks_name="t.json")
     assert found.ok, found.errors
-    assert found.design.scheme("ner").annotation_type == "span" and found.records[0].text == "Rain in Paris"
+    # A span of the HTML is found in its text: the occurrence nearest its global offsets (the second Paris).
+    assert found.given[0].answers["ner"] == [{"start": 22, "end": 27, "label": "Place", "text": "Paris"}]
+    assert any("ner: its text 'Lyon' is not in the HTML's text; left out" in warning for warning in found.warnings)
+    assert found.design.scheme("ner").annotation_type == "span"
+    assert found.records[0].text == "Rain in Paris, not in Paris, Texas"
 
 
 @pytest.mark.django_db
@@ -507,3 +551,76 @@ def test_a_ranker_sorts_each_task_s_list_into_its_buckets_by_keyboard(chromium, 
     context.close()
     answer = next(iter(Assignment.objects.get(hit__batch=batch).answers.values()))
     assert answer == {"rank": {"relevant_results": ["llama_model", "turtle_mind"], "biased_results": ["cobra_ai"]}}
+
+
+def _said(choice: str, *more: dict) -> list[dict]:
+    return [{"from_name": "counterfactual", "to_name": "post", "type": "choices", "value": {"choices": [choice]}},
+            *more]
+
+
+ANNOTATED = [
+    {"id": 7, "data": {"text": "Had it rained, we would have stayed in.", "html": "<p>x</p>", "dialogue": []},
+     "annotations": [
+         {"completed_by": {"id": 3, "email": "ana@lab.example"}, "created_at": "2026-05-01T10:00:00Z",
+          "result": _said("yes", {"id": "a", "from_name": "parts", "to_name": "post", "type": "labels",
+                                  "value": {"start": 0, "end": 14, "text": "Had it rained,", "labels": ["antecedent"]}},
+                          {"id": "a", "from_name": "sure", "to_name": "post", "type": "choices",
+                           "value": {"start": 0, "end": 14, "choices": ["unsure"]}},
+                          {"from_name": "confidence", "to_name": "post", "type": "rating", "value": {"rating": 9}})},
+         {"completed_by": 4, "result": _said("yes")},
+         {"completed_by": 5, "was_cancelled": True, "result": []}]},
+    {"id": 8, "data": {"text": "It rained, so we stayed in.", "html": "<p>y</p>", "dialogue": []},
+     "annotations": [
+         {"completed_by": {"id": 3, "email": "ana@lab.example"}, "result": _said("no", {
+             "from_name": "why", "to_name": "post", "type": "textarea", "value": {"text": ["it happened"]}})},
+         {"completed_by": 4, "result": _said("no")}]},
+]
+
+
+@pytest.mark.django_db
+def test_tasks_annotations_are_their_annotators_answers_beside_the_crowd_s_and_never_paid(tmp_path):
+    from designs.models import OutsideAnswer
+    from hits.models import Assignment, Payment
+
+    config, tasks = tmp_path / "study.xml", tmp_path / "tasks.json"
+    config.write_text(STUDY)
+    tasks.write_text(json.dumps(ANNOTATED))
+    _, batch, line = _published(config, tasks)
+    assert (line["annotations"], line["annotators"]) == (4, 2)  # the cancelled one is no answer
+    stored = {(row.item.key, row.annotator): row.answers for row in OutsideAnswer.objects.filter(batch=batch)}
+    assert stored[("record:7", "ana@lab.example")] == {
+        "counterfactual": "yes", "parts": [{"start": 0, "end": 14, "label": "antecedent", "text": "Had it rained,",
+                                            "sure": "unsure"}]}  # a rating of 9 of 4 does not fit: left out, named
+    assert stored[("record:8", "user 4")] == {"counterfactual": "no"} and len(stored) == 4
+    assert stored[("record:8", "ana@lab.example")] == {"counterfactual": "no", "why": "it happened"}
+    assert OutsideAnswer.objects.get(batch=batch, annotator="ana@lab.example", item__key="record:7").given.year == 2026
+    # Nothing of theirs is a HIT's: no assignment, no place taken, nothing to pay.
+    assert not Assignment.objects.filter(hit__batch=batch).exists()
+
+    # Agreement is measured over them, with the crowd's once people work; or without them.
+    def report(*options: str) -> dict:
+        out = io.StringIO()
+        call_command("design", "report", str(batch.pk), "--json", *options, stdout=out)
+        return json.loads(out.getvalue())
+
+    assert report()["counterfactual"]["answers"] == 4 and report()["counterfactual"]["alpha"] == 1.0
+    assert report("--crowd-only")["counterfactual"]["answers"] == 0
+    worker = Worker.objects.create(provider="inhouse", external_id="crowd-1")
+    assignment = assignment_claim(batch=batch, worker=worker)
+    assignment_submit(assignment=assignment, worker=worker,
+                      raw_answers={f"a-{item.pk}-0": "no" for item in assignment.hit.ordered_items()})
+    assignment.refresh_from_db()
+    assert report()["counterfactual"]["answers"] == 4 + len(assignment.answers)
+    assert report("--crowd-only")["counterfactual"]["answers"] == len(assignment.answers)
+    assignment_approve(assignment=assignment)
+    # The ledger holds the crowd worker's reward and nothing for the outside annotators (who have no Worker row).
+    assert set(Payment.objects.filter(batch=batch).values_list("worker__external_id", flat=True)) == {"crowd-1"}
+    assert Worker.objects.filter(payments__batch=batch).distinct().count() == 1
+    # The exports carry them under their names, the crowd's as pseudonyms; Label Studio gets them back by name.
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out",
+                                                        formats=("csv", "labelstudio"))}
+    rows = written["answers.csv"].read_text().splitlines()
+    assert any(row.startswith("7,labelstudio:ana@lab.example,counterfactual,yes,2026-05-01T10:00:00+00:00,,")
+               for row in rows), rows
+    task = next(task for task in json.loads(written["tasks.json"].read_text()) if task["data"]["id"] == "7")
+    assert task["meta"]["annotators"][-2:] == ["ana@lab.example", "user 4"]

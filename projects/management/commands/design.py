@@ -67,6 +67,8 @@ class Command(BaseCommand):
         report = commands.add_parser("report", help="agreement and aggregation per scheme of a design batch")
         report.add_argument("batch", type=int)
         report.add_argument("--json", action="store_true")
+        report.add_argument("--crowd-only", action="store_true", help="leave out the answers given in another tool "
+                                                                      "(a Label Studio project's annotations)")
         export = commands.add_parser("export", help="answers (long form) and labels of a design batch")
         export.add_argument("batch", type=int)
         export.add_argument("--out", required=True)
@@ -160,7 +162,7 @@ class Command(BaseCommand):
         batch = self._batch(options["batch"])
         # Read an item at a time (designs.export.batch_report): a batch of any size. Each item's label is in the
         # export, not here.
-        report = batch_report(batch)
+        report = batch_report(batch, outside=not options["crowd_only"])
         if options["json"]:
             found: dict[str, Any] = agreement_of(report.results)
             for name, result in report.results.items():
@@ -252,6 +254,9 @@ class Command(BaseCommand):
         if line["ok"] and warnings:
             state += f", with {warnings} warning{'s' * (warnings != 1)}"
         parts = [f"{line['config']}: {state}: {line['items']} items; schemes: {schemes or '-'}"]
+        if line.get("annotations"):
+            parts.append(f"  answers: {line['annotations']} annotations by {line['annotators']} annotators, kept as "
+                         f"their answers beside the crowd's (reports and exports read them; no one is paid for them)")
         if line["ignored"]:
             parts.append(f"  ignored (Potato's own server and pages): {', '.join(line['ignored'])}")
         parts += [f"  warning: {warning}" for warning in line["warnings"]]

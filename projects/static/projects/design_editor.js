@@ -129,6 +129,14 @@
     summary.textContent = entry.items + " item" + (entry.items === 1 ? "" : "s") + "; schemes: " +
       (entry.schemes.map(s => s.name + " (" + s.type + ")").join(", ") || "none");
     found.append(title, summary);
+    if (entry.annotations) {
+      const given = document.createElement("p");
+      given.className = "report-annotations";
+      given.textContent = entry.annotations + " annotation" + (entry.annotations === 1 ? "" : "s") + " by " +
+        entry.annotators + " annotator" + (entry.annotators === 1 ? "" : "s") + " came with the tasks: kept as " +
+        "their answers beside the crowd's (reports and exports read them; no one is paid for them).";
+      found.append(given);
+    }
     if (entry.ignored.length) {
       const ignored = document.createElement("p");
       ignored.textContent = (tool === "Potato" ? "Ignored (Potato's own server and pages): " : "Not carried over: ")
