@@ -46,6 +46,40 @@ def read_item(design: Design, record: Record, raw: Mapping[str, Any], item_key: 
     return answers, missing
 
 
+def read_values(design: Design, record: Record, values: Mapping[str, Any]) -> tuple[dict[str, Any],
+                                                                                  list[tuple[str, str]]]:
+    """Answers given as values ({scheme: value}: a model's JSON, another tool's results as a type reads them) read as
+    a person's are: each through the form fields its widget would send and the type's `read`, then the checks
+    across schemes, so what a page could not send is refused. ({scheme: answer}, [(scheme, why it was left out)]);
+    a name no scheme has is left out by name too."""
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    answers: dict[str, Any] = {}
+    problems = [(name, f"the design has no scheme {name!r}") for name in values if name not in schemes]
+    for name, scheme in schemes.items():
+        value = values.get(name)
+        if value is None:
+            continue
+        kind = SCHEME_TYPES.of(scheme)
+        try:
+            fields = kind.form_fields(scheme, value, record)
+            if not fields:
+                raise AnswerProblem(f"{value!r} is no answer it takes")
+            answer = kind.read(scheme, Fields({(f"s-{part}" if part else "s"): text for part, text in fields.items()},
+                                              "s"), record)
+        except (AnswerProblem, KeyError, TypeError, ValueError, AttributeError) as problem:
+            problems.append((name, str(problem)))
+            continue
+        if answer is not None:
+            answers[name] = answer
+    for name in list(answers):
+        try:
+            SCHEME_TYPES.of(schemes[name]).check_answers(schemes[name], answers[name], answers)
+        except AnswerProblem as problem:
+            problems.append((name, str(problem)))
+            del answers[name]
+    return answers, problems
+
+
 def visible(scheme: Any, answers: Mapping[str, Any]) -> bool:
     logic = scheme.display_logic
     if logic is None:

@@ -31,7 +31,7 @@ COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)  # a rejected 
 CHUNK = 2000  # rows read from the database at a time: what a report or an export holds, whatever the batch's size
 
 
-def answer_rows(batch: Batch, *, outside: bool = True) -> Iterator[dict[str, Any]]:
+def answer_rows(batch: Batch, *, outside: Outside = True) -> Iterator[dict[str, Any]]:
     """Every stored answer of the batch's counted assignments as a long-form row (workers as pseudonyms W1, W2, ...
     in the order they first answered), in the order the work came in; then the answers given in another tool
     (annotator "<tool>:<their name there>", no assignment) unless `outside` is False."""
@@ -41,7 +41,17 @@ def answer_rows(batch: Batch, *, outside: bool = True) -> Iterator[dict[str, Any
                    "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": gold}
 
 
-def worked_items(batch: Batch, *, outside: bool = True) -> Iterator[
+Outside = bool | tuple[str, str]  # every outside answer, none, or one annotator's: (source, annotator)
+
+
+def _outside(batch: Batch, outside: Outside) -> Any:
+    found = OutsideAnswer.objects.filter(batch=batch)
+    if isinstance(outside, tuple):
+        found = found.filter(source=outside[0], annotator=outside[1])
+    return found
+
+
+def worked_items(batch: Batch, *, outside: Outside = True) -> Iterator[
         tuple[int | None, str | Annotator, Any, Record, bool, dict[str, Any]]]:
     """(assignment, worker's pseudonym, submitted, record, known-answer check or not, answer) of every item a counted
     assignment answered, in the order the work came in; items are looked up a chunk at a time. Then, unless
@@ -61,7 +71,7 @@ def worked_items(batch: Batch, *, outside: bool = True) -> Iterator[
                     yield pk, worker, submitted, found[0], found[1], answer
     if not outside:
         return
-    given = OutsideAnswer.objects.filter(batch=batch).order_by("item_id", "pk").values_list(
+    given = _outside(batch, outside).order_by("item_id", "pk").values_list(
         "item_id", "source", "annotator", "given", "answers")
     for chunk in _chunks(given.iterator(chunk_size=CHUNK), CHUNK):
         items = _records(batch, {row[0] for row in chunk})
@@ -75,14 +85,14 @@ def _records(batch: Batch, wanted: set[int]) -> dict[int, tuple[Record, bool]]:
             Item.objects.filter(batch=batch, pk__in=wanted).values_list("pk", "payload", "is_gold")}
 
 
-def item_answers(batch: Batch, *, outside: bool = True) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
+def item_answers(batch: Batch, *, outside: Outside = True) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
     """(item id, known-answer check or not, record, counted answers) of each item of the batch in id order, each
     worker's answers in the order the work came in, then (unless `outside` is False) those given in another tool
     (their worker an Annotator): the database unnests and sorts the answers (json_each, jsonb_each), and items come a
     chunk at a time."""
     stream = answers_by_item(batch)
     waiting = next(stream, None)
-    others = _outside_by_item(batch) if outside else iter(())
+    others = _outside_by_item(batch, outside) if outside else iter(())
     other = next(others, None)
     last = 0
     while True:
@@ -107,12 +117,12 @@ def item_answers(batch: Batch, *, outside: bool = True) -> Iterator[tuple[int, b
         last = items[-1][0]
 
 
-def _outside_by_item(batch: Batch) -> Iterator[tuple[int, Annotator, dict[str, Any]]]:
+def _outside_by_item(batch: Batch, outside: Outside) -> Iterator[tuple[int, Annotator, dict[str, Any]]]:
     """(item id, annotator, answers) of the batch's outside answers in item order, a chunk at a time (read by
     keyset, not a cursor held open beside the crowd's answers')."""
     last = (0, 0)
     while True:
-        rows = list(OutsideAnswer.objects.filter(batch=batch).filter(
+        rows = list(_outside(batch, outside).filter(
             Q(item_id__gt=last[0]) | Q(item_id=last[0], pk__gt=last[1])).order_by("item_id", "pk").values_list(
             "item_id", "pk", "source", "annotator", "answers")[:CHUNK])
         if not rows:
@@ -135,7 +145,7 @@ class Report:
 
 def batch_report(batch: Batch, *, each: Callable[[int, Record, dict[str, Any]], None] | None = None,
                  keep_items: bool = False, progress: Callable[[int], None] | None = None,
-                 outside: bool = True) -> Report:
+                 outside: Outside = True) -> Report:
     """The batch's agreement and aggregation per scheme and its components' figures (with the answers given in
     another tool, unless `outside` is False), reading one item's answers
     at a time (a scheme aggregated by Dawid-Skene or MACE keeps its votes until every item is read, then the items

@@ -29,9 +29,10 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from designs import potato
 from designs.aggregate import Annotator
+from designs.answers import read_values
 from designs.items import SUGGESTED, Given, ItemsError, Record, as_lines, read_rows, unanswerable
 from designs.loader import DesignError, Problem, validate
-from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields
+from designs.schemes import SCHEME_TYPES
 from designs.schemes import Record as SchemeRecord
 from designs.schemes.base import NAME
 
@@ -582,8 +583,7 @@ class _Translation:
                 results.setdefault(result.get("from_name") or ("" if result.get("type") == "relation" else "?"),
                                    []).append(result)
         regions: dict[str, Any] = {}
-        answers: dict[str, Any] = {}
-        shown = SchemeRecord(id=record.id, text=record.text, fields=record.fields)
+        values: dict[str, Any] = {}
         ordered = sorted(design.annotation_schemes, key=lambda scheme: not SCHEME_TYPES.of(scheme).marks_text)
         for scheme in ordered:
             kind = SCHEME_TYPES.of(scheme)
@@ -595,14 +595,12 @@ class _Translation:
             if not found:
                 continue
             try:
-                value = kind.from_labelstudio_results(scheme, found, regions)
-                fields = kind.form_fields(scheme, value) if value is not None else {}
-                if not fields:
-                    continue
-                form = {(f"s-{part}" if part else "s"): text for part, text in fields.items()}
-                answers[scheme.name] = kind.read(scheme, Fields(form, "s"), shown)
-            except (AnswerProblem, KeyError, TypeError, ValueError) as problem:
+                values[scheme.name] = kind.from_labelstudio_results(scheme, found, regions)
+            except (KeyError, TypeError, ValueError) as problem:
                 self.warnings.append(f"{where} {scheme.name} does not fit ({problem}); left out")
+        answers, problems = read_values(design, SchemeRecord(id=record.id, text=record.text, fields=record.fields),
+                                        values)
+        self.warnings += [f"{where} {name} does not fit ({problem}); left out" for name, problem in problems]
         return answers
 
     def _on_text(self, result: dict, text: str, raw: Any) -> dict:

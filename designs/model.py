@@ -176,6 +176,17 @@ class Export(Strict):
                                           "tasks fit the project's own config (its import writes this)")
 
 
+class Llm(Strict):
+    """A language model asked as one more annotator (`manage.py design ask-model`): what it is told and how it
+    samples. Where it runs (URL, key, price) is the command's, never the design file's."""
+
+    model: str = Field("", description="the model's name at the endpoint (the command's --model overrides it)")
+    prompt: str = Field("", description="said to the model after the design's instructions")
+    temperature: float = Field(0.0, ge=0, le=2)
+    max_tokens: int = Field(512, ge=1, le=32768, description="the most tokens an answer may take")
+    examples: int = Field(0, ge=0, le=20, description="known-answer items shown to the model as worked examples")
+
+
 class Design(Strict):
     """A whole annotation project."""
 
@@ -194,6 +205,7 @@ class Design(Strict):
     stages: list[Stage] = Field(default_factory=list)
     components: list[str] = Field(default_factory=list, description="named components (core.components)")
     export: Export = Field(default_factory=Export)
+    llm: Llm = Field(default_factory=Llm, description="a language model asked as one more annotator")
 
     model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra={
         "$id": "https://crowdset.example/designs/schema.json", "title": "crowdset design file"})

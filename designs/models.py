@@ -82,6 +82,7 @@ class OutsideAnswer(models.Model):
     annotator = models.CharField(max_length=200, help_text="who gave them there, as that tool names them")
     answers = models.JSONField(help_text="{scheme: value}, read by the scheme types as a form's answers are")
     given = models.DateTimeField(null=True, blank=True, help_text="when they were given there, if it says")
+    meta = models.JSONField(default=dict, blank=True, help_text="a model's answer: its tokens, cost and seconds")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -91,6 +92,41 @@ class OutsideAnswer(models.Model):
 
     def __str__(self):
         return f"{self.source}:{self.annotator} on item {self.item_id}"
+
+
+class ModelRun(models.Model):
+    """One run of a language model over a batch's items (designs.model_runs): who it is as an annotator, what it
+    cost and what it refused. Its answers are OutsideAnswers of source "model" under `annotator`; a run again with the
+    same model, endpoint and prompt goes on where the last stopped (an item is answered once)."""
+
+    class State(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="model_runs")
+    annotator = models.CharField(max_length=200, help_text="model @ endpoint host · prompt version")
+    model = models.CharField(max_length=200)
+    url = models.CharField(max_length=500, help_text="the endpoint's base URL (never its key)")
+    prompt_version = models.CharField(max_length=16)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.RUNNING)
+    items = models.PositiveIntegerField(default=0, help_text="items asked in this run")
+    answered = models.PositiveIntegerField(default=0)
+    refused = models.JSONField(default=list, blank=True, help_text="[{item, reason, raw}] of answers not stored")
+    tokens_in = models.PositiveBigIntegerField(default=0)
+    tokens_out = models.PositiveBigIntegerField(default=0)
+    estimate = models.DecimalField(max_digits=12, decimal_places=6, default=0, help_text="the most it could cost")
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=0, help_text="by the tokens it used")
+    seconds = models.FloatField(default=0, help_text="time spent waiting on the model, summed over answers")
+    error = models.TextField(blank=True)
+    started = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started"]
+
+    def __str__(self):
+        return f"{self.annotator} on batch {self.batch_id}: {self.state}"
 
 
 @lru_cache(maxsize=64)

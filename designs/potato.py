@@ -33,7 +33,7 @@ from designs.schemes.base import LabelledScheme
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
         "annotation_codebook_url", "prolific", "mturk", "bws_config", "assignment_strategy", "gold_standards",
-        "attention_checks", "instance_display", "training")
+        "attention_checks", "instance_display", "training", "ai_support")
 # Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
 # shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
 # compares. The others (images, audio, video, PDFs, …) are not a text project's.
@@ -55,7 +55,6 @@ CHANGES = {
     "phases": "the consent, instructions and survey pages are not shown; put what annotators must read in "
               "annotation_instructions",
     "surveyflow": "the pre- and post-study surveys are not shown",
-    "ai_support": "no model suggests labels or highlights here",
     "automatic_assignment": "is not run: items go into HITs in the file's order, each HIT to the next person who "
                             "asks",
     "max_annotations_per_user": "there is no cap per person: a person takes HITs until none is left for them",
@@ -316,6 +315,7 @@ class _Translation:
         # The answers go out in Potato's own format too (potato/annotations.jsonl and .csv), beside ours.
         design["export"] = {"formats": ["csv", "jsonl", "potato"]}
         self._training(design)
+        self._model(design)
         rate = self._known_answer_rate()
         if rate:
             design["hits"]["gold_rate"] = rate
@@ -327,6 +327,36 @@ class _Translation:
                                   f"the config's own {crowd} settings are not used")
                 break
         return design
+
+    def _model(self, design: dict[str, Any]) -> None:
+        """Potato's ai_support as the design's llm block: the model, its temperature and max_tokens. Where it runs
+        is given when it is asked (`design ask-model --url`), never kept in the design; the suggestions on people's
+        pages and their holdout are not built here."""
+        support = self.raw.get("ai_support")
+        if not isinstance(support, dict) or support.get("enabled") is False:
+            if support is not None:
+                self.notes.append("ai_support: not enabled; no model is set up")
+            return
+        given = support.get("ai_config")
+        config: dict[str, Any] = given if isinstance(given, dict) else {}
+        found = {key: config[key] for key in ("model", "temperature", "max_tokens") if config.get(key) is not None}
+        if found:
+            design["llm"] = found
+            self.origin[("llm",)] = ("ai_support", "ai_config")
+        url = config.get("base_url") or config.get("api_base")
+        kind = support.get("endpoint_type", "openai")
+        self.notes.append(f"ai_support: the {kind} model {config.get('model', '(unnamed)')!r} is the design's llm; "
+                          f"ask it with `manage.py design ask-model BATCH --url "
+                          f"{url or '<its OpenAI-compatible API root>'}`, which compares it with the crowd")
+        if config.get("api_key"):
+            self.warnings.append("ai_support.ai_config.api_key: not kept (a design file holds no secrets); give it "
+                                 "in an environment variable named by ask-model's --key-env")
+        if kind not in ("openai", "vllm", "ollama", "openai_compatible", "llamacpp", "litellm"):
+            self.warnings.append(f"ai_support.endpoint_type: {kind!r} is asked here through its OpenAI-compatible API "
+                                 f"only; point --url at one")
+        if support.get("holdout") is not None or (config.get("include") or {}):
+            self.warnings.append("ai_support: the model's suggestions on people's pages (and their holdout) are not "
+                                 "shown here yet; the model answers as one more annotator instead")
 
     def _training(self, design: dict[str, Any]) -> None:
         """Potato's training round as the design's screening test (qualification), which must be passed before the

@@ -255,7 +255,7 @@ def _suggested(found, schemes: list[dict[str, Any]]) -> dict[str, Any] | None:
         value = given["answers"].get(entry["scheme"].name)
         if value is not None:
             fields.update((f"{entry['field']}-{part}" if part else entry["field"], text)
-                          for part, text in entry["type"].form_fields(entry["scheme"], value).items())
+                          for part, text in entry["type"].form_fields(entry["scheme"], value, found).items())
     if not fields:
         return None
     return {"fields": json.dumps(fields), "model": str(given.get("model") or "a model"), "score": given.get("score")}

@@ -322,10 +322,11 @@ class SchemeType:
         (None): a cloze's blanks right against their keys. None for most types."""
         return {}
 
-    def form_fields(self, scheme: Any, value: Any) -> dict[str, str]:
+    def form_fields(self, scheme: Any, value: Any, record: Any = None) -> dict[str, str]:
         """An answer as the form fields its widget sends ({part: text}, "" the scheme's own field), so a page can
-        start with it (a model's suggestion); `read` gives the answer back. {} for a type a page cannot start
-        with an answer."""
+        start with it (a model's suggestion) and an answer given as a value (a model's, another tool's) is read as
+        a person's is; `read` gives the answer back. `record` is the item, for a type whose fields number what the
+        item shows (best-worst). {} for a type a page cannot start with an answer."""
         return {}
 
     def from_labelstudio_results(self, scheme: Any, results: list[dict], regions: dict[str, Any]) -> Any:

@@ -55,6 +55,12 @@ class BestWorstType(SchemeType):
     def compared_size(self, scheme):
         return scheme.tuple_size
 
+    def form_fields(self, scheme, value, record=None):
+        if record is None or not isinstance(value, dict):
+            return {}
+        options = record.options(scheme.items_key, scheme.tuple_size)
+        return {part: str(options.index(value[part]) + 1) for part in ("best", "worst") if value.get(part) in options}
+
     def read(self, scheme, fields, record):
         options = record.options(scheme.items_key, scheme.tuple_size)
         best, worst = fields.get("best"), fields.get("worst")

@@ -101,6 +101,11 @@ class ClozeType(SchemeType):
     potato_keys = ("text", "source_field", "answer_field", "scoring", "input_width")
     page = {"value": "texts"}
 
+    def form_fields(self, scheme, value, record=None):
+        # blank_1 is the first blank's field, "1".
+        return {name.removeprefix("blank_"): str(text) for name, text in value.items() if name.startswith("blank_")} \
+            if isinstance(value, dict) else {}
+
     def read(self, scheme, fields, record):
         _, keys = passage(scheme, record)
         given = {blank(number): fields.get(str(number + 1))[:MAX_ANSWER] for number in range(len(keys))}

@@ -50,6 +50,10 @@ class ConstantSumType(SchemeType):
     page = {"value": "texts"}
     script = "designs/points.js"
 
+    def form_fields(self, scheme, value, record=None):
+        return {str(place): str(value[label.name]) for place, label in enumerate(scheme.labels, 1)
+                if isinstance(value, dict) and label.name in value}
+
     def read(self, scheme, fields, record):
         given = {}
         for place, label in enumerate(scheme.labels, 1):

@@ -84,7 +84,7 @@ class DateTimeType(SchemeType):
     def widget_context(self, scheme, record, field, keys):
         return {"input": KINDS[scheme.kind][0], "example": KINDS[scheme.kind][2]}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {"": value}
 
     def card_labels(self, scheme):

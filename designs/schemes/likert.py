@@ -67,7 +67,7 @@ class LikertType(SchemeType):
     def labelstudio_value(self, scheme, value):
         return {"rating": value}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {"": str(value)}
 
     def from_labelstudio_results(self, scheme, results, regions):

@@ -42,6 +42,10 @@ class MultirateType(SchemeType):
     def potato_answer(self, scheme, value, record):
         return {"labels": {option: potato_text(rating) for option, rating in value.items()}}
 
+    def form_fields(self, scheme, value, record=None):
+        return {str(place): str(value[row]) for place, row in enumerate(scheme.options, 1)
+                if isinstance(value, dict) and row in value}
+
     def read(self, scheme, fields, record):
         labels = [label.name for label in scheme.labels]
         rated = {row: fields.get(str(number)) for number, row in enumerate(scheme.options, 1)}

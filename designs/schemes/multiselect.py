@@ -102,7 +102,7 @@ class MultiselectType(SchemeType):
             return [{"type": "taxonomy", "value": {"taxonomy": [name.split(PATH) for name in value]}}]
         return [{"type": "choices", "value": {"choices": list(value)}}]
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {str(number): "1" for number, label in enumerate(scheme.labels, 1) if label.name in value}
 
     def from_labelstudio_results(self, scheme, results, regions):

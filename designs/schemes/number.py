@@ -49,7 +49,7 @@ class NumberType(SchemeType):
     def labelstudio_value(self, scheme, value):
         return {"number": value}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {"": potato_text(value)}
 
     def from_labelstudio_results(self, scheme, results, regions):

@@ -70,7 +70,7 @@ class PairwiseType(SchemeType):
         return {"items_key": importer.pair_of(control), "labels": [{"name": "left", "description": "Left"},
                                                                    {"name": "right", "description": "Right"}]}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {"": potato_text(value)}
 
     def from_labelstudio_results(self, scheme, results, regions):

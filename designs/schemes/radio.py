@@ -73,7 +73,7 @@ class RadioType(SchemeType):
     def labelstudio_value(self, scheme, value):
         return {"choices": [value]}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {"": value}
 
     def from_labelstudio_results(self, scheme, results, regions):

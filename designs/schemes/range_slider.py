@@ -49,6 +49,10 @@ class RangeSliderType(SchemeType):
     page = {"value": "texts"}
     script = "designs/points.js"
 
+    def form_fields(self, scheme, value, record=None):
+        return {end: f"{value[end]:g}" for end in ENDS if isinstance(value, dict) and isinstance(value.get(end),
+                                                                                               int | float)}
+
     def read(self, scheme, fields, record):
         ends = [read_number(fields.part(end), scheme.min_value, scheme.max_value, scheme.step) for end in ENDS]
         if ends == [None, None]:

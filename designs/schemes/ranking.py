@@ -130,7 +130,7 @@ class RankingType(SchemeType):
     def widget_context(self, scheme, record, field, keys):
         return {"things": things(scheme, record)}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {"": json.dumps(value)}
 
     def potato_answer(self, scheme, value, record):

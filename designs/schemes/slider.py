@@ -35,6 +35,9 @@ class SliderType(SchemeType):
     potato_aliases = ("vas",)
     level = "interval"
 
+    def form_fields(self, scheme, value, record=None):
+        return {"": f"{value:g}"} if isinstance(value, int | float) and not isinstance(value, bool) else {}
+
     def read(self, scheme, fields, record):
         return read_number(fields, scheme.min_value, scheme.max_value, scheme.step)
 

@@ -220,7 +220,7 @@ class SpanType(SchemeType):
         return (f"<Labels name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
                 + (' required="true"' if scheme.required else "") + f">{labels}</Labels>{picks}")
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         if not value:
             return {"": NOTHING} if scheme.nothing else {}
         return {"": json.dumps([[span["start"], span["end"], span["label"],

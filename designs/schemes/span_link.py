@@ -174,7 +174,7 @@ class SpanLinkType(SchemeType):
         kinds = [{"name": name, "directed": True} for _, name in importer.children(control, "Relation")]
         return {"span_schema": importer.first_spans(control), "link_types": kinds or [{"name": "related"}]}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         return {"": json.dumps([[link["type"], *([link[end]["start"], link[end]["end"], link[end]["label"]]
                                                  for end in ("from", "to"))] for link in value])}
 

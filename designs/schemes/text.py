@@ -213,7 +213,7 @@ class TextType(SchemeType):
     def labelstudio_value(self, scheme, value):
         return {"text": [value]}
 
-    def form_fields(self, scheme, value):
+    def form_fields(self, scheme, value, record=None):
         if isinstance(value, dict):
             return {str(number): value[label.name] for number, label in enumerate(scheme.labels, 1)
                     if label.name in value}

@@ -81,10 +81,11 @@ def test_each_type_s_answer_schema_is_a_json_schema_its_read_answers_fit(example
                 jsonschema.validate(answer, schema)
                 answers.append(answer)
                 # A page can start with the answer (a model's suggestion): its form fields read back as it.
-                start = kind.form_fields(scheme, answer)
-                if start:
-                    form = {(f"a-{part}" if part else "a"): text for part, text in start.items()}
-                    assert kind.read(scheme, Fields(form, "a"), record) == answer, (scheme.name, start)
+                # Every answering type has them: an answer given as a value (a model's) is read as a person's.
+                start = kind.form_fields(scheme, answer, record)
+                assert start, (scheme.name, answer)
+                form = {(f"a-{part}" if part else "a"): text for part, text in start.items()}
+                assert kind.read(scheme, Fields(form, "a"), record) == answer, (scheme.name, start)
         assert bool(answers) == kind.answers, (scheme.name, answers)
 
 

@@ -1,6 +1,8 @@
 import json
+import os
 import re
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,11 @@ from django.urls import reverse
 from core.errors import CrowdsetError
 from core.words import counted
 from designs import labelstudio
+from designs.compare import compare
 from designs.export import FORMATS, agreement_of, batch_report, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
+from designs.model_runs import Endpoint, ModelError, model_run, run_estimate
 from designs.models import DesignBatch, batch_design
 from designs.potato import import_file
 from designs.services import preview_context
@@ -69,6 +73,25 @@ class Command(BaseCommand):
         report.add_argument("--json", action="store_true")
         report.add_argument("--crowd-only", action="store_true", help="leave out the answers given in another tool "
                                                                       "(a Label Studio project's annotations)")
+        ask = commands.add_parser("ask-model", help="a language model answers a design batch's items as one more "
+                                                    "annotator (any OpenAI-compatible chat-completions endpoint)")
+        ask.add_argument("batch", type=int)
+        ask.add_argument("--url", required=True, help="the API's root, e.g. http://127.0.0.1:8080/v1")
+        ask.add_argument("--model", default="", help="the model's name there (default: the design's llm.model)")
+        ask.add_argument("--key-env", default="", metavar="NAME",
+                         help="the environment variable holding the endpoint's key (never stored)")
+        ask.add_argument("--price-in", type=Decimal, default=Decimal(0), help="price per 1,000 tokens sent")
+        ask.add_argument("--price-out", type=Decimal, default=Decimal(0), help="price per 1,000 tokens received")
+        ask.add_argument("--budget", type=Decimal, help="refuse the run if it could cost more")
+        ask.add_argument("--concurrency", type=int, default=4, help="requests at a time (default 4)")
+        ask.add_argument("--limit", type=int, help="ask at most this many items")
+        ask.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer")
+        ask.add_argument("--estimate", action="store_true", help="say what the run would ask and cost; ask nothing")
+        ask.add_argument("--json", action="store_true")
+        versus = commands.add_parser("compare", help="a model's answers against the crowd's labels")
+        versus.add_argument("batch", type=int)
+        versus.add_argument("--model", default="", help="the model as an annotator (default: the last to run)")
+        versus.add_argument("--json", action="store_true")
         export = commands.add_parser("export", help="answers (long form) and labels of a design batch")
         export.add_argument("batch", type=int)
         export.add_argument("--out", required=True)
@@ -157,6 +180,73 @@ class Command(BaseCommand):
         if batch is None or not DesignBatch.objects.filter(batch=batch).exists():
             raise CommandError(f"no design batch {number}; `python manage.py hits list` shows the batches")
         return batch
+
+    def _endpoint(self, options):
+        key = ""
+        if options["key_env"]:
+            key = os.environ.get(options["key_env"], "")
+            if not key:
+                raise CommandError(f"--key-env {options['key_env']}: that environment variable is not set")
+        return Endpoint(url=options["url"], model=options["model"], key=key, price_in=options["price_in"],
+                        price_out=options["price_out"], timeout=options["timeout"])
+
+    def do_ask_model(self, options):
+        batch = self._batch(options["batch"])
+        endpoint = self._endpoint(options)
+        if options["estimate"]:
+            plan = run_estimate(batch, endpoint, limit=options["limit"])
+            plan.update(cost=str(plan["cost"]), most_cost=str(plan["most_cost"]))
+            self.stdout.write(json.dumps(plan) if options["json"] else (
+                f"{plan['annotator']}: {counted(plan['items'], 'item')} to ask ({plan['answered_before']} answered "
+                f"before); about {plan['tokens_in']} tokens in (at most {plan['most_tokens_in']}), at most "
+                f"{plan['most_tokens_out']} out; likely {plan['cost']}, at most {plan['most_cost']} at these prices"))
+            return
+        try:
+            run = model_run(batch=batch, endpoint=endpoint, budget=options["budget"],
+                            concurrency=options["concurrency"], limit=options["limit"],
+                            progress=None if options["json"] else lambda done, total: self.stderr.write(
+                                f"\r{done}/{total} items", ending=""))
+        except ModelError as error:
+            raise CommandError(f"{error}; answers stored before it stay, and a run again goes on from there") \
+                from None
+        found = {"run": run.pk, "annotator": run.annotator, "items": run.items, "answered": run.answered,
+                 "refused": len(run.refused), "tokens_in": run.tokens_in, "tokens_out": run.tokens_out,
+                 "cost": f"{run.cost:.6f}", "estimate": f"{run.estimate:.6f}", "seconds": round(run.seconds, 2)}
+        if options["json"]:
+            self.stdout.write(json.dumps(found))
+            return
+        self.stderr.write("")
+        self.stdout.write(f"{run.annotator}: {run.answered} of {run.items} items answered, {len(run.refused)} "
+                          f"refused; {run.tokens_in} tokens in, {run.tokens_out} out; cost {run.cost:.6f} (at most "
+                          f"{run.estimate:.6f} was estimated)")
+        for refused in run.refused[:10]:
+            self.stdout.write(f"  refused item {refused['item']}: {refused['reason']}")
+
+    def do_compare(self, options):
+        batch = self._batch(options["batch"])
+        try:
+            found = compare(batch, options["model"] or None)
+        except LookupError as error:
+            raise CommandError(str(error)) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(found))
+            return
+        self.stdout.write(f"{found['model']} against the crowd on batch {batch.pk}: {found['items_answered']} items "
+                          f"answered, {found['refused']} refused")
+        for entry in found["schemes"]:
+            accuracy, kappa = entry["accuracy"], entry["kappa"]
+            self.stdout.write(
+                f"  {entry['scheme']}: {entry['compared']} items; accuracy {_figure(accuracy)}, kappa "
+                f"{_figure(kappa)}; crowd alpha {_number(entry['alpha_crowd'])}, with the model "
+                f"{_number(entry['alpha_with_model'])}; on {entry['gold']['items']} known answers "
+                f"{_number(entry['gold']['accuracy'])}")
+            for crowd, row in entry["confusion"].items():
+                self.stdout.write(f"    crowd {crowd}: " + ", ".join(f"model {label} {count}"
+                                                                   for label, count in row.items()))
+        cost = found["model_cost"]
+        self.stdout.write(f"  model: {cost['total']} in all, {cost['per_item']} an item, {cost['seconds_per_item']} s "
+                          f"an item; crowd: {found['crowd_cost']['total']} paid, {found['crowd_cost']['per_item']} "
+                          f"an item")
 
     def do_report(self, options):
         batch = self._batch(options["batch"])
@@ -255,7 +345,8 @@ class Command(BaseCommand):
             state += f", with {warnings} warning{'s' * (warnings != 1)}"
         parts = [f"{line['config']}: {state}: {line['items']} items; schemes: {schemes or '-'}"]
         if line.get("annotations"):
-            parts.append(f"  answers: {line['annotations']} annotations by {line['annotators']} annotators, kept as "
+            parts.append(f"  answers: {counted(line['annotations'], 'annotation')} by "
+                         f"{counted(line['annotators'], 'annotator')}, kept as "
                          f"their answers beside the crowd's (reports and exports read them; no one is paid for them)")
         if line["ignored"]:
             parts.append(f"  ignored (Potato's own server and pages): {', '.join(line['ignored'])}")
@@ -304,3 +395,13 @@ class Command(BaseCommand):
             return
         SCHEMA.write_text(current)
         self.stdout.write(f"wrote {SCHEMA}")
+
+
+def _number(value):
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _figure(found):
+    if found["value"] is None:
+        return "-"
+    return f"{found['value']:.3f} [{_number(found['low'])}, {_number(found['high'])}]"

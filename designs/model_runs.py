@@ -1,0 +1,213 @@
+"""Running a language model over a design batch's items as one more annotator, through any OpenAI-compatible
+chat-completions endpoint (vLLM, Ollama, llama.cpp's server, hosted APIs, gateways) with the `openai` client.
+
+Each item is asked with the design's own instructions and questions (designs.llm), its answer constrained to the
+JSON Schema the scheme types give, and read as a person's answers are. An answer is stored once, whole, as an
+OutsideAnswer of source "model" under the model's name as an annotator (model @ endpoint · prompt version), so
+reports, agreement and exports read it beside the crowd's and no HIT place, approval or payment ever sees it. A
+run is priced before it starts (refused over its budget), records the tokens the endpoint says it used and their
+cost, keeps a refused reply's raw text and reason, and goes on where an earlier run with the same model, endpoint
+and prompt stopped. The client retries a 429 or 5xx after the server's Retry-After (max_retries).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.utils import timezone
+
+from core.errors import CrowdsetError
+from core.items import payload_from_json
+from designs.llm import Example, Refused, answer_schema, estimate_tokens, messages, prompt_version, read_reply
+from designs.models import ModelRun, OutsideAnswer, batch_design
+from designs.schemes.base import Record
+from designs.task_type import record_of
+from hits.models import Batch, Item
+
+SOURCE = "model"  # an OutsideAnswer's source for a model's answers
+THOUSAND = Decimal(1000)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a model runs and what it costs: the base URL of its OpenAI-compatible API (".../v1"), the model's name
+    there, the key (read from the environment by the command, never stored) and the price per thousand tokens."""
+
+    url: str
+    model: str
+    key: str = ""
+    price_in: Decimal = Decimal(0)
+    price_out: Decimal = Decimal(0)
+    timeout: float = 120.0
+    max_retries: int = 4
+
+    def cost(self, tokens_in: int, tokens_out: int) -> Decimal:
+        return (self.price_in * tokens_in + self.price_out * tokens_out) / THOUSAND
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).netloc or self.url
+
+
+@dataclass(frozen=True)
+class Reply:
+    item: int
+    content: str | None
+    finish_reason: str | None
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+
+
+class ModelError(CrowdsetError):
+    """The endpoint cannot be used (unreachable, the key refused, no such model): the run stops, saying which."""
+
+
+def annotator_name(endpoint: Endpoint, version: str) -> str:
+    return f"{endpoint.model} @ {endpoint.host} · prompt {version}"[:200]
+
+
+def _records(batch: Batch) -> Iterator[tuple[int, Record, Any, bool]]:
+    for pk, payload, gold, known in Item.objects.filter(batch=batch).order_by("pk").values_list(
+            "pk", "payload", "is_gold", "gold_answer"):
+        yield pk, record_of(payload_from_json(payload)), known, gold
+
+
+def run_estimate(batch: Batch, endpoint: Endpoint, *, limit: int | None = None) -> dict[str, Any]:
+    """What a run would ask and could cost: the items not yet answered by this model and prompt; the tokens in (an
+    estimate, and a bound) and the most tokens out; a likely cost (the estimate in, a quarter of the most out) and
+    the most it could cost at the endpoint's prices, which a budget is checked against."""
+    design, _ = batch_design(batch.pk)
+    model = endpoint.model or design.llm.model
+    name = annotator_name(endpoint, prompt_version(design, model))
+    done = set(OutsideAnswer.objects.filter(batch=batch, source=SOURCE, annotator=name).values_list("item_id",
+                                                                                                    flat=True))
+    todo = [(pk, record) for pk, record, _, _ in _records(batch) if pk not in done][:limit]
+    tokens = estimate_tokens(design, [record for _, record in todo], _examples(batch, design))
+    return {"annotator": name, "items": len(todo), "answered_before": len(done), **tokens,
+            "cost": endpoint.cost(tokens["tokens_in"], tokens["most_tokens_out"] // 4),
+            "most_cost": endpoint.cost(tokens["most_tokens_in"], tokens["most_tokens_out"])}
+
+
+def _examples(batch: Batch, design: Any) -> list[Example]:
+    """The design's worked examples: its first known-answer items, each with its known answers."""
+    if not design.llm.examples:
+        return []
+    found = []
+    for _, record, known, _ in _records(batch):
+        if isinstance(known, dict) and known:
+            found.append(Example(record, known))
+        if len(found) == design.llm.examples:
+            break
+    return found
+
+
+def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None, concurrency: int = 4,
+              limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> ModelRun:
+    """Ask the model every item of the batch it has not answered yet (at most `limit`), `concurrency` at a time.
+    Refused (ModelError, nothing asked) when its most cost is over `budget`. Each answer is stored as it comes,
+    whole; a reply that is no answer is kept on the run with its reason. An endpoint that cannot be used stops the
+    run (state failed, the reason on it and in the ModelError); what was stored stays, and a run again goes on."""
+    from openai import APIConnectionError, APIStatusError, APITimeoutError, AuthenticationError, NotFoundError, OpenAI
+
+    design, _ = batch_design(batch.pk)
+    model = endpoint.model or design.llm.model
+    if not model:
+        raise ModelError("name the model: --model, or llm.model in the design file")
+    endpoint = Endpoint(**{**endpoint.__dict__, "model": model})
+    version = prompt_version(design, model)
+    plan = run_estimate(batch, endpoint, limit=limit)
+    if budget is not None and plan["most_cost"] > budget:
+        raise ModelError(f"this run could cost up to {plan['most_cost']:.4f} ({plan['items']} items, at most "
+                         f"{plan['most_tokens_in']} tokens in and {plan['most_tokens_out']} out), over the budget "
+                         f"of {budget}; raise --budget, lower llm.max_tokens or ask fewer items with --limit")
+    name = plan["annotator"]
+    run = ModelRun.objects.create(batch=batch, annotator=name, model=model, url=endpoint.url, prompt_version=version,
+                                  items=plan["items"], estimate=plan["most_cost"])
+    done = set(OutsideAnswer.objects.filter(batch=batch, source=SOURCE, annotator=name).values_list("item_id",
+                                                                                                    flat=True))
+    todo = [(pk, record) for pk, record, _, _ in _records(batch) if pk not in done][:limit]
+    records = dict(todo)
+    examples = _examples(batch, design)
+    schema = {"name": "answers", "schema": answer_schema(design), "strict": True}
+    client = OpenAI(base_url=endpoint.url, api_key=endpoint.key or "none", timeout=endpoint.timeout,
+                    max_retries=endpoint.max_retries)
+
+    # Servers differ in how they take a schema: OpenAI, vLLM and llama.cpp's own server as json_schema,
+    # llama-cpp-python's server as json_object with a schema. The first item is asked once without retries in the
+    # first form; a server that refuses that form is asked in the other for the whole run.
+    forms = {"json_schema": {"type": "json_schema", "json_schema": schema},
+             "json_object": {"type": "json_object", "schema": schema["schema"]}}
+
+    def ask(pk: int, form: str, asking: Any = client) -> Reply:
+        started = time.monotonic()
+        found = asking.chat.completions.create(
+            model=model, messages=messages(design, records[pk], examples), response_format=forms[form],
+            temperature=design.llm.temperature, max_tokens=design.llm.max_tokens)
+        choice = found.choices[0]
+        usage = found.usage
+        return Reply(pk, choice.message.content, choice.finish_reason, usage.prompt_tokens if usage else 0,
+                     usage.completion_tokens if usage else 0, time.monotonic() - started)
+
+    try:
+        pending, form = list(records), "json_schema"
+        if pending:
+            try:
+                first = ask(pending[0], form, client.with_options(max_retries=0))
+            except APIStatusError as error:
+                if "response_format" not in str(error.message) or error.status_code in (401, 403, 404):
+                    raise
+                form = "json_object"
+                first = ask(pending[0], form)
+            _store(run, first, design, records[first.item], endpoint)
+        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            # Answers are written here, in the caller's thread, as each comes: the workers only wait on the model.
+            for count, reply in enumerate(pool.map(lambda pk: ask(pk, form), pending[1:]), 2):
+                _store(run, reply, design, records[reply.item], endpoint)
+                if progress is not None:
+                    progress(count, len(records))
+    except AuthenticationError:
+        _failed(run, f"{endpoint.url} refused the key; set the right one in the environment variable the command "
+                     f"names (--key-env)")
+    except NotFoundError:
+        _failed(run, f"{endpoint.url} has no model {model!r} (or no chat completions there); check --model and "
+                     f"that the URL ends at the API's root (…/v1)")
+    except (APIConnectionError, APITimeoutError) as error:
+        _failed(run, f"{endpoint.url}: cannot reach it ({error}); check the URL and that the server runs")
+    except APIStatusError as error:
+        _failed(run, f"{endpoint.url} answered {error.status_code}: {error.message}")
+    run.state, run.finished = ModelRun.State.DONE, timezone.now()
+    run.save(update_fields=["state", "finished"])
+    return run
+
+
+def _store(run: ModelRun, reply: Reply, design: Any, record: Record, endpoint: Endpoint) -> None:
+    cost = endpoint.cost(reply.tokens_in, reply.tokens_out)
+    run.tokens_in += reply.tokens_in
+    run.tokens_out += reply.tokens_out
+    run.cost += cost
+    run.seconds += reply.seconds
+    try:
+        answers, problems = read_reply(design, record, reply.content, reply.finish_reason)
+    except Refused as refused:
+        run.refused = [*run.refused, {"item": record.id, "reason": str(refused), "raw": (reply.content or "")[:4000]}]
+    else:
+        OutsideAnswer.objects.create(
+            batch=run.batch, item_id=reply.item, source=SOURCE, annotator=run.annotator, answers=answers,
+            given=timezone.now(), meta={"tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
+                                        "cost": str(cost), "seconds": round(reply.seconds, 3), "run": run.pk,
+                                        **({"left_out": dict(problems)} if problems else {})})
+        run.answered += 1
+    run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused", "answered"])
+
+
+def _failed(run: ModelRun, why: str) -> None:
+    run.state, run.error, run.finished = ModelRun.State.FAILED, why, timezone.now()
+    run.save(update_fields=["state", "error", "finished"])
+    raise ModelError(why)

@@ -1,0 +1,192 @@
+"""A language model as one more annotator, against llama.cpp's OpenAI-compatible server (llama-cpp-python) serving
+a tiny model the tests write with the `gguf` package (tests/llm/tiny_model.py): the answers stored once as the
+model's, tokens and cost recorded, a run again going on where it stopped, the budget refused, and an unreachable
+endpoint, a refused key and replies cut off each said clearly with nothing half-stored. The server lives in an
+environment of its own (CROWDSET_LLM_PYTHON names its interpreter; .ci/run makes it from requirements-llm.txt)."""
+
+import io
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from designs.items import Record
+from designs.model_runs import SOURCE, Endpoint, ModelError, model_run
+from designs.models import ModelRun, OutsideAnswer
+from hits.models import Worker
+from hits.services import assignment_claim, assignment_submit, batch_publish
+from projects.services import design_project_create
+
+LLM_PYTHON = os.environ.get("CROWDSET_LLM_PYTHON", "")
+KEY = "test-key-not-secret"
+DESIGN = """
+title: Counterfactuals by a model
+instructions: Does the sentence say what did not happen?
+llm: {max_tokens: MAX}
+hits: {items_per_hit: 4, assignments_per_hit: 2, order: file}
+annotation_schemes:
+  - annotation_type: radio
+    name: cf
+    description: Is it counterfactual?
+    label_requirement: {required: true}
+    labels: ["yes", "no"]
+"""
+SENTENCES = ["Had it rained, we would have stayed in.", "It rained, so we stayed in.",
+             "If I were taller, I would play.", "She plays every day."]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """llama.cpp's server on a free port with the tiny model, asking for KEY; its base URL."""
+    if not LLM_PYTHON:
+        if os.environ.get("CROWDSET_REQUIRE_LLM"):
+            pytest.fail("CROWDSET_REQUIRE_LLM is set but CROWDSET_LLM_PYTHON names no interpreter with "
+                        "llama-cpp-python")
+        pytest.skip("set CROWDSET_LLM_PYTHON to a Python with llama-cpp-python[server] and gguf (pip install -r "
+                    "requirements-llm.txt)")
+    folder = tmp_path_factory.mktemp("llm")
+    model = folder / "tiny.gguf"
+    subprocess.run([LLM_PYTHON, str(Path(__file__).with_name("tiny_model.py")), str(model)], check=True,
+                   timeout=120)
+    port = _free_port()
+    log = (folder / "server.log").open("w")
+    process = subprocess.Popen(
+        [LLM_PYTHON, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
+         "--chat_format", "chatml", "--n_ctx", "8192", "--api_key", KEY, "--model_alias", "tiny"],
+        stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(120):
+            try:
+                request = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {KEY}"})
+                urllib.request.urlopen(request, timeout=2)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail(f"llama.cpp's server stopped: {(folder / 'server.log').read_text()[-2000:]}")
+                time.sleep(0.5)
+        else:
+            pytest.fail("llama.cpp's server did not answer within a minute")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+def _batch(max_tokens: int = 40, gold: bool = False):
+    records = [Record(id=f"s{number}", text=text, gold={"cf": "yes" if "would" in text else "no"} if gold else None)
+               for number, text in enumerate(SENTENCES, 1)]
+    _, batch = design_project_create(source=DESIGN.replace("MAX", str(max_tokens)), file_name="cf.yaml",
+                                     records=records)
+    return batch_publish(batch=batch)
+
+
+def _endpoint(url: str, **changes) -> Endpoint:
+    return Endpoint(**{"url": url, "model": "tiny", "key": KEY, "price_in": Decimal("0.5"),
+                       "price_out": Decimal("1.5"), "timeout": 60, **changes})
+
+
+@pytest.mark.django_db
+def test_the_model_answers_each_item_once_as_an_annotator_and_its_tokens_are_paid_for(server):
+    batch = _batch()
+    run = model_run(batch=batch, endpoint=_endpoint(server), concurrency=2)
+    assert run.state == ModelRun.State.DONE and run.items == 4 and run.answered + len(run.refused) == 4
+    assert run.answered >= 1, run.refused
+    stored = list(OutsideAnswer.objects.filter(batch=batch, source=SOURCE))
+    assert len(stored) == run.answered and {answer.annotator for answer in stored} == {run.annotator}
+    assert run.annotator.startswith(f"tiny @ {server.split('/')[2]} · prompt ")
+    # Under the schema a model that knows nothing still answers in the study's labels, read as a person's are.
+    assert all(answer.answers["cf"] in ("yes", "no") and set(answer.answers) == {"cf"} for answer in stored)
+    # The endpoint's own token counts, priced per thousand: the run's cost is its answers' and refusals'.
+    assert run.tokens_in > 0 and run.tokens_out > 0
+    assert run.cost == (Decimal("0.5") * run.tokens_in + Decimal("1.5") * run.tokens_out) / 1000
+    assert sum(Decimal(answer.meta["cost"]) for answer in stored) <= run.cost <= run.estimate
+    # A run again asks nothing answered before: each item is the model's once.
+    again = model_run(batch=batch, endpoint=_endpoint(server))
+    assert again.items == 4 - run.answered and OutsideAnswer.objects.filter(batch=batch).count() >= run.answered
+    assert OutsideAnswer.objects.filter(batch=batch).values("item").distinct().count() == \
+        OutsideAnswer.objects.filter(batch=batch).count()
+    # The crowd's HITs are untouched: the model took no place and nobody was paid for it.
+    assert not batch.payments.exists() and all(hit.assignments.count() == 0 for hit in batch.hits.all())
+
+
+@pytest.mark.django_db
+def test_a_reply_cut_off_is_refused_with_its_raw_text_and_nothing_stored(server):
+    batch = _batch(max_tokens=2)
+    run = model_run(batch=batch, endpoint=_endpoint(server), concurrency=4)
+    assert run.answered == 0 and len(run.refused) == 4
+    assert all(entry["reason"].startswith("the answer was cut off at max_tokens") for entry in run.refused)
+    assert all(isinstance(entry["raw"], str) for entry in run.refused)
+    assert not OutsideAnswer.objects.filter(batch=batch).exists()
+
+
+@pytest.mark.django_db
+def test_an_unusable_endpoint_is_said_clearly_and_nothing_is_half_stored(server):
+    batch = _batch()
+    with pytest.raises(ModelError, match="refused the key"):
+        model_run(batch=batch, endpoint=_endpoint(server, key="wrong-key", max_retries=0))
+    closed = f"http://127.0.0.1:{_free_port()}/v1"
+    with pytest.raises(ModelError, match="cannot reach it"):
+        model_run(batch=batch, endpoint=_endpoint(closed, max_retries=0, timeout=5))
+    assert not OutsideAnswer.objects.filter(batch=batch).exists()
+    assert list(ModelRun.objects.filter(batch=batch).values_list("state", flat=True)) == ["failed", "failed"]
+    # Over its budget a run is refused before anything is asked, saying what it could cost.
+    with pytest.raises(ModelError, match=r"could cost up to \d+\.\d+ \(4 items.*over the budget of 0\.0001"):
+        model_run(batch=batch, endpoint=_endpoint(server), budget=Decimal("0.0001"))
+    assert ModelRun.objects.filter(batch=batch).count() == 2
+    with pytest.raises(CommandError, match="refused the key"):
+        call_command("design", "ask-model", str(batch.pk), "--url", server, "--model", "tiny")
+
+
+@pytest.mark.django_db
+def test_the_model_is_compared_with_the_crowd_from_the_command_line(server, monkeypatch):
+    batch = _batch(gold=True)
+    monkeypatch.setenv("TINY_KEY", KEY)
+    out = io.StringIO()
+    call_command("design", "ask-model", str(batch.pk), "--url", server, "--model", "tiny", "--key-env", "TINY_KEY",
+                 "--estimate", "--json", stdout=out)
+    plan = json.loads(out.getvalue())
+    assert plan["items"] == 4 and plan["most_tokens_out"] == 160 and plan["answered_before"] == 0
+    out = io.StringIO()
+    call_command("design", "ask-model", str(batch.pk), "--url", server, "--model", "tiny", "--key-env", "TINY_KEY",
+                 "--price-in", "0.5", "--price-out", "1.5", "--json", stdout=out)
+    ran = json.loads(out.getvalue())
+    assert ran["answered"] + ran["refused"] == 4 and Decimal(ran["cost"]) > 0
+    # Two people answer every item: one says what the known answer says, the other always "no".
+    for number, says in enumerate(("known", "no")):
+        worker = Worker.objects.create(provider="inhouse", external_id=f"crowd-{number}")
+        assignment = assignment_claim(batch=batch, worker=worker)
+        assignment_submit(assignment=assignment, worker=worker, raw_answers={
+            f"a-{item.pk}-0": item.gold_answer["cf"] if says == "known" else "no"
+            for item in assignment.hit.ordered_items()})
+    out = io.StringIO()
+    call_command("design", "compare", str(batch.pk), "--json", stdout=out)
+    found = json.loads(out.getvalue())
+    assert found["model"] == ran["annotator"] and found["items_answered"] == ran["answered"]
+    scheme = found["schemes"][0]
+    assert scheme["scheme"] == "cf" and scheme["compared"] <= ran["answered"]
+    assert sum(sum(row.values()) for row in scheme["confusion"].values()) == scheme["compared"]
+    if scheme["compared"]:
+        accuracy = scheme["accuracy"]
+        assert 0 <= accuracy["low"] <= accuracy["value"] <= accuracy["high"] <= 1
+    assert scheme["gold"]["items"] == ran["answered"] and scheme["alpha_crowd"] is not None
+    assert found["model_cost"]["total"] == ran["cost"] and found["model_cost"]["tokens_in"] == ran["tokens_in"]
+    out = io.StringIO()
+    call_command("design", "compare", str(batch.pk), stdout=out)
+    assert f"{ran['annotator']} against the crowd on batch {batch.pk}" in out.getvalue()
+    assert "  cf: " in out.getvalue() and "crowd alpha" in out.getvalue()
