@@ -38,8 +38,10 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
     design, _ = batch_design(batch.pk)
     crowd = batch_report(batch, keep_items=True, outside=False)
     both = batch_report(batch, outside=(SOURCE, name))
-    given = {key.removeprefix("record:"): answers for key, answers in OutsideAnswer.objects.filter(
-        batch=batch, source=SOURCE, annotator=name).values_list("item__key", "answers")}
+    stored = list(OutsideAnswer.objects.filter(batch=batch, source=SOURCE, annotator=name).values_list(
+        "item__key", "answers", "meta"))
+    given = {key.removeprefix("record:"): answers for key, answers, _ in stored}
+    metas = [meta or {} for _, _, meta in stored]
     known = {key.removeprefix("record:"): answer for key, answer in Item.objects.filter(
         batch=batch, gold_answer__isnull=False).values_list("key", "gold_answer")}
     rng = np.random.default_rng(seed)
@@ -59,7 +61,13 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
             "confusion": _confusion(pairs),
             "alpha_crowd": crowd.results[scheme.name].alpha,
             "alpha_with_model": both.results[scheme.name].alpha if scheme.name in both.results else None,
-            "gold": {"items": len(gold), "accuracy": _accuracy(gold) if gold else None}})
+            "gold": {"items": len(gold), "accuracy": _accuracy(gold) if gold else None},
+            "confidence": _mean([meta["confidence"][scheme.name] for meta in metas
+                                 if scheme.name in (meta.get("confidence") or {})]),
+            "position": {"compared": sum(scheme.name in (meta.get("position") or {}).get("compared", [])
+                                         for meta in metas),
+                         "flipped": sum(scheme.name in (meta.get("position") or {}).get("flipped", [])
+                                        for meta in metas)}})
     run = ModelRun.objects.filter(batch=batch, annotator=name).aggregate(
         cost=Sum("cost"), seconds=Sum("seconds"), answered=Sum("answered"), tokens_in=Sum("tokens_in"),
         tokens_out=Sum("tokens_out"))
@@ -76,6 +84,10 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
                            "seconds_per_item": round((run["seconds"] or 0) / answered, 3) if answered else None},
             "crowd_cost": {"total": str(paid), "per_item": str(round(paid / crowd.items, 4)) if crowd.items and paid
                            else None}}
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
 
 
 def _known(answer: Any, scheme: str) -> Any:

@@ -40,13 +40,23 @@ def asked(design: Design) -> list[Any]:
     return [scheme for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).answers]
 
 
-def answer_schema(design: Design) -> dict[str, Any]:
+def answer_schema(design: Design, reverse: bool = False) -> dict[str, Any]:
     """The JSON Schema of one item's answers: each asked scheme's answer (its type's answer_schema), the required
-    ones that no condition hides required."""
+    ones that no condition hides required. `reverse` lists each scheme's options the other way round (the position
+    check)."""
     schemes = asked(design)
     return {"type": "object", "additionalProperties": False,
-            "properties": {scheme.name: SCHEME_TYPES.of(scheme).answer_schema(scheme) for scheme in schemes},
+            "properties": {scheme.name: _reversed(SCHEME_TYPES.of(scheme).answer_schema(scheme)) if reverse else
+                           SCHEME_TYPES.of(scheme).answer_schema(scheme) for scheme in schemes},
             "required": [scheme.name for scheme in schemes if scheme.required and scheme.display_logic is None]}
+
+
+def _reversed(schema: Any) -> Any:
+    """A schema with every enum's options the other way round."""
+    if isinstance(schema, dict):
+        return {key: list(reversed(value)) if key == "enum" and isinstance(value, list) else _reversed(value)
+                for key, value in schema.items()}
+    return [_reversed(entry) for entry in schema] if isinstance(schema, list) else schema
 
 
 def _item(design: Design, record: Record) -> str:
@@ -60,12 +70,13 @@ def _shown(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _questions(design: Design) -> str:
+def _questions(design: Design, reverse: bool = False) -> str:
     lines = []
     for scheme in asked(design):
         labels = [f"{label.name}" + (f" ({label.description})" if label.description and label.description !=
                                      label.name else "") for label in getattr(scheme, "labels", None) or []
                   if hasattr(label, "name")]
+        labels = labels[::-1] if reverse else labels
         line = f"- {scheme.name}: {scheme.description or scheme.name}"
         if labels:
             line += f" Options: {', '.join(labels)}."
@@ -75,11 +86,13 @@ def _questions(design: Design) -> str:
     return "\n".join(lines)
 
 
-def messages(design: Design, record: Record, examples: Sequence[Example] = ()) -> list[dict[str, str]]:
+def messages(design: Design, record: Record, examples: Sequence[Example] = (),
+             reverse: bool = False) -> list[dict[str, str]]:
     """The chat messages that ask for one item's answers: the study's instructions (and the design's own prompt for
-    models), the questions, each worked example as a question answered, then the item."""
+    models), the questions, each worked example as a question answered, then the item. `reverse` lists each
+    question's options the other way round (the position check)."""
     system = "\n\n".join(part for part in (SYSTEM, design.instructions, design.llm.prompt) if part)
-    questions = f"Questions:\n{_questions(design)}"
+    questions = f"Questions:\n{_questions(design, reverse)}"
     found = [{"role": "system", "content": system}]
     for example in examples:
         found.append({"role": "user", "content": f"{questions}\n\nItem:\n{_item(design, example.record)}"})
@@ -88,11 +101,13 @@ def messages(design: Design, record: Record, examples: Sequence[Example] = ()) -
     return found
 
 
-def prompt_version(design: Design, model: str) -> str:
-    """Eight hex digits that change when what the model is told or how it samples changes: part of the model's name
-    as an annotator, so answers under another prompt are another annotator's."""
+def prompt_version(design: Design, model: str, samples: int = 1) -> str:
+    """Eight hex digits that change when what the model is told or how it samples changes (the samples an answer
+    is the majority of, too): part of the model's name as an annotator, so answers under another prompt are another
+    annotator's."""
     said = json.dumps([SYSTEM, design.instructions, design.llm.model_dump(exclude={"model"}), model,
-                       answer_schema(design), _questions(design)], sort_keys=True, ensure_ascii=False)
+                       answer_schema(design), _questions(design), *([samples] if samples > 1 else [])],
+                      sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(said.encode("utf-8")).hexdigest()[:8]
 
 
@@ -110,6 +125,26 @@ def estimate_tokens(design: Design, records: Sequence[Record], examples: Sequenc
         most += sum(len(message["content"].encode("utf-8")) + TEMPLATE_TOKENS for message in said) + len(
             schema.encode("utf-8"))
     return {"tokens_in": typical, "most_tokens_in": most, "most_tokens_out": design.llm.max_tokens * len(records)}
+
+
+def settle(design: Design, readings: Sequence[dict[str, Any]], asked_times: int) -> tuple[dict[str, Any],
+                                                                                      dict[str, float]]:
+    """Several samples' answers to one item as one answer: each scheme's most given value (the first given among
+    ties), and its confidence, the share of the samples asked that gave it (a sample that was no answer counts
+    against it)."""
+    answers: dict[str, Any] = {}
+    confidence: dict[str, float] = {}
+    for scheme in asked(design):
+        given = [json.dumps(reading[scheme.name], sort_keys=True) for reading in readings if scheme.name in reading]
+        if not given:
+            continue
+        counts: dict[str, int] = {}
+        for value in given:
+            counts[value] = counts.get(value, 0) + 1
+        best = max(counts, key=lambda value: (counts[value], -given.index(value)))
+        answers[scheme.name] = json.loads(best)
+        confidence[scheme.name] = round(counts[best] / asked_times, 4)
+    return answers, confidence
 
 
 def read_reply(design: Design, record: Record, content: str | None,

@@ -24,8 +24,10 @@ from django.utils import timezone
 
 from core.errors import CrowdsetError
 from core.items import payload_from_json
-from designs.llm import Example, Refused, answer_schema, estimate_tokens, messages, prompt_version, read_reply
+from designs.answers import read_values, visible
+from designs.llm import Example, Refused, answer_schema, estimate_tokens, messages, prompt_version, read_reply, settle
 from designs.models import ModelRun, OutsideAnswer, batch_design
+from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record
 from designs.task_type import record_of
 from hits.models import Batch, Item
@@ -57,9 +59,12 @@ class Endpoint:
 
 @dataclass(frozen=True)
 class Reply:
+    """What the model said of one item: each sample's (content, finish reason), the options reversed once if the
+    position check asked it, and the tokens and time of them all."""
+
     item: int
-    content: str | None
-    finish_reason: str | None
+    samples: list[tuple[str | None, str | None]]
+    reversed: tuple[str | None, str | None] | None
     tokens_in: int
     tokens_out: int
     seconds: float
@@ -79,17 +84,20 @@ def _records(batch: Batch) -> Iterator[tuple[int, Record, Any, bool]]:
         yield pk, record_of(payload_from_json(payload)), known, gold
 
 
-def run_estimate(batch: Batch, endpoint: Endpoint, *, limit: int | None = None) -> dict[str, Any]:
+def run_estimate(batch: Batch, endpoint: Endpoint, *, limit: int | None = None, samples: int = 1,
+                 position_check: bool = False) -> dict[str, Any]:
     """What a run would ask and could cost: the items not yet answered by this model and prompt; the tokens in (an
     estimate, and a bound) and the most tokens out; a likely cost (the estimate in, a quarter of the most out) and
     the most it could cost at the endpoint's prices, which a budget is checked against."""
     design, _ = batch_design(batch.pk)
     model = endpoint.model or design.llm.model
-    name = annotator_name(endpoint, prompt_version(design, model))
+    name = annotator_name(endpoint, prompt_version(design, model, samples))
     done = set(OutsideAnswer.objects.filter(batch=batch, source=SOURCE, annotator=name).values_list("item_id",
                                                                                                     flat=True))
     todo = [(pk, record) for pk, record, _, _ in _records(batch) if pk not in done][:limit]
     tokens = estimate_tokens(design, [record for _, record in todo], _examples(batch, design))
+    asks = samples + position_check  # requests an item
+    tokens = {key: value * asks for key, value in tokens.items()}
     return {"annotator": name, "items": len(todo), "answered_before": len(done), **tokens,
             "cost": endpoint.cost(tokens["tokens_in"], tokens["most_tokens_out"] // 4),
             "most_cost": endpoint.cost(tokens["most_tokens_in"], tokens["most_tokens_out"])}
@@ -109,8 +117,12 @@ def _examples(batch: Batch, design: Any) -> list[Example]:
 
 
 def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None, concurrency: int = 4,
-              limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> ModelRun:
-    """Ask the model every item of the batch it has not answered yet (at most `limit`), `concurrency` at a time.
+              limit: int | None = None, samples: int = 1, position_check: bool = False,
+              progress: Callable[[int, int], None] | None = None) -> ModelRun:
+    """Ask the model every item of the batch it has not answered yet (at most `limit`), `concurrency` at a time:
+    `samples` times each (the answer is each scheme's most given value, its confidence the share that gave it), and
+    with `position_check` once more with every scheme's options the other way round (an answer that changes is a
+    flip, counted on the answer).
     Refused (ModelError, nothing asked) when its most cost is over `budget`. Each answer is stored as it comes,
     whole; a reply that is no answer is kept on the run with its reason. An endpoint that cannot be used stops the
     run (state failed, the reason on it and in the ModelError); what was stored stays, and a run again goes on."""
@@ -120,9 +132,12 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
     model = endpoint.model or design.llm.model
     if not model:
         raise ModelError("name the model: --model, or llm.model in the design file")
+    if samples > 1 and design.llm.temperature == 0:
+        raise ModelError(f"{samples} samples at temperature 0 say the same {samples} times; set llm.temperature "
+                         f"above 0 in the design (0.7 is usual) to measure agreement over samples")
     endpoint = Endpoint(**{**endpoint.__dict__, "model": model})
-    version = prompt_version(design, model)
-    plan = run_estimate(batch, endpoint, limit=limit)
+    version = prompt_version(design, model, samples)
+    plan = run_estimate(batch, endpoint, limit=limit, samples=samples, position_check=position_check)
     if budget is not None and plan["most_cost"] > budget:
         raise ModelError(f"this run could cost up to {plan['most_cost']:.4f} ({plan['items']} items, at most "
                          f"{plan['most_tokens_in']} tokens in and {plan['most_tokens_out']} out), over the budget "
@@ -135,25 +150,33 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
     todo = [(pk, record) for pk, record, _, _ in _records(batch) if pk not in done][:limit]
     records = dict(todo)
     examples = _examples(batch, design)
-    schema = {"name": "answers", "schema": answer_schema(design), "strict": True}
+    schemas = {reverse: {"name": "answers", "schema": answer_schema(design, reverse), "strict": True}
+               for reverse in (False, True)}
     client = OpenAI(base_url=endpoint.url, api_key=endpoint.key or "none", timeout=endpoint.timeout,
                     max_retries=endpoint.max_retries)
 
     # Servers differ in how they take a schema: OpenAI, vLLM and llama.cpp's own server as json_schema,
     # llama-cpp-python's server as json_object with a schema. The first item is asked once without retries in the
     # first form; a server that refuses that form is asked in the other for the whole run.
-    forms = {"json_schema": {"type": "json_schema", "json_schema": schema},
-             "json_object": {"type": "json_object", "schema": schema["schema"]}}
+    def shape(form: str, reverse: bool) -> dict[str, Any]:
+        schema = schemas[reverse]
+        return {"type": "json_schema", "json_schema": schema} if form == "json_schema" else {
+            "type": "json_object", "schema": schema["schema"]}
 
     def ask(pk: int, form: str, asking: Any = client) -> Reply:
         started = time.monotonic()
-        found = asking.chat.completions.create(
-            model=model, messages=messages(design, records[pk], examples), response_format=forms[form],
-            temperature=design.llm.temperature, max_tokens=design.llm.max_tokens)
-        choice = found.choices[0]
-        usage = found.usage
-        return Reply(pk, choice.message.content, choice.finish_reason, usage.prompt_tokens if usage else 0,
-                     usage.completion_tokens if usage else 0, time.monotonic() - started)
+        said: list[tuple[str | None, str | None]] = []
+        tokens = [0, 0]
+        for reverse in [False] * samples + [True] * position_check:
+            found = asking.chat.completions.create(
+                model=model, messages=messages(design, records[pk], examples, reverse),
+                response_format=shape(form, reverse), temperature=design.llm.temperature,
+                max_tokens=design.llm.max_tokens)
+            said.append((found.choices[0].message.content, found.choices[0].finish_reason))
+            tokens[0] += found.usage.prompt_tokens if found.usage else 0
+            tokens[1] += found.usage.completion_tokens if found.usage else 0
+        return Reply(pk, said[:samples], said[samples] if position_check else None, tokens[0], tokens[1],
+                     time.monotonic() - started)
 
     try:
         pending, form = list(records), "json_schema"
@@ -166,6 +189,8 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
                 form = "json_object"
                 first = ask(pending[0], form)
             _store(run, first, design, records[first.item], endpoint)
+            if progress is not None:
+                progress(1, len(records))
         with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
             # Answers are written here, in the caller's thread, as each comes: the workers only wait on the model.
             for count, reply in enumerate(pool.map(lambda pk: ask(pk, form), pending[1:]), 2):
@@ -193,18 +218,50 @@ def _store(run: ModelRun, reply: Reply, design: Any, record: Record, endpoint: E
     run.tokens_out += reply.tokens_out
     run.cost += cost
     run.seconds += reply.seconds
-    try:
-        answers, problems = read_reply(design, record, reply.content, reply.finish_reason)
-    except Refused as refused:
-        run.refused = [*run.refused, {"item": record.id, "reason": str(refused), "raw": (reply.content or "")[:4000]}]
-    else:
-        OutsideAnswer.objects.create(
-            batch=run.batch, item_id=reply.item, source=SOURCE, annotator=run.annotator, answers=answers,
-            given=timezone.now(), meta={"tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
-                                        "cost": str(cost), "seconds": round(reply.seconds, 3), "run": run.pk,
-                                        **({"left_out": dict(problems)} if problems else {})})
-        run.answered += 1
+    readings, reasons, problems = [], [], []
+    for content, finish in reply.samples:
+        try:
+            answers, left_out = read_reply(design, record, content, finish)
+        except Refused as refused:
+            reasons.append(str(refused))
+        else:
+            readings.append(answers)
+            problems += left_out
+    if not readings:
+        raw = reply.samples[0][0] if reply.samples else ""
+        run.refused = [*run.refused, {"item": record.id, "reason": reasons[0], "raw": (raw or "")[:4000]}]
+        run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused"])
+        return
+    meta: dict[str, Any] = {"tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out, "cost": str(cost),
+                            "seconds": round(reply.seconds, 3), "run": run.pk}
+    answers = readings[0]
+    if len(reply.samples) > 1:
+        settled, confidence = settle(design, readings, len(reply.samples))
+        # Each scheme's majority, read again together: what one sample's answers hide or need holds for the whole.
+        answers, dropped = read_values(design, record, settled)
+        answers = {name: value for name, value in answers.items() if visible(scheme_of(design, name), answers)}
+        problems += dropped
+        meta.update(samples=len(reply.samples), confidence={name: confidence[name] for name in answers})
+    if reply.reversed is not None:
+        try:
+            other, _ = read_reply(design, record, *reply.reversed)
+        except Refused as refused:
+            meta["position"] = {"refused": str(refused)}
+        else:
+            compared = [name for name in answers if name in other and SCHEME_TYPES.of(
+                scheme_of(design, name)).one_label(scheme_of(design, name))]
+            meta["position"] = {"compared": compared, "flipped": [name for name in compared
+                                                                  if other[name] != answers[name]]}
+    if problems:
+        meta["left_out"] = dict(problems)
+    OutsideAnswer.objects.create(batch=run.batch, item_id=reply.item, source=SOURCE, annotator=run.annotator,
+                                 answers=answers, given=timezone.now(), meta=meta)
+    run.answered += 1
     run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused", "answered"])
+
+
+def scheme_of(design: Any, name: str) -> Any:
+    return next(scheme for scheme in design.annotation_schemes if scheme.name == name)
 
 
 def _failed(run: ModelRun, why: str) -> None:

@@ -8,13 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.db.models import F
+from django.db.models import Count, F
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
 
 from core.words import counted
+from designs.compare import compare
 from designs.export import batch_report
+from designs.model_runs import SOURCE as MODEL_SOURCE
 from designs.models import DesignBatch
 from designs.stages import workflow_batches, workflow_report
 from hits.models import Batch
@@ -79,7 +81,7 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str, export: 
         work.state, work.action = "working", ("Watch and review the work", page)
     else:
         work.state = "done"
-    if not row["submitted"]:
+    if not row["submitted"] and not batch.outside_answers.exists():
         report.summary = "waits for the first answers"
         return [made, work, report, out]
     # The figures so far while the work goes on; done when the work is. A job computes them (project-figures) and
@@ -202,6 +204,11 @@ def _design_numbers(batch: Batch, progress: Callable[[int, int], None]) -> str:
         else:
             parts.append(f"{name}: no agreement (the answers leave nothing to compare: all alike)")
     parts += [f"{figure} {value}" for figure, value in found.figures.items()]
+    outside = dict(batch.outside_answers.values_list("source").annotate(count=Count("pk")).order_by())
+    if outside.get("labelstudio"):
+        parts.append(f"{counted(outside['labelstudio'], 'answer')} imported from Label Studio among them")
+    if outside.get(MODEL_SOURCE):
+        parts.append(_model_numbers(batch))
     if len(workflow_batches(batch)) > 1:
         stages = workflow_report(batch)
         parts += [f"stage {name}: {counted(row['items'], 'item')}, {counted(row['answers'], 'answer')}, "
@@ -210,6 +217,23 @@ def _design_numbers(batch: Batch, progress: Callable[[int, int], None]) -> str:
         parts.append(f"{counted(stages['waiting'], 'chain')} used {'its' if stages['waiting'] == 1 else 'their'} "
                      f"rounds and wait{'s' if stages['waiting'] == 1 else ''} for you")
     return "; ".join(parts or ["answers stored"]) + f" (`manage.py design report {batch.pk}`)"
+
+
+def _model_numbers(batch: Batch) -> str:
+    """The last model that answered the batch against the crowd (designs.compare), in a line."""
+    found = compare(batch)
+    parts = []
+    for entry in found["schemes"]:
+        accuracy, kappa = entry["accuracy"], entry["kappa"]
+        if accuracy["value"] is None:
+            parts.append(f"{entry['scheme']}: no item has both the model's answer and a crowd label yet")
+            continue
+        parts.append(f"{entry['scheme']}: the model agrees with the crowd's label on {accuracy['value']:.0%} of "
+                     f"{counted(entry['compared'], 'item')} (95% interval {accuracy['low']:.0%} to "
+                     f"{accuracy['high']:.0%})" + (f", kappa {kappa['value']:.2f}" if kappa["value"] is not None
+                                                    else ""))
+    return (f"model {found['model']}: {counted(found['items_answered'], 'item')} answered, cost "
+            f"{found['model_cost']['total']}; " + "; ".join(parts) + f" (`manage.py design compare {batch.pk}`)")
 
 
 DESIGNS.register("design-file", Design(

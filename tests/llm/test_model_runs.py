@@ -30,7 +30,7 @@ KEY = "test-key-not-secret"
 DESIGN = """
 title: Counterfactuals by a model
 instructions: Does the sentence say what did not happen?
-llm: {max_tokens: MAX}
+llm: {max_tokens: MAX, temperature: TEMPERATURE}
 hits: {items_per_hit: 4, assignments_per_hit: 2, order: file}
 annotation_schemes:
   - annotation_type: radio
@@ -88,11 +88,11 @@ def server(tmp_path_factory):
         log.close()
 
 
-def _batch(max_tokens: int = 40, gold: bool = False):
+def _batch(max_tokens: int = 40, gold: bool = False, temperature: float = 0):
     records = [Record(id=f"s{number}", text=text, gold={"cf": "yes" if "would" in text else "no"} if gold else None)
                for number, text in enumerate(SENTENCES, 1)]
-    _, batch = design_project_create(source=DESIGN.replace("MAX", str(max_tokens)), file_name="cf.yaml",
-                                     records=records)
+    source = DESIGN.replace("MAX", str(max_tokens)).replace("TEMPERATURE", str(temperature))
+    _, batch = design_project_create(source=source, file_name="cf.yaml", records=records, free_slug=True)
     return batch_publish(batch=batch)
 
 
@@ -190,3 +190,33 @@ def test_the_model_is_compared_with_the_crowd_from_the_command_line(server, monk
     call_command("design", "compare", str(batch.pk), stdout=out)
     assert f"{ran['annotator']} against the crowd on batch {batch.pk}" in out.getvalue()
     assert "  cf: " in out.getvalue() and "crowd alpha" in out.getvalue()
+    # The project page's "Agreement and labels" step says it too (the figures its job computes).
+    from reproductions.project_steps import _design_numbers
+
+    said = _design_numbers(batch, lambda done, total: None)
+    assert f"model {ran['annotator']}: {ran['answered']} item" in said and f"design compare {batch.pk}" in said
+    assert "cf: the model agrees with the crowd's label on" in said or "no item has both" in said
+
+
+@pytest.mark.django_db
+def test_samples_give_a_confidence_and_the_position_check_counts_flips(server):
+    batch = _batch()
+    with pytest.raises(ModelError, match="3 samples at temperature 0 say the same 3 times"):
+        model_run(batch=batch, endpoint=_endpoint(server), samples=3)
+    batch = _batch(temperature=1.0)
+    run = model_run(batch=batch, endpoint=_endpoint(server), samples=3, position_check=True, concurrency=4)
+    stored = list(OutsideAnswer.objects.filter(batch=batch))
+    assert run.answered == len(stored) >= 1 and run.annotator != model_run(
+        batch=_batch(), endpoint=_endpoint(server), limit=1).annotator  # the majority of three is its own annotator
+    for answer in stored:
+        assert answer.meta["samples"] == 3 and answer.meta["confidence"]["cf"] in (0.3333, 0.6667, 1.0)
+        assert answer.meta["position"]["compared"] == ["cf"] or "refused" in answer.meta["position"]
+    # Four requests an item: three samples and the reversed one, each counted.
+    assert run.tokens_in > 4 * 100 and run.estimate >= run.cost
+    out = io.StringIO()
+    call_command("design", "compare", str(batch.pk), "--model", run.annotator, "--json", stdout=out)
+    scheme = json.loads(out.getvalue())["schemes"][0]
+    flips = sum("cf" in answer.meta["position"].get("flipped", []) for answer in stored)
+    assert scheme["position"] == {"compared": sum(answer.meta["position"].get("compared") == ["cf"]
+                                                  for answer in stored), "flipped": flips}
+    assert 1 / 3 - 0.001 <= scheme["confidence"] <= 1.0

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from designs.llm import Refused, answer_schema, estimate_tokens, messages, prompt_version, read_reply
+from designs.llm import Refused, answer_schema, estimate_tokens, messages, prompt_version, read_reply, settle
 from designs.loader import load_text
 from designs.schemes.base import Record
 
@@ -81,3 +81,18 @@ def test_a_reply_that_is_no_answer_is_refused_saying_why(reply, finish, said):
     with pytest.raises(Refused) as refused:
         read_reply(design, RECORD, reply, finish)
     assert str(refused.value).startswith(said), str(refused.value)
+
+
+def test_samples_settle_on_each_question_s_most_given_answer_with_its_share():
+    design = load_text(DESIGN, name="cf.yaml")
+    answers, confidence = settle(design, [{"cf": "yes", "sure": 4}, {"cf": "no", "sure": 4}, {"cf": "yes"}], 4)
+    # Four asked, three read: "yes" twice of four, 4 twice of four; a tie goes to the first given.
+    assert answers == {"cf": "yes", "sure": 4} and confidence == {"cf": 0.5, "sure": 0.5}
+    assert settle(design, [{"cf": "no"}, {"cf": "yes"}], 2) == ({"cf": "no"}, {"cf": 0.5})
+
+
+def test_the_position_check_asks_with_every_option_the_other_way_round():
+    design = load_text(DESIGN, name="cf.yaml")
+    assert answer_schema(design, reverse=True)["properties"]["cf"]["enum"] == ["no", "yes"]
+    user = messages(design, RECORD, reverse=True)[-1]["content"]
+    assert "- cf: Is it counterfactual? Options: no, yes (It is)." in user

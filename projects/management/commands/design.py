@@ -86,6 +86,10 @@ class Command(BaseCommand):
         ask.add_argument("--concurrency", type=int, default=4, help="requests at a time (default 4)")
         ask.add_argument("--limit", type=int, help="ask at most this many items")
         ask.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer")
+        ask.add_argument("--samples", type=int, default=1, help="ask each item this many times: the answer is the "
+                                                                 "most given, its confidence the share that gave it")
+        ask.add_argument("--position-check", action="store_true",
+                         help="ask each item once more with the options reversed and count the answers that flip")
         ask.add_argument("--estimate", action="store_true", help="say what the run would ask and cost; ask nothing")
         ask.add_argument("--json", action="store_true")
         versus = commands.add_parser("compare", help="a model's answers against the crowd's labels")
@@ -194,7 +198,8 @@ class Command(BaseCommand):
         batch = self._batch(options["batch"])
         endpoint = self._endpoint(options)
         if options["estimate"]:
-            plan = run_estimate(batch, endpoint, limit=options["limit"])
+            plan = run_estimate(batch, endpoint, limit=options["limit"], samples=options["samples"],
+                                position_check=options["position_check"])
             plan.update(cost=str(plan["cost"]), most_cost=str(plan["most_cost"]))
             self.stdout.write(json.dumps(plan) if options["json"] else (
                 f"{plan['annotator']}: {counted(plan['items'], 'item')} to ask ({plan['answered_before']} answered "
@@ -204,6 +209,7 @@ class Command(BaseCommand):
         try:
             run = model_run(batch=batch, endpoint=endpoint, budget=options["budget"],
                             concurrency=options["concurrency"], limit=options["limit"],
+                            samples=options["samples"], position_check=options["position_check"],
                             progress=None if options["json"] else lambda done, total: self.stderr.write(
                                 f"\r{done}/{total} items", ending=""))
         except ModelError as error:
@@ -240,13 +246,19 @@ class Command(BaseCommand):
                 f"{_figure(kappa)}; crowd alpha {_number(entry['alpha_crowd'])}, with the model "
                 f"{_number(entry['alpha_with_model'])}; on {entry['gold']['items']} known answers "
                 f"{_number(entry['gold']['accuracy'])}")
+            if entry["confidence"] is not None:
+                self.stdout.write(f"    confidence (agreement over samples): {entry['confidence']:.3f} on average")
+            if entry["position"]["compared"]:
+                self.stdout.write(f"    position check: {entry['position']['flipped']} of "
+                                  f"{entry['position']['compared']} answers changed with the options reversed")
             for crowd, row in entry["confusion"].items():
                 self.stdout.write(f"    crowd {crowd}: " + ", ".join(f"model {label} {count}"
                                                                    for label, count in row.items()))
         cost = found["model_cost"]
-        self.stdout.write(f"  model: {cost['total']} in all, {cost['per_item']} an item, {cost['seconds_per_item']} s "
-                          f"an item; crowd: {found['crowd_cost']['total']} paid, {found['crowd_cost']['per_item']} "
-                          f"an item")
+        crowd = found["crowd_cost"]
+        self.stdout.write(f"  model: {cost['total']} in all, {cost['per_item'] or '-'} an item, "
+                          f"{cost['seconds_per_item'] or '-'} s an item; crowd: {crowd['total']} paid, "
+                          f"{crowd['per_item'] or '-'} an item")
 
     def do_report(self, options):
         batch = self._batch(options["batch"])
