@@ -4,6 +4,7 @@ people and MTurk use. Each stage finds what an earlier run made and only
 reports it, so a second run changes nothing."""
 
 import json
+import os
 import secrets
 import time
 from collections import Counter
@@ -50,8 +51,10 @@ from demo.crowd import (
     take_test_mturk,
     take_test_prolific,
 )
+from designs.compare import compare
 from designs.export import batch_aggregate as design_aggregate
 from designs.export import export_batch as export_design
+from designs.model_runs import Endpoint, ModelError, model_run
 from designs.semeval import labeling_batch_create, semeval_items, span_batch_create, subtask1_batch_create
 from designs.stages import workflow_batches
 from designs.task_type import design_of
@@ -711,7 +714,7 @@ class Pipeline:
             run_choices(batch, [ChoiceWorker(name, accuracy, mirrored_penalty=0) for name, accuracy in
                                 (("design-careful1", 0.97), ("design-careful2", 0.93), ("design-careless1", 0.5))],
                         seed=8, draw_per_button=False)
-        results, rows = design_aggregate(batch)
+        results, rows = design_aggregate(batch, outside=False)  # the people's: a model may answer it next (stage 15)
         choice = results["choice"]
         known = {item.content.record_id: item.gold_answer for item in batch.items.all()}
         right = sum(choice.items.get(record) == answer for record, answer in known.items())
@@ -725,6 +728,42 @@ class Pipeline:
                           f"Parquet, a Hugging Face folder) -> {out}")
         self._design_project("design-file", "Balanced COPA as a design file", batch, 14)
         self.stage("design file", time.monotonic() - started, f"alpha {choice.alpha:.3f}, {right}/{len(known)} right")
+        self.model(batch)
+
+    def model(self, batch):
+        """A language model as one more annotator of stage 14's batch, when an endpoint is set (CROWDSET_LLM_URL,
+        CROWDSET_LLM_MODEL, and CROWDSET_LLM_KEY if it needs one): asked each item, then compared with the people.
+        Without one the stage says how to run it: nothing here downloads a model."""
+        url, model = os.environ.get("CROWDSET_LLM_URL", ""), os.environ.get("CROWDSET_LLM_MODEL", "")
+        if not url or not model:
+            self.stdout.write("15. A language model as an annotator: not run (no endpoint set). Set CROWDSET_LLM_URL "
+                              "to an OpenAI-compatible API root (vLLM, Ollama, llama.cpp's server, a hosted API) and "
+                              "CROWDSET_LLM_MODEL to its model (CROWDSET_LLM_KEY if it needs a key), then run "
+                              "`make demo` again; see docs/models.md")
+            self.stage("model", 0.0, "not run: no endpoint set")
+            return
+        started = time.monotonic()
+        try:
+            run = model_run(batch=batch, endpoint=Endpoint(url=url, model=model,
+                                                           key=os.environ.get("CROWDSET_LLM_KEY", "")),
+                            concurrency=4)
+        except ModelError as error:
+            self.stdout.write(f"15. A language model as an annotator: {error}")
+            self.stage("model", time.monotonic() - started, "failed: see above")
+            return
+        found = compare(batch, run.annotator)
+        choice = next(entry for entry in found["schemes"] if entry["scheme"] == "choice")
+        accuracy = choice["accuracy"]
+        self.stdout.write(f"15. A language model as an annotator: {run.annotator}, {run.answered} items answered now "
+                          f"({found['items_answered']} in all), {len(run.refused)} refused")
+        if accuracy["value"] is not None:
+            self.stdout.write(f"   agrees with the people's labels on {accuracy['value']:.0%} of {choice['compared']} "
+                              f"items [{accuracy['low']:.0%}, {accuracy['high']:.0%}]; right on "
+                              f"{choice['gold']['accuracy'] or 0:.0%} of {choice['gold']['items']} intended answers; "
+                              f"people's alpha {choice['alpha_crowd']:.3f}, with the model "
+                              f"{choice['alpha_with_model']:.3f} (`manage.py design compare {batch.pk}`)")
+        shown = "-" if accuracy["value"] is None else f"{accuracy['value']:.2f}"
+        self.stage("model", time.monotonic() - started, f"{found['items_answered']} answered, accuracy {shown}")
 
     def _design_project(self, design, name, batch, number, say=True):
         """The design's batch as a project of the workspace, whose steps follow it."""

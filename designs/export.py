@@ -194,10 +194,11 @@ def _compared(found: Record, key: str | None) -> list[str]:
     return [str(entry) for entry in value] if isinstance(value, list) else []
 
 
-def batch_aggregate(batch: Batch) -> tuple[dict[str, SchemeResult], list[dict[str, Any]]]:
+def batch_aggregate(batch: Batch, *, outside: Outside = True) -> tuple[dict[str, SchemeResult], list[dict[str, Any]]]:
     """Every scheme's result with each item's value, and every answer row, in memory: for small batches and tests
     (batch_report reads a batch of any size)."""
-    return batch_report(batch, keep_items=True).results, list(answer_rows(batch))
+    return (batch_report(batch, keep_items=True, outside=outside).results,
+            list(answer_rows(batch, outside=outside)))
 
 
 def agreement_of(results: dict[str, SchemeResult]) -> dict[str, dict[str, Any]]:

@@ -226,6 +226,37 @@ def run_export(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
              "work_version": version})
 
 
+def run_model(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
+    """A language model asked a design batch's items (designs.model_runs), in a worker: the key is read from the
+    worker's environment by the variable the options name (a job's options are stored; a key never is)."""
+    import os
+
+    from designs.model_runs import Endpoint, ModelError, model_run
+
+    options = job.options
+    batch = Batch.objects.get(pk=options["batch"], projects=project)
+    key = os.environ.get(options["key_env"], "") if options.get("key_env") else ""
+    if options.get("key_env") and not key:
+        raise JobFailed(f"the environment variable {options['key_env']} is not set where the job runs")
+    endpoint = Endpoint(url=options["url"], model=options.get("model", ""), key=key,
+                        price_in=Decimal(options.get("price_in", "0")),
+                        price_out=Decimal(options.get("price_out", "0")))
+
+    def progress(done: int, total: int) -> None:
+        job_check_cancelled(job)
+        job_record(job, done=done, total=total)
+
+    try:
+        run = model_run(batch=batch, endpoint=endpoint, concurrency=int(options.get("concurrency", 4)),
+                        budget=Decimal(options["budget"]) if options.get("budget") else None,
+                        limit=options.get("limit"), samples=int(options.get("samples", 1)),
+                        position_check=bool(options.get("position_check")), progress=progress)
+    except ModelError as error:
+        raise JobFailed(str(error)) from None
+    return (f"{run.annotator}: {run.answered} of {counted(run.items, 'item')} answered, {len(run.refused)} refused; "
+            f"cost {run.cost:.6f}", {"batch": batch.pk, "run": run.pk, "done": run.items, "total": run.items})
+
+
 def done_of(job: Job) -> tuple[int, int] | None:
     """A job's progress as its work records it in the job's result."""
     found = Job.objects.filter(pk=job.pk).values_list("result", flat=True).first() or {}
@@ -245,3 +276,4 @@ _register("project-span-batch", "create the span batch of", run_span_batch)
 _register("project-version", "build a dataset version of", run_version)
 _register("project-figures", "compute the report figures of", run_figures, done_of)
 _register("project-export", "export a batch of", run_export, done_of)
+_register("project-model", "ask a language model the items of", run_model, done_of, cancellable=True)

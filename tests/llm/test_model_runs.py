@@ -220,3 +220,28 @@ def test_samples_give_a_confidence_and_the_position_check_counts_flips(server):
     assert scheme["position"] == {"compared": sum(answer.meta["position"].get("compared") == ["cf"]
                                                   for answer in stored), "flipped": flips}
     assert 1 / 3 - 0.001 <= scheme["confidence"] <= 1.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_in_the_background_is_a_project_job_with_its_progress(server, monkeypatch):
+    from django.test import override_settings
+
+    from jobs.models import Job
+
+    batch = _batch()
+    monkeypatch.setenv("TINY_KEY", KEY)
+    with override_settings(JOBS_RUNNER="thread", JOB_HEARTBEAT_SECONDS=1):
+        out = io.StringIO()
+        call_command("design", "ask-model", str(batch.pk), "--url", server, "--model", "tiny", "--key-env",
+                     "TINY_KEY", "--background", stdout=out)
+        job = Job.objects.get(kind="project-model")
+        assert out.getvalue().startswith(f"job {job.pk} asks the model") and "/projects/" in out.getvalue()
+        deadline = time.monotonic() + 60
+        while job.state not in (Job.State.DONE, Job.State.FAILED) and time.monotonic() < deadline:
+            time.sleep(0.2)
+            job.refresh_from_db()
+    assert job.state == Job.State.DONE, job.message
+    assert "tiny @" in job.message and job.result["done"] == job.result["total"] == 4
+    assert job.options["key_env"] == "TINY_KEY" and KEY not in json.dumps(job.options)  # the key is never stored
+    run = ModelRun.objects.get(pk=job.result["run"])
+    assert run.answered + len(run.refused) == 4 and OutsideAnswer.objects.filter(batch=batch).count() == run.answered

@@ -91,6 +91,9 @@ class Command(BaseCommand):
         ask.add_argument("--position-check", action="store_true",
                          help="ask each item once more with the options reversed and count the answers that flip")
         ask.add_argument("--estimate", action="store_true", help="say what the run would ask and cost; ask nothing")
+        ask.add_argument("--background", action="store_true",
+                         help="run it as a job of the batch's project (a Celery worker when one is configured), "
+                              "whose page shows its progress; the key is read where the job runs, from --key-env")
         ask.add_argument("--json", action="store_true")
         versus = commands.add_parser("compare", help="a model's answers against the crowd's labels")
         versus.add_argument("batch", type=int)
@@ -206,6 +209,9 @@ class Command(BaseCommand):
                 f"before); about {plan['tokens_in']} tokens in (at most {plan['most_tokens_in']}), at most "
                 f"{plan['most_tokens_out']} out; likely {plan['cost']}, at most {plan['most_cost']} at these prices"))
             return
+        if options["background"]:
+            self._model_job(batch, options)
+            return
         try:
             run = model_run(batch=batch, endpoint=endpoint, budget=options["budget"],
                             concurrency=options["concurrency"], limit=options["limit"],
@@ -227,6 +233,22 @@ class Command(BaseCommand):
                           f"{run.estimate:.6f} was estimated)")
         for refused in run.refused[:10]:
             self.stdout.write(f"  refused item {refused['item']}: {refused['reason']}")
+
+    def _model_job(self, batch, options):
+        from jobs.services import job_start
+
+        project = batch.projects.first()
+        if project is None:
+            raise CommandError(f"batch {batch.pk} belongs to no project, and a background run is a project's job; "
+                               f"run it in the foreground (without --background)")
+        job = job_start(kind="project-model", target=project.pk, options={
+            "batch": batch.pk, "url": options["url"], "model": options["model"], "key_env": options["key_env"],
+            "price_in": str(options["price_in"]), "price_out": str(options["price_out"]),
+            "budget": str(options["budget"]) if options["budget"] is not None else "",
+            "concurrency": options["concurrency"], "limit": options["limit"], "samples": options["samples"],
+            "position_check": options["position_check"]})
+        self.stdout.write(f"job {job.pk} asks the model ({job.state}); its progress is on "
+                          f"{settings.SITE_URL.rstrip('/')}{reverse('projects:detail', args=[project.slug])}")
 
     def do_compare(self, options):
         batch = self._batch(options["batch"])
