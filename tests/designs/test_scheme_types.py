@@ -17,9 +17,10 @@ from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields, Record
 from designs.schemes.base import SchemeType, missing_parts
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+# Hidden top-level folders are environments (.venv, .venv-hf, .venv-ls, .venv-llm), not product code.
 PRODUCT = [path for path in ROOT.glob("*/**/*.py") if path.parts[len(ROOT.parts)] not in
-           ("tests", "bench", "demo", "emulators", ".venv", ".venv-hf", ".venv-ls", "docs", "site")
-           and "migrations" not in path.parts]
+           ("tests", "bench", "demo", "emulators", "docs", "site")
+           and not path.parts[len(ROOT.parts)].startswith(".") and "migrations" not in path.parts]
 EXAMPLES = ROOT / "docs" / "design-files" / "examples"
 
 
