@@ -198,11 +198,14 @@ class SpanLinkType(SchemeType):
 
     def labelstudio_results(self, scheme, value, to_name, regions):
         directed = {kind.name: kind.directed for kind in scheme.link_types}
-        return [{"type": "relation", "from_id": regions[(scheme.span_schema, *link["from"].values())],
-                 "to_id": regions[(scheme.span_schema, *link["to"].values())],
+
+        def region(end: dict) -> tuple:
+            # By name, not by the stored order of its keys: PostgreSQL's jsonb keeps them in an order of its own.
+            return (scheme.span_schema, end["start"], end["end"], end["label"])
+
+        return [{"type": "relation", "from_id": regions[region(link["from"])], "to_id": regions[region(link["to"])],
                  "direction": "right" if directed[link["type"]] else "bi", "labels": [link["type"]]}
-                for link in value if (scheme.span_schema, *link["from"].values()) in regions
-                and (scheme.span_schema, *link["to"].values()) in regions]
+                for link in value if region(link["from"]) in regions and region(link["to"]) in regions]
 
     def card_labels(self, scheme):
         return f"links ({', '.join(kind.name for kind in scheme.link_types)}) between spans of {scheme.span_schema}"
