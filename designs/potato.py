@@ -28,6 +28,7 @@ from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, TYPE_NAMES, Design, Items
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import LabelledScheme
+from qualification.practice import Practice
 
 # Top-level keys this importer reads.
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
@@ -127,7 +128,7 @@ class Imported:
     # Potato's training round: (record, {scheme: known answer}, explanation) of each item, asked as a screening
     # test of the design before the real work (projects.services.potato_project_create makes it).
     training: list[tuple[Record, dict[str, Any], str]] = field(default_factory=list)
-    training_retake: int = 24 * 3600
+    training_rules: Practice | None = None
     # Answers given in the other tool (a Label Studio task's annotations), stored beside the crowd's with the project.
     given: list[Given] = field(default_factory=list)
     given_source: str = ""
@@ -370,9 +371,13 @@ class _Translation:
             return
         design["qualification"] = {"test": f"{_slugified(str(design['title']))}-training"}
         self.origin[("qualification",)] = ("training",)
-        self.notes.append(f"training: the items of {settings['data_file']} are a practice round, a screening test "
-                          f"passed before the real work; right and wrong answers and the explanations are shown "
-                          f"after the round, not after each item")
+        self.notes.append(f"training: the items of {settings['data_file']} are a practice round before the real "
+                          f"work, one item at a time with feedback and the explanation after each answer, passed at "
+                          f"passing_criteria (the screening test of the project)")
+        action = settings.get("failure_action", "move_to_done")
+        if action not in ("move_to_done", "repeat_training"):
+            self.warnings.append(f"training.failure_action: {action!r} is not Potato's move_to_done or "
+                                 f"repeat_training; it is read as move_to_done (a round not passed ends the work)")
 
     def _known_answer_rate(self) -> float:
         """The share of each HIT that is known-answer items: Potato inserts one every `frequency` items (a
@@ -706,13 +711,25 @@ def _training_items(raw: dict, name: str, folder: Folder, found: Imported) -> li
     criteria = criteria if isinstance(criteria, dict) else {}
     total = len(found.training) or 1
     wanted = criteria.get("min_correct")
-    needed = total if criteria.get("require_all_correct") or not isinstance(wanted, int) else max(0, min(wanted, total))
+    needed = total if criteria.get("require_all_correct") or not isinstance(wanted, int) else max(1, min(wanted, total))
     score = math.ceil(needed * 100 / total)
     found.design = found.design.model_copy(update={"qualification": found.design.qualification.model_copy(
         update={"min_score": score})})
     found.raw["qualification"]["min_score"] = score
-    found.training_retake = 0 if settings.get("allow_retry") else 24 * 3600
+    feedback = settings.get("feedback")
+    feedback = feedback if isinstance(feedback, dict) else {}
+    found.training_rules = Practice(
+        min_correct=needed, require_all=bool(criteria.get("require_all_correct")),
+        max_mistakes=_limit(criteria.get("max_mistakes")),
+        max_mistakes_per_item=_limit(criteria.get("max_mistakes_per_question")),
+        retry=bool(settings.get("allow_retry", feedback.get("allow_retry", True))),
+        repeat=settings.get("failure_action") == "repeat_training", max_rounds=_limit(criteria.get("max_attempts")))
     return errors
+
+
+def _limit(value: Any) -> int | None:
+    """A Potato count where -1 (or nothing) is no limit."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _unknown_scheme(answers: dict[str, Any], schemes: set[str]) -> str:

@@ -257,7 +257,7 @@ def potato_project_create(*, imported: Any, provider: str | None = None, user: A
                                       design_source=imported.source(), items=imported.training,
                                       instructions=imported.design.instructions,
                                       pass_threshold=imported.raw["qualification"]["min_score"],
-                                      retake_delay=imported.training_retake)
+                                      rules=imported.training_rules)
         project, batch = design_project_create(source=imported.source(), file_name=f"{name}.yaml",
                                                records=imported.records, provider=provider, user=user,
                                                free_slug=True)

@@ -23,6 +23,9 @@ class QualificationTest(models.Model):
     # A test of any design (a Potato project's training round): the design file whose schemes it asks, each item
     # shown as the design's task page shows it. Empty: the SemEval test, counterfactual or not.
     design_source = models.TextField(blank=True, default="")
+    # A practice round asked one item at a time with feedback after each answer (qualification.practice.Practice,
+    # a Potato project's training settings). Empty: every item on one page, feedback after the test.
+    practice = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -67,6 +70,9 @@ class Attempt(models.Model):
     answers = models.JSONField(null=True, blank=True)
     score = models.PositiveSmallIntegerField(null=True, blank=True)
     passed = models.BooleanField(null=True)
+    # A practice round's way through its items (qualification.practice: the item it is at, the items right, the
+    # mistakes, the round, what the last answer was told, and how it ended).
+    progress = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["test", "worker"], condition=models.Q(submitted=None),

@@ -18,6 +18,7 @@ from hits.extensions import Refusal
 from hits.models import Batch, Worker
 from hits.providers import get_provider
 from hits.services import CrowdError
+from qualification import practice
 from qualification.extensions import DESIGN_TESTS
 from qualification.grading import grade
 from qualification.models import Attempt, Grant, QualificationTest, TestItem
@@ -149,18 +150,20 @@ def reserved_sentence_ids() -> set[str]:
 
 
 def design_test_create(*, name: str, title: str, design_source: str, items: Sequence[tuple[Any, dict, str]],
-                       instructions: str = "", pass_threshold: int = 80,
-                       retake_delay: int = 24 * 3600) -> QualificationTest:
+                       instructions: str = "", pass_threshold: int = 80, retake_delay: int = 24 * 3600,
+                       rules: practice.Practice | None = None) -> QualificationTest:
     """A screening test of a design file: items are (record with id, text and fields, {scheme: known answer}, why
     the answer is what it is), asked with the design's schemes and shown, after grading, with the known answers and
-    the why. The next version of `name` when it exists."""
+    the why; with `rules`, a practice round asked one item at a time with feedback after each answer. The next
+    version of `name` when it exists."""
     if not items:
         raise ValueError("a test needs items with answers")
     with transaction.atomic():
         latest = current_test(name)
         test = QualificationTest.objects.create(
             name=name, version=latest.version + 1 if latest else 1, title=title[:200], instructions=instructions,
-            pass_threshold=pass_threshold, retake_delay=retake_delay, design_source=design_source)
+            pass_threshold=pass_threshold, retake_delay=retake_delay, design_source=design_source,
+            practice=rules.stored() if rules else {})
         TestItem.objects.bulk_create([
             TestItem(test=test, position=number, sentence_id=str(record.id)[:40], text=record.text,
                      record={"id": record.id, "text": record.text, "fields": record.fields}, answers=answers,
@@ -189,13 +192,61 @@ def attempt_start(*, test: QualificationTest, worker: Worker, now: datetime | No
             return open_attempt
         _close(open_attempt, {}, now)  # ran out of time: graded as it stands, unanswered is wrong
     last = Attempt.objects.filter(test=test, worker=worker).exclude(submitted=None).order_by("-submitted").first()
+    if last is not None and last.submitted is not None and not last.passed and test.practice:
+        # As in Potato, a practice round that ended short (after its own repeats) is the end of this work.
+        raise CrowdError(f"you did not pass the practice round ({last.score}%, the round needs "
+                         f"{test.pass_threshold}%); in this project it is not taken again")
     if last is not None and last.submitted is not None and not last.passed:
         allowed = last.submitted + timedelta(seconds=test.retake_delay)
         if now < allowed:
             raise CrowdError(f"you scored {last.score}% on your last try (the test needs {test.pass_threshold}%); "
                              f"you can take it again from {allowed:%Y-%m-%d %H:%M} UTC")
-    return Attempt.objects.create(test=test, worker=worker, started=now,
-                                  deadline=now + timedelta(seconds=test.duration))
+    return Attempt.objects.create(test=test, worker=worker, started=now, progress=practice.start() if test.practice
+                                  else {}, deadline=now + timedelta(seconds=test.duration))
+
+
+def practice_item(attempt: Attempt) -> TestItem:
+    """The practice item the attempt is at."""
+    return list(attempt.test.items.all())[attempt.progress["at"]]
+
+
+def practice_answer(*, attempt: Attempt, worker: Worker, item_id: int, answers: Mapping[str, Any] | None,
+                    draft: Mapping[str, str], now: datetime | None = None) -> Attempt:
+    """One answer of a practice round (the test's `practice` rules): graded at once, told on the next page, the
+    same item again after a wrong answer where the rules allow it, and the round closed when it ends. An answer to
+    an item the round is not at (a second tab, a page sent twice) is refused and changes nothing. `draft` is the
+    posted form, put back on the page when the item is tried again."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        attempt = Attempt.objects.select_for_update().select_related("test").get(pk=attempt.pk)
+        if attempt.worker_id != worker.pk:
+            raise CrowdError("this attempt is another worker's")
+        if attempt.submitted:
+            raise CrowdError(f"this practice round is over ({attempt.score}%)")
+        if now > attempt.deadline:
+            _close(attempt, {}, now)
+            raise CrowdError(f"the time for this practice round ran out at {attempt.deadline:%H:%M} UTC")
+        items = list(attempt.test.items.all())
+        progress = attempt.progress
+        current = items[progress["at"]]
+        if current.pk != item_id:
+            raise CrowdError("that item was answered already: the practice round goes on from the item it is at")
+        right = answers is not None and bool(answers) and DESIGN_TESTS.get("design").right(answers, current.answers)
+        attempt.answers = {**(attempt.answers or {}), str(current.pk): answers or None}
+        rules = practice.Practice.of(attempt.test.practice)
+        assert rules is not None, "a practice answer to a test without practice rules"
+        step = practice.answer(rules, progress, [item.pk for item in items], current.pk, right)
+        progress["said"] = {"item": current.pk, "right": step.right, "again": step.again,
+                            "round": progress["round"]}
+        progress["draft"] = dict(draft) if step.again else {}
+        if step.ended:
+            progress["ended"] = step.ended
+            attempt.score = round(100 * len(progress["right"]) / len(items))
+            attempt.passed, attempt.submitted = step.ended == practice.PASSED, now
+            if attempt.passed:
+                grant_record(test=attempt.test, worker=attempt.worker, score=attempt.score, now=now)
+        attempt.save(update_fields=["answers", "progress", "score", "passed", "submitted"])
+        return attempt
 
 
 def attempt_submit(*, attempt: Attempt, worker: Worker, answers: Mapping[str, Any],

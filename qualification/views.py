@@ -13,7 +13,7 @@ from hits.models import Batch, Worker
 from hits.prolific_views import busy_page, participant_check
 from hits.providers.base import ProviderBusy
 from hits.services import CrowdError
-from qualification import prolific, selectors, services
+from qualification import practice, prolific, selectors, services
 from qualification.extensions import DESIGN_TESTS
 from qualification.models import Attempt, Grant, QualificationTest
 
@@ -58,6 +58,8 @@ def take(request, name):
 
 
 def _take_page(request, test, attempt, items, draft, unanswered=0):
+    if test.practice:
+        return _practice_page(request, test, attempt, items)
     if test.design_source:  # a design's test: its items as the design's task page shows them
         return render(request, "qualification/take_design.html", {
             **DESIGN_TESTS.get("design").page_context(test, items), "test": test, "attempt": attempt,
@@ -66,12 +68,53 @@ def _take_page(request, test, attempt, items, draft, unanswered=0):
                                                        "draft": draft, "unanswered": unanswered})
 
 
+def _practice_page(request, test, attempt, items):
+    """A practice round's item, alone on the design's page, under what the last answer was told."""
+    progress = attempt.progress
+    item = items[progress["at"]]
+    said = progress.get("said")
+    told = None
+    if said:
+        answered = next(entry for entry in items if entry.pk == said["item"])
+        told = {**said, "why": answered.why, "moved": not said["again"],
+                "restarted": said["round"] != progress["round"],
+                "answer": DESIGN_TESTS.get("design").shown(test, answered.answers)}
+    return render(request, "qualification/practice.html", {
+        **DESIGN_TESTS.get("design").page_context(test, [item]), "test": test, "attempt": attempt, "item": item,
+        "number": progress["at"] + 1, "count": len(items), "told": told, "right_so_far": len(progress["right"]),
+        "rules": practice.Practice.of(test.practice), "draft": progress.get("draft") or {}})
+
+
+def _practice_submit(request, attempt, worker):
+    items = list(attempt.test.items.all())
+    try:
+        item_id = int(request.POST.get("practice_item", ""))
+    except ValueError:
+        item_id = 0
+    current = next((item for item in items if item.pk == item_id), None)
+    answers = DESIGN_TESTS.get("design").read(attempt.test, [current], request.POST) if current else {}
+    draft = {key: value for key, value in request.POST.items() if key != "csrfmiddlewaretoken"}
+    try:
+        attempt = services.practice_answer(attempt=attempt, worker=worker, item_id=item_id,
+                                           answers=answers.get(f"item-{item_id}"), draft=draft)
+    except CrowdError as error:
+        status = 403 if attempt.worker_id != worker.pk else 409
+        return render(request, "qualification/status.html", {
+            "test": attempt.test, "message": str(error), "retry": attempt.worker_id == worker.pk
+            and attempt.submitted is None}, status=status)
+    if attempt.submitted:
+        return redirect("qualification:result", name=attempt.test.name, attempt_id=attempt.pk)
+    return redirect("qualification:take", name=attempt.test.name)
+
+
 @worker_required
 @require_POST
 def submit(request, name, attempt_id):
     worker = request.worker
     _test_for(request, name)
     attempt = get_object_or_404(Attempt.objects.select_related("test"), pk=attempt_id, test__name=name)
+    if attempt.test.practice:
+        return _practice_submit(request, attempt, worker)
     items = list(attempt.test.items.all())
     if attempt.test.design_source:
         # The design's page lets the test be sent once every item is answered, as a HIT's does.
@@ -113,8 +156,14 @@ def result(request, name, attempt_id):
                  "why": item.why or services.explanation(item.answer, item.rows)} for item in attempt.test.items.all()]
     # A participant Prolific sent goes back there with the pass or the fail code (both are paid).
     from_prolific = worker.provider == "prolific" and bound(request)[0] == worker
+    progress = attempt.progress or {}
+    if attempt.test.practice:
+        retake = None  # a practice round ends the work when it is not passed, as in Potato
+        for row in rows:
+            row["tries"] = progress.get("tries", {}).get(str(row["item"].pk), 0)
     return render(request, "qualification/result.html", {
-        "test": attempt.test, "attempt": attempt, "retake": retake, "rows": rows,
+        "test": attempt.test, "attempt": attempt, "retake": retake, "rows": rows, "progress": progress,
+        "ending": practice.ENDINGS.get(progress.get("ended", "")),
         "wrong": sum(not row["right"] for row in rows),
         "complete": prolific.completion_url(attempt.test, bool(attempt.passed)) if from_prolific else ""})
 
