@@ -291,7 +291,9 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
             row: dict[str, Any] = {"instance_id": found.id, "user_id": str(worker)}
             for name, scheme in schemes.items():
                 kind, value = SCHEME_TYPES.of(scheme), answer.get(name)
-                written = kind.potato_answer(scheme, value, found) if value is not None else {}
+                alias = design.export.potato_types.get(name)
+                written = {} if value is None else kind.potato_alias_answer(alias, scheme, value, found) if alias \
+                    else kind.potato_answer(scheme, value, found)
                 if written.get("labels"):
                     record["labels"][name] = written["labels"]
                     row.update((f"{name}.{key}", text) for key, text in written["labels"].items())

@@ -174,6 +174,10 @@ class Export(Strict):
         default_factory=dict, description="{item field: Label Studio object name} where they differ: the names of a "
                                           "Label Studio project's objects, which the labelstudio export keeps so its "
                                           "tasks fit the project's own config (its import writes this)")
+    potato_types: dict[str, str] = Field(
+        default_factory=dict, description="{scheme: Potato annotation type} for schemes of a Potato type that one of "
+                                          "ours runs (a vas runs as a slider): the potato export writes their "
+                                          "answers in that type's own form (its import writes this)")
 
 
 class Llm(Strict):

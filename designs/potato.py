@@ -225,6 +225,7 @@ class _Translation:
         self.notes: list[str] = []
         self.origin: dict[tuple, tuple] = {}  # our path -> the config's path it came from
         self.names: dict[str, str] = {}  # a Potato scheme name -> ours
+        self.aliased: dict[str, str] = {}  # a Potato scheme name -> its Potato type, where one of ours runs it
         self.text_key = "text"
         self.items: dict[str, Any] = {}
         self.ignored = [str(key) for key in raw if key in SERVER]
@@ -315,6 +316,10 @@ class _Translation:
             self.origin[("hits", "assignments_per_hit")] = (redundancy,)
         # The answers go out in Potato's own format too (potato/annotations.jsonl and .csv), beside ours.
         design["export"] = {"formats": ["csv", "jsonl", "potato"]}
+        named = {scheme.get("name") for scheme in design.get("annotation_schemes", []) if isinstance(scheme, dict)}
+        aliased = {self.names.get(name, name): kind for name, kind in self.aliased.items()}
+        if any(name in named for name in aliased):  # their answers go out in their Potato type's own form
+            design["export"]["potato_types"] = {name: kind for name, kind in aliased.items() if name in named}
         self._training(design)
         self._model(design)
         rate = self._known_answer_rate()
@@ -470,6 +475,7 @@ class _Translation:
             common = {key: scheme[key] for key in ("name", "description", "display_logic", "label_requirement")
                       if key in scheme}
             own, note = runs_as.potato_alias(scheme, self)
+            self.aliased[str(scheme.get("name", ""))] = kind_name
             scheme = {"annotation_type": runs_as.name, **common, **own}
             self.notes.append(f"scheme {scheme.get('name', '')!r}: {note}")
             kind_name = runs_as.name

@@ -317,6 +317,11 @@ class SchemeType:
             labels["free_response" if text.startswith(OTHER) else text] = text.removeprefix(OTHER)
         return {"labels": labels}
 
+    def potato_alias_answer(self, alias: str, scheme: Any, value: Any, record: Any) -> dict[str, Any]:
+        """The answer in the form of the Potato type `alias` (one of potato_aliases) the scheme was imported as, as
+        Potato stores that type's inputs; this type's own form where they are the same."""
+        return self.potato_answer(scheme, value, record)
+
     def potato_scores(self, scheme: Any, value: Any, record: Any) -> dict[str, int]:
         """The score columns Potato's csv export adds for the scheme on every record, answered (`value`) or not
         (None): a cloze's blanks right against their keys. None for most types."""

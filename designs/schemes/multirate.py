@@ -29,6 +29,8 @@ class Multirate(SchemeBase):
                                json_schema_extra=labels_in_any_form)
 
 
+PAIR = " – "  # between the words of a semantic differential's row
+
 @scheme_type
 class MultirateType(SchemeType):
     name = "multirate"
@@ -72,12 +74,16 @@ class MultirateType(SchemeType):
             converted["options"] = [importer.option(option) for option in converted["options"]]
         return [converted]
 
+    def potato_alias_answer(self, alias, scheme, value, record):
+        # Potato's semantic differential names each row by its two words joined by "__", the point as its value.
+        return {"labels": {option.replace(PAIR, "__", 1): potato_text(point) for option, point in value.items()}}
+
     def potato_alias(self, scheme, importer):
         # A semantic differential: each pair of opposite words a row, the scale's points the columns.
         pairs = [pair for pair in scheme.get("pairs") or [] if isinstance(pair, list | tuple) and len(pair) == 2]
         points = scheme.get("scale_points", 7)
         size = points if isinstance(points, int) and 2 <= points <= 11 else 7
-        return ({"options": [f"{left} – {right}" for left, right in pairs],
+        return ({"options": [f"{left}{PAIR}{right}" for left, right in pairs],
                  "labels": [str(point) for point in range(1, size + 1)]},
                 f"a semantic differential, run as a grid: each pair of words a row, points 1 to {size} its columns "
                 f"(1 the left word)")

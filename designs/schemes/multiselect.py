@@ -111,6 +111,10 @@ class MultiselectType(SchemeType):
             return [PATH.join(path) for path in value["taxonomy"]]
         return list(value.get("choices", []))
 
+    def potato_alias_answer(self, alias, scheme, value, record):
+        # Potato's hierarchical multiselect keeps the ticked nodes' own names, joined by commas, in one input.
+        return {"labels": {"selected_labels": ",".join(path.split(PATH)[-1] for path in value)}}
+
     def potato_alias(self, scheme, importer):
         # A taxonomy: each of its nodes a box, named by its path ("Animals › Mammals"), in the tree's order.
         paths = _paths(scheme.get("taxonomy"))

@@ -80,6 +80,10 @@ class RadioType(SchemeType):
         picked = results[0]["value"].get("choices") or [None]
         return picked[0]
 
+    def potato_alias_answer(self, alias, scheme, value, record):
+        # Potato's triage stores its pick in one hidden input, "decision".
+        return {"labels": {"decision": str(value)}}
+
     def potato_alias(self, scheme, importer):
         # Potato's triage: accept, reject or skip, on its keys; a pick moves on as Potato's auto_advance does.
         labels = [{"name": name, "key_value": str(scheme.get(f"{name}_key", default)),

@@ -44,6 +44,10 @@ class SliderType(SchemeType):
     def answer_schema(self, scheme):
         return number_schema(scheme.min_value, scheme.max_value)
 
+    def potato_alias_answer(self, alias, scheme, value, record):
+        # Potato's vas stores its one range input under the scheme's own name.
+        return {"labels": {scheme.name: f"{value:g}"}}
+
     def potato_alias(self, scheme, importer):
         # A visual analogue scale: a slider from min_value to max_value (0-100), on its precision's step.
         ends = " – ".join(str(scheme[key]) for key in ("left_label", "right_label") if scheme.get(key))

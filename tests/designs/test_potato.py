@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from designs.export import export_batch
 from designs.loader import load_text
 from designs.models import DesignBatch
 from designs.potato import UploadedFolder, import_config, import_file
@@ -582,6 +583,42 @@ annotation_schemes:
     assert schemes["fixed"].prefill_key == "text" and schemes["fixed"].textarea
     assert "scheme 'warmth': a visual analogue scale, run as a slider on steps of 1, its ends (cold – warm) in its " \
            "question" in found.notes
+
+
+@pytest.mark.django_db
+def test_answers_of_types_ours_run_go_out_in_potatos_own_form_for_them(tmp_path):
+    """The potato export writes a vas, triage, semantic differential and hierarchical multiselect as Potato stores
+    them (potato/server_utils/schemas: the range under the scheme's name, "decision", "left__right" rows, the
+    ticked nodes' names joined by commas), not in the form of the type that runs them here; a confidence rating's
+    likert form is the same in both."""
+    from designs.items import Given
+    from designs.services import outside_answers_store
+    from projects.services import potato_project_create
+
+    config = b"""annotation_task_name: Potato forms
+data_files: [items.jsonl]
+annotation_schemes:
+  - {annotation_type: triage, name: keep}
+  - {annotation_type: vas, name: warmth, precision: 0}
+  - {annotation_type: confidence, name: sure, scale_points: 4}
+  - {annotation_type: semantic_differential, name: feel, pairs: [[cold, warm], [dull, lively]], scale_points: 5}
+  - {annotation_type: hierarchical_multiselect, name: topic, taxonomy: {Animals: {Mammals: [Dog, Cat]}}}
+  - {annotation_type: radio, name: plain, labels: [yes, no]}
+"""
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok, found.errors
+    assert found.design.export.potato_types == {"keep": "triage", "warmth": "vas", "sure": "confidence",
+                                                "feel": "semantic_differential", "topic": "hierarchical_multiselect"}
+    _, batch = potato_project_create(imported=found)
+    answers = {"keep": "reject", "warmth": 73, "sure": 3, "feel": {"cold – warm": "2", "dull – lively": "5"},
+               "topic": ["Animals › Mammals", "Animals › Mammals › Cat"], "plain": "no"}
+    outside_answers_store(batch=batch, given=[Given("s1", "ada", answers)], source="test")
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("potato",))}
+    line = json.loads(written["annotations.jsonl"].read_text())
+    assert line["instance_id"] == "s1"
+    assert line["labels"] == {"keep": {"decision": "reject"}, "warmth": {"warmth": "73"}, "sure": {"3": "3"},
+                              "feel": {"cold__warm": "2", "dull__lively": "5"},
+                              "topic": {"selected_labels": "Mammals,Cat"}, "plain": {"no": "no"}}
 
 
 def test_ai_support_becomes_the_design_s_model_and_its_key_is_never_kept():
