@@ -16,6 +16,7 @@ from designs.export import batch_report
 from designs.model_runs import SOURCE
 from designs.models import ModelRun, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
+from designs.suggestions import pull
 from hits.models import Batch, Item, Payment
 
 RESAMPLES = 1000  # bootstrap resamples of the items compared
@@ -83,7 +84,8 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
                            "per_item": str(round((run["cost"] or Decimal(0)) / answered, 6)) if answered else None,
                            "seconds_per_item": round((run["seconds"] or 0) / answered, 3) if answered else None},
             "crowd_cost": {"total": str(paid), "per_item": str(round(paid / crowd.items, 4)) if crowd.items and paid
-                           else None}}
+                           else None},
+            "suggestions": pull(batch, seed=seed)}
 
 
 def _mean(values: list[float]) -> float | None:

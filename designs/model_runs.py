@@ -32,7 +32,7 @@ from designs.schemes.base import Record
 from designs.task_type import record_of
 from hits.models import Batch, Item
 
-SOURCE = "model"  # an OutsideAnswer's source for a model's answers
+SOURCE = OutsideAnswer.MODEL  # an OutsideAnswer's source for a model's answers
 THOUSAND = Decimal(1000)
 
 

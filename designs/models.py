@@ -44,6 +44,9 @@ class DesignBatch(models.Model):
     # A multi-stage design's batches are one workflow: each stage's batch points at the first stage's.
     workflow = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.CASCADE, related_name="stage_links")
     note = models.CharField(max_length=500, blank=True, help_text="why the stage's new HITs wait, if they do")
+    # A model's answers shown to people as suggestions (designs.suggestions): {"annotator", "holdout", "since",
+    # "until"}; empty when the batch shows none.
+    suggest = models.JSONField(default=dict, blank=True)
 
     def __str__(self):
         return f"{self.batch} from {self.version}"
@@ -75,6 +78,8 @@ class OutsideAnswer(models.Model):
     """One annotator's answers to one item given outside this site's HITs: a Label Studio task's annotation brought
     in with its project. Reports, agreement and exports read them beside the crowd's (designs.export); they are no
     Assignment, so no HIT place, claim, approval or payment ever sees them."""
+
+    MODEL = "model"  # the source of a language model's answers (designs.model_runs)
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="outside_answers")
     item = models.ForeignKey("hits.Item", on_delete=models.CASCADE, related_name="outside_answers")

@@ -21,6 +21,7 @@ from designs.model import Design
 from designs.models import batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from designs.stages import stages_advance, stages_withdraw
+from designs.suggestions import for_assignment
 from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context, refuse_foreign_fields
 
 # A rendered HIT body is kept a day (a HIT is worked within its lifetime; a later view renders it again), under
@@ -186,6 +187,28 @@ class DesignTask(TaskType):
                     "task_title": context["task_title"], "item_noun": context["item_noun"]}
             cache.set(key, page, timeout=HIT_PAGE_SECONDS)
         return page
+
+    def assignment_page(self, assignment):
+        # A model's suggestions differ by worker (a held-out pair sees none), so they are never in the HIT's kept
+        # page: the worker's page carries them as form fields its widgets start with.
+        items = assignment.hit.ordered_items()
+        model, given = for_assignment(assignment, items)
+        if not given:
+            return {}
+        design, stage = batch_design(assignment.hit.batch_id)
+        asked = stage_schemes(design, stage)
+        suggestions = {}
+        for item in items:
+            fields: dict[str, str] = {}
+            for index, scheme in enumerate(design.annotation_schemes):
+                value = given.get(item.pk, {}).get(scheme.name)
+                if value is not None and (asked is None or scheme.name in asked):
+                    prefix = field_prefix(item.pk, index)
+                    fields.update((f"{prefix}-{part}" if part else prefix, text) for part, text in
+                                  SCHEME_TYPES.of(scheme).form_fields(scheme, value, record(item)).items())
+            if fields:
+                suggestions[str(item.pk)] = fields
+        return {"suggestions": {"model": model, "items": suggestions}} if suggestions else {}
 
     def html_question(self, hit, items):
         return render_to_string("designs/task_mturk.html", question_context(hit, **self.page_context(items)))

@@ -69,6 +69,10 @@ class TaskType:
         """What the HIT's page shows of its items: `task_html`, `item_count`, `task_title`, `item_noun`."""
         raise NotImplementedError
 
+    def assignment_page(self, assignment: Assignment) -> dict[str, Any]:
+        """What one worker's page of the HIT adds to the HIT's (`hit_page`, the same for every worker)."""
+        return {}
+
     def html_question(self, hit: Hit, items: Sequence[Item]) -> str:
         """A self-contained HTML form for the HIT, posting to MTurk's externalSubmit."""
         raise NotImplementedError

@@ -76,7 +76,7 @@ def _task_page(request, assignment, *, draft=None, error="", status=200):
         "assignment": assignment, "hit": assignment.hit, "task_type": task_type, "urls": urls, "error": error,
         "currency": get_provider(batch.provider).currency,
         "duration": batch.assignment_duration, "draft": draft if draft is not None else (assignment.draft or {}),
-        **task_type.hit_page(assignment.hit)}, status=status)
+        **task_type.hit_page(assignment.hit), **task_type.assignment_page(assignment)}, status=status)
 
 
 @worker_required

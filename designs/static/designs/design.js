@@ -313,6 +313,18 @@
     });
   }
   task.onCurrent(refresh);
+  // A model's suggestions for this worker (designs.suggestions): each item that has one is marked, as an item that
+  // carries a suggestion in its data is.
+  const suggestions = JSON.parse(document.getElementById("task-suggestions")?.textContent || "null");
+  if (suggestions) items.forEach(item => {
+    const fields = suggestions.items[item.dataset.item];
+    if (!fields) return;
+    item.dataset.suggested = JSON.stringify(fields);
+    const note = document.createElement("p");
+    note.className = "suggested-note notice";
+    note.textContent = `Pre-filled with the suggestion of ${suggestions.model}: check each answer and change what is wrong.`;
+    item.querySelector("legend").after(note);
+  });
   // No draft yet: the items that carry a model's suggestion start with it (marked on the item as such).
   if (!task.restore()) items.forEach(item => { if (item.dataset.suggested) task.fill(JSON.parse(item.dataset.suggested)); });
   spans.texts.forEach(text => text.render());

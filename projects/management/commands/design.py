@@ -25,6 +25,7 @@ from designs.models import DesignBatch, batch_design
 from designs.potato import import_file
 from designs.services import preview_context
 from designs.stages import workflow_batches, workflow_report
+from designs.suggestions import HOLDOUT, suggestions_start, suggestions_stop
 from hits.models import Batch
 from hits.services import describe_batch, worker_filters
 from hits.templatetags.inline_static import inline_static
@@ -99,6 +100,14 @@ class Command(BaseCommand):
         versus.add_argument("batch", type=int)
         versus.add_argument("--model", default="", help="the model as an annotator (default: the last to run)")
         versus.add_argument("--json", action="store_true")
+        suggest = commands.add_parser("suggest", help="show a model's answers to people as suggestions, with a "
+                                                      "randomized holdout of (annotator, item) pairs that see none")
+        suggest.add_argument("batch", type=int)
+        suggest.add_argument("--model", default="", help="the model as an annotator (default: the last to answer)")
+        suggest.add_argument("--holdout", type=float, default=HOLDOUT,
+                             help=f"the share of (annotator, item) pairs that see no suggestion (default {HOLDOUT})")
+        suggest.add_argument("--off", action="store_true", help="stop showing them (the report keeps their window)")
+        suggest.add_argument("--json", action="store_true")
         export = commands.add_parser("export", help="answers (long form) and labels of a design batch")
         export.add_argument("batch", type=int)
         export.add_argument("--out", required=True)
@@ -276,11 +285,37 @@ class Command(BaseCommand):
             for crowd, row in entry["confusion"].items():
                 self.stdout.write(f"    crowd {crowd}: " + ", ".join(f"model {label} {count}"
                                                                    for label, count in row.items()))
+        if found.get("suggestions"):
+            shown = found["suggestions"]
+            self.stdout.write(f"  suggestions shown to people ({shown['holdout']:.0%} of pairs held out):")
+            for entry in shown["schemes"]:
+                self.stdout.write(
+                    f"    {entry['scheme']}: {entry['shown']['answers']} answers shown it, "
+                    f"{entry['held_out']['answers']} held out; gave the model's answer "
+                    f"{_figure(entry['shown']['follows'])} vs {_figure(entry['held_out']['follows'])} (difference "
+                    f"{_figure(entry['difference']['follows'])}); right on known answers "
+                    f"{_figure(entry['shown']['gold'])} vs {_figure(entry['held_out']['gold'])}; alpha "
+                    f"{_figure(entry['shown']['alpha'])} vs {_figure(entry['held_out']['alpha'])}")
         cost = found["model_cost"]
         crowd = found["crowd_cost"]
         self.stdout.write(f"  model: {cost['total']} in all, {cost['per_item'] or '-'} an item, "
                           f"{cost['seconds_per_item'] or '-'} s an item; crowd: {crowd['total']} paid, "
                           f"{crowd['per_item'] or '-'} an item")
+
+    def do_suggest(self, options):
+        batch = self._batch(options["batch"])
+        if options["off"]:
+            found = suggestions_stop(batch=batch)
+        else:
+            found = suggestions_start(batch=batch, annotator=options["model"], holdout=options["holdout"])
+        if options["json"]:
+            self.stdout.write(json.dumps({"batch": batch.pk, **found}))
+        elif options["off"]:
+            self.stdout.write(f"batch {batch.pk}: no more suggestions on work claimed from now on")
+        else:
+            self.stdout.write(f"batch {batch.pk}: {found['annotator']}'s answers are shown, pre-filled and marked, on "
+                              f"work claimed from now on; {found['holdout']:.0%} of (annotator, item) pairs see none. "
+                              f"`manage.py design compare {batch.pk}` gives the pull of the suggestion")
 
     def do_report(self, options):
         batch = self._batch(options["batch"])
