@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -170,3 +171,48 @@ def read_reply(design: Design, record: Record, content: str | None,
         raise Refused((f"required {', '.join(missing)} not answered" if missing else "nothing in it fits a question")
                       + (f" ({why})" if why else ""))
     return answers, problems
+
+
+def logprob_confidence(content: str | None, tokens: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """Each top-level answer's confidence from the reply's token log-probabilities: the probability the model gave
+    the tokens of that answer's value (a label's, a number's, a list's), exp of their summed log-probabilities. {}
+    when the tokens do not spell the reply (a server that sends them otherwise) or the reply is not a JSON object."""
+    text = "".join(token for token, _ in tokens)
+    if not content or text.strip() != content.strip():
+        return {}
+    decoder = json.JSONDecoder()
+    spans: dict[str, tuple[int, int]] = {}
+    try:
+        at = _skip(text, 0)
+        if text[at] != "{":
+            return {}
+        at = _skip(text, at + 1)
+        while text[at] != "}":
+            key, at = decoder.raw_decode(text, at)
+            at = _skip(text, at)
+            if text[at] != ":":
+                return {}
+            start = _skip(text, at + 1)
+            _, at = decoder.raw_decode(text, start)
+            spans[str(key)] = (start, at)
+            at = _skip(text, at)
+            if text[at] == ",":
+                at = _skip(text, at + 1)
+    except (ValueError, IndexError):
+        return {}
+    starts, position = [], 0
+    for token, _ in tokens:
+        starts.append(position)
+        position += len(token)
+    found = {}
+    for key, (start, end) in spans.items():
+        total = sum(logprob for (token, logprob), first in zip(tokens, starts, strict=True)
+                    if first < end and first + len(token) > start)
+        found[key] = float(f"{min(1.0, math.exp(total)):.4g}")  # four figures: a small probability stays above 0
+    return found
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at

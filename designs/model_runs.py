@@ -25,7 +25,17 @@ from django.utils import timezone
 from core.errors import CrowdsetError
 from core.items import payload_from_json
 from designs.answers import read_values, visible
-from designs.llm import Example, Refused, answer_schema, estimate_tokens, messages, prompt_version, read_reply, settle
+from designs.llm import (
+    Example,
+    Refused,
+    answer_schema,
+    estimate_tokens,
+    logprob_confidence,
+    messages,
+    prompt_version,
+    read_reply,
+    settle,
+)
 from designs.models import ModelRun, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record
@@ -60,7 +70,8 @@ class Endpoint:
 @dataclass(frozen=True)
 class Reply:
     """What the model said of one item: each sample's (content, finish reason), the options reversed once if the
-    position check asked it, and the tokens and time of them all."""
+    position check asked it, the tokens and time of them all, and the first sample's tokens with their
+    log-probabilities where the server gave them."""
 
     item: int
     samples: list[tuple[str | None, str | None]]
@@ -68,6 +79,7 @@ class Reply:
     tokens_in: int
     tokens_out: int
     seconds: float
+    logprobs: list[tuple[str, float]] | None = None
 
 
 class ModelError(CrowdsetError):
@@ -163,31 +175,44 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
         return {"type": "json_schema", "json_schema": schema} if form == "json_schema" else {
             "type": "json_object", "schema": schema["schema"]}
 
+    # One answer is asked with its tokens' log-probabilities, its confidence; several samples give theirs by agreement.
+    logprobs = [samples == 1]
+
     def ask(pk: int, form: str, asking: Any = client) -> Reply:
         started = time.monotonic()
         said: list[tuple[str | None, str | None]] = []
         tokens = [0, 0]
-        for reverse in [False] * samples + [True] * position_check:
+        spelled = None
+        for number, reverse in enumerate([False] * samples + [True] * position_check):
             found = asking.chat.completions.create(
                 model=model, messages=messages(design, records[pk], examples, reverse),
                 response_format=shape(form, reverse), temperature=design.llm.temperature,
-                max_tokens=design.llm.max_tokens)
+                max_tokens=design.llm.max_tokens, **({"logprobs": True, "top_logprobs": 1} if logprobs[0] and not number else {}))
             said.append((found.choices[0].message.content, found.choices[0].finish_reason))
             tokens[0] += found.usage.prompt_tokens if found.usage else 0
             tokens[1] += found.usage.completion_tokens if found.usage else 0
+            given = getattr(found.choices[0], "logprobs", None)
+            if not number and given is not None and given.content:
+                spelled = [(entry.token, entry.logprob) for entry in given.content]
         return Reply(pk, said[:samples], said[samples] if position_check else None, tokens[0], tokens[1],
-                     time.monotonic() - started)
+                     time.monotonic() - started, spelled)
 
     try:
         pending, form = list(records), "json_schema"
         if pending:
-            try:
-                first = ask(pending[0], form, client.with_options(max_retries=0))
-            except APIStatusError as error:
-                if "response_format" not in str(error.message) or error.status_code in (401, 403, 404):
-                    raise
-                form = "json_object"
-                first = ask(pending[0], form)
+            first = None
+            while first is None:
+                try:
+                    first = ask(pending[0], form, client.with_options(max_retries=0))
+                except APIStatusError as error:
+                    if error.status_code in (401, 403, 404):
+                        raise
+                    if "logprobs" in str(error.message) and logprobs[0]:
+                        logprobs[0] = False  # a server that gives none: confidence needs --samples
+                    elif "response_format" in str(error.message) and form == "json_schema":
+                        form = "json_object"
+                    else:
+                        raise
             _store(run, first, design, records[first.item], endpoint)
             if progress is not None:
                 progress(1, len(records))
@@ -241,7 +266,13 @@ def _store(run: ModelRun, reply: Reply, design: Any, record: Record, endpoint: E
         answers, dropped = read_values(design, record, settled)
         answers = {name: value for name, value in answers.items() if visible(scheme_of(design, name), answers)}
         problems += dropped
-        meta.update(samples=len(reply.samples), confidence={name: confidence[name] for name in answers})
+        meta.update(samples=len(reply.samples), confidence={name: confidence[name] for name in answers},
+                    confidence_from="samples")
+    elif reply.logprobs:
+        confidence = logprob_confidence(reply.samples[0][0], reply.logprobs)
+        if confidence:
+            meta.update(confidence={name: confidence[name] for name in answers if name in confidence},
+                        confidence_from="logprobs")
     if reply.reversed is not None:
         try:
             other, _ = read_reply(design, record, *reply.reversed)

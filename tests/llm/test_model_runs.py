@@ -112,6 +112,10 @@ def test_the_model_answers_each_item_once_as_an_annotator_and_its_tokens_are_pai
     assert run.annotator.startswith(f"tiny @ {server.split('/')[2]} · prompt ")
     # Under the schema a model that knows nothing still answers in the study's labels, read as a person's are.
     assert all(answer.answers["cf"] in ("yes", "no") and set(answer.answers) == {"cf"} for answer in stored)
+    # One answer an item: its confidence is the probability the model gave the answer's tokens (llama.cpp's server
+    # sends their log-probabilities).
+    for answer in stored:
+        assert answer.meta["confidence_from"] == "logprobs" and 0 < answer.meta["confidence"]["cf"] <= 1
     # The endpoint's own token counts, priced per thousand: the run's cost is its answers' and refusals'.
     assert run.tokens_in > 0 and run.tokens_out > 0
     assert run.cost == (Decimal("0.5") * run.tokens_in + Decimal("1.5") * run.tokens_out) / 1000
@@ -210,6 +214,7 @@ def test_samples_give_a_confidence_and_the_position_check_counts_flips(server):
         batch=_batch(), endpoint=_endpoint(server), limit=1).annotator  # the majority of three is its own annotator
     for answer in stored:
         assert answer.meta["samples"] == 3 and answer.meta["confidence"]["cf"] in (0.3333, 0.6667, 1.0)
+        assert answer.meta["confidence_from"] == "samples"
         assert answer.meta["position"]["compared"] == ["cf"] or "refused" in answer.meta["position"]
     # Four requests an item: three samples and the reversed one, each counted.
     assert run.tokens_in > 4 * 100 and run.estimate >= run.cost

@@ -1,6 +1,7 @@
 """A design's item as a model is asked it, and a model's reply read as a person's answers are (designs.llm)."""
 
 import json
+import math
 
 import pytest
 
@@ -96,3 +97,14 @@ def test_the_position_check_asks_with_every_option_the_other_way_round():
     assert answer_schema(design, reverse=True)["properties"]["cf"]["enum"] == ["no", "yes"]
     user = messages(design, RECORD, reverse=True)[-1]["content"]
     assert "- cf: Is it counterfactual? Options: no, yes (It is)." in user
+
+
+def test_a_confidence_is_the_probability_of_the_answer_s_own_tokens():
+    from designs.llm import logprob_confidence
+
+    tokens = [("{", -0.01), ('"cf"', -0.02), (": ", 0.0), ('"', -0.1), ("ye", -0.5), ('s"', -0.2), (", ", 0.0),
+              ('"n"', 0.0), (":", 0.0), (" 3", -1.0), ("}", 0.0)]
+    found = logprob_confidence('{"cf": "yes", "n": 3}', tokens)
+    assert found == {"cf": pytest.approx(math.exp(-0.8), rel=1e-3), "n": pytest.approx(math.exp(-1.0), rel=1e-3)}
+    assert logprob_confidence('{"cf": "no"}', tokens) == {}  # tokens that do not spell the reply say nothing
+    assert logprob_confidence("not json", [("not json", -1.0)]) == {}

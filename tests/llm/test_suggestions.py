@@ -150,8 +150,8 @@ def test_a_suggestion_is_shown_pre_filled_and_marked_and_the_person_may_change_i
             fieldsets.nth(place).locator("input[value=good]").focus()
             page.keyboard.press("Space")
     page.locator("#cf-submit").focus()
-    page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}/work/**")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
     context.close()
     assignment.refresh_from_db()
     assert assignment.answers[str(items[first_shown].pk)] == {"mood": other}
