@@ -187,7 +187,8 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
             found = asking.chat.completions.create(
                 model=model, messages=messages(design, records[pk], examples, reverse),
                 response_format=shape(form, reverse), temperature=design.llm.temperature,
-                max_tokens=design.llm.max_tokens, **({"logprobs": True, "top_logprobs": 1} if logprobs[0] and not number else {}))
+                max_tokens=design.llm.max_tokens,
+                **({"logprobs": True, "top_logprobs": 1} if logprobs[0] and not number else {}))
             said.append((found.choices[0].message.content, found.choices[0].finish_reason))
             tokens[0] += found.usage.prompt_tokens if found.usage else 0
             tokens[1] += found.usage.completion_tokens if found.usage else 0
