@@ -185,6 +185,14 @@ def settled(yes, no, rules=PAPER_RULES, classes=None):
     return found.pop() if len(found) == 1 else None
 
 
+def settled_with_model(yes, no, model_yes, rules=PAPER_RULES, classes=None):
+    """The outcome an item will have, counting a model's vote (`model_yes`: True for yes) as one more voter among
+    the rule's `votes_required`, whatever the remaining people's votes say; None while they can still change it.
+    Used to stop early: an item the model and the first people do not settle goes on to the full crowd, whose
+    outcome is then the people's alone (`bench/model_adaptive_bench.py`)."""
+    return settled(yes + bool(model_yes), no + (not model_yes), rules, classes)
+
+
 def item_outcomes(votes, rules=PAPER_RULES, items=()):
     """Apply the agreement rules to every item; returns [Outcome] sorted by item.
 

@@ -158,3 +158,15 @@ def test_the_early_stop_decision_table_under_the_papers_rules():
             found = maths.settled(yes, no)
             completions = {maths.rule_outcome(yes + k, no + 5 - yes - no - k) for k in range(6 - yes - no)}
             assert (found is not None) == (len(completions) == 1)
+
+
+def test_a_models_vote_settles_an_item_as_one_more_voter_under_the_same_rule():
+    # Four people said yes: with the model's yes as the fifth voter the item is a positive; its no makes it not one.
+    assert maths.settled(4, 0) is None
+    assert maths.settled_with_model(4, 0, True) == "positive"
+    assert maths.settled_with_model(4, 0, False) == "discarded"
+    # One person and the model cannot settle what three more votes could still change.
+    assert maths.settled_with_model(1, 0, True) is None
+    # Where only positives matter, a model's no after a person's yes settles the item as not positive.
+    positives = {name: "rest" for name in ("negative-100", "negative-80", "discarded")}
+    assert maths.settled_with_model(1, 0, False, classes=positives) == "rest"
