@@ -16,8 +16,9 @@ uniformly around its accuracy, and it is right with the probability its confiden
   settle goes on to the full crowd, and its outcome is the people's alone.
 
 For each it reports people's votes bought (and saved against the full crowd), labels changed against the full
-crowd's, and the share of labelled items (positive or a negative outcome) whose label is the released one. People-only adaptive never changes a label; the model changes those it settles wrongly, which is the price
-of the votes it saves. Quality figures for a real model need its real answers (`manage.py design compare`).
+crowd's, and the share of labelled items (positive or a negative outcome) whose label is the released one.
+People-only adaptive never changes a label; the model changes those it settles wrongly, which is the price of the
+votes it saves. Quality figures for a real model need its real answers (`manage.py design compare`).
 """
 
 import argparse
