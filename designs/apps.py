@@ -12,3 +12,7 @@ class DesignsConfig(AppConfig):
         from qualification.extensions import DESIGN_TESTS
 
         DESIGN_TESTS.register("design", DESIGN_TESTS_ENTRY)
+        from designs.model_runs import models_spent
+        from hits.extensions import SPENDING
+
+        SPENDING.register("models", models_spent)  # a model's tokens count against the batch's budgets

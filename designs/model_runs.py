@@ -13,13 +13,14 @@ and prompt stopped. The client retries a 429 or 5xx after the server's Retry-Aft
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.db import transaction
 from django.utils import timezone
 
 from core.errors import CrowdsetError
@@ -41,6 +42,8 @@ from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record
 from designs.task_type import record_of
 from hits.models import Batch, Item
+from hits.services.errors import CrowdError
+from hits.services.payments import budget_check
 
 SOURCE = OutsideAnswer.MODEL  # an OutsideAnswer's source for a model's answers
 THOUSAND = Decimal(1000)
@@ -155,8 +158,17 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
                          f"{plan['most_tokens_in']} tokens in and {plan['most_tokens_out']} out), over the budget "
                          f"of {budget}; raise --budget, lower llm.max_tokens or ask fewer items with --limit")
     name = plan["annotator"]
-    run = ModelRun.objects.create(batch=batch, annotator=name, model=model, url=endpoint.url, prompt_version=version,
-                                  items=plan["items"], estimate=plan["most_cost"])
+    with transaction.atomic():
+        # The run's most cost is promised from here until it ends (models_spent): with the batch row locked, two runs,
+        # or a run and a bonus, never both fit under the same budget.
+        locked = Batch.objects.select_for_update().get(pk=batch.pk)
+        try:
+            budget_check(batch=locked, what=f"asking {model} ({plan['items']} items, up to {plan['most_cost']:.4f})",
+                         other=plan["most_cost"])
+        except CrowdError as error:
+            raise ModelError(str(error)) from None
+        run = ModelRun.objects.create(batch=batch, annotator=name, model=model, url=endpoint.url,
+                                      prompt_version=version, items=plan["items"], estimate=plan["most_cost"])
     done = set(OutsideAnswer.objects.filter(batch=batch, source=SOURCE, annotator=name).values_list("item_id",
                                                                                                     flat=True))
     todo = [(pk, record) for pk, record, _, _ in _records(batch) if pk not in done][:limit]
@@ -290,6 +302,16 @@ def _store(run: ModelRun, reply: Reply, design: Any, record: Record, endpoint: E
                                  answers=answers, given=timezone.now(), meta=meta)
     run.answered += 1
     run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused", "answered"])
+
+
+def models_spent(batch_ids: Sequence[int]) -> Decimal:
+    """What models cost the batches (registered in hits.extensions.SPENDING, so every budget counts it): a finished
+    run's cost by its tokens, a running one's most cost (what it may still spend is promised)."""
+    total = Decimal(0)
+    for state, cost, estimate in ModelRun.objects.filter(batch_id__in=batch_ids).values_list("state", "cost",
+                                                                                            "estimate"):
+        total += max(cost, estimate) if state == ModelRun.State.RUNNING else cost
+    return total
 
 
 def scheme_of(design: Any, name: str) -> Any:

@@ -13,6 +13,8 @@
   whose outcome no further vote can change, for adaptive redundancy
   (hits.services.adaptive; the aggregation app registers the paper's rules for
   Subtask 1). A task type without one cannot be adaptive.
+- SPENDING: spent(batch ids) -> what those batches spend or have promised outside the crowd's ledger (a model's
+  tokens: designs), counted against every budget
 - BUDGETS: budgets(batch) -> [(what, limit, batch ids)], the budgets above
   the batch's own that its spending counts against (the projects app
   registers a project's). Called inside the transaction that claims a
@@ -21,7 +23,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -49,6 +51,8 @@ WORKER_ACCURACY: Registry[Callable[[Iterable[int]], dict[int, float | None]]] = 
 STUDY_FILTERS: Registry[Callable[[Batch], list[dict]]] = Registry("study filter source")
 SETTLED: Registry[Callable[[Batch], set[int]]] = Registry("settled-item rule")
 BUDGETS: Registry[Callable[[Batch], list[tuple[str, Decimal, list[int]]]]] = Registry("budget source")
+# Money a batch spends outside the crowd's ledger (a language model's tokens), counted against its budgets.
+SPENDING: Registry[Callable[[Sequence[int]], Decimal]] = Registry("spending source")
 
 
 def refusal(batch: Batch, worker: Worker) -> str | None:
@@ -77,3 +81,8 @@ def study_filters(batch: Batch) -> list[dict]:
 
 def budgets(batch: Batch) -> list[tuple[str, Decimal, list[int]]]:
     return [scope for _, source in BUDGETS.items() for scope in source(batch)]
+
+
+def other_spending(batch_ids: Sequence[int]) -> Decimal:
+    """What the batches spend or have promised outside the crowd's ledger."""
+    return sum((source(batch_ids) for _, source in SPENDING.items()), Decimal(0))

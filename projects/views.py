@@ -33,6 +33,7 @@ from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
 from designs.task_type import writing_evidence
+from hits.extensions import other_spending
 from hits.models import Assignment, Batch, Payment, Withdrawal
 from hits.providers import get_provider
 from hits.providers.base import money
@@ -412,6 +413,7 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
         "busy": any(job.is_live for job, _ in jobs), "aggregations": batch.aggregations.order_by("-created")[:5],
         "aggregated": needed is not None, "few_votes": needed is not None and batch.assignments_per_hit < needed,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
+        "models_spent": other_spending([batch.pk]),
         "filters": crowd_filters(project, batch.provider, worker_filters(provider=batch.provider,
                                                                         requirements=batch.requirements)),
         "spot_checked": spot_checked(batch), "writing_evidence": writing_evidence(batch),

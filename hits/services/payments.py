@@ -125,10 +125,11 @@ SPENDING_STATES = (Batch.State.PUBLISHING, Batch.State.PUBLISHED, Batch.State.CO
 
 def committed(*, batch_ids: Sequence[int], rewards: Mapping[int, Decimal] | None = None,
               bonuses: Mapping[int, Decimal] | None = None,
-              estimates: Mapping[int, Decimal] | None = None) -> Decimal:
+              estimates: Mapping[int, Decimal] | None = None, other: Decimal = Decimal(0)) -> Decimal:
     """What the batches have spent or promised, fees and their VAT included: each published batch's places at their cost
-    (or what its rewards came to, when more), and every bonus; nothing that failed. `rewards`, `bonuses` and
-    `estimates` add what is about to be claimed, per batch."""
+    (or what its rewards came to, when more), every bonus, and what they spend outside the crowd's ledger (a
+    language model's tokens: extensions.SPENDING); nothing that failed. `rewards`, `bonuses` and `estimates` add
+    what is about to be claimed, per batch, and `other` what is about to be spent outside the ledger."""
     rewards, bonuses, estimates = rewards or {}, bonuses or {}, estimates or {}
     kinds = {name: Q(kind=kind) | Q(fee_of__kind=kind) | Q(fee_of__fee_of__kind=kind)  # with the fee and its VAT
              for name, kind in (("reward", Payment.Kind.REWARD), ("bonus", Payment.Kind.BONUS))}
@@ -145,20 +146,19 @@ def committed(*, batch_ids: Sequence[int], rewards: Mapping[int, Decimal] | None
             estimate = batch_estimate_cost(batch=batch) if batch.state in SPENDING_STATES else Decimal(0)
         total += max(estimate, paid_rewards + rewards.get(batch.pk, Decimal(0)))
         total += paid_bonuses + bonuses.get(batch.pk, Decimal(0))
-    return total
+    return total + extensions.other_spending(batch_ids) + other
 
 
 def budget_check(*, batch: Batch, what: str, reward: Decimal = Decimal(0), bonus: Decimal = Decimal(0),
-                 estimate: Decimal | None = None) -> None:
+                 estimate: Decimal | None = None, other: Decimal = Decimal(0)) -> None:
     """Refuse, naming the amounts, what would take the batch's budget or one above it (the project's) past
     its limit. Call it inside the transaction that claims the money, with the batch row locked, so that two
     claims never both fit under the same budget."""
     scopes = ([(f"batch {batch.pk}", batch.budget, [batch.pk])] if batch.budget is not None else [])
     scopes += extensions.budgets(batch)
     for name, limit, ids in scopes:
-        extra = {"rewards": {batch.pk: reward}, "bonuses": {batch.pk: bonus},
-                 "estimates": {batch.pk: estimate} if estimate is not None else None}
-        after = committed(batch_ids=ids, **extra)
+        after = committed(batch_ids=ids, rewards={batch.pk: reward}, bonuses={batch.pk: bonus},
+                          estimates={batch.pk: estimate} if estimate is not None else None, other=other)
         if after <= limit:
             continue
         before = committed(batch_ids=ids)

@@ -250,3 +250,46 @@ def test_a_run_in_the_background_is_a_project_job_with_its_progress(server, monk
     assert job.options["key_env"] == "TINY_KEY" and KEY not in json.dumps(job.options)  # the key is never stored
     run = ModelRun.objects.get(pk=job.result["run"])
     assert run.answered + len(run.refused) == 4 and OutsideAnswer.objects.filter(batch=batch).count() == run.answered
+
+
+@pytest.mark.django_db
+def test_a_models_spend_counts_against_the_batchs_budget(client):
+    """A run is refused when its most cost would take the batch past its budget (what the crowd has spent or been
+    promised counted too), and what a run cost is counted when a bonus is claimed afterwards."""
+    from hits.services.errors import CrowdError
+    from hits.services.payments import budget_check, committed
+
+    batch = _batch()
+    crowd = committed(batch_ids=[batch.pk])
+    batch.budget = crowd + Decimal("0.05")
+    batch.save(update_fields=["budget"])
+    expensive = _endpoint("http://127.0.0.1:9/v1", price_in=Decimal("10"), price_out=Decimal("10"))
+    with pytest.raises(ModelError, match=rf"asking tiny \(4 items, up to .*over its budget of {batch.budget}"):
+        model_run(batch=batch, endpoint=expensive)
+    assert not ModelRun.objects.filter(batch=batch).exists()  # nothing asked, nothing written
+    # A run that spent 0.04 (its tokens) leaves 0.01 of the budget: a bonus of 0.02 no longer fits.
+    ModelRun.objects.create(batch=batch, annotator="tiny @ x · prompt 1", model="tiny", url="http://x/v1",
+                            prompt_version="1", state=ModelRun.State.DONE, cost=Decimal("0.04"),
+                            estimate=Decimal("0.30"))
+    assert committed(batch_ids=[batch.pk]) == crowd + Decimal("0.04")
+    with pytest.raises(CrowdError, match="over its budget"):
+        budget_check(batch=batch, what="a bonus of 0.02", bonus=Decimal("0.02"))
+    # A run still going holds its most cost.
+    ModelRun.objects.create(batch=batch, annotator="tiny @ x · prompt 2", model="tiny", url="http://x/v1",
+                            prompt_version="2", cost=Decimal("0.01"), estimate=Decimal("0.03"))
+    assert committed(batch_ids=[batch.pk]) == crowd + Decimal("0.07")
+
+    # The batch page says what the models spent beside the crowd's spending.
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+    from projects.models import Project
+
+    organizer = User.objects.create_user("org", password="pass-word-1")
+    organizer.groups.add(roles.group(roles.ORGANIZER))
+    project = Project.objects.get(batches=batch)
+    project.created_by = organizer
+    project.save(update_fields=["created_by"])
+    client.force_login(organizer)
+    page = client.get(f"/projects/{project.slug}/batches/{batch.pk}/").content.decode()
+    assert "; language models 0.0700; budget" in page
