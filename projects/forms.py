@@ -397,3 +397,47 @@ class JoinForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = UserCreationForm.Meta.model
         fields = ("username",)
+
+
+class ModelRunForm(forms.Form):
+    """A language model asked a design batch's items (designs.model_runs), as `manage.py design ask-model` asks it:
+    where it runs, what it costs, and how it is asked. The key is never typed here: the form names the environment
+    variable that holds it where the job runs."""
+
+    url = forms.CharField(max_length=500, label="Endpoint URL",
+                          help_text="the root of an OpenAI-compatible API, e.g. http://gpu-box:8000/v1")
+    model = forms.CharField(max_length=200, required=False,
+                            help_text="its name there (default: the design's llm.model)")
+    key_env = forms.RegexField(regex=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=100, required=False,
+                               label="Key's environment variable",
+                               help_text="the variable holding the API key where the job runs; the key itself is "
+                                         "never stored")
+    price_in = forms.DecimalField(min_value=0, max_digits=12, decimal_places=6, initial=0,
+                                  label="Price per 1,000 tokens in")
+    price_out = forms.DecimalField(min_value=0, max_digits=12, decimal_places=6, initial=0,
+                                   label="Price per 1,000 tokens out")
+    budget = forms.DecimalField(min_value=0, max_digits=12, decimal_places=4, required=False,
+                                help_text="refused before anything is asked when it could cost more")
+    limit = forms.IntegerField(min_value=1, required=False, help_text="ask at most this many items")
+    samples = forms.IntegerField(min_value=1, max_value=20, initial=1,
+                                 help_text="above 1: asked that many times, confidence by agreement")
+    position_check = forms.BooleanField(required=False, label="Position check",
+                                        help_text="ask again with the options reversed and count the flips")
+
+    def clean_url(self) -> str:
+        url = self.cleaned_data["url"].strip()
+        if not url.startswith(("http://", "https://")):
+            raise forms.ValidationError("give the API's URL, starting with http:// or https://")
+        return url
+
+
+class SuggestForm(forms.Form):
+    """A model's answers shown to people as suggestions (designs.suggestions)."""
+
+    model = forms.ChoiceField(label="Whose answers")
+    holdout = forms.FloatField(min_value=0, max_value=0.99, initial=0.2, label="Held out",
+                               help_text="the share of (annotator, item) pairs that see no suggestion")
+
+    def __init__(self, *args: Any, models: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["model"].choices = [(name, name) for name in models]

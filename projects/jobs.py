@@ -185,7 +185,7 @@ def run_figures(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     batch = Batch.objects.get(pk=job.options["batch"], projects=project)
     design = DESIGNS.get(project.design)
     if design.figures is None:
-        raise JobFailed(f"the {project.design} design has no figures to compute")
+        raise JobFailed(f"the {project.design} design has no figures to compute", result={})
     # The version first: work that lands while the batch is read makes the figures stale, never silently current.
     version = Batch.objects.values_list("work_version", flat=True).get(pk=batch.pk)
     started = time.perf_counter()
@@ -237,7 +237,7 @@ def run_model(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     batch = Batch.objects.get(pk=options["batch"], projects=project)
     key = os.environ.get(options["key_env"], "") if options.get("key_env") else ""
     if options.get("key_env") and not key:
-        raise JobFailed(f"the environment variable {options['key_env']} is not set where the job runs")
+        raise JobFailed(f"the environment variable {options['key_env']} is not set where the job runs", result={})
     endpoint = Endpoint(url=options["url"], model=options.get("model", ""), key=key,
                         price_in=Decimal(options.get("price_in", "0")),
                         price_out=Decimal(options.get("price_out", "0")))
@@ -252,7 +252,7 @@ def run_model(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
                         limit=options.get("limit"), samples=int(options.get("samples", 1)),
                         position_check=bool(options.get("position_check")), progress=progress)
     except ModelError as error:
-        raise JobFailed(str(error)) from None
+        raise JobFailed(str(error), result={"batch": batch.pk}) from None
     return (f"{run.annotator}: {run.answered} of {counted(run.items, 'item')} answered, {len(run.refused)} refused; "
             f"cost {run.cost:.6f}", {"batch": batch.pk, "run": run.pk, "done": run.items, "total": run.items})
 

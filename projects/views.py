@@ -6,6 +6,7 @@ moment runs as a job (jobs app) and the page shows its progress.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections import Counter
 from datetime import timedelta
@@ -32,6 +33,9 @@ from aggregation.services import batch_vote_rule, runs_compare, spot_checked, sp
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
+from designs.compare import model_names
+from designs.models import DesignBatch, ModelRun
+from designs.suggestions import suggestions_start, suggestions_stop
 from designs.task_type import writing_evidence
 from hits.extensions import other_spending
 from hits.models import Assignment, Batch, Payment, Withdrawal
@@ -414,10 +418,24 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
         "aggregated": needed is not None, "few_votes": needed is not None and batch.assignments_per_hit < needed,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "models_spent": other_spending([batch.pk]),
+        **_models_context(request, batch),
         "filters": crowd_filters(project, batch.provider, worker_filters(provider=batch.provider,
                                                                         requirements=batch.requirements)),
         "spot_checked": spot_checked(batch), "writing_evidence": writing_evidence(batch),
         "rejection_categories": forms.REJECTION_CATEGORIES})
+
+
+def _models_context(request: HttpRequest, batch: Batch) -> dict[str, Any]:
+    """The batch page's language models: the runs, the form to ask one (as last estimated), the suggestions."""
+    link = DesignBatch.objects.filter(batch=batch).first()
+    if link is None:
+        return {}
+    names = model_names(batch)
+    kept = request.session.get(f"model-form-{batch.pk}") or {}
+    return {"design_batch": True, "model_runs": list(ModelRun.objects.filter(batch=batch)[:10]),
+            "model_form": forms.ModelRunForm(initial=kept or None, prefix="ask"),
+            "suggest_form": forms.SuggestForm(models=names, prefix="suggest") if names else None,
+            "suggesting": link.suggest}
 
 
 @project_view(MANAGE)
@@ -497,11 +515,64 @@ def batch_action(request: HttpRequest, project: Project, batch_id: int, action: 
         for field, errors in form.errors.items():
             messages.error(request, f"{field}: {' '.join(errors)}")
         target += "#aggregate"
+    elif action in ("ask-model", "suggest"):
+        return _models(request, project, batch, action)
     elif action == "bonus":
         # No anchor: the page opens at its top, where the outcome (a refusal names the amounts) is shown.
         _bonus(request, batch, forms.BonusForm(request.POST))
     else:
         raise Http404(f"no batch action {action!r}")
+    return redirect(target)
+
+
+def _models(request: HttpRequest, project: Project, batch: Batch, action: str) -> HttpResponse:
+    """A language model asked the batch's items (a project job: its progress and any error on the project page), or
+    its answers shown to people as suggestions (started or stopped)."""
+    target = reverse("projects:batch", args=[project.slug, batch.pk]) + "#models"
+    if action == "suggest":
+        if request.POST.get("stop"):
+            call = functools.partial(suggestions_stop, batch=batch)
+        else:
+            form = forms.SuggestForm(request.POST, models=model_names(batch), prefix="suggest")
+            if not form.is_valid():
+                for field, errors in form.errors.items():
+                    messages.error(request, f"suggestions: {field}: {' '.join(errors)}")
+                return redirect(target)
+            call = functools.partial(suggestions_start, batch=batch, annotator=form.cleaned_data["model"],
+                                     holdout=form.cleaned_data["holdout"])
+        try:
+            found = call()
+        except CrowdsetError as error:
+            messages.error(request, f"suggestions: {error}")
+        else:
+            messages.success(request, "Suggestions stopped for work claimed from now on." if "until" in found else
+                             f"{found['annotator']}'s answers are shown to people from now on; "
+                             f"{found['holdout']:.0%} of (annotator, item) pairs see none.")
+        return redirect(target)
+    form = forms.ModelRunForm(request.POST, prefix="ask")
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"ask a model: {field}: {' '.join(errors)}")
+        return redirect(target)
+    data = form.cleaned_data
+    options = {"batch": batch.pk, "url": data["url"], "model": data["model"], "key_env": data["key_env"],
+               "price_in": str(data["price_in"]), "price_out": str(data["price_out"]),
+               "budget": str(data["budget"]) if data["budget"] is not None else "", "concurrency": 4,
+               "limit": data["limit"], "samples": data["samples"], "position_check": data["position_check"]}
+    if request.POST.get("estimate"):
+        from designs.model_runs import Endpoint, run_estimate
+
+        plan = run_estimate(batch, Endpoint(url=data["url"], model=data["model"], price_in=data["price_in"],
+                                            price_out=data["price_out"]),
+                            limit=data["limit"], samples=data["samples"], position_check=data["position_check"])
+        request.session[f"model-form-{batch.pk}"] = {**options, "budget": options["budget"] or None}
+        messages.info(request, f"{plan['annotator']}: {plan['items']} item{'s' if plan['items'] != 1 else ''} to "
+                               f"ask ({plan['answered_before']} answered before); about {plan['tokens_in']} tokens in, "
+                               f"at most {plan['most_tokens_out']} out; likely {plan['cost']:.4f}, at most "
+                               f"{plan['most_cost']:.4f} at these prices.")
+        return redirect(target)
+    if _start(request, project, "project-model", options) is not None:
+        return redirect("projects:detail", project.slug)
     return redirect(target)
 
 

@@ -293,3 +293,71 @@ def test_a_models_spend_counts_against_the_batchs_budget(client):
     client.force_login(organizer)
     page = client.get(f"/projects/{project.slug}/batches/{batch.pk}/").content.decode()
     assert "; language models 0.0700; budget" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_organizer_asks_a_model_from_the_batch_page_and_reads_what_went_wrong(server, chromium, live_server,
+                                                                              monkeypatch):
+    from django.contrib.auth.models import User
+    from django.test import override_settings
+
+    from accounts import roles
+    from jobs.models import Job
+    from projects.models import Project
+    from tests.browser import axe_clean, log_in, screenshot
+    from tests.test_accessibility import PHONE
+
+    batch = _batch()
+    organizer = User.objects.create_user("org", password="pass-word-1")
+    organizer.groups.add(roles.group(roles.ORGANIZER))
+    project = Project.objects.get(batches=batch)
+    project.created_by = organizer
+    project.save(update_fields=["created_by"])
+    monkeypatch.setenv("TINY_KEY", KEY)
+    monkeypatch.delenv("NOT_SET_KEY", raising=False)
+    page_url = f"/projects/{project.slug}/batches/{batch.pk}/"
+
+    def wait_for_job(count):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            jobs = list(Job.objects.filter(kind="project-model").order_by("pk"))
+            if len(jobs) == count and jobs[-1].state in (Job.State.DONE, Job.State.FAILED):
+                return jobs[-1]
+            time.sleep(0.2)
+        raise AssertionError("the model job did not end within a minute")
+
+    with override_settings(JOBS_RUNNER="thread", JOB_HEARTBEAT_SECONDS=1):
+        context = chromium.new_context(**PHONE)
+        page = context.new_page()
+        log_in(page, live_server, "org", "pass-word-1", page_url + "#models")
+        page.fill("#id_ask-url", server)
+        page.fill("#id_ask-model", "tiny")
+        page.fill("#id_ask-key_env", "NOT_SET_KEY")
+        page.fill("#id_ask-price_in", "0.5")
+        page.get_by_role("button", name="Estimate the cost").click()
+        assert "4 items to ask (0 answered before)" in page.inner_text("main")
+        assert page.input_value("#id_ask-url") == server  # the form as it was estimated
+        # A key the job cannot read: the job stops and the project page says why.
+        page.get_by_role("button", name="Ask the model").click()
+        failed = wait_for_job(1)
+        assert failed.state == Job.State.FAILED
+        page.goto(f"{live_server.url}/projects/{project.slug}/")
+        assert "the environment variable NOT_SET_KEY is not set where the job runs" in page.inner_text("main")
+        # With the key's variable set where the job runs, the model answers; the batch page lists the run.
+        page.goto(f"{live_server.url}{page_url}#models")
+        page.fill("#id_ask-key_env", "TINY_KEY")
+        page.get_by_role("button", name="Ask the model").click()
+        done = wait_for_job(2)
+        assert done.state == Job.State.DONE, done.message
+        page.goto(f"{live_server.url}{page_url}#models")
+        row = page.locator("#model-runs li").first.inner_text()
+        assert "tiny @" in row and "done" in row
+        screenshot(page, "model-batch-phone")
+        axe_clean(page, "model-batch")
+        # Its answers shown to people, with a holdout, from the same section.
+        page.fill("#id_suggest-holdout", "0.25")
+        page.get_by_role("button", name="Show the suggestions").click()
+        assert "25% of (annotator, item) pairs see none" in page.inner_text("main")
+        assert page.locator("#suggesting").count() == 1
+        context.close()
+    assert KEY not in json.dumps(Job.objects.get(pk=done.pk).options)
