@@ -26,6 +26,7 @@ from annotation.models import SpanAnswer
 from annotation.services import SPAN_REVIEW
 from core.items import SentenceItem
 from core.spans import Spans
+from hits.extensions import MODEL_VOTES
 from hits.models import Assignment, Batch, Item, Worker
 from hits.selectors import answers_by_item
 from hits.services import CrowdError, assignment_approve, assignment_reject
@@ -96,6 +97,39 @@ def vote_columns(batch: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return tuple(np.frombuffer(column, dtype=np.int64) for column in columns)  # type: ignore[return-value]
 
 
+def model_votes(batch: Batch) -> tuple[dict[int, int], int] | None:
+    """A model's votes where the batch counts them (hits.extensions.MODEL_VOTES): {item: 1 yes, 0 no} under the
+    batch's rule, and how many people an item needs before the model's vote counts; None when it counts none."""
+    for _, source in MODEL_VOTES.items():
+        found = source(batch)
+        if found is not None:
+            rule = batch_vote_rule(batch)  # refused there when the answers are not one label an item
+            scheme = get_task_type(batch.task_type).label_key(batch) or ""
+            votes = {rule.yes: 1, rule.no: 0}
+            return ({item: votes[str(answers[scheme])] for item, answers in found[0].items()
+                     if str(answers.get(scheme)) in votes}, found[1])
+    return None
+
+
+def _with_model(batch: Batch, columns: tuple[np.ndarray, ...], required: int,
+                model: tuple[dict[int, int], int] | None = None) -> tuple[np.ndarray, ...]:
+    """The vote columns with the model's vote added on each item whose people are at least the people it needs and
+    fewer than the rule's `required`: the model stops an item early with the first people; an item that reaches the
+    full crowd is the people's alone. Its worker and HIT are 0 (no Worker, no HIT). Unchanged when the batch counts
+    no model."""
+    model = model if model is not None else model_votes(batch)
+    if not model or not model[0]:
+        return columns
+    votes, least = model
+    people = Counter(columns[0].tolist())
+    added = [item for item, count in people.items() if least <= count < required and item in votes]
+    if not added:
+        return columns
+    extra = (np.array(added, dtype=np.int64), np.zeros(len(added), dtype=np.int64),
+             np.array([votes[item] for item in added], dtype=np.int64), np.zeros(len(added), dtype=np.int64))
+    return tuple(np.concatenate([column, more]) for column, more in zip(columns, extra, strict=True))
+
+
 def settled_items(batch: Batch) -> set[int]:
     """The batch's items whose outcome under its design's vote rules no further vote can change: every outcome,
     or only positive against the rest when the batch is adaptive for "positives" (registered in
@@ -105,7 +139,7 @@ def settled_items(batch: Batch) -> set[int]:
     except CrowdError:
         return set()
     classes = maths.POSITIVE_OR_NOT if batch.adaptive == Batch.Adaptive.POSITIVES else None
-    items, _, labels, _ = vote_columns(batch)
+    items, _, labels, _ = _with_model(batch, vote_columns(batch), rules.votes_required)
     counts: dict[int, list[int]] = {}
     for item, label in zip(items.tolist(), labels.tolist(), strict=True):
         counts.setdefault(item, [0, 0])[0 if label == 1 else 1] += 1
@@ -261,12 +295,17 @@ def _paper_aggregate(batch: Batch, rules: maths.Rules, samples: int, digest: str
     counts: Counter[str] = Counter()
     partial: list[tuple[int, Any]] = []  # (item, its known answer) of each partial negative
     gold_items = gold_correct = size = 0
+    # A model counted as one more voter (an adaptive batch's, designs.model_votes) decides outcomes with the people
+    # it stopped early; agreement and each worker's figures are the people's.
+    model = model_votes(batch) if rules.settle_early else None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as scratch:
         for items, columns in _vote_chunks(batch):
             gold = {pk: int(answer) for pk, _, _, answer in items if answer is not None}
             table = maths.VoteTable(items=[pk for pk, *_ in items], columns=columns)
             size += table.size
-            for outcome in table.outcomes(whole):
+            decided = table if not model else maths.VoteTable(
+                items=[pk for pk, *_ in items], columns=_with_model(batch, columns, rules.votes_required, model))
+            for outcome in decided.outcomes(whole):
                 scratch.write(f"{outcome.item} {outcome.yes} {outcome.no} {outcome.outcome} {int(outcome.partial)}\n")
                 counts[outcome.outcome] += 1
                 if outcome.outcome == maths.NEGATIVE_80:

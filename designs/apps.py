@@ -16,3 +16,7 @@ class DesignsConfig(AppConfig):
         from hits.extensions import SPENDING
 
         SPENDING.register("models", models_spent)  # a model's tokens count against the batch's budgets
+        from designs.model_votes import model_votes
+        from hits.extensions import MODEL_VOTES
+
+        MODEL_VOTES.register("design", model_votes)  # a model as one more voter in adaptive batches

@@ -47,6 +47,9 @@ class DesignBatch(models.Model):
     # A model's answers shown to people as suggestions (designs.suggestions): {"annotator", "holdout", "since",
     # "until"}; empty when the batch shows none.
     suggest = models.JSONField(default=dict, blank=True)
+    # A model's answers counted as one more voter by adaptive redundancy (designs.model_votes): {"annotator",
+    # "min_confidence", "min_people"}; empty when none are.
+    model_vote = models.JSONField(default=dict, blank=True)
 
     def __str__(self):
         return f"{self.batch} from {self.version}"

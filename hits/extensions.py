@@ -15,6 +15,8 @@
   Subtask 1). A task type without one cannot be adaptive.
 - SPENDING: spent(batch ids) -> what those batches spend or have promised outside the crowd's ledger (a model's
   tokens: designs), counted against every budget
+- MODEL_VOTES: votes(batch) -> ({item: a model's answers}, people needed first) or None: the model as one more voter
+  where an adaptive batch's people are fewer than its rule needs (designs.model_votes)
 - BUDGETS: budgets(batch) -> [(what, limit, batch ids)], the budgets above
   the batch's own that its spending counts against (the projects app
   registers a project's). Called inside the transaction that claims a
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.registry import Registry
 
@@ -53,6 +55,9 @@ SETTLED: Registry[Callable[[Batch], set[int]]] = Registry("settled-item rule")
 BUDGETS: Registry[Callable[[Batch], list[tuple[str, Decimal, list[int]]]]] = Registry("budget source")
 # Money a batch spends outside the crowd's ledger (a language model's tokens), counted against its budgets.
 SPENDING: Registry[Callable[[Sequence[int]], Decimal]] = Registry("spending source")
+# A model's answers counted as one more voter in an adaptive batch: (each item's answers, the people an item needs
+# before the model's vote counts), or None when the batch counts none.
+MODEL_VOTES: Registry[Callable[[Batch], tuple[dict[int, dict[str, Any]], int] | None]] = Registry("model votes")
 
 
 def refusal(batch: Batch, worker: Worker) -> str | None:

@@ -21,6 +21,7 @@ from designs.export import FORMATS, agreement_of, batch_report, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.model_runs import Endpoint, ModelError, model_run, run_estimate
+from designs.model_votes import model_votes_start, model_votes_stop
 from designs.models import DesignBatch, batch_design
 from designs.potato import import_file
 from designs.services import preview_context
@@ -108,6 +109,14 @@ class Command(BaseCommand):
                              help=f"the share of (annotator, item) pairs that see no suggestion (default {HOLDOUT})")
         suggest.add_argument("--off", action="store_true", help="stop showing them (the report keeps their window)")
         suggest.add_argument("--json", action="store_true")
+        votes = commands.add_parser("model-votes", help="count a model as one more voter in an adaptive batch: an item "
+                                                        "stops where the model and the first people settle it")
+        votes.add_argument("batch", type=int)
+        votes.add_argument("--model", default="", help="the model as an annotator (default: the last to answer)")
+        votes.add_argument("--min-confidence", type=float, default=0.9,
+                           help="its vote counts from this confidence (default 0.9); 0 counts every answer")
+        votes.add_argument("--min-people", type=int, default=1, help="people an item needs first (default 1)")
+        votes.add_argument("--off", action="store_true", help="stop counting it")
         export = commands.add_parser("export", help="answers (long form) and labels of a design batch")
         export.add_argument("batch", type=int)
         export.add_argument("--out", required=True)
@@ -301,6 +310,19 @@ class Command(BaseCommand):
         self.stdout.write(f"  model: {cost['total']} in all, {cost['per_item'] or '-'} an item, "
                           f"{cost['seconds_per_item'] or '-'} s an item; crowd: {crowd['total']} paid, "
                           f"{crowd['per_item'] or '-'} an item")
+
+    def do_model_votes(self, options):
+        batch = self._batch(options["batch"])
+        if options["off"]:
+            model_votes_stop(batch=batch)
+            self.stdout.write(f"batch {batch.pk}: no model's vote counts from now on")
+            return
+        found = model_votes_start(batch=batch, annotator=options["model"],
+                                  min_confidence=options["min_confidence"] or None, min_people=options["min_people"])
+        gate = f"from confidence {found['min_confidence']}" if found["min_confidence"] else "whatever its confidence"
+        self.stdout.write(f"batch {batch.pk}: {found['annotator']}'s answers count as one more voter ({gate}, after "
+                          f"{found['min_people']} person or more): an item stops where they and the first people "
+                          f"settle it; the rest get the full crowd")
 
     def do_suggest(self, options):
         batch = self._batch(options["batch"])
