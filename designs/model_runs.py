@@ -213,7 +213,7 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
     try:
         pending, form = list(records), "json_schema"
         if pending:
-            first = None
+            first, busy = None, 0
             while first is None:
                 try:
                     first = ask(pending[0], form, client.with_options(max_retries=0))
@@ -224,6 +224,9 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
                         logprobs[0] = False  # a server that gives none: confidence needs --samples
                     elif "response_format" in str(error.message) and form == "json_schema":
                         form = "json_object"
+                    elif (error.status_code == 429 or error.status_code >= 500) and busy < endpoint.max_retries:
+                        busy += 1  # busy: asked again after the wait the server names, as the client does
+                        time.sleep(_retry_after(error, busy))
                     else:
                         raise
             _store(run, first, design, records[first.item], endpoint)
@@ -302,6 +305,15 @@ def _store(run: ModelRun, reply: Reply, design: Any, record: Record, endpoint: E
                                  answers=answers, given=timezone.now(), meta=meta)
     run.answered += 1
     run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused", "answered"])
+
+
+def _retry_after(error: Any, attempt: int) -> float:
+    """The seconds a busy server asks to be left alone (Retry-After, in seconds), else a doubling wait from half a
+    second; never more than a minute."""
+    try:
+        return min(60.0, float(error.response.headers.get("retry-after", "")))
+    except (AttributeError, TypeError, ValueError):
+        return min(60.0, 0.5 * 2 ** (attempt - 1))
 
 
 def models_spent(batch_ids: Sequence[int]) -> Decimal:

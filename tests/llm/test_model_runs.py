@@ -361,3 +361,69 @@ def test_an_organizer_asks_a_model_from_the_batch_page_and_reads_what_went_wrong
         assert page.locator("#suggesting").count() == 1
         context.close()
     assert KEY not in json.dumps(Job.objects.get(pk=done.pk).options)
+
+
+class _Busy:
+    """An HTTP proxy in front of the model's server that answers the first chat completion 429 with Retry-After, as a
+    hosted API over its rate limit does, and passes everything else on: the protocol, not the client, is faked."""
+
+    def __init__(self, upstream: str):
+        import http.server
+        import threading
+
+        self.upstream, self.seen = upstream.rsplit("/v1", 1)[0], []
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                owner.seen.append([self.path, time.monotonic(), 429])
+                if len(owner.seen) == 1:
+                    payload = b'{"error": {"message": "Rate limit reached, retry after 1 s", "type": "rate_limit"}}'
+                    self.send_response(429)
+                    self.send_header("Retry-After", "1")
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                request = urllib.request.Request(owner.upstream + self.path, data=body, method="POST", headers={
+                    "Content-Type": "application/json", "Authorization": self.headers.get("Authorization", "")})
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as answer:
+                        status, payload = answer.status, answer.read()
+                except urllib.error.HTTPError as error:  # the server's own refusals pass through as they are
+                    status, payload = error.code, error.read()
+                owner.seen[-1][2] = status
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.mark.django_db
+def test_a_429_is_asked_again_after_its_retry_after_and_each_answer_is_stored_once(server):
+    busy = _Busy(server)
+    try:
+        batch = _batch()
+        run = model_run(batch=batch, endpoint=_endpoint(busy.url), concurrency=1)
+    finally:
+        busy.close()
+    assert run.state == ModelRun.State.DONE and run.answered + len(run.refused) == 4
+    # The first request was refused with Retry-After: 1; the same item was asked again no sooner.
+    (first, at_first, _), (again, at_again, _) = busy.seen[:2]
+    assert first == again == "/v1/chat/completions" and at_again - at_first >= 0.9
+    # Then the schema in the form this server takes (its 500 names response_format), and each item once.
+    assert [status for *_, status in busy.seen] == [429, 500, 200, 200, 200, 200]
+    assert OutsideAnswer.objects.filter(batch=batch).count() == run.answered

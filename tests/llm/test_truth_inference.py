@@ -1,4 +1,4 @@
-"""A model's answers are one more worker's in truth inference: Dawid-Skene learns its confusion beside the
+"""A model's answers are one more worker's in truth inference: Dawid-Skene and MACE learn how it errs beside the
 people's (its answers are votes like theirs), and a report can leave it out."""
 
 import pytest
@@ -22,9 +22,11 @@ TRUTH = ["good", "bad", "good", "good", "bad", "bad"]
 
 
 @pytest.mark.django_db
-def test_dawid_skene_weighs_the_model_as_one_more_worker():
+@pytest.mark.parametrize("method", ["dawid-skene", "mace"])
+def test_truth_inference_weighs_the_model_as_one_more_worker(method):
     records = [Record(id=f"i{number}", text=f"item {number}") for number in range(len(TRUTH))]
-    _, batch = design_project_create(source=DESIGN, file_name="mood.yaml", records=records)
+    _, batch = design_project_create(source=DESIGN.replace("dawid-skene", method), file_name="mood.yaml",
+                                     records=records)
     batch = batch_publish(batch=batch)
     # Two careful people and one who always says "good".
     for name, says in (("a", TRUTH), ("b", TRUTH), ("c", ["good"] * 6)):
@@ -40,9 +42,10 @@ def test_dawid_skene_weighs_the_model_as_one_more_worker():
         OutsideAnswer.objects.create(batch=batch, item=item, source=SOURCE, annotator="always-wrong @ test",
                                      answers={"mood": wrong})
     both = batch_report(batch, keep_items=True)
-    assert both.results["mood"].method == "dawid-skene"
+    assert both.results["mood"].method == method
     assert both.results["mood"].answers == crowd.results["mood"].answers + 6
-    # The careful people still carry the labels: the model's confusion is learnt, not counted as a vote for truth.
+    # The careful people still carry the labels: the model's confusion (Dawid-Skene) or its unreliability (MACE) is
+    # learnt, not counted as a vote for truth.
     assert both.results["mood"].items == crowd.results["mood"].items == {
         f"i{number}": label for number, label in enumerate(TRUTH)}
     assert both.results["mood"].alpha < crowd.results["mood"].alpha
