@@ -130,13 +130,32 @@ def test_the_model_answers_each_item_once_as_an_annotator_and_its_tokens_are_pai
 
 
 @pytest.mark.django_db
-def test_a_reply_cut_off_is_refused_with_its_raw_text_and_nothing_stored(server):
+def test_a_reply_cut_off_is_refused_with_its_raw_text_and_nothing_stored(server, client):
     batch = _batch(max_tokens=2)
     run = model_run(batch=batch, endpoint=_endpoint(server), concurrency=4)
     assert run.answered == 0 and len(run.refused) == 4
     assert all(entry["reason"].startswith("the answer was cut off at max_tokens") for entry in run.refused)
     assert all(isinstance(entry["raw"], str) for entry in run.refused)
     assert not OutsideAnswer.objects.filter(batch=batch).exists()
+    # The batch page says why, item by item.
+    page = client_page(client, batch)
+    assert "Why 4 answers were refused" in page and "item s1: the answer was cut off at max_tokens" in page
+
+
+def client_page(client, batch):
+    """The batch page as its project's organizer sees it."""
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+    from projects.models import Project
+
+    organizer = User.objects.create_user("org", password="pass-word-1")
+    organizer.groups.add(roles.group(roles.ORGANIZER))
+    project = Project.objects.get(batches=batch)
+    project.created_by = organizer
+    project.save(update_fields=["created_by"])
+    client.force_login(organizer)
+    return client.get(f"/projects/{project.slug}/batches/{batch.pk}/").content.decode()
 
 
 @pytest.mark.django_db
@@ -280,19 +299,7 @@ def test_a_models_spend_counts_against_the_batchs_budget(client):
     assert committed(batch_ids=[batch.pk]) == crowd + Decimal("0.07")
 
     # The batch page says what the models spent beside the crowd's spending.
-    from django.contrib.auth.models import User
-
-    from accounts import roles
-    from projects.models import Project
-
-    organizer = User.objects.create_user("org", password="pass-word-1")
-    organizer.groups.add(roles.group(roles.ORGANIZER))
-    project = Project.objects.get(batches=batch)
-    project.created_by = organizer
-    project.save(update_fields=["created_by"])
-    client.force_login(organizer)
-    page = client.get(f"/projects/{project.slug}/batches/{batch.pk}/").content.decode()
-    assert "; language models 0.0700; budget" in page
+    assert "; language models 0.0700; budget" in client_page(client, batch)
 
 
 @pytest.mark.django_db(transaction=True)
