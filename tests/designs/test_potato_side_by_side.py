@@ -136,3 +136,34 @@ def test_range_constant_sum_soft_label_and_cloze_save_what_potato_saves(chromium
     second.locator("[data-scheme=fill] input").nth(0).fill("Dog")
     second.locator("[data-scheme=fill] input").nth(1).fill("mat")
     _submit_and_compare(page, context, live_server, batch, "budgets", tmp_path / "export")
+
+
+def test_types_ours_run_save_in_their_own_potato_form(chromium, live_server, tmp_path, capsys):
+    """A triage, vas, confidence, semantic differential and hierarchical multiselect, run by our radio, slider,
+    likert, grid and boxes, answered by keyboard only; the potato export writes each in its own Potato type's form
+    (the fixture is written from Potato's source: potato_side_by_side/README.md)."""
+    batch, context, page = _start("verdicts", chromium, live_server, capsys, device=PHONE)
+    item = page.locator(".task-item").first
+    keep = item.locator("[data-scheme=keep] input[value=reject]")
+    page.keyboard.press(keep.get_attribute("aria-keyshortcuts") or "r")
+    assert keep.is_checked()
+    item.locator("[data-scheme=certainty] input[type=range]").focus()
+    page.keyboard.press("Home")
+    for _ in range(7):
+        page.keyboard.press("ArrowRight")
+    for locator in (item.locator("[data-scheme=sure] input[value='3']"),
+                    item.locator("[data-scheme=tone] tr:has-text('cold') input[value='2']"),
+                    item.locator("[data-scheme=tone] tr:has-text('dull') input[value='5']"),
+                    item.locator("[data-scheme=topic] input[data-label='Science › Biology']"),
+                    item.locator("[data-scheme=topic] input[data-label='Politics']")):
+        locator.focus()
+        page.keyboard.press("Space")
+        assert locator.is_checked()
+    screenshot(page, "potato-verdicts-phone")
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
+    assert _jsonl(written["annotations.jsonl"].read_text()) == _jsonl(
+        (FOLDER / "verdicts" / "potato-annotations.jsonl").read_text())
