@@ -148,6 +148,17 @@ class SpanType(SchemeType):
                 + (", an Unanswerable button answering no span" if unanswerable else "")
                 + "; written to Potato's export as a span")
 
+    def potato_alias_answer(self, alias, scheme, value, record):
+        if alias != "extractive_qa":
+            return self.potato_answer(scheme, value, record)  # error spans: as spans (Potato's own form not written)
+        # Potato's extractive QA keeps one JSON record under the scheme's name: the answer's text and offsets, or
+        # unanswerable.
+        found = {"answer_text": "", "start": -1, "end": -1, "unanswerable": True}
+        if value:
+            found = {"answer_text": value[0]["text"], "start": value[0]["start"], "end": value[0]["end"],
+                     "unanswerable": False}
+        return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
+
     def _errors(self, scheme, importer):
         # Error spans with a severity each (MQM): every error type (or type: subtype) a label, the severity a pick
         # asked of each span.

@@ -192,6 +192,16 @@ class TextType(SchemeType):
             raise AnswerProblem(f"{where}{refused[0].rule}: {refused[0].message}")
         return value
 
+    def potato_alias_answer(self, alias, scheme, value, record):
+        # Potato's text_edit keeps one JSON record in a hidden input under the scheme's name: the edited text, the
+        # text it started as, and the edit distances in characters and in words (as its page computes them).
+        original = (prefill(scheme, record) or [""])[0]
+        edited = value if isinstance(value, str) else "\n".join(map(str, value.values()))
+        found = {"edited_text": edited, "original_text": original,
+                 "edit_distance_chars": _distance(original, edited),
+                 "edit_distance_words": _distance(original.split(), edited.split())}
+        return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
+
     def potato_alias(self, scheme, importer):
         # Potato's text_edit: a box that starts as the item's text (or source_field) for the annotator to edit.
         source = str(scheme.get("source_field") or importer.text_key)
@@ -221,3 +231,14 @@ class TextType(SchemeType):
 
     def from_labelstudio_results(self, scheme, results, regions):
         return "\n".join(map(str, results[0]["value"].get("text") or [])) or None
+
+
+def _distance(first, second) -> int:
+    """Levenshtein distance between two sequences (characters of a text, or its words)."""
+    previous = list(range(len(second) + 1))
+    for i, one in enumerate(first, 1):
+        current = [i]
+        for j, other in enumerate(second, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (one != other)))
+        previous = current
+    return previous[-1]
