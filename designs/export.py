@@ -292,7 +292,8 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
             for name, scheme in schemes.items():
                 kind, value = SCHEME_TYPES.of(scheme), answer.get(name)
                 alias = design.export.potato_types.get(name)
-                written = {} if value is None else kind.potato_alias_answer(alias, scheme, value, found) if alias \
+                written = {} if value is None else kind.potato_alias_answer(
+                    alias, scheme, value, found, design.export.potato_settings.get(name)) if alias \
                     else kind.potato_answer(scheme, value, found)
                 if written.get("labels"):
                     record["labels"][name] = written["labels"]

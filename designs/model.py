@@ -178,6 +178,10 @@ class Export(Strict):
         default_factory=dict, description="{scheme: Potato annotation type} for schemes of a Potato type that one of "
                                           "ours runs (a vas runs as a slider): the potato export writes their "
                                           "answers in that type's own form (its import writes this)")
+    potato_settings: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="{scheme: settings} a Potato type's own export form needs that the type "
+                                          "running it does not keep (an error_span's severity weights and "
+                                          "max_score; its import writes this)")
 
 
 class Llm(Strict):

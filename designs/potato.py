@@ -226,6 +226,7 @@ class _Translation:
         self.origin: dict[tuple, tuple] = {}  # our path -> the config's path it came from
         self.names: dict[str, str] = {}  # a Potato scheme name -> ours
         self.aliased: dict[str, str] = {}  # a Potato scheme name -> its Potato type, where one of ours runs it
+        self.alias_settings: dict[str, dict[str, Any]] = {}  # what its Potato export form needs besides
         self.text_key = "text"
         self.items: dict[str, Any] = {}
         self.ignored = [str(key) for key in raw if key in SERVER]
@@ -320,6 +321,10 @@ class _Translation:
         aliased = {self.names.get(name, name): kind for name, kind in self.aliased.items()}
         if any(name in named for name in aliased):  # their answers go out in their Potato type's own form
             design["export"]["potato_types"] = {name: kind for name, kind in aliased.items() if name in named}
+            settings = {self.names.get(name, name): found for name, found in self.alias_settings.items()}
+            if any(name in named for name in settings):
+                design["export"]["potato_settings"] = {name: found for name, found in settings.items()
+                                                       if name in named}
         self._training(design)
         self._model(design)
         rate = self._known_answer_rate()
@@ -476,6 +481,12 @@ class _Translation:
                       if key in scheme}
             own, note = runs_as.potato_alias(scheme, self)
             self.aliased[str(scheme.get("name", ""))] = kind_name
+            if kind_name == "error_span":  # its score needs the severities' weights, which our spans do not keep
+                weights = [level for level in scheme.get("severities") or [] if isinstance(level, dict)]
+                self.alias_settings[str(scheme.get("name", ""))] = {
+                    "severities": {str(level.get("name", "")): level.get("weight", 0) for level in weights} or {
+                        "Minor": -1, "Major": -5, "Critical": -10},
+                    "max_score": scheme.get("max_score", 100)}
             scheme = {"annotation_type": runs_as.name, **common, **own}
             self.notes.append(f"scheme {scheme.get('name', '')!r}: {note}")
             kind_name = runs_as.name

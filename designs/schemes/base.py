@@ -317,9 +317,11 @@ class SchemeType:
             labels["free_response" if text.startswith(OTHER) else text] = text.removeprefix(OTHER)
         return {"labels": labels}
 
-    def potato_alias_answer(self, alias: str, scheme: Any, value: Any, record: Any) -> dict[str, Any]:
+    def potato_alias_answer(self, alias: str, scheme: Any, value: Any, record: Any,
+                            settings: dict[str, Any] | None = None) -> dict[str, Any]:
         """The answer in the form of the Potato type `alias` (one of potato_aliases) the scheme was imported as, as
-        Potato stores that type's inputs; this type's own form where they are the same."""
+        Potato stores that type's inputs (`settings`: what that form needs of the Potato scheme that ours does not
+        keep, export.potato_settings); this type's own form where they are the same."""
         return self.potato_answer(scheme, value, record)
 
     def potato_scores(self, scheme: Any, value: Any, record: Any) -> dict[str, int]:

@@ -74,7 +74,7 @@ class MultirateType(SchemeType):
             converted["options"] = [importer.option(option) for option in converted["options"]]
         return [converted]
 
-    def potato_alias_answer(self, alias, scheme, value, record):
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         # Potato's semantic differential names each row by its two words joined by "__", the point as its value.
         return {"labels": {option.replace(PAIR, "__", 1): potato_text(point) for option, point in value.items()}}
 

@@ -111,7 +111,7 @@ class MultiselectType(SchemeType):
             return [PATH.join(path) for path in value["taxonomy"]]
         return list(value.get("choices", []))
 
-    def potato_alias_answer(self, alias, scheme, value, record):
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         # Potato's hierarchical multiselect keeps the ticked nodes' own names, joined by commas, in one input.
         return {"labels": {"selected_labels": ",".join(path.split(PATH)[-1] for path in value)}}
 

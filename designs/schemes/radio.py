@@ -80,7 +80,7 @@ class RadioType(SchemeType):
         picked = results[0]["value"].get("choices") or [None]
         return picked[0]
 
-    def potato_alias_answer(self, alias, scheme, value, record):
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         # Potato's triage stores its pick in one hidden input, "decision".
         return {"labels": {"decision": str(value)}}
 

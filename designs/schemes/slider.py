@@ -44,7 +44,7 @@ class SliderType(SchemeType):
     def answer_schema(self, scheme):
         return number_schema(scheme.min_value, scheme.max_value)
 
-    def potato_alias_answer(self, alias, scheme, value, record):
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         # Potato's vas stores its one range input under the scheme's own name.
         return {"labels": {scheme.name: f"{value:g}"}}
 

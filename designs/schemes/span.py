@@ -148,9 +148,9 @@ class SpanType(SchemeType):
                 + (", an Unanswerable button answering no span" if unanswerable else "")
                 + "; written to Potato's export as a span")
 
-    def potato_alias_answer(self, alias, scheme, value, record):
-        if alias != "extractive_qa":
-            return self.potato_answer(scheme, value, record)  # error spans: as spans (Potato's own form not written)
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
+        if alias == "error_span":
+            return self._error_record(scheme, value, settings or {})
         # Potato's extractive QA keeps one JSON record under the scheme's name: the answer's text and offsets, or
         # unanswerable.
         found = {"answer_text": "", "start": -1, "end": -1, "unanswerable": True}
@@ -158,6 +158,20 @@ class SpanType(SchemeType):
             found = {"answer_text": value[0]["text"], "start": value[0]["start"], "end": value[0]["end"],
                      "unanswerable": False}
         return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
+
+    def _error_record(self, scheme, value, settings):
+        # Potato's error_span keeps one JSON record under the scheme's name: each error with its type, subtype and
+        # severity, and the quality score (max_score less the severities' weights).
+        weights = settings.get("severities") or {"Minor": -1, "Major": -5, "Critical": -10}
+        errors = []
+        for span in value:
+            kind, _, subtype = span["label"].partition(": ")
+            errors.append({"start": span["start"], "end": span["end"], "text": span["text"], "type": kind,
+                           "subtype": subtype, "severity": span.get("severity", "")})
+        penalty = sum(abs(weights.get(error["severity"], 0)) for error in errors)
+        score = max(0, settings.get("max_score", 100) - penalty)
+        return {"labels": {scheme.name: json.dumps({"errors": errors, "score": score}, ensure_ascii=False,
+                                                   separators=(",", ":"))}}
 
     def _errors(self, scheme, importer):
         # Error spans with a severity each (MQM): every error type (or type: subtype) a label, the severity a pick

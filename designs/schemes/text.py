@@ -192,7 +192,7 @@ class TextType(SchemeType):
             raise AnswerProblem(f"{where}{refused[0].rule}: {refused[0].message}")
         return value
 
-    def potato_alias_answer(self, alias, scheme, value, record):
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         # Potato's text_edit keeps one JSON record in a hidden input under the scheme's name: the edited text, the
         # text it started as, and the edit distances in characters and in words (as its page computes them).
         original = (prefill(scheme, record) or [""])[0]

@@ -587,10 +587,11 @@ annotation_schemes:
 
 @pytest.mark.django_db
 def test_answers_of_types_ours_run_go_out_in_potatos_own_form_for_them(tmp_path):
-    """The potato export writes a vas, triage, semantic differential, hierarchical multiselect, text edit and
-    extractive answer as Potato stores them (potato/server_utils/schemas: the range under the scheme's name,
+    """The potato export writes a vas, triage, semantic differential, hierarchical multiselect, text edit,
+    extractive answer and error spans as Potato stores them (potato/server_utils/schemas: the range under the scheme's name,
     "decision", "left__right" rows, the ticked nodes' names joined by commas, a JSON record of the edit and its
-    distances, a JSON record of the answer's text and offsets), not in the form of the type that runs them here; a
+    distances, a JSON record of the answer's text and offsets, a JSON record of the errors and the quality score),
+    not in the form of the type that runs them here; a
     confidence rating's likert form is the same in both."""
     from designs.items import Given
     from designs.services import outside_answers_store
@@ -607,6 +608,11 @@ annotation_schemes:
   - {annotation_type: radio, name: plain, labels: [yes, no]}
   - {annotation_type: text_edit, name: fixed}
   - {annotation_type: extractive_qa, name: answer}
+  - annotation_type: error_span
+    name: errs
+    error_types: [{name: Accuracy, subtypes: [Mistranslation]}, {name: Fluency}]
+    severities: [{name: Minor, weight: -1}, {name: Major, weight: -5}]
+    max_score: 25
 """
     items = "".join(json.dumps({"id": f"s{n}", "text": f"sentence {n}", "question": "Which word?"}) + "\n"
                     for n in range(3)).encode()
@@ -614,11 +620,16 @@ annotation_schemes:
     assert found.ok, found.errors
     assert found.design.export.potato_types == {"keep": "triage", "warmth": "vas", "sure": "confidence",
                                                 "feel": "semantic_differential", "topic": "hierarchical_multiselect",
-                                                "fixed": "text_edit", "answer": "extractive_qa"}
+                                                "fixed": "text_edit", "answer": "extractive_qa",
+                                                "errs": "error_span"}
+    assert found.design.export.potato_settings == {"errs": {"severities": {"Minor": -1, "Major": -5},
+                                                            "max_score": 25}}
     _, batch = potato_project_create(imported=found)
     answers = {"keep": "reject", "warmth": 73, "sure": 3, "feel": {"cold – warm": "2", "dull – lively": "5"},
                "topic": ["Animals › Mammals", "Animals › Mammals › Cat"], "plain": "no", "fixed": "sentence one",
-               "answer": [{"start": 0, "end": 8, "label": "answer", "text": "sentence"}]}
+               "answer": [{"start": 0, "end": 8, "label": "answer", "text": "sentence"}],
+               "errs": [{"start": 9, "end": 10, "label": "Accuracy: Mistranslation", "text": "1",
+                         "severity": "Major"}]}
     outside_answers_store(batch=batch, given=[Given("s1", "ada", answers)], source="test")
     written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("potato",))}
     line = json.loads(written["annotations.jsonl"].read_text())
@@ -629,7 +640,9 @@ annotation_schemes:
                               "fixed": {"fixed": '{"edited_text":"sentence one","original_text":"sentence 1",'
                                                  '"edit_distance_chars":3,"edit_distance_words":1}'},
                               "answer": {"answer": '{"answer_text":"sentence","start":0,"end":8,'
-                                                   '"unanswerable":false}'}}
+                                                   '"unanswerable":false}'},
+                              "errs": {"errs": '{"errors":[{"start":9,"end":10,"text":"1","type":"Accuracy",'
+                                               '"subtype":"Mistranslation","severity":"Major"}],"score":20}'}}
 
 
 def test_ai_support_becomes_the_design_s_model_and_its_key_is_never_kept():
