@@ -588,11 +588,10 @@ annotation_schemes:
 @pytest.mark.django_db
 def test_answers_of_types_ours_run_go_out_in_potatos_own_form_for_them(tmp_path):
     """The potato export writes a vas, triage, semantic differential, hierarchical multiselect, text edit,
-    extractive answer and error spans as Potato stores them (potato/server_utils/schemas: the range under the scheme's name,
-    "decision", "left__right" rows, the ticked nodes' names joined by commas, a JSON record of the edit and its
-    distances, a JSON record of the answer's text and offsets, a JSON record of the errors and the quality score),
-    not in the form of the type that runs them here; a
-    confidence rating's likert form is the same in both."""
+    extractive answer and error spans as Potato stores them (potato/server_utils/schemas: the range under the
+    scheme's name, "decision", "left__right" rows, the ticked nodes' names joined by commas, a JSON record of the
+    edit and its distances, of the answer's text and offsets, of the errors and the quality score), not in the form
+    of the type that runs them here; a confidence rating's likert form is the same in both."""
     from designs.items import Given
     from designs.services import outside_answers_store
     from projects.services import potato_project_create
