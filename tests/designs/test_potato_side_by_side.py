@@ -1,5 +1,6 @@
-"""Potato projects run here as they were run in Potato 2.12.1: the same clicks and keys on our page, and our export
-in Potato's own format (designs.export's potato) says what Potato's export said (potato_side_by_side/README.md)."""
+"""Potato projects run here as they were run in Potato 2.12.1: the same choices, made by keyboard on our page (a
+span by the mouse, as Potato marks characters), and our export in Potato's own format (designs.export's potato)
+says what Potato's export said (potato_side_by_side/README.md)."""
 
 import csv
 import io
@@ -30,6 +31,30 @@ def _csv(text: str) -> tuple[set[str], dict[str, dict]]:
     return set(rows[0]), {row["instance_id"]: _without_user(row) for row in rows}
 
 
+def _tick(page, control):
+    """A radio or box chosen from the keyboard: reached (as Tab reaches it) and Space pressed."""
+    control.focus()
+    page.keyboard.press("Space")
+    assert control.is_checked()
+
+
+def _type(page, box, text):
+    box.focus()
+    page.keyboard.type(text)
+
+
+def _pick(page, select, option):
+    """An option of a drop-down chosen by typing its first letters, as a keyboard does."""
+    select.focus()
+    page.keyboard.type(option)
+    assert select.input_value() == option
+
+
+def _next(page):
+    page.get_by_role("button", name="Next →").focus()
+    page.keyboard.press("Enter")
+
+
 def _start(project_name, chromium, live_server, capsys, device=DESKTOP):
     """The Potato config imported and published, and its annotator on the first item."""
     project = potato_project(FOLDER / project_name / "config.yaml", capsys)
@@ -40,7 +65,8 @@ def _start(project_name, chromium, live_server, capsys, device=DESKTOP):
 
 
 def _submit_and_compare(page, context, live_server, batch, project_name, out):
-    page.click("#cf-submit")
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/work/")
     context.close()
     assert Assignment.objects.get(hit__batch=batch).state == Assignment.State.SUBMITTED
@@ -61,9 +87,10 @@ def test_radio_span_multiselect_likert_and_text_save_what_potato_saves(chromium,
         drag_characters(page, first.locator(".span-text"), start, end)
         page.keyboard.press("c")
     page.keyboard.press("1")
-    first.locator("[data-scheme=sure] input[value='4']").check()
-    first.locator("[data-scheme=comment] input[type=text], [data-scheme=comment] textarea").first.fill("nothing odd")
-    page.get_by_role("button", name="Next →").click()
+    _tick(page, first.locator("[data-scheme=sure] input[value='4']"))
+    _type(page, first.locator("[data-scheme=comment] input[type=text], [data-scheme=comment] textarea").first,
+          "nothing odd")
+    _next(page)
     page.keyboard.press("u")
     page.keyboard.press("3")
     _submit_and_compare(page, context, live_server, batch, "weather", tmp_path / "export")
@@ -75,19 +102,19 @@ def test_pairwise_multirate_slider_select_and_number_save_what_potato_saves(chro
     batch, context, page = _start("replies", chromium, live_server, capsys, device=PHONE)
     first, second = page.locator(".task-item").nth(0), page.locator(".task-item").nth(1)
     page.keyboard.press("2")  # Reply B
-    first.locator("[data-scheme=quality] tr:has-text('clarity') input[value='3']").check()
-    first.locator("[data-scheme=quality] tr:has-text('tone') input[value='1']").check()
+    _tick(page, first.locator("[data-scheme=quality] tr:has-text('clarity') input[value='3']"))
+    _tick(page, first.locator("[data-scheme=quality] tr:has-text('tone') input[value='1']"))
     first.locator("input[type=range]").focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    first.locator("select").select_option("billing")
-    first.locator("input[type=number]").fill("4")
+    _pick(page, first.locator("select"), "billing")
+    _type(page, first.locator("input[type=number]"), "4")
     screenshot(page, "potato-replies-phone")
-    page.get_by_role("button", name="Next →").click()
+    _next(page)
     page.keyboard.press("0")  # the tie
-    second.locator("[data-scheme=quality] tr:has-text('clarity') input[value='2']").check()
-    second.locator("[data-scheme=quality] tr:has-text('tone') input[value='2']").check()
-    second.locator("select").select_option("shipping")
+    _tick(page, second.locator("[data-scheme=quality] tr:has-text('clarity') input[value='2']"))
+    _tick(page, second.locator("[data-scheme=quality] tr:has-text('tone') input[value='2']"))
+    _pick(page, second.locator("select"), "shipping")
     _submit_and_compare(page, context, live_server, batch, "replies", tmp_path / "export")
 
 
@@ -97,7 +124,7 @@ def test_best_worst_sets_drawn_by_bws_config_save_what_potato_saves(chromium, li
     assert "Factory closes, 300 jobs lost" in first.inner_text()  # the same sets as Potato draws, in its order
     page.keyboard.press("1")  # best: A
     page.keyboard.press("r")  # worst: D
-    page.get_by_role("button", name="Next →").click()
+    _next(page)
     page.keyboard.press("2")  # best: B
     page.keyboard.press("q")  # worst: A
     _submit_and_compare(page, context, live_server, batch, "headlines", tmp_path / "export")
@@ -117,7 +144,7 @@ def test_range_constant_sum_soft_label_and_cloze_save_what_potato_saves(chromium
         page.keyboard.press("ArrowLeft")
     assert first.locator("[data-scheme=plausible] output").all_inner_texts() == ["20", "60"]
     for box, points in zip(first.locator("[data-scheme=blame] input[type=number]").all(), "631", strict=True):
-        box.fill(points)
+        _type(page, box, points)
     assert first.locator("[data-scheme=blame] .points-status").inner_text() == "Shared out: 10 of 10 · left: 0"
     stance = first.locator("[data-scheme=stance] input[type=range]")
     stance.first.focus()
@@ -125,16 +152,16 @@ def test_range_constant_sum_soft_label_and_cloze_save_what_potato_saves(chromium
         page.keyboard.press("ArrowRight")
     assert [slider.input_value() for slider in stance.all()] == ["40", "30", "30"]  # as Potato's moved
     blanks = first.locator("[data-scheme=fill] input")
-    blanks.nth(0).fill("kitten")
-    blanks.nth(1).fill("rug")
+    _type(page, blanks.nth(0), "kitten")
+    _type(page, blanks.nth(1), "rug")
     page.mouse.wheel(0, 400)
     screenshot(page, "potato-budgets", full_page=False)
-    page.get_by_role("button", name="Next →").click()
-    second.locator("[data-scheme=blame] input[type=number]").first.fill("10")
+    _next(page)
+    _type(page, second.locator("[data-scheme=blame] input[type=number]").first, "10")
     second.locator("[data-scheme=stance] input[type=range]").nth(2).focus()
     page.keyboard.press("End")
-    second.locator("[data-scheme=fill] input").nth(0).fill("Dog")
-    second.locator("[data-scheme=fill] input").nth(1).fill("mat")
+    _type(page, second.locator("[data-scheme=fill] input").nth(0), "Dog")
+    _type(page, second.locator("[data-scheme=fill] input").nth(1), "mat")
     _submit_and_compare(page, context, live_server, batch, "budgets", tmp_path / "export")
 
 
