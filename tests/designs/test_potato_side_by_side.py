@@ -166,9 +166,10 @@ def test_range_constant_sum_soft_label_and_cloze_save_what_potato_saves(chromium
 
 
 def test_types_ours_run_save_in_their_own_potato_form(chromium, live_server, tmp_path, capsys):
-    """A triage, vas, confidence, semantic differential and hierarchical multiselect, run by our radio, slider,
-    likert, grid and boxes, answered by keyboard only; the potato export writes each in its own Potato type's form
-    (the fixture is written from Potato's source: potato_side_by_side/README.md)."""
+    """A triage, vas, confidence, semantic differential, hierarchical multiselect, text edit and extractive answer,
+    run by our radio, slider, likert, grid, boxes, text box and span, answered by keyboard only; the potato export
+    writes each in its own Potato type's form (the fixture is written from Potato's source:
+    potato_side_by_side/README.md)."""
     batch, context, page = _start("verdicts", chromium, live_server, capsys, device=PHONE)
     item = page.locator(".task-item").first
     keep = item.locator("[data-scheme=keep] input[value=reject]")
@@ -186,6 +187,18 @@ def test_types_ours_run_save_in_their_own_potato_form(chromium, live_server, tmp
         locator.focus()
         page.keyboard.press("Space")
         assert locator.is_checked()
+    # The text edit starts as the item's text: the annotator adds a word at its end.
+    fixed = item.locator("[data-scheme=fixed] textarea")
+    fixed.focus()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" Really")
+    # The extractive answer: "human faces" marked on the text by arrow keys, then its label's button.
+    item.locator(".span-text").focus()
+    for key in ("ArrowRight",) * 4 + ("Shift+ArrowRight",):
+        page.keyboard.press(key)
+    item.locator("[data-scheme=answer] button.span-label").focus()
+    page.keyboard.press("Enter")
+    assert "human faces" in item.locator("[data-scheme=answer] .span-list").inner_text()
     screenshot(page, "potato-verdicts-phone")
     page.locator("#cf-submit").focus()
     page.keyboard.press("Enter")
