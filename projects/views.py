@@ -559,13 +559,14 @@ def _models(request: HttpRequest, project: Project, batch: Batch, action: str) -
                "price_in": str(data["price_in"]), "price_out": str(data["price_out"]),
                "budget": str(data["budget"]) if data["budget"] is not None else "", "concurrency": 4,
                "limit": data["limit"], "samples": data["samples"], "position_check": data["position_check"]}
+    # The form as it was last sent comes back filled in (the key's variable's name, never a key).
+    request.session[f"model-form-{batch.pk}"] = {**options, "budget": options["budget"] or None}
     if request.POST.get("estimate"):
         from designs.model_runs import Endpoint, run_estimate
 
         plan = run_estimate(batch, Endpoint(url=data["url"], model=data["model"], price_in=data["price_in"],
                                             price_out=data["price_out"]),
                             limit=data["limit"], samples=data["samples"], position_check=data["position_check"])
-        request.session[f"model-form-{batch.pk}"] = {**options, "budget": options["budget"] or None}
         messages.info(request, f"{plan['annotator']}: {plan['items']} item{'s' if plan['items'] != 1 else ''} to "
                                f"ask ({plan['answered_before']} answered before); about {plan['tokens_in']} tokens in, "
                                f"at most {plan['most_tokens_out']} out; likely {plan['cost']:.4f}, at most "

@@ -361,6 +361,9 @@ def test_an_organizer_asks_a_model_from_the_batch_page_and_reads_what_went_wrong
         assert "tiny @" in row and "done" in row
         screenshot(page, "model-batch-phone")
         axe_clean(page, "model-batch")
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.locator("#models").scroll_into_view_if_needed()
+        screenshot(page, "model-batch-desktop", full_page=False)
         # Its answers shown to people, with a holdout, from the same section.
         page.fill("#id_suggest-holdout", "0.25")
         page.get_by_role("button", name="Show the suggestions").click()
