@@ -244,7 +244,10 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
     except NotFoundError:
         _failed(run, f"{endpoint.url} has no model {model!r} (or no chat completions there); check --model and "
                      f"that the URL ends at the API's root (…/v1)")
-    except (APIConnectionError, APITimeoutError) as error:
+    except APITimeoutError:  # before APIConnectionError, which it is a kind of
+        _failed(run, f"{endpoint.url}: no answer within {endpoint.timeout:g} s (the timeout); raise --timeout or "
+                     f"check that the server is not overloaded")
+    except APIConnectionError as error:
         _failed(run, f"{endpoint.url}: cannot reach it ({error}); check the URL and that the server runs")
     except APIStatusError as error:
         _failed(run, f"{endpoint.url} answered {error.status_code}: {error.message}")

@@ -375,20 +375,23 @@ def test_an_organizer_asks_a_model_from_the_batch_page_and_reads_what_went_wrong
 
 class _Busy:
     """An HTTP proxy in front of the model's server that answers the first chat completion 429 with Retry-After, as a
-    hosted API over its rate limit does, and passes everything else on: the protocol, not the client, is faked."""
+    hosted API over its rate limit does (or, `slow`, answers every request that many seconds late), and passes
+    everything else on: the protocol, not the client, is faked."""
 
-    def __init__(self, upstream: str):
+    def __init__(self, upstream: str, *, slow: float = 0):
         import http.server
         import threading
 
-        self.upstream, self.seen = upstream.rsplit("/v1", 1)[0], []
+        self.upstream, self.seen, self.slow = upstream.rsplit("/v1", 1)[0], [], slow
         owner = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 owner.seen.append([self.path, time.monotonic(), 429])
-                if len(owner.seen) == 1:
+                if owner.slow:  # a server that takes longer than the client waits
+                    time.sleep(owner.slow)
+                elif len(owner.seen) == 1:
                     payload = b'{"error": {"message": "Rate limit reached, retry after 1 s", "type": "rate_limit"}}'
                     self.send_response(429)
                     self.send_header("Retry-After", "1")
@@ -437,3 +440,16 @@ def test_a_429_is_asked_again_after_its_retry_after_and_each_answer_is_stored_on
     # Then the schema in the form this server takes (its 500 names response_format), and each item once.
     assert [status for *_, status in busy.seen] == [429, 500, 200, 200, 200, 200]
     assert OutsideAnswer.objects.filter(batch=batch).count() == run.answered
+
+
+@pytest.mark.django_db
+def test_a_server_slower_than_the_timeout_stops_the_run_saying_so(server):
+    slow = _Busy(server, slow=3)
+    try:
+        batch = _batch()
+        with pytest.raises(ModelError, match=r"no answer within 1 s \(the timeout\); raise --timeout"):
+            model_run(batch=batch, endpoint=_endpoint(slow.url, timeout=1, max_retries=0))
+    finally:
+        slow.close()
+    assert not OutsideAnswer.objects.filter(batch=batch).exists()
+    assert ModelRun.objects.get(batch=batch).state == ModelRun.State.FAILED
