@@ -33,14 +33,7 @@ def model_votes_start(*, batch: Batch, annotator: str = "", min_confidence: floa
         raise CrowdError("--min-people: at least one person answers an item before the model's vote counts")
     if min_confidence is not None and not 0 < min_confidence <= 1:
         raise CrowdError(f"--min-confidence {min_confidence}: give a probability above 0, up to 1")
-    models = list(dict.fromkeys(OutsideAnswer.objects.filter(batch=batch, source=OutsideAnswer.MODEL)
-                                .order_by("-pk").values_list("annotator", flat=True)))
-    if not models:
-        raise CrowdError(f"no model has answered batch {batch.pk}: run `manage.py design ask-model {batch.pk} ...` "
-                         f"first")
-    name = annotator or models[0]
-    if name not in models:
-        raise CrowdError(f"no model {name!r} answered batch {batch.pk}; those that did: {', '.join(models)}")
+    name = OutsideAnswer.model_named(batch, annotator)
     link.model_vote = {"annotator": name, "min_confidence": min_confidence, "min_people": min_people}
     link.save(update_fields=["model_vote"])
     return link.model_vote

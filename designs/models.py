@@ -101,6 +101,21 @@ class OutsideAnswer(models.Model):
     def __str__(self):
         return f"{self.source}:{self.annotator} on item {self.item_id}"
 
+    @classmethod
+    def model_named(cls, batch: Batch, annotator: str = "") -> str:
+        """The model, as an annotator, whose answers to `batch` are meant: `annotator`, or the last to answer.
+        Raises CrowdError, saying what to run, when no such model answered it."""
+        from hits.services.errors import CrowdError
+
+        names = list(dict.fromkeys(cls.objects.filter(batch=batch, source=cls.MODEL).order_by("-pk")
+                                   .values_list("annotator", flat=True)))
+        if not names:
+            raise CrowdError(f"no model has answered batch {batch.pk}: run `manage.py design ask-model {batch.pk} "
+                             f"...` first")
+        if annotator and annotator not in names:
+            raise CrowdError(f"no model {annotator!r} answered batch {batch.pk}; those that did: {', '.join(names)}")
+        return annotator or names[0]
+
 
 class ModelRun(models.Model):
     """One run of a language model over a batch's items (designs.model_runs): who it is as an annotator, what it

@@ -48,15 +48,7 @@ def suggestions_start(*, batch: Batch, annotator: str = "", holdout: float = HOL
     if not 0 <= holdout < 1:
         raise SuggestionError(f"--holdout {holdout}: give the share of pairs that see no suggestion, from 0 up to "
                               f"(not including) 1; 0.2 is usual")
-    models = list(OutsideAnswer.objects.filter(batch=batch, source=OutsideAnswer.MODEL).order_by("-pk")
-                  .values_list("annotator", flat=True).distinct())
-    models = list(dict.fromkeys(models))
-    if not models:
-        raise SuggestionError(f"no model has answered batch {batch.pk}: run `manage.py design ask-model "
-                              f"{batch.pk} ...` first, then show its answers")
-    name = annotator or models[0]
-    if name not in models:
-        raise SuggestionError(f"no model {name!r} answered batch {batch.pk}; those that did: {', '.join(models)}")
+    name = OutsideAnswer.model_named(batch, annotator)
     link.suggest = {"annotator": name, "holdout": holdout, "since": timezone.now().isoformat()}
     link.save(update_fields=["suggest"])
     return link.suggest

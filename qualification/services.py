@@ -218,14 +218,7 @@ def practice_answer(*, attempt: Attempt, worker: Worker, item_id: int, answers: 
     posted form, put back on the page when the item is tried again."""
     now = now or timezone.now()
     with transaction.atomic():
-        attempt = Attempt.objects.select_for_update().select_related("test").get(pk=attempt.pk)
-        if attempt.worker_id != worker.pk:
-            raise CrowdError("this attempt is another worker's")
-        if attempt.submitted:
-            raise CrowdError(f"this practice round is over ({attempt.score}%)")
-        if now > attempt.deadline:
-            _close(attempt, {}, now)
-            raise CrowdError(f"the time for this practice round ran out at {attempt.deadline:%H:%M} UTC")
+        attempt = _open_attempt(attempt, worker, now)
         items = list(attempt.test.items.all())
         progress = attempt.progress
         current = items[progress["at"]]
@@ -254,16 +247,22 @@ def attempt_submit(*, attempt: Attempt, worker: Worker, answers: Mapping[str, An
     """Grade an attempt once. answers: {"item-<id>": "1"/"0"}, as the page posts them."""
     now = now or timezone.now()
     with transaction.atomic():
-        attempt = Attempt.objects.select_for_update().select_related("test").get(pk=attempt.pk)
-        if attempt.worker_id != worker.pk:
-            raise CrowdError("this attempt is another worker's")
-        if attempt.submitted:
-            raise CrowdError(f"you sent this attempt already ({attempt.score}%); an attempt is graded once")
-        if now > attempt.deadline:
-            _close(attempt, {}, now)
-            raise CrowdError(f"the time for this attempt ran out at {attempt.deadline:%H:%M} UTC, so it was graded "
-                             f"without answers and counts as failed")
-        return _close(attempt, answers, now)
+        return _close(_open_attempt(attempt, worker, now), answers, now)
+
+
+def _open_attempt(attempt: Attempt, worker: Worker, now: datetime) -> Attempt:
+    """The attempt, locked, while it is the worker's and open: refused once sent, and closed as it stands (and
+    refused) once its time ran out. Call inside a transaction."""
+    attempt = Attempt.objects.select_for_update().select_related("test").get(pk=attempt.pk)
+    if attempt.worker_id != worker.pk:
+        raise CrowdError("this attempt is another worker's")
+    if attempt.submitted:
+        raise CrowdError(f"you sent this attempt already ({attempt.score}%); an attempt is graded once")
+    if now > attempt.deadline:
+        _close(attempt, {}, now)
+        raise CrowdError(f"the time for this attempt ran out at {attempt.deadline:%H:%M} UTC, so it was graded "
+                         f"without answers and counts as failed")
+    return attempt
 
 
 def _close(attempt: Attempt, answers: Mapping[str, Any], now: datetime) -> Attempt:
