@@ -77,16 +77,18 @@ def _window(settings: dict[str, Any], claimed: datetime) -> bool:
     return claimed >= since and (until is None or claimed < until)
 
 
-def for_assignment(assignment: Assignment, items: list[Item]) -> tuple[str, dict[int, dict[str, Any]]]:
-    """(the model's name, {item id: its answers}) of the suggestions this assignment's page shows: none outside the
-    window or for held-out pairs."""
+def for_assignment(assignment: Assignment) -> tuple[str, list[Item], dict[int, dict[str, Any]]]:
+    """(the model's name, the HIT's items, {item id: the model's answers}) of the suggestions this assignment's page
+    shows: none outside the window or for held-out pairs. One query when the batch shows none (the items are read
+    only when it does)."""
     link = DesignBatch.objects.filter(batch_id=assignment.hit.batch_id).only("suggest").first()
     settings = link.suggest if link is not None else {}
     if not settings or not _window(settings, assignment.claimed):
-        return "", {}
+        return "", [], {}
+    items = assignment.hit.ordered_items()
     shown = [item.pk for item in items if not held_out(assignment.hit.batch_id, assignment.worker_id, item.pk,
                                                        settings["holdout"])]
-    return settings["annotator"].split(" @ ")[0], dict(OutsideAnswer.objects.filter(
+    return settings["annotator"].split(" @ ")[0], items, dict(OutsideAnswer.objects.filter(
         batch_id=assignment.hit.batch_id, source=OutsideAnswer.MODEL, annotator=settings["annotator"],
         item_id__in=shown).values_list("item_id", "answers"))
 

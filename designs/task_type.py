@@ -191,8 +191,7 @@ class DesignTask(TaskType):
     def assignment_page(self, assignment):
         # A model's suggestions differ by worker (a held-out pair sees none), so they are never in the HIT's kept
         # page: the worker's page carries them as form fields its widgets start with.
-        items = assignment.hit.ordered_items()
-        model, given = for_assignment(assignment, items)
+        model, items, given = for_assignment(assignment)
         if not given:
             return {}
         design, stage = batch_design(assignment.hit.batch_id)

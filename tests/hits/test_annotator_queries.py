@@ -31,8 +31,10 @@ hits: {items_per_hit: SIZE, assignments_per_hit: 2}
 # work the annotator may see (the work list, a claim) reads their memberships and the site's projects, two queries;
 # a page's navigation reads their roles in projects, one; the work list says each batch in its design's own words
 # (title, description, what its items are called), one query for all its batches. A submit raises the batch's
-# work_version (one UPDATE), so that figures kept of the work know they are out of date without counting it.
-DESIGNED = {"work list": 16, "claim": 16, "task page": 8, "task page again": 6, "draft": 6, "submit": 15}
+# work_version (one UPDATE), so that figures kept of the work know they are out of date without counting it. A
+# design's page reads whether the batch shows a model's suggestions, one query, for they differ by worker and are
+# never in the kept body (designs.suggestions; their answers only when it does).
+DESIGNED = {"work list": 16, "claim": 16, "task page": 9, "task page again": 7, "draft": 6, "submit": 15}
 SEMEVAL = DESIGNED
 
 

@@ -31,8 +31,8 @@ def _batch(count=20, gold=()):
     batch = batch_publish(batch=batch)
     for item in batch.items.all():
         number = int(item.key.removeprefix("record:i"))
-        # The model is wrong on every fourth item.
-        said = TRUTH[number] if number % 4 else ("bad" if TRUTH[number] == "good" else "good")
+        # The model is wrong on every other item.
+        said = TRUTH[number] if number % 2 else ("bad" if TRUTH[number] == "good" else "good")
         OutsideAnswer.objects.create(batch=batch, item=item, source=OutsideAnswer.MODEL, annotator=MODEL,
                                      answers={"mood": said})
         if number in gold:
@@ -74,7 +74,7 @@ def test_each_worker_s_page_shows_the_suggestions_of_the_pairs_not_held_out_and_
     model = {item.pk: answer["mood"] for item, answer in (
         (entry.item, entry.answers) for entry in OutsideAnswer.objects.filter(batch=batch).select_related("item"))}
     truth = {item.pk: TRUTH[int(item.key.removeprefix("record:i"))] for item in batch.items.all()}
-    shown_pairs = held_pairs = 0
+    pairs = []  # (item, hidden) of every answer given
     for name in ("a", "b", "c", "d", "e", "f", "g"):  # one place left for the late worker
         worker = Worker.objects.create(provider="inhouse", external_id=name)
         assignment = assignment_claim(batch=batch, worker=worker)
@@ -92,23 +92,32 @@ def test_each_worker_s_page_shows_the_suggestions_of_the_pairs_not_held_out_and_
         for item in items:
             hidden = item.pk not in suggested
             raw[f"a-{item.pk}-0"] = truth[item.pk] if hidden else model[item.pk]
-            shown_pairs, held_pairs = shown_pairs + (not hidden), held_pairs + hidden
+            pairs.append((item.pk, hidden))
         assignment_submit(assignment=assignment, worker=worker, raw_answers=raw)
-    assert shown_pairs and held_pairs
+    held = [item for item, hidden in pairs if hidden]
+    shown = [item for item, hidden in pairs if not hidden]
+    # 70 pairs, 30% held out: both groups have answers on items the model gets wrong.
+    assert any(model[item] != truth[item] for item in held) and any(model[item] != truth[item] for item in shown)
 
     found = pull(batch)
     (mood,) = found["schemes"]
-    assert (mood["shown"]["answers"], mood["held_out"]["answers"]) == (shown_pairs, held_pairs)
+    assert (mood["shown"]["answers"], mood["held_out"]["answers"]) == (len(shown), len(held))
     assert mood["shown"]["follows"]["value"] == 1.0
-    assert mood["held_out"]["follows"]["value"] < 1.0  # the model is wrong on a quarter, and they saw it not
+    # Held out, they answered rightly: they gave the model's answer only where it was right.
+    assert mood["held_out"]["follows"]["value"] == round(sum(model[item] == truth[item] for item in held)
+                                                         / len(held), 4)
     assert mood["difference"]["follows"]["low"] > 0  # the pull, with an interval clear of nothing
-    assert mood["held_out"]["gold"]["value"] == 1.0 and mood["shown"]["gold"]["value"] < 1.0
+    gold = {item.pk for item in batch.items.filter(is_gold=True)}
+    held_gold, shown_gold = [item for item in held if item in gold], [item for item in shown if item in gold]
+    assert mood["held_out"]["gold"]["value"] == (1.0 if held_gold else None)
+    assert mood["shown"]["gold"]["value"] == (round(sum(model[item] == truth[item] for item in shown_gold)
+                                                    / len(shown_gold), 4) if shown_gold else None)
 
     # Stopped: work claimed later sees none, and the report keeps the window the suggestions ran in.
     suggestions_stop(batch=batch)
     late = Worker.objects.create(provider="inhouse", external_id="late")
     assert task.assignment_page(assignment_claim(batch=batch, worker=late)) == {}
-    assert pull(batch)["schemes"][0]["shown"]["answers"] == shown_pairs
+    assert pull(batch)["schemes"][0]["shown"]["answers"] == len(shown)
 
 
 @pytest.mark.django_db(transaction=True)
