@@ -324,6 +324,15 @@ def _percentiles(estimates, confidence):
     return float(low), float(high)
 
 
+def bootstrap_interval(value, estimates, *, confidence=0.95):
+    """{"value", "low", "high"} rounded to 4 places: a measure and the central interval of its bootstrap estimates;
+    None where the measure or every estimate is undefined."""
+    low, high = _percentiles(np.array(estimates, dtype=float), confidence)
+    return {"value": None if value is None else round(value, 4),
+            "low": None if value is None or np.isnan(low) else round(low, 4),
+            "high": None if value is None or np.isnan(high) else round(high, 4)}
+
+
 @dataclass(frozen=True)
 class Agreement:
     items: int

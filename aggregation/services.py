@@ -33,8 +33,6 @@ from hits.services import CrowdError, assignment_approve, assignment_reject
 from hits.task_types import get_task_type
 from qualification.models import Grant
 
-COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
-
 
 def batch_vote_rule(batch: Batch, **choices: Any) -> maths.VoteRule:
     """The vote rules of the batch: its design's threshold rule for its label scheme (aggregation.maths.vote_rule)
@@ -84,7 +82,7 @@ def vote_columns(batch: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     scheme = get_task_type(batch.task_type).label_key(batch)
     votes = {rule.yes: 1, rule.no: 0}
     items, workers, labels, hits = columns
-    rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+    rows = (Assignment.objects.answered(batch)
             .order_by("submitted", "pk").values_list("answers", "worker_id", "hit_id").iterator(chunk_size=500))
     for answers, worker, hit in rows:
         for item, answer in (answers or {}).items():
@@ -154,9 +152,9 @@ def votes_digest(batch: Batch) -> str:
     A sanction leaves the counted votes as they were, but it is a review decision about them: the run
     from before it was made without it, so the organizer is sent to look at that worker's HITs (reject
     what should not count) and aggregate again."""
-    counted = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+    counted = (Assignment.objects.answered(batch)
                .order_by("pk").values_list("pk", flat=True))
-    voters = Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).values("worker_id")
+    voters = Assignment.objects.filter(hit__batch=batch, state__in=Assignment.COUNTED_STATES).values("worker_id")
     blocked = Worker.objects.filter(pk__in=voters, blocked=True).order_by("pk").values_list("pk", flat=True)
     revoked = (Grant.objects.filter(worker__in=voters).exclude(revoked=None).order_by("pk")
                .values_list("pk", flat=True))

@@ -80,6 +80,12 @@ def read_values(design: Design, record: Record, values: Mapping[str, Any]) -> tu
     return answers, problems
 
 
+def known_answer(answer: Any, scheme: str) -> Any:
+    """A known (gold) answer's value for one scheme: {scheme: value} from a design, or the one label of a released
+    file."""
+    return answer.get(scheme) if isinstance(answer, dict) else answer
+
+
 def visible(scheme: Any, answers: Mapping[str, Any]) -> bool:
     logic = scheme.display_logic
     if logic is None:

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from django.db.models import Sum
 
+from aggregation.maths import bootstrap_interval
+from designs.answers import known_answer
 from designs.export import batch_report
 from designs.model_runs import SOURCE
 from designs.models import ModelRun, OutsideAnswer, batch_design
@@ -22,20 +24,10 @@ from hits.models import Batch, Item, Payment
 RESAMPLES = 1000  # bootstrap resamples of the items compared
 
 
-def model_names(batch: Batch) -> list[str]:
-    """The models that answered the batch, as annotators, the last to run first."""
-    return list(dict.fromkeys(ModelRun.objects.filter(batch=batch).values_list("annotator", flat=True)))
-
-
 def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dict[str, Any]:
-    """The comparison of one model (by default the one that ran last) with the crowd. Raises LookupError when no
-    model answered the batch."""
-    names = model_names(batch)
-    if not names:
-        raise LookupError(f"no model has answered batch {batch.pk}; run `manage.py design ask-model {batch.pk}` first")
-    name = annotator or names[0]
-    if name not in names:
-        raise LookupError(f"no model {name!r} answered batch {batch.pk}; those that did: {', '.join(names)}")
+    """The comparison of one model (by default the one that answered last) with the crowd. Raises CrowdError, saying
+    what to run, when no such model answered the batch."""
+    name = OutsideAnswer.model_named(batch, annotator or "")
     design, _ = batch_design(batch.pk)
     crowd = batch_report(batch, keep_items=True, outside=False)
     both = batch_report(batch, outside=(SOURCE, name))
@@ -54,8 +46,9 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
         labels = crowd.results[scheme.name].items
         pairs = [(str(labels[item]), str(answers[scheme.name])) for item, answers in given.items()
                  if scheme.name in answers and labels.get(item) is not None]
-        gold = [(str(_known(answer, scheme.name)), str(given[item][scheme.name])) for item, answer in known.items()
-                if item in given and scheme.name in given[item] and _known(answer, scheme.name) is not None]
+        gold = [(str(known_answer(answer, scheme.name)), str(given[item][scheme.name]))
+                for item, answer in known.items()
+                if item in given and scheme.name in given[item] and known_answer(answer, scheme.name) is not None]
         schemes.append({
             "scheme": scheme.name, "compared": len(pairs),
             "accuracy": _interval(pairs, _accuracy, rng), "kappa": _interval(pairs, _kappa, rng),
@@ -92,11 +85,6 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
-def _known(answer: Any, scheme: str) -> Any:
-    """A known answer's value for a scheme: {scheme: value}, or the one label of a released file."""
-    return answer.get(scheme) if isinstance(answer, dict) else answer
-
-
 def _accuracy(pairs: list[tuple[str, str]]) -> float:
     return sum(crowd == model for crowd, model in pairs) / len(pairs)
 
@@ -114,15 +102,8 @@ def _interval(pairs: list[tuple[str, str]], measure: Any, rng: np.random.Generat
     """The measure over the items, and its 95% percentile bootstrap interval over resampled items."""
     if not pairs:
         return {"value": None, "low": None, "high": None}
-    found = []
-    for _ in range(RESAMPLES):
-        value = measure([pairs[index] for index in rng.integers(0, len(pairs), len(pairs))])
-        if value is not None:
-            found.append(value)
-    value = measure(pairs)
-    low, high = (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5))) if found else (None, None)
-    return {"value": None if value is None else round(value, 4), "low": None if low is None else round(low, 4),
-            "high": None if high is None else round(high, 4)}
+    found = [measure([pairs[index] for index in rng.integers(0, len(pairs), len(pairs))]) for _ in range(RESAMPLES)]
+    return bootstrap_interval(measure(pairs), [value for value in found if value is not None])
 
 
 def _confusion(pairs: list[tuple[str, str]]) -> dict[str, dict[str, int]]:

@@ -27,7 +27,6 @@ from hits.models import Assignment, Batch, Item
 from hits.selectors import answers_by_item
 
 FORMATS = ("csv", "jsonl", "parquet", "hf", "potato", "labelstudio")
-COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)  # a rejected assignment's answers are not data
 CHUNK = 2000  # rows read from the database at a time: what a report or an export holds, whatever the batch's size
 
 
@@ -56,7 +55,7 @@ def worked_items(batch: Batch, *, outside: Outside = True) -> Iterator[
     """(assignment, worker's pseudonym, submitted, record, known-answer check or not, answer) of every item a counted
     assignment answered, in the order the work came in; items are looked up a chunk at a time. Then, unless
     `outside` is False, the answers given in another tool: (None, Annotator, when given, record, gold, answer)."""
-    assignments = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+    assignments = (Assignment.objects.answered(batch)
                    .order_by("submitted", "pk").values_list("pk", "worker_id", "submitted", "answers"))
     pseudonyms: dict[int, str] = {}
     # A chunk of assignments names a few thousand items (their HITs'), looked up at once.

@@ -102,13 +102,18 @@ class OutsideAnswer(models.Model):
         return f"{self.source}:{self.annotator} on item {self.item_id}"
 
     @classmethod
+    def model_names(cls, batch: Batch) -> list[str]:
+        """The models that answered `batch`, as annotators, the last to answer first."""
+        return list(dict.fromkeys(cls.objects.filter(batch=batch, source=cls.MODEL).order_by("-pk")
+                                  .values_list("annotator", flat=True)))
+
+    @classmethod
     def model_named(cls, batch: Batch, annotator: str = "") -> str:
         """The model, as an annotator, whose answers to `batch` are meant: `annotator`, or the last to answer.
         Raises CrowdError, saying what to run, when no such model answered it."""
         from hits.services.errors import CrowdError
 
-        names = list(dict.fromkeys(cls.objects.filter(batch=batch, source=cls.MODEL).order_by("-pk")
-                                   .values_list("annotator", flat=True)))
+        names = cls.model_names(batch)
         if not names:
             raise CrowdError(f"no model has answered batch {batch.pk}: run `manage.py design ask-model {batch.pk} "
                              f"...` first")

@@ -19,15 +19,15 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
-from aggregation.maths import alpha
+from aggregation.maths import alpha, bootstrap_interval
 from core.errors import CrowdsetError
+from designs.answers import known_answer
 from designs.models import DesignBatch, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
 from hits.models import Assignment, Batch, Item
 
 HOLDOUT = 0.2  # the default share of (annotator, item) pairs that see no suggestion
 RESAMPLES = 500
-COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 
 
 class SuggestionError(CrowdsetError):
@@ -108,8 +108,7 @@ def pull(batch: Batch, *, seed: int = 0) -> dict[str, Any] | None:
     known = dict(Item.objects.filter(batch=batch, gold_answer__isnull=False).values_list("pk", "gold_answer"))
     # (item, worker, answer, shown) of every counted answer to an item the model answered, in the window.
     given = []
-    for worker, claimed, answers in Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(
-            answers=None).values_list("worker_id", "claimed", "answers"):
+    for worker, claimed, answers in Assignment.objects.answered(batch).values_list("worker_id", "claimed", "answers"):
         if not _window(settings, claimed):
             continue
         for item, answer in (answers or {}).items():
@@ -143,8 +142,9 @@ def _scheme_pull(name: str, rows: list[tuple[int, int, str, bool]], model: dict[
             picked = [(item, worker, answer) for item in chosen for worker, answer, seen in by_item[item]
                       if seen is shown]
             found[f"{group}.follows"] = _share([answer == str(model[item][name]) for item, _, answer in picked])
-            found[f"{group}.gold"] = _share([answer == str(_known(known[item], name)) for item, _, answer in picked
-                                             if item in known and _known(known[item], name) is not None])
+            found[f"{group}.gold"] = _share([answer == str(known_answer(known[item], name))
+                                             for item, _, answer in picked
+                                             if item in known and known_answer(known[item], name) is not None])
             found[f"{group}.alpha"] = _alpha(picked)
         for measure in ("follows", "gold", "alpha"):
             shown_value, held = found[f"shown.{measure}"], found[f"held_out.{measure}"]
@@ -162,16 +162,12 @@ def _scheme_pull(name: str, rows: list[tuple[int, int, str, bool]], model: dict[
         result[group] = {"answers": sum(seen is shown for item in items for _, _, seen in by_item[item])}
     for key, value in point.items():
         group, measure = key.split(".")
-        result.setdefault(group, {})[measure] = _interval(value, draws[key])
+        result.setdefault(group, {})[measure] = bootstrap_interval(value, draws[key])
     return result
 
 
 def _share(flags: list[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
-
-
-def _known(answer: Any, scheme: str) -> Any:
-    return answer.get(scheme) if isinstance(answer, dict) else answer
 
 
 def _alpha(picked: list[tuple[int, int, str]]) -> float | None:
@@ -186,10 +182,3 @@ def _alpha(picked: list[tuple[int, int, str]]) -> float | None:
     value = alpha(counts)
     return None if np.isnan(value) else value
 
-
-def _interval(value: float | None, draws: list[float]) -> dict[str, float | None]:
-    if value is None:
-        return {"value": None, "low": None, "high": None}
-    low, high = (float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))) if draws else (None, None)
-    return {"value": round(value, 4), "low": None if low is None else round(low, 4),
-            "high": None if high is None else round(high, 4)}

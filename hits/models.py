@@ -270,6 +270,10 @@ class AssignmentQuerySet(models.QuerySet):
         """Holding a submission (submitted, approved or rejected)."""
         return self.filter(state__in=Assignment.DONE_STATES)
 
+    def answered(self, batch):
+        """The batch's assignments whose answers are data: submitted or approved (a rejected one's are not)."""
+        return self.filter(hit__batch=batch, state__in=Assignment.COUNTED_STATES).exclude(answers=None)
+
 
 class Assignment(models.Model):
     class State(models.TextChoices):
@@ -285,6 +289,8 @@ class Assignment(models.Model):
     # A dead place is free again; a done place holds a submission.
     DEAD_STATES = (State.EXPIRED, State.WITHDRAWN)
     DONE_STATES = (State.SUBMITTED, State.APPROVED, State.REJECTED)
+    # Whose answers are data: a rejected assignment's are not.
+    COUNTED_STATES = (State.SUBMITTED, State.APPROVED)
     # Set by a review that found the provider had decided already (not stored).
     review_note = ""
 

@@ -156,7 +156,6 @@ _sizes: dict[tuple[int, Any], tuple[int, int]] = {}
 
 
 # Submitted and approved work: its answers are data (a rejected or withdrawn assignment's are not).
-COUNTED = (Assignment.State.SUBMITTED, Assignment.State.APPROVED)
 ANSWER_CHUNK = 2000
 
 
@@ -180,7 +179,7 @@ def answers_by_item(batch: Batch, *, scheme: str | None = None) -> Iterator[tupl
            f"JOIN hits_hit h ON h.id = a.hit_id, {each} WHERE h.batch_id = %s AND a.state IN (%s, %s) "
            f"AND a.answers IS NOT NULL AND {kind} ORDER BY item, a.submitted, a.id")
     with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, [*params, batch.pk, *COUNTED])
+        cursor.execute(sql, [*params, batch.pk, *Assignment.COUNTED_STATES])
         while rows := cursor.fetchmany(ANSWER_CHUNK):
             for pk, worker, found, hit in rows:
                 if scheme is None and isinstance(found, str | bytes):

@@ -33,8 +33,7 @@ from aggregation.services import batch_vote_rule, runs_compare, spot_checked, sp
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
-from designs.compare import model_names
-from designs.models import DesignBatch, ModelRun
+from designs.models import DesignBatch, ModelRun, OutsideAnswer
 from designs.suggestions import suggestions_start, suggestions_stop
 from designs.task_type import writing_evidence
 from hits.extensions import other_spending
@@ -430,7 +429,7 @@ def _models_context(request: HttpRequest, batch: Batch) -> dict[str, Any]:
     link = DesignBatch.objects.filter(batch=batch).first()
     if link is None:
         return {}
-    names = model_names(batch)
+    names = OutsideAnswer.model_names(batch)
     kept = request.session.get(f"model-form-{batch.pk}") or {}
     return {"design_batch": True, "model_runs": list(ModelRun.objects.filter(batch=batch)[:10]),
             "model_form": forms.ModelRunForm(initial=kept or None, prefix="ask"),
@@ -533,7 +532,7 @@ def _models(request: HttpRequest, project: Project, batch: Batch, action: str) -
         if request.POST.get("stop"):
             call = functools.partial(suggestions_stop, batch=batch)
         else:
-            form = forms.SuggestForm(request.POST, models=model_names(batch), prefix="suggest")
+            form = forms.SuggestForm(request.POST, models=OutsideAnswer.model_names(batch), prefix="suggest")
             if not form.is_valid():
                 for field, errors in form.errors.items():
                     messages.error(request, f"suggestions: {field}: {' '.join(errors)}")

@@ -217,6 +217,7 @@ def practice_answer(*, attempt: Attempt, worker: Worker, item_id: int, answers: 
     an item the round is not at (a second tab, a page sent twice) is refused and changes nothing. `draft` is the
     posted form, put back on the page when the item is tried again."""
     now = now or timezone.now()
+    _close_if_late(attempt, worker, now)
     with transaction.atomic():
         attempt = _open_attempt(attempt, worker, now)
         items = list(attempt.test.items.all())
@@ -246,23 +247,34 @@ def attempt_submit(*, attempt: Attempt, worker: Worker, answers: Mapping[str, An
                    now: datetime | None = None) -> Attempt:
     """Grade an attempt once. answers: {"item-<id>": "1"/"0"}, as the page posts them."""
     now = now or timezone.now()
+    _close_if_late(attempt, worker, now)
     with transaction.atomic():
         return _close(_open_attempt(attempt, worker, now), answers, now)
 
 
 def _open_attempt(attempt: Attempt, worker: Worker, now: datetime) -> Attempt:
-    """The attempt, locked, while it is the worker's and open: refused once sent, and closed as it stands (and
-    refused) once its time ran out. Call inside a transaction."""
+    """The attempt, locked, while it is the worker's and open: refused once sent or late. Call inside a transaction,
+    after _close_if_late outside it (a refusal rolls that transaction back, and a late attempt's close must stay)."""
     attempt = Attempt.objects.select_for_update().select_related("test").get(pk=attempt.pk)
     if attempt.worker_id != worker.pk:
         raise CrowdError("this attempt is another worker's")
     if attempt.submitted:
         raise CrowdError(f"you sent this attempt already ({attempt.score}%); an attempt is graded once")
     if now > attempt.deadline:
-        _close(attempt, {}, now)
-        raise CrowdError(f"the time for this attempt ran out at {attempt.deadline:%H:%M} UTC, so it was graded "
-                         f"without answers and counts as failed")
+        raise CrowdError(f"the time for this attempt ran out at {attempt.deadline:%H:%M} UTC")
     return attempt
+
+
+def _close_if_late(attempt: Attempt, worker: Worker, now: datetime) -> None:
+    """Grade the worker's open attempt whose time ran out, without answers, in a transaction of its own; then
+    refuse."""
+    with transaction.atomic():
+        late = Attempt.objects.select_for_update().select_related("test").get(pk=attempt.pk)
+        if late.worker_id != worker.pk or late.submitted or now <= late.deadline:
+            return
+        _close(late, {}, now)
+    raise CrowdError(f"the time for this attempt ran out at {late.deadline:%H:%M} UTC, so it was graded "
+                     f"without answers and counts as failed")
 
 
 def _close(attempt: Attempt, answers: Mapping[str, Any], now: datetime) -> Attempt:

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from aggregation import maths
-from aggregation.services import COUNTED
 from core.items import ChoiceItem
 from designs.items import Record
 from designs.schemes.pairwise import Pairwise
@@ -68,7 +67,7 @@ def choice_report(batch: Batch, *, samples: int = 1000, seed: int = 0, trusted: 
     if not _is_choice_batch(batch):
         raise CrowdError(f"batch {batch.pk} is not a 2-choice batch (one made from designs/{DESIGN}.yaml or a design "
                          f"with a '{SCHEME}' scheme)")
-    rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+    rows = (Assignment.objects.answered(batch)
             .values_list("answers", "worker_id"))
     votes = [(int(item), worker, int(answer[SCHEME])) for answers, worker in rows
              for item, answer in (answers or {}).items() if answer.get(SCHEME) is not None]

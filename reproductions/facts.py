@@ -11,7 +11,6 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from aggregation.services import COUNTED
 from core.semeval import spreadsheet_csv
 from core.textrules import overlap, position, words
 from designs.items import Record
@@ -53,7 +52,7 @@ def statements(batch: Batch) -> list[dict[str, Any]]:
     """Every statement of submitted or approved work as a T-H pair, in submission order."""
     labels = _statement_labels(batch)
     items = {item.pk: record(item) for item in Item.objects.filter(batch=batch)}
-    rows = (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+    rows = (Assignment.objects.answered(batch)
             .order_by("submitted", "pk").values_list("pk", "answers", "worker__external_id"))
     pairs = []
     for assignment, answers, worker in rows:

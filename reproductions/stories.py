@@ -14,7 +14,6 @@ from typing import Any
 
 from django.db import transaction
 
-from aggregation.services import COUNTED
 from core.errors import InputError
 from core.stories import Story, edit_size, record
 from designs.items import Record
@@ -22,7 +21,7 @@ from designs.lineage import Chain, chains
 from designs.services import design_batch_create, shipped_version
 from designs.stages import workflow_batches
 from designs.task_type import design_of
-from hits.models import Batch
+from hits.models import Assignment, Batch
 from hits.services import batch_publish
 
 SPLITS = ("train", "dev", "test")
@@ -82,7 +81,7 @@ def endings(batch: Batch, made: list[Chain] | None = None) -> list[dict[str, Any
             continue
         for step in chain.steps:
             ending = _ending(step.answer)
-            if ending is None or step.assignment.state not in COUNTED:
+            if ending is None or step.assignment.state not in Assignment.COUNTED_STATES:
                 continue
             entry = found.setdefault(step.item.pk, {
                 "chain": chain.origin.pk, "story": chain_story(chain),

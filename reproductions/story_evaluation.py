@@ -14,7 +14,6 @@ import numpy as np
 from django.conf import settings
 
 from aggregation.maths import alpha, alpha_interval, ordinal_alpha, ordinal_alpha_interval
-from aggregation.services import COUNTED
 from designs.items import Record
 from designs.schemes.likert import Likert
 from designs.schemes.pairwise import Pairwise
@@ -114,7 +113,7 @@ def _answers(batch: Batch, design: str) -> tuple[dict[int, Record], list[tuple[i
         raise CrowdError(f"batch {batch.pk} is not a {what} batch (one made from designs/{design}.yaml)")
     items = {item.pk: record(item) for item in Item.objects.filter(batch=batch)}
     rows = []
-    for worker, answers in (Assignment.objects.filter(hit__batch=batch, state__in=COUNTED).exclude(answers=None)
+    for worker, answers in (Assignment.objects.answered(batch)
                             .values_list("worker__external_id", "answers")):
         rows += [(int(item), worker, answer) for item, answer in answers.items()]
     return items, rows, found

@@ -85,9 +85,11 @@ class RadioType(SchemeType):
         return {"labels": {"decision": str(value)}}
 
     def potato_alias(self, scheme, importer):
-        # Potato's triage: accept, reject or skip, on its keys; a pick moves on as Potato's auto_advance does.
-        labels = [{"name": name, "key_value": str(scheme.get(f"{name}_key", default)),
-                   **({"description": str(scheme[f"{name}_label"])} if scheme.get(f"{name}_label") else {})}
-                  for name, default in (("accept", "a"), ("reject", "r"), ("skip", "s"))]
+        # Potato's triage: accept, reject or skip, shown as Keep, Discard and Unsure on keys 1, 2 and 3 unless the
+        # config names others (Potato 2.12.1's defaults, as its page shows them; its docstring's a/r/s are stale).
+        labels = [{"name": name, "key_value": str(scheme.get(f"{name}_key", key)),
+                   "description": str(scheme.get(f"{name}_label") or shown)}
+                  for name, key, shown in (("accept", "1", "Keep"), ("reject", "2", "Discard"),
+                                           ("skip", "3", "Unsure"))]
         return ({"labels": labels, "horizontal": True},
                 "a triage (accept, reject, skip), run as a radio scheme on the same keys")

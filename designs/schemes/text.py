@@ -203,10 +203,15 @@ class TextType(SchemeType):
         return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
 
     def potato_alias(self, scheme, importer):
-        # Potato's text_edit: a box that starts as the item's text (or source_field) for the annotator to edit.
-        source = str(scheme.get("source_field") or importer.text_key)
+        # Potato's text_edit: a box that starts as the item's source_field for the annotator to edit. Without one,
+        # Potato 2.12.1's box (and the "original" its record keeps) starts empty, whatever the item's text: so here.
+        if not scheme.get("source_field"):
+            return ({"textarea": True}, "a text to edit, run as a text box that starts empty as in Potato (no "
+                                        "source_field; no live diff or reset button)")
+        source = str(scheme["source_field"])
         return ({"textarea": True, "prefill_key": "text" if source == importer.text_key else source},
-                "a text to edit, run as a text box that starts as it (no live diff or reset button)")
+                f"a text to edit, run as a text box that starts as the item's {source} (no live diff or reset "
+                f"button)")
 
     def from_labelstudio(self, control, importer):
         rows = importer.integer(control, "rows", 0, 1, 30)

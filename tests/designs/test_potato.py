@@ -559,17 +559,18 @@ annotation_schemes:
     taxonomy: {Animals: {Mammals: [Dog, Cat], Birds: []}, Plants: [Trees]}
     max_selections: 2
     display_logic: {show_when: [{schema: keep, operator: equals, value: accept}]}
-  - {annotation_type: text_edit, name: fixed, description: Fix the typos}
+  - {annotation_type: text_edit, name: fixed, description: Fix the typos, source_field: text}
+  - {annotation_type: text_edit, name: written, description: Write it better}
 """
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
     assert found.ok, found.errors
     schemes = {scheme.name: scheme for scheme in found.design.annotation_schemes}
     assert [(scheme.annotation_type, scheme.name) for scheme in found.design.annotation_schemes] == [
         ("radio", "keep"), ("slider", "warmth"), ("likert", "sure"), ("multirate", "feel"), ("multiselect", "topic"),
-        ("text", "fixed")]
+        ("text", "fixed"), ("text", "written")]
     keep = schemes["keep"]
     assert [(label.name, label.key_value, label.description) for label in keep.labels] == [
-        ("accept", "a", "Accept"), ("reject", "r", "Drop"), ("skip", "s", "Skip")]
+        ("accept", "1", "Keep"), ("reject", "2", "Drop"), ("skip", "3", "Unsure")]
     assert keep.required
     assert (schemes["warmth"].min_value, schemes["warmth"].max_value, schemes["warmth"].step) == (0, 100, 1)
     assert schemes["warmth"].description == "How warm? (cold – warm)"
@@ -581,6 +582,9 @@ annotation_schemes:
         "Plants", "Plants › Trees"]
     assert schemes["topic"].max_selected == 2 and schemes["topic"].display_logic.show_when[0].schema_ == "keep"
     assert schemes["fixed"].prefill_key == "text" and schemes["fixed"].textarea
+    # Without source_field Potato 2.12.1's box starts empty (seen in Potato itself): so it does here.
+    assert schemes["written"].prefill_key is None and schemes["written"].textarea
+    assert "scheme 'written': a text to edit, run as a text box that starts empty as in Potato" in " ".join(found.notes)
     assert "scheme 'warmth': a visual analogue scale, run as a slider on steps of 1, its ends (cold – warm) in its " \
            "question" in found.notes
 
@@ -605,7 +609,7 @@ annotation_schemes:
   - {annotation_type: semantic_differential, name: feel, pairs: [[cold, warm], [dull, lively]], scale_points: 5}
   - {annotation_type: hierarchical_multiselect, name: topic, taxonomy: {Animals: {Mammals: [Dog, Cat]}}}
   - {annotation_type: radio, name: plain, labels: [yes, no]}
-  - {annotation_type: text_edit, name: fixed}
+  - {annotation_type: text_edit, name: fixed, source_field: text}
   - {annotation_type: extractive_qa, name: answer}
   - annotation_type: error_span
     name: errs

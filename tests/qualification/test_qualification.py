@@ -99,9 +99,18 @@ class AttemptTests(QualificationTestCase, BaseTestCase):
         other = Worker.objects.create(provider="inhouse", external_id="other")
         with self.assertRaisesRegex(CrowdError, "another worker's"):
             attempt_submit(attempt=attempt, worker=other, answers=self.answers(40))
+        with self.assertRaisesRegex(CrowdError, "another worker's"):
+            attempt_submit(attempt=attempt, worker=other, answers=self.answers(40),
+                           now=attempt.deadline + timedelta(seconds=1))
+        attempt.refresh_from_db()
+        self.assertIsNone(attempt.submitted)  # another worker's late try closes nothing
         with self.assertRaisesRegex(CrowdError, "ran out at"):
             attempt_submit(attempt=attempt, worker=self.worker, answers=self.answers(40),
                            now=attempt.deadline + timedelta(seconds=1))
+        attempt.refresh_from_db()  # graded without answers although the submission was refused
+        self.assertEqual((attempt.passed, attempt.score, attempt.submitted is not None), (False, 0, True))
+        with self.assertRaisesRegex(CrowdError, "sent this attempt already"):
+            attempt_submit(attempt=attempt, worker=self.worker, answers=self.answers(40))
 
     def test_an_unqualified_worker_is_refused_at_claim_and_at_submit(self):
         batch = batch_publish(batch=labeling_batch_create(

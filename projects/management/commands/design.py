@@ -272,7 +272,7 @@ class Command(BaseCommand):
         batch = self._batch(options["batch"])
         try:
             found = compare(batch, options["model"] or None)
-        except LookupError as error:
+        except CrowdsetError as error:
             raise CommandError(str(error)) from None
         if options["json"]:
             self.stdout.write(json.dumps(found))
