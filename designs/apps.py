@@ -20,3 +20,8 @@ class DesignsConfig(AppConfig):
         from hits.extensions import MODEL_VOTES
 
         MODEL_VOTES.register("design", model_votes)  # a model as one more voter in adaptive batches
+        from designs import attention
+        from hits.extensions import ELIGIBILITY, NOTICES
+
+        ELIGIBILITY.register("attention checks", attention.refusal)  # Potato's block_threshold
+        NOTICES.register("attention checks", attention.notice)  # and its warn_threshold

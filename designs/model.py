@@ -48,6 +48,25 @@ class Items(Strict):
                                                      "schemes")
 
 
+class Attention(Strict):
+    """What a worker who answers known-answer items wrong is told, and when they may take no more of the batch's
+    work (Potato's attention_checks.failure_handling)."""
+
+    warn_after: int | None = Field(2, ge=1, description="known-answer items answered wrong before the worker is "
+                                                        "warned after each submission")
+    warn_message: str = Field("Please read items carefully before answering.", min_length=1)
+    block_after: int | None = Field(5, ge=1, description="known-answer items answered wrong before the worker may "
+                                                         "take no more of the batch's work")
+    block_message: str = Field("You have been blocked due to too many incorrect attention check responses.",
+                               min_length=1)
+
+    @model_validator(mode="after")
+    def _block_after_warning(self):
+        if self.warn_after and self.block_after and self.block_after <= self.warn_after:
+            raise ValueError(f"block_after ({self.block_after}) must be more than warn_after ({self.warn_after})")
+        return self
+
+
 class Hits(Strict):
     """How items are packed into HITs and what a HIT pays."""
 
@@ -63,6 +82,15 @@ class Hits(Strict):
                                                                      "interleaved); file: in the items file's order")
     layout: Literal["page", "item"] = Field("page", description="page: a HIT's items on one page; item: one item at "
                                                                 "a time, with Previous and Next (and the arrow keys)")
+    attention: Attention | None = Field(None, description="warn, then stop, a worker who answers known-answer "
+                                                          "items wrong (needs gold_rate)")
+
+    @model_validator(mode="after")
+    def _attention_needs_known_answers(self):
+        if self.attention is not None and not self.gold_rate:
+            raise ValueError("attention counts known-answer items answered wrong, and gold_rate is 0: mix some in "
+                             "(gold_rate, with items.gold_key) or leave attention out")
+        return self
 
 
 class MturkSettings(Strict):

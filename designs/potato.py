@@ -330,6 +330,7 @@ class _Translation:
         rate = self._known_answer_rate()
         if rate:
             design["hits"]["gold_rate"] = rate
+        self._attention(design)
         for crowd in ("prolific", "mturk"):
             if raw.get(crowd):
                 design["provider"] = {"name": crowd}
@@ -406,10 +407,48 @@ class _Translation:
                 frequency = settings.get("frequency")
                 share = 1 / frequency if isinstance(frequency, int) and frequency > 1 else 0.1
             rate += share
+            said = ("warned and then stopped as its failure_handling says" if block == "attention_checks" else
+                    "no feedback is shown")
             self.notes.append(f"{block}: the items of {settings['items_file']} are known-answer items, "
-                              f"{share:.0%} of each HIT; the report scores each annotator on them (no feedback "
-                              f"or blocking is shown to the annotator)")
+                              f"{share:.0%} of each HIT; the report scores each annotator on them ({said})")
         return min(round(rate, 3), 0.5)
+
+    def _attention(self, design: dict[str, Any]) -> None:
+        """Potato's attention_checks.failure_handling as hits.attention: its thresholds (Potato's defaults 2 and 5
+        when not given) and messages, counted over the batch's known-answer items."""
+        settings = self.raw.get("attention_checks")
+        if not isinstance(settings, dict) or not settings.get("enabled", True) or not design["hits"].get("gold_rate"):
+            return
+        handling = settings.get("failure_handling") or {}
+        if not isinstance(handling, dict):
+            self.error(("attention_checks", "failure_handling"), "is not a mapping; write {warn_threshold: 2, "
+                                                                 "block_threshold: 5}")
+            return
+        found: dict[str, Any] = {}
+        for ours, theirs in (("warn_after", "warn_threshold"), ("block_after", "block_threshold")):
+            value = handling.get(theirs, 2 if theirs == "warn_threshold" else 5)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                self.error(("attention_checks", "failure_handling", theirs),
+                           f"is {value!r}; give a whole number of failed checks, 1 or more")
+                return
+            found[ours] = value
+        for ours, theirs in (("warn_message", "warn_message"), ("block_message", "block_message")):
+            if handling.get(theirs):
+                found[ours] = str(handling[theirs])
+        if found["block_after"] <= found["warn_after"]:
+            self.error(("attention_checks", "failure_handling", "block_threshold"),
+                       f"is {found['block_after']}, not more than warn_threshold ({found['warn_after']}); Potato "
+                       f"refuses this too")
+            return
+        design["hits"]["attention"] = found
+        self.origin[("hits", "attention")] = ("attention_checks", "failure_handling") if handling else (
+            "attention_checks",)
+        if self.raw.get("gold_standards"):
+            self.warnings.append("attention_checks.failure_handling: its thresholds count every known-answer item "
+                                 "here, the gold_standards' items too (Potato counts the attention checks alone)")
+        if settings.get("min_response_time"):
+            self.warnings.append("attention_checks.min_response_time: not run; a check answered too fast is not "
+                                 "failed here")
 
     def _items(self) -> dict[str, Any]:
         properties = self.raw.get("item_properties") or {}

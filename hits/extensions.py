@@ -17,6 +17,8 @@
   tokens: designs), counted against every budget
 - MODEL_VOTES: votes(batch) -> ({item: a model's answers}, people needed first) or None: the model as one more voter
   where an adaptive batch's people are fewer than its rule needs (designs.model_votes)
+- NOTICES: notice(batch, worker) -> what the worker is told after each submission on this site, or None (designs
+  registers the attention rules' warning)
 - BUDGETS: budgets(batch) -> [(what, limit, batch ids)], the budgets above
   the batch's own that its spending counts against (the projects app
   registers a project's). Called inside the transaction that claims a
@@ -46,6 +48,7 @@ class Refusal(str):
 
 
 ELIGIBILITY: Registry[Callable[[Batch, Worker], str | None]] = Registry("eligibility check")
+NOTICES: Registry[Callable[[Batch, Worker], str | None]] = Registry("notice after a submission")
 REVOKERS: Registry[Callable[[Worker, str], int]] = Registry("revoker")
 WORKER_ACCURACY: Registry[Callable[[Iterable[int]], dict[int, float | None]]] = Registry("worker accuracy source")
 # Who may take part in a batch's study at a provider that filters participants (Prolific): each source adds
@@ -66,6 +69,10 @@ def refusal(batch: Batch, worker: Worker) -> str | None:
         if reason:
             return reason
     return None
+
+
+def notices(batch: Batch, worker: Worker) -> list[str]:
+    return [said for _, notice in NOTICES.items() if (said := notice(batch, worker))]
 
 
 def revoke(worker: Worker, reason: str) -> int:

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from accounts import access
 from accounts.roles import ANNOTATOR, role_required
-from hits import selectors, services
+from hits import extensions, selectors, services
 from hits.crowd_auth import worker_required
 from hits.models import Assignment, Batch, Hit
 from hits.providers import get_provider
@@ -167,6 +167,8 @@ def assignment_submit(request, assignment_id):
         return redirect(completion_url(assignment.hit.batch))
     messages.success(request, f"Thank you: your answers to HIT {assignment.hit.number} are saved." if stored
                      else "These answers were saved already.")
+    for notice in extensions.notices(assignment.hit.batch, worker) if stored else []:
+        messages.warning(request, notice)
     if request.POST.get("next") == "1":
         return _next(request, assignment.hit.batch, worker)
     return redirect("hits:work_list")

@@ -1,0 +1,145 @@
+"""Potato's attention checks with their failure handling: known-answer items mixed into every HIT, a warning after
+a submission once `warn_threshold` of them are answered wrong, and no more of the work once `block_threshold`
+are (its message said when the worker next asks for work)."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from django.contrib.messages import get_messages
+
+from designs.potato import UploadedFolder, import_config
+from hits.models import Assignment, Item
+from hits.services import batch_publish
+from tests.browser import axe_clean
+from tests.designs.fixtures import hit_page, potato_project, project_annotator
+from tests.test_accessibility import PHONE
+
+CONFIG = b"""annotation_task_name: Careful moods
+data_files: [posts.jsonl]
+item_properties: {id_key: id, text_key: text}
+assignment_strategy: fixed_order
+attention_checks:
+  enabled: true
+  items_file: checks.jsonl
+  frequency: 2
+  failure_handling:
+    warn_threshold: 1
+    warn_message: "Please read each post before you answer."
+    block_threshold: 2
+    block_message: "You answered too many checks wrong to go on."
+annotation_schemes:
+  - {annotation_type: radio, name: mood, labels: [happy, sad]}
+"""
+POSTS = b"".join(b'{"id": "p%d", "text": "Post number %d."}\n' % (number, number) for number in range(1, 31))
+CHECKS = b"".join(b'{"id": "c%d", "text": "Check %d: choose sad.", "expected_answer": {"mood": "sad"}}\n'
+                  % (number, number) for number in range(1, 31))
+
+
+def test_failure_handling_becomes_the_designs_attention_rules():
+    found = import_config(CONFIG, name="c.yaml", folder=UploadedFolder({"posts.jsonl": POSTS,
+                                                                       "checks.jsonl": CHECKS}))
+    assert found.ok, found.errors
+    attention = found.design.hits.attention
+    assert (attention.warn_after, attention.block_after) == (1, 2)
+    assert attention.block_message == "You answered too many checks wrong to go on."
+    assert any("warned and then stopped as its failure_handling says" in note for note in found.notes)
+    # Potato's defaults (2 and 5) when the block has no failure_handling; its refusals are ours too.
+    plain = CONFIG.split(b"  failure_handling:")[0] + b"annotation_schemes:" + CONFIG.split(b"annotation_schemes:")[1]
+    found = import_config(plain, name="c.yaml", folder=UploadedFolder({"posts.jsonl": POSTS, "checks.jsonl": CHECKS}))
+    assert (found.design.hits.attention.warn_after, found.design.hits.attention.block_after) == (2, 5)
+    backwards = CONFIG.replace(b"block_threshold: 2", b"block_threshold: 1")
+    found = import_config(backwards, name="c.yaml", folder=UploadedFolder({"posts.jsonl": POSTS,
+                                                                           "checks.jsonl": CHECKS}))
+    assert found.errors == ["c.yaml:12: attention_checks.failure_handling.block_threshold: is 1, not more than "
+                            "warn_threshold (1); Potato refuses this too"]
+    found = import_config(CONFIG.replace(b"warn_threshold: 1", b"warn_threshold: often"), name="c.yaml",
+                          folder=UploadedFolder({"posts.jsonl": POSTS, "checks.jsonl": CHECKS}))
+    assert found.errors == ["c.yaml:10: attention_checks.failure_handling.warn_threshold: is 'often'; give a whole "
+                            "number of failed checks, 1 or more"]
+
+
+def _answer(client, assignment, wrong_checks: int) -> list[str]:
+    """Submit the assignment's page: every post happy, the checks sad except `wrong_checks` of them; the messages
+    the worker is shown after it."""
+    form, wrong = {}, 0
+    for item in assignment.hit.ordered_items():
+        answer = "happy"
+        if item.gold_answer is not None:
+            answer = "happy" if wrong < wrong_checks else "sad"
+            wrong += answer == "happy"
+        form[f"a-{item.pk}-0"] = answer
+    assert wrong == wrong_checks, "the HIT has too few check items for the test"
+    response = client.post(f"/work/assignments/{assignment.pk}/submit/", form)
+    assert response.status_code == 302, response.content.decode()[:500]
+    return [str(message) for message in get_messages(response.wsgi_request)]
+
+
+@pytest.mark.django_db
+def test_a_worker_is_warned_then_stopped_after_answering_checks_wrong(client, tmp_path, capsys):
+    for name, data in (("config.yaml", CONFIG), ("posts.jsonl", POSTS), ("checks.jsonl", CHECKS)):
+        (tmp_path / name).write_bytes(data)
+    project = potato_project(tmp_path / "config.yaml", capsys)
+    batch = batch_publish(batch=project.batches.get())
+    assert batch.requirements["attention"]["block_after"] == 2
+    assert Item.objects.filter(batch=batch, gold_answer__isnull=False).count() == 30
+    client.force_login(project_annotator(project, "ada"))
+
+    def claim():
+        response = client.post(f"/work/batches/{batch.pk}/claim/")
+        return Assignment.objects.filter(hit__batch=batch, state=Assignment.State.CLAIMED).first(), response
+
+    first, _ = claim()
+    said = _answer(client, first, wrong_checks=0)
+    assert not any("read each post" in message for message in said)  # all checks right: no warning
+    second, _ = claim()
+    said = _answer(client, second, wrong_checks=1)
+    assert "Please read each post before you answer. (1 check items answered wrong so far)" in said
+    third, _ = claim()
+    said = _answer(client, third, wrong_checks=1)
+    assert "You answered too many checks wrong to go on. (2 check items answered wrong)" in said
+    held, response = claim()
+    assert held is None  # no more of the batch's work
+    assert response.status_code == 403
+    page = " ".join(html.unescape(response.content.decode()).split())
+    assert "You answered too many checks wrong to go on. (2 check items of Careful moods" in page, page[-600:]
+    assert "answered wrong; the work ends at 2)" in page
+    # Another annotator is not touched by the first one's mistakes.
+    client.force_login(project_annotator(project, "bo"))
+    other, _ = claim()
+    assert other is not None and other.worker.external_id != first.worker.external_id
+
+
+def test_the_warning_and_the_stop_as_an_annotator_meets_them_on_a_phone(chromium, live_server, tmp_path, capsys):
+    """In Chromium at 390 px, by keyboard: an annotator who answers every item of a HIT "happy" gets its check items
+    wrong; after Submit the work list says why they may go on no longer, and lists the batch as closed to them."""
+    for name, data in (("config.yaml", CONFIG), ("posts.jsonl", POSTS), ("checks.jsonl", CHECKS)):
+        (tmp_path / name).write_bytes(data)
+    project = potato_project(tmp_path / "config.yaml", capsys)
+    batch_publish(batch=project.batches.get())
+    project_annotator(project, "cy")
+    context, page = hit_page(chromium, live_server, "cy", PHONE)
+    while True:
+        current = page.locator(".task-item.current")
+        choice = current.locator("input[value=happy]")
+        choice.focus()
+        page.keyboard.press("Space")
+        assert choice.is_checked()
+        ahead = page.get_by_role("button", name="Next →")
+        if not ahead.is_visible() or not ahead.is_enabled():
+            break
+        ahead.focus()
+        page.keyboard.press("Enter")
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    warning = page.locator(".messages .warning")
+    assert " ".join(warning.inner_text().split()).startswith("warning: You answered too many checks wrong to go on. (")
+    axe_clean(page, "potato-attention-stopped-phone")
+    # The batch is listed with why it is closed to them, not with a Take a HIT button.
+    assert page.get_by_role("button", name="Take a HIT").count() == 0
+    card = page.locator("main").inner_text()
+    assert "Work that needs something first" in card
+    assert "check items of Careful moods (careful-moods) answered wrong; the work ends at 2)." in " ".join(card.split())
+    context.close()
