@@ -168,8 +168,8 @@ def test_range_constant_sum_soft_label_and_cloze_save_what_potato_saves(chromium
 def test_types_ours_run_save_in_their_own_potato_form(chromium, live_server, tmp_path, capsys):
     """A triage, vas, confidence, semantic differential, hierarchical multiselect, text edit and extractive answer,
     run by our radio, slider, likert, grid, boxes, text box and span, answered by keyboard only; the potato export
-    writes each in its own Potato type's form, as Potato 2.12.1 exported the same answers (its CSV exactly; its
-    JSONL lost the triage's pick, which its own history and CSV keep: potato_side_by_side/README.md)."""
+    writes each in its own Potato type's form, as Potato 2.12.1 exported the same answers
+    (potato_side_by_side/README.md)."""
     batch, context, page = _start("verdicts", chromium, live_server, capsys, device=PHONE)
     item = page.locator(".task-item").first
     keep = item.locator("[data-scheme=keep] input[value=reject]")
@@ -208,7 +208,28 @@ def test_types_ours_run_save_in_their_own_potato_form(chromium, live_server, tmp
     written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
     assert _csv(written["annotations.csv"].read_text()) == _csv(
         (FOLDER / "verdicts" / "potato-annotations.csv").read_text())
-    potato = _jsonl((FOLDER / "verdicts" / "potato-annotations.jsonl").read_text())
-    assert "keep" not in potato["c1"]["labels"]  # Potato's JSONL dropped the pick its CSV kept
-    potato["c1"]["labels"]["keep"] = {"decision": "reject"}
-    assert _jsonl(written["annotations.jsonl"].read_text()) == potato
+    assert _jsonl(written["annotations.jsonl"].read_text()) == _jsonl(
+        (FOLDER / "verdicts" / "potato-annotations.jsonl").read_text())
+
+
+def test_error_spans_save_as_potato_s_mqm_record(chromium, live_server, tmp_path, capsys):
+    """Potato's error_span (MQM): each error dragged over with the mouse, its type's button and its severity from
+    the keyboard; our potato export holds Potato's record of the errors and the score from its default weights."""
+    batch, context, page = _start("errors", chromium, live_server, capsys)
+    marks = {0: [(12, 14, "Accuracy: Mistranslation", "Minor"), (30, 34, "Fluency: Grammar", "Major")],
+             1: [(17, 24, "Fluency: Spelling", "Minor")]}
+    for index, errors in marks.items():
+        item = page.locator(".task-item").nth(index)
+        for start, end, kind, severity in errors:
+            drag_characters(page, item.locator(".span-text"), start, end)
+            item.locator("[data-scheme=errors] .span-label", has_text=kind).click()
+            text = item.locator(".span-text").inner_text()[start:end]
+            picker = item.get_by_role("combobox", name=f"severity of {kind} “{text}”")
+            picker.focus()
+            for _ in range(["Minor", "Major", "Critical"].index(severity) + 1):  # down from "pick one"
+                page.keyboard.press("ArrowDown")
+            assert picker.input_value() == severity
+        if index == 0:
+            screenshot(page, "potato-errors-desktop")
+            _next(page)
+    _submit_and_compare(page, context, live_server, batch, "errors", tmp_path / "export")
