@@ -33,6 +33,17 @@ class SpanAttribute(Strict):
     name: str = Field(pattern=NAME, description="the key it is stored under in each span")
     description: str = Field("", description="the question, shown beside each span")
     labels: list[str] = Field(min_length=2, description="the picks; every span gets one")
+    score_from: float | None = Field(None, description="show a score beside the spans: this, less each span's "
+                                                       "pick's weight (never below 0), as Potato's error_span "
+                                                       "shows its quality score")
+    weights: dict[str, float] = Field(default_factory=dict, description="what each pick takes from the score")
+
+    @model_validator(mode="after")
+    def _weights_of_picks(self):
+        unknown = sorted(set(self.weights) - set(self.labels))
+        if unknown:
+            raise ValueError(f"weights names {', '.join(unknown)}, not among the picks ({', '.join(self.labels)})")
+        return self
 
 
 class Span(LabelledScheme):
@@ -146,7 +157,7 @@ class SpanType(SchemeType):
                 f"an extractive answer, run as one span labelled answer of {passage or 'the item text'!r}, the "
                 f"question ({question!r}) shown before it"
                 + (", an Unanswerable button answering no span" if unanswerable else "")
-                + "; written to Potato's export as a span")
+                + "; written to Potato's export as its answer record")
 
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         if alias == "error_span":
@@ -185,11 +196,17 @@ class SpanType(SchemeType):
                       for level in scheme.get("severities") or ["Minor", "Major", "Critical"]]
         if scheme.get("source_field"):
             importer.mark_field(str(scheme["source_field"]))
+        weights = {str(level.get("name", "")): abs(float(level.get("weight", 0))) for level in
+                   scheme.get("severities") or [{"name": "Minor", "weight": -1}, {"name": "Major", "weight": -5},
+                                                {"name": "Critical", "weight": -10}]
+                   if isinstance(level, dict) and isinstance(level.get("weight"), int | float)}
+        score = scheme.get("show_score", True) and isinstance(scheme.get("max_score", 100), int | float)
         return ({"labels": labels, "unit": "characters",
-                 "attribute": {"name": "severity", "description": "severity", "labels": severities}},
+                 "attribute": {"name": "severity", "description": "severity", "labels": severities,
+                               **({"score_from": scheme.get("max_score", 100), "weights": weights} if score else {})}},
                 "error spans, run as spans labelled by error type (type: subtype) with a severity picked for each"
-                + ("; its quality score is not shown" if scheme.get("show_score", True) else "")
-                + "; written to Potato's export as spans")
+                + ("; its quality score shown beside them as Potato shows it" if score else "")
+                + "; written to Potato's export as its error record and score")
 
     def from_potato(self, converted, importer):
         converted.setdefault("unit", "characters")  # Potato marks the characters selected, not whole words

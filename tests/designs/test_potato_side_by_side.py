@@ -229,6 +229,8 @@ def test_error_spans_save_as_potato_s_mqm_record(chromium, live_server, tmp_path
             for _ in range(["Minor", "Major", "Critical"].index(severity) + 1):  # down from "pick one"
                 page.keyboard.press("ArrowDown")
             assert picker.input_value() == severity
+        # Potato's quality score beside them: 100 less 1 a Minor and 5 a Major, as Potato showed it (94, then 99).
+        assert item.locator(".span-score").inner_text() == ("Score: 94 / 100" if index == 0 else "Score: 99 / 100")
         if index == 0:
             screenshot(page, "potato-errors-desktop")
             _next(page)

@@ -53,7 +53,8 @@ def test_error_spans_and_extractive_answers_import_as_span_schemes(tmp_path):
     # Both mark the translation; the question (Potato's text_key) is shown before it.
     assert design.items.text_key == "translation" and design.items.show == ["question"]
     notes = "\n".join(found.notes)
-    assert "error spans, run as spans labelled by error type" in notes and "quality score is not shown" in notes
+    assert "error spans, run as spans labelled by error type" in notes and "quality score shown beside" in notes
+    assert (errors.attribute.score_from, errors.attribute.weights) == (100, {"Minor": 1, "Major": 5})
     assert "an extractive answer, run as one span labelled answer of 'translation'" in notes
 
 

@@ -6,6 +6,12 @@ window.crowdsetSpanExtras = {
   widget({widget, root, field, shown, text, changed}) {
     const attribute = root.dataset.attribute ? JSON.parse(root.dataset.attribute) : null;
     const nothing = root.querySelector(".span-nothing");
+    const scored = root.querySelector(".span-score-value");
+    function score(spans) {  // the score less each span's pick's weight, never below 0 (Potato's error_span)
+      if (!scored || attribute.score_from == null) return;
+      const less = spans.reduce((sum, span) => sum + Math.abs((attribute.weights || {})[span[3]] || 0), 0);
+      scored.textContent = String(Math.max(0, attribute.score_from - less));
+    }
     if (nothing) nothing.addEventListener("click", () => {
       field.value = "none";
       text.render();
@@ -14,6 +20,7 @@ window.crowdsetSpanExtras = {
     return {
       listed() {  // true when the answer is that there is nothing to mark, drawn so
         if (field.value === "none") {
+          score([]);
           const li = document.createElement("li");
           li.textContent = nothing ? nothing.textContent : "nothing";
           shown.replaceChildren(li);
@@ -22,6 +29,7 @@ window.crowdsetSpanExtras = {
         // A span without its pick keeps the item open.
         if (attribute && widget.read().some(span => !span[3])) widget.scheme.dataset.invalid = "true";
         else delete widget.scheme.dataset.invalid;
+        score(widget.read());
         return false;
       },
       picker(span, n) {  // the attribute's picker of one span, and a space after it
