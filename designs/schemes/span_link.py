@@ -24,6 +24,9 @@ from designs.schemes.base import (
 from designs.schemes.span import EXTRAS
 
 MAX_LINKS = 100
+# The colours Potato's coreference manager gives its chains in turn (static/coreference-manager.js).
+CHAIN_COLOURS = ("#6E56CF", "#EF4444", "#22C55E", "#3B82F6", "#F59E0B", "#EC4899", "#06B6D4", "#F97316", "#8B5CF6",
+                 "#10B981")
 
 
 class LinkType(Strict):
@@ -160,6 +163,23 @@ class SpanLinkType(SchemeType):
                                         f"{link[end]['end']}" for end in ("from", "to")],
                            "direction": "directed" if directed[link["type"]] else "undirected", "properties": {}}
                           for number, link in enumerate(value, 1)]}
+
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
+        if alias != "coreference":
+            return self.potato_answer(scheme, value, record)
+        # Potato keeps a coreference chain as one undirected link of all its mentions (span_ids), "chain_1" on, of
+        # type coreference (no entity types are asked here), coloured in turn: the mentions linked here, together.
+        chains: list[list[tuple]] = []
+        for link in value:
+            ends = [(link[end]["start"], link[end]["end"], link[end]["label"]) for end in ("from", "to")]
+            joined = [chain for chain in chains if any(end in chain for end in ends)]
+            merged = sorted({*ends, *(mention for chain in joined for mention in chain)})
+            chains = [chain for chain in chains if chain not in joined] + [merged]
+        chains.sort()
+        return {"links": [{"id": f"chain_{number}", "schema": scheme.name, "link_type": "coreference",
+                           "span_ids": [f"{scheme.span_schema}_{label}_{start}_{end}" for start, end, label in chain],
+                           "direction": "undirected", "properties": {"color": CHAIN_COLOURS[(number - 1) % 10]}}
+                          for number, chain in enumerate(chains, 1)]}
 
     def potato_alias(self, scheme, importer):
         # Coreference chains: the mentions of one entity linked to each other, the chain being what is linked.

@@ -12,7 +12,7 @@ from designs.export import export_batch
 from designs.items import read_items
 from designs.loader import DesignError, load_text
 from designs.potato import import_file
-from designs.schemes import AnswerProblem, Record
+from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from designs.services import design_batch_create, design_version_save
 from hits.models import Assignment
 from hits.services import batch_publish
@@ -93,6 +93,21 @@ annotation_schemes:
     assert chains.annotation_type == "span_link" and [kind.name for kind in chains.link_types] == ["same entity"]
     assert any("coreference chains, run as links between mentions" in note and "entity_types are not asked" in note
                for note in found.notes)
+    # Written to Potato's export as Potato keeps chains: one undirected link of all the mentions of an entity.
+    same = "same entity"
+    ada, she, bo, him, it = ({"start": start, "end": end, "label": "PERSON"} for start, end in
+                             ((0, 3), (9, 12), (30, 32), (40, 43), (50, 52)))
+    links = [{"type": same, "from": she, "to": ada}, {"type": same, "from": him, "to": bo},
+             {"type": same, "from": it, "to": she}]
+    written = SCHEME_TYPES.of(chains).potato_alias_answer("coreference", chains, links, None)
+    assert written == {"links": [
+        {"id": "chain_1", "schema": "chains", "link_type": "coreference",
+         "span_ids": ["mentions_PERSON_0_3", "mentions_PERSON_9_12", "mentions_PERSON_50_52"],
+         "direction": "undirected", "properties": {"color": "#6E56CF"}},
+        {"id": "chain_2", "schema": "chains", "link_type": "coreference",
+         "span_ids": ["mentions_PERSON_30_32", "mentions_PERSON_40_43"], "direction": "undirected",
+         "properties": {"color": "#EF4444"}}]}
+    assert found.design.export.potato_types == {"chains": "coreference"}
 
 
 def test_links_are_made_by_keyboard_and_go_with_their_spans(chromium, live_server, tmp_path):
