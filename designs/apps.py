@@ -25,3 +25,4 @@ class DesignsConfig(AppConfig):
 
         ELIGIBILITY.register("attention checks", attention.refusal)  # Potato's block_threshold
         NOTICES.register("attention checks", attention.notice)  # and its warn_threshold
+        NOTICES.register("gold feedback", attention.gold_feedback)  # Potato's gold_standards.feedback

@@ -92,6 +92,23 @@ def as_lines(value: Any) -> str:
     return str(value)
 
 
+def turns(value: Any) -> list[dict[str, Any]] | None:
+    """A dialogue's turns as Potato's dialogue display draws them, or None when the value is not one (a list of
+    {"speaker": ..., "text": ...} turns, any of SPEAKERS and SAYINGS): each turn's speaker, what it says, and the
+    speaker's place among the dialogue's speakers (its colour)."""
+    if not isinstance(value, list) or not value or not all(isinstance(entry, dict) for entry in value):
+        return None
+    found: list[dict[str, Any]] = []
+    speakers: dict[str, int] = {}
+    for entry in value:
+        who = next((str(entry[key]) for key in SPEAKERS if entry.get(key) not in (None, "")), "")
+        said = next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), None)
+        if said is None:
+            return None
+        found.append({"speaker": who, "text": _as_line(said), "party": speakers.setdefault(who, len(speakers)) % 6})
+    return found
+
+
 def _as_line(entry: Any) -> str:
     if isinstance(entry, dict):
         who = next((str(entry[key]) for key in SPEAKERS if entry.get(key) not in (None, "")), "")

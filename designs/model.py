@@ -38,6 +38,8 @@ class Items(Strict):
     show: list[str] = Field(default_factory=list, description="other item fields shown above the text")
     show_after: list[str] = Field(default_factory=list, description="other item fields shown below the text (a "
                                                                     "story's later sentences)")
+    titles: dict[str, str] = Field(default_factory=dict, description="what a shown field is called on the page "
+                                                                     "(its name otherwise), as Potato's display label")
     noun: str = Field("item", description="what one item is called on the page (sentence, question, story)")
     gold_key: str | None = Field(None, description="the field holding an item's known answer, {scheme: value}")
     group_key: str | None = Field(None, description="the field HITs are interleaved by, e.g. the domain")
@@ -67,6 +69,14 @@ class Attention(Strict):
         return self
 
 
+class GoldFeedback(Strict):
+    """What a worker is told of the known-answer items of a HIT after submitting it (Potato's
+    gold_standards.feedback): how many were right, and for each one they got wrong its answer and its explanation."""
+
+    answer: bool = Field(True, description="tell the known answer of each item got wrong")
+    explanation_key: str | None = Field(None, description="the item field holding why that is the answer")
+
+
 class Hits(Strict):
     """How items are packed into HITs and what a HIT pays."""
 
@@ -84,12 +94,15 @@ class Hits(Strict):
                                                                 "a time, with Previous and Next (and the arrow keys)")
     attention: Attention | None = Field(None, description="warn, then stop, a worker who answers known-answer "
                                                           "items wrong (needs gold_rate)")
+    gold_feedback: GoldFeedback | None = Field(None, description="after each submission, tell the worker how they "
+                                                                 "did on its known-answer items (needs gold_rate)")
 
     @model_validator(mode="after")
     def _attention_needs_known_answers(self):
-        if self.attention is not None and not self.gold_rate:
-            raise ValueError("attention counts known-answer items answered wrong, and gold_rate is 0: mix some in "
-                             "(gold_rate, with items.gold_key) or leave attention out")
+        for name in ("attention", "gold_feedback"):
+            if getattr(self, name) is not None and not self.gold_rate:
+                raise ValueError(f"{name} is about known-answer items, and gold_rate is 0: mix some in (gold_rate, "
+                                 f"with items.gold_key) or leave {name} out")
         return self
 
 

@@ -331,6 +331,7 @@ class _Translation:
         if rate:
             design["hits"]["gold_rate"] = rate
         self._attention(design)
+        self._gold_feedback(design)
         for crowd in ("prolific", "mturk"):
             if raw.get(crowd):
                 design["provider"] = {"name": crowd}
@@ -413,6 +414,29 @@ class _Translation:
                               f"{share:.0%} of each HIT; the report scores each annotator on them ({said})")
         return min(round(rate, 3), 0.5)
 
+    def _gold_feedback(self, design: dict[str, Any]) -> None:
+        """Potato's gold_standards.feedback (silent unless it says otherwise) as hits.gold_feedback: after each
+        submission, how the worker did on the HIT's gold items, each one got wrong with its answer and explanation."""
+        settings = self.raw.get("gold_standards")
+        if not isinstance(settings, dict) or not settings.get("enabled", True) or not design["hits"].get("gold_rate"):
+            return
+        feedback = settings.get("feedback") or {}
+        if not isinstance(feedback, dict):
+            self.error(("gold_standards", "feedback"), "is not a mapping; write {show_correct_answer: true, "
+                                                       "show_explanation: true}")
+            return
+        answer, explain = bool(feedback.get("show_correct_answer")), bool(feedback.get("show_explanation"))
+        if answer or explain:
+            design["hits"]["gold_feedback"] = {"answer": answer, **({"explanation_key": "explanation"}
+                                                                    if explain else {})}
+            self.notes.append("gold_standards.feedback: after each submission the annotator is told how they did on "
+                              "its gold items" + (", with each right answer" if answer else "")
+                              + (" and its explanation" if explain else "")
+                              + " (Potato tells it after each gold item; here after the HIT)")
+        if settings.get("accuracy"):
+            self.warnings.append("gold_standards.accuracy: its threshold is not run; the report scores each "
+                                 "annotator on the gold items and the organizer decides")
+
     def _attention(self, design: dict[str, Any]) -> None:
         """Potato's attention_checks.failure_handling as hits.attention: its thresholds (Potato's defaults 2 and 5
         when not given) and messages, counted over the batch's known-answer items."""
@@ -469,7 +493,8 @@ class _Translation:
     def _displayed(self, fields: list, text_key: str | None) -> dict[str, Any]:
         """Potato's instance_display fields as our items: the text (item_properties' text_key, else the first field
         of type text, document or code, else the first field) and the other fields shown before and after it in the
-        display's order, a dialogue or a trace one turn a line. A display that is not text is an error."""
+        display's order, headed by the display's label, a dialogue or a trace turn by turn. A display that is not text
+        is an error."""
         shown: list[tuple[int, str]] = []
         for number, entry in enumerate(fields):
             if not isinstance(entry, dict) or not entry.get("key"):
@@ -492,8 +517,11 @@ class _Translation:
         place = keys.index(text)
         self.notes.append(f"instance_display: {text!r} is the item's text"
                           + (f"; {', '.join(map(repr, keys[:place] + keys[place + 1:]))} shown with it"
-                             if len(keys) > 1 else "") + ", a dialogue or a trace one turn a line")
-        return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:]}
+                             if len(keys) > 1 else "") + ", a dialogue or a trace turn by turn")
+        titles = {str(fields[number]["key"]): str(fields[number]["label"]) for number, _ in shown
+                  if fields[number].get("label") and str(fields[number]["key"]) != text}
+        return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:],
+                **({"titles": titles} if titles else {})}
 
     def show_before(self, field: str) -> None:
         """An item field shown before the item's text (a question a scheme asks of the text)."""

@@ -54,9 +54,10 @@ def requirements_of(design: Design) -> dict[str, Any]:
         for name in ("min_approval_rate", "min_approved_hits"):
             if getattr(settings, name) is not None:
                 found[name] = getattr(settings, name)
-    if design.hits.attention is not None:
-        # Read by designs.attention at each claim and submission, from the batch row already loaded.
-        found["attention"] = design.hits.attention.model_dump()
+    for name in ("attention", "gold_feedback"):
+        if getattr(design.hits, name) is not None:
+            # Read by designs.attention at each claim and submission, from the batch row already loaded.
+            found[name] = getattr(design.hits, name).model_dump()
     if provider.name == "mturk":
         if provider.mturk.locales:
             found["locales"] = list(provider.mturk.locales)

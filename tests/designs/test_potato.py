@@ -520,8 +520,14 @@ def test_instance_display_fields_are_the_text_and_what_is_shown_with_it():
     assert (items.text_key, items.show, items.show_after) == ("question", ["chat"], ["trace"])
     record = found.records[0]
     assert record.text == "Was it solved?"
-    assert _fields(record, items.show) == [("chat", "User: My order is late.\nAgent: It ships today.")]
-    assert _fields(record, items.show_after) == [("trace", "tool: lookup(42)")]
+    # A dialogue's turns each with its speaker and the speaker's colour, as Potato's dialogue display draws them.
+    assert items.titles == {"chat": "Conversation"}  # the display's label heads the field
+    assert _fields(record, items.show, items.titles) == [(
+        "Conversation", "User: My order is late.\nAgent: It ships today.", [
+        {"speaker": "User", "text": "My order is late.", "party": 0},
+        {"speaker": "Agent", "text": "It ships today.", "party": 1}])]
+    assert _fields(record, items.show_after) == [("trace", "tool: lookup(42)", [
+        {"speaker": "tool", "text": "lookup(42)", "party": 0}])]
     assert not any(warning.startswith("instance_display") for warning in found.warnings)
 
     image = config.replace(b"{key: trace, type: agent_trace}", b"{key: photo, type: image}")
@@ -662,3 +668,34 @@ def test_ai_support_becomes_the_design_s_model_and_its_key_is_never_kept():
     assert any(warning.startswith("ai_support.ai_config.api_key: not kept") for warning in found.warnings)
     assert any("suggestions on people's pages" in warning for warning in found.warnings)
     assert any("design ask-model BATCH --url http://gpu-box:8000/v1" in note for note in found.notes)
+
+
+def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_path, capsys):
+    """Potato's dialogue display on our page: each turn its own line with its speaker, every speaker its colour and
+    every other turn shaded, before the question; axe clean at 390 px."""
+    from hits.services import batch_publish
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, potato_project, project_annotator
+    from tests.test_accessibility import PHONE
+
+    (tmp_path / "chats.jsonl").write_text(
+        '{"id": "c1", "question": "Was it solved?", "chat": [{"speaker": "User", "text": "My order is late."}, '
+        '{"speaker": "Agent", "text": "It ships today."}, {"speaker": "User", "text": "Thanks!"}]}\n')
+    (tmp_path / "config.yaml").write_text(
+        "annotation_task_name: Support chats\ndata_files: [chats.jsonl]\nitem_properties: {id_key: id}\n"
+        "instance_display:\n  fields:\n    - {key: chat, type: dialogue, label: Conversation}\n"
+        "    - {key: question, type: text}\n"
+        "annotation_schemes:\n  - {annotation_type: radio, name: solved, labels: [yes, no]}\n")
+    project = potato_project(tmp_path / "config.yaml", capsys)
+    batch_publish(batch=project.batches.get())
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    chat = page.get_by_role("group", name="Conversation")  # the display's label, as Potato heads it
+    turns = chat.locator(".turn")
+    assert turns.all_inner_texts() == ["User: My order is late.", "Agent: It ships today.", "User: Thanks!"]
+    colours = [turn.evaluate("node => getComputedStyle(node).borderLeftColor") for turn in turns.all()]
+    assert colours[0] == colours[2] != colours[1]  # a speaker keeps their colour
+    shaded = [turn.evaluate("node => getComputedStyle(node).backgroundColor") for turn in turns.all()]
+    assert shaded[0] == shaded[2] != shaded[1]  # every other turn shaded
+    axe_clean(page, "potato-dialogue-phone")
+    context.close()

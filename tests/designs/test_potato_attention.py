@@ -143,3 +143,42 @@ def test_the_warning_and_the_stop_as_an_annotator_meets_them_on_a_phone(chromium
     assert "Work that needs something first" in card
     assert "check items of Careful moods (careful-moods) answered wrong; the work ends at 2)." in " ".join(card.split())
     context.close()
+
+
+GOLD = b"""annotation_task_name: Taught moods
+data_files: [posts.jsonl]
+item_properties: {id_key: id, text_key: text}
+assignment_strategy: fixed_order
+gold_standards:
+  enabled: true
+  items_file: gold.jsonl
+  frequency: 2
+  feedback: {show_correct_answer: true, show_explanation: true}
+  accuracy: {min_threshold: 0.7}
+annotation_schemes:
+  - {annotation_type: radio, name: mood, labels: [happy, sad]}
+"""
+GOLD_ITEMS = b"".join(b'{"id": "g%d", "text": "Gold %d: a sad post.", "gold_label": {"mood": "sad"}, '
+                      b'"explanation": "It speaks of a loss."}\n' % (number, number) for number in range(1, 31))
+
+
+@pytest.mark.django_db
+def test_gold_feedback_tells_the_worker_what_they_got_wrong_after_each_hit(client, tmp_path, capsys):
+    """Potato's gold_standards.feedback (show_correct_answer, show_explanation): after the HIT, how many of its gold
+    items were right, and each one got wrong with its answer and explanation; `accuracy` is named as not run."""
+    found = import_config(GOLD, name="c.yaml", folder=UploadedFolder({"posts.jsonl": POSTS, "gold.jsonl": GOLD_ITEMS}))
+    assert found.ok, found.errors
+    assert found.design.hits.gold_feedback.model_dump() == {"answer": True, "explanation_key": "explanation"}
+    assert any(warning.startswith("gold_standards.accuracy: its threshold is not run") for warning in found.warnings)
+    for name, data in (("config.yaml", GOLD), ("posts.jsonl", POSTS), ("gold.jsonl", GOLD_ITEMS)):
+        (tmp_path / name).write_bytes(data)
+    project = potato_project(tmp_path / "config.yaml", capsys)
+    batch = batch_publish(batch=project.batches.get())
+    client.force_login(project_annotator(project, "ada"))
+    client.post(f"/work/batches/{batch.pk}/claim/")
+    assignment = Assignment.objects.get(hit__batch=batch)
+    checks = sum(item.gold_answer is not None for item in assignment.hit.ordered_items())
+    said = _answer(client, assignment, wrong_checks=1)
+    told = next(message for message in said if message.startswith("Check items of this HIT"))
+    assert told.startswith(f"Check items of this HIT: {checks - 1} of {checks} right. “Gold ")
+    assert told.endswith(": a sad post.”: not right; the answer is mood: sad (It speaks of a loss.).")
