@@ -109,6 +109,30 @@ def turns(value: Any) -> list[dict[str, Any]] | None:
     return found
 
 
+def panes(value: Any, labels: list[str] | None = None) -> list[dict[str, str]] | None:
+    """What Potato's pairwise display shows side by side, or None when the value is not several things: each pane's
+    label (the display's `labels`, else each thing's own label, name or title, else A and B, or Option 1, 2, ...) and
+    its text. A mapping gives left/right, a/b or 1/2 in that order, else its values."""
+    if isinstance(value, dict):
+        pairs = next(([value[first], value[second]] for first, second in (("left", "right"), ("a", "b"), ("1", "2"))
+                      if first in value and second in value), list(value.values()))
+    elif isinstance(value, list):
+        pairs = list(value)
+    else:
+        return None
+    if len(pairs) < 2:
+        return None
+    if labels and len(labels) >= len(pairs):
+        names = [str(label) for label in labels[:len(pairs)]]
+    else:
+        defaults = ["A", "B"] if len(pairs) == 2 else [f"Option {number}" for number in range(1, len(pairs) + 1)]
+        names = [str(next((entry[key] for key in ("label", "name", "title") if isinstance(entry, dict)
+                           and entry.get(key)), defaults[number])) for number, entry in enumerate(pairs)]
+    texts = [_as_line(next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), entry))
+             if isinstance(entry, dict) else _as_line(entry) for entry in pairs]
+    return [{"label": name, "text": text} for name, text in zip(names, texts, strict=True)]
+
+
 def _as_line(entry: Any) -> str:
     if isinstance(entry, dict):
         who = next((str(entry[key]) for key in SPEAKERS if entry.get(key) not in (None, "")), "")

@@ -40,6 +40,9 @@ class Items(Strict):
                                                                     "story's later sentences)")
     titles: dict[str, str] = Field(default_factory=dict, description="what a shown field is called on the page "
                                                                      "(its name otherwise), as Potato's display label")
+    panes: dict[str, list[str]] = Field(default_factory=dict, description="shown fields whose entries are shown "
+                                                                          "side by side, with their pane labels ([] "
+                                                                          "for A, B), as Potato's pairwise display")
     noun: str = Field("item", description="what one item is called on the page (sentence, question, story)")
     gold_key: str | None = Field(None, description="the field holding an item's known answer, {scheme: value}")
     group_key: str | None = Field(None, description="the field HITs are interleaved by, e.g. the domain")

@@ -38,7 +38,7 @@ READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "an
 # Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
 # shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
 # compares. The others (images, audio, video, PDFs, …) are not a text project's.
-TEXT_DISPLAYS = ("text", "html", "dialogue", "document", "code", "spreadsheet", "agent_trace",
+TEXT_DISPLAYS = ("text", "html", "dialogue", "pairwise", "document", "code", "spreadsheet", "agent_trace",
                  "eval_trace", "coding_trace", "cot_trace", "web_agent_trace", "conversation_tree",
                  "multi_agent_discussion")
 # Potato's known-answer blocks and the field of their items that holds the answer ({scheme: value}): their items
@@ -520,8 +520,14 @@ class _Translation:
                              if len(keys) > 1 else "") + ", a dialogue or a trace turn by turn")
         titles = {str(fields[number]["key"]): str(fields[number]["label"]) for number, _ in shown
                   if fields[number].get("label") and str(fields[number]["key"]) != text}
+        sides = {}
+        for number, key in shown:
+            if kinds[key] == "pairwise" and key != text:
+                options = fields[number].get("display_options") or {}
+                labels = options.get("labels") if isinstance(options, dict) else None
+                sides[key] = [str(label) for label in labels] if isinstance(labels, list) else []
         return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:],
-                **({"titles": titles} if titles else {})}
+                **({"titles": titles} if titles else {}), **({"panes": sides} if sides else {})}
 
     def show_before(self, field: str) -> None:
         """An item field shown before the item's text (a question a scheme asks of the text)."""

@@ -16,7 +16,7 @@ from core.items import Payload, RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
 from designs.components import WRITING_EVIDENCE
 from designs.evidence import canary_word
-from designs.items import SUGGESTED, as_lines, highlight, turns
+from designs.items import SUGGESTED, as_lines, highlight, panes, turns
 from designs.model import Design
 from designs.models import batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
@@ -247,8 +247,8 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
         # The text is shown once, before the questions; with a span scheme it is the text those schemes mark.
         words: list[dict[str, Any]] = next((entry["words"] for entry in schemes if entry["words"]), [])
         rows.append({"item": item, "record": found, "schemes": schemes, "suggested": _suggested(found, schemes),
-                     "shown": _fields(found, design.items.show, design.items.titles),
-                     "after": _fields(found, design.items.show_after, design.items.titles), "words": words,
+                     "shown": _fields(found, design.items.show, design.items),
+                     "after": _fields(found, design.items.show_after, design.items), "words": words,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = WRITING_EVIDENCE in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
@@ -324,19 +324,22 @@ def distinct_keys(schemes: list[dict[str, str]]) -> list[dict[str, str]]:
     return [keys or {} for keys in found]
 
 
-def _fields(found: Record, names: list[str], titles: dict[str, str] | None = None) -> list[
-        tuple[str, str, list[dict[str, Any]] | None]]:
+def _fields(found: Record, names: list[str], items: Any = None) -> list[
+        tuple[str, str, list[dict[str, Any]] | None, list[dict[str, str]] | None]]:
     """The named fields the item has, as the page shows them: (name, text, turns). A list of sentences (an ending of
     three) as its parts one after another; a dialogue's turns each with its speaker, coloured by speaker as Potato's
-    dialogue display does (designs.items.turns); a trace or a mapping one entry a line (designs.items.as_lines). A
-    field is called by its title where the design gives one."""
+    dialogue display does (designs.items.turns); the design's panes side by side (designs.items.panes); a trace or a
+    mapping one entry a line (designs.items.as_lines). A field is called by its title where the design (its `items`)
+    gives one."""
+    titles, sides = (items.titles, items.panes) if items is not None else ({}, {})
     shown = []
     for name in names:
         if name in found.fields:
             value = found.fields[name]
             flat = isinstance(value, list) and not any(isinstance(entry, dict | list) for entry in value)
-            shown.append(((titles or {}).get(name, name), " ".join(map(str, value)) if flat else as_lines(value),
-                          turns(value)))
+            side = panes(value, sides[name]) if name in sides else None
+            shown.append((titles.get(name, name), " ".join(map(str, value)) if flat else as_lines(value),
+                          None if side else turns(value), side))
     return shown
 
 

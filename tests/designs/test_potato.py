@@ -522,18 +522,18 @@ def test_instance_display_fields_are_the_text_and_what_is_shown_with_it():
     assert record.text == "Was it solved?"
     # A dialogue's turns each with its speaker and the speaker's colour, as Potato's dialogue display draws them.
     assert items.titles == {"chat": "Conversation"}  # the display's label heads the field
-    assert _fields(record, items.show, items.titles) == [(
+    assert _fields(record, items.show, items) == [(
         "Conversation", "User: My order is late.\nAgent: It ships today.", [
         {"speaker": "User", "text": "My order is late.", "party": 0},
-        {"speaker": "Agent", "text": "It ships today.", "party": 1}])]
-    assert _fields(record, items.show_after) == [("trace", "tool: lookup(42)", [
-        {"speaker": "tool", "text": "lookup(42)", "party": 0}])]
+        {"speaker": "Agent", "text": "It ships today.", "party": 1}], None)]
+    assert _fields(record, items.show_after, items) == [("trace", "tool: lookup(42)", [
+        {"speaker": "tool", "text": "lookup(42)", "party": 0}], None)]
     assert not any(warning.startswith("instance_display") for warning in found.warnings)
 
     image = config.replace(b"{key: trace, type: agent_trace}", b"{key: photo, type: image}")
     found = import_config(image, name="c.yaml", folder=UploadedFolder({"chats.jsonl": chats}))
     assert found.errors == ["c.yaml:8: instance_display.fields.2.type: an image display ('photo') cannot be shown "
-                            "here: this platform shows text displays (text, html, dialogue, document, "
+                            "here: this platform shows text displays (text, html, dialogue, pairwise, document, "
                             "code, spreadsheet, agent_trace, eval_trace, coding_trace, cot_trace, web_agent_trace, "
                             "conversation_tree, multi_agent_discussion)"]
 
@@ -672,18 +672,21 @@ def test_ai_support_becomes_the_design_s_model_and_its_key_is_never_kept():
 
 def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_path, capsys):
     """Potato's dialogue display on our page: each turn its own line with its speaker, every speaker its colour and
-    every other turn shaded, before the question; axe clean at 390 px."""
+    every other turn shaded, and its pairwise display's panes side by side (stacked on a phone), before the question;
+    axe clean at 390 px."""
     from hits.services import batch_publish
-    from tests.browser import axe_clean
+    from tests.browser import axe_clean, screenshot
     from tests.designs.fixtures import hit_page, potato_project, project_annotator
     from tests.test_accessibility import PHONE
 
     (tmp_path / "chats.jsonl").write_text(
         '{"id": "c1", "question": "Was it solved?", "chat": [{"speaker": "User", "text": "My order is late."}, '
-        '{"speaker": "Agent", "text": "It ships today."}, {"speaker": "User", "text": "Thanks!"}]}\n')
+        '{"speaker": "Agent", "text": "It ships today."}, {"speaker": "User", "text": "Thanks!"}], '
+        '"replies": {"left": "Sorry, it ships today.", "right": {"text": "Orders ship in 3 days.", "label": "Bot"}}}\n')
     (tmp_path / "config.yaml").write_text(
         "annotation_task_name: Support chats\ndata_files: [chats.jsonl]\nitem_properties: {id_key: id}\n"
         "instance_display:\n  fields:\n    - {key: chat, type: dialogue, label: Conversation}\n"
+        "    - {key: replies, type: pairwise, label: Replies}\n"
         "    - {key: question, type: text}\n"
         "annotation_schemes:\n  - {annotation_type: radio, name: solved, labels: [yes, no]}\n")
     project = potato_project(tmp_path / "config.yaml", capsys)
@@ -697,5 +700,15 @@ def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_
     assert colours[0] == colours[2] != colours[1]  # a speaker keeps their colour
     shaded = [turn.evaluate("node => getComputedStyle(node).backgroundColor") for turn in turns.all()]
     assert shaded[0] == shaded[2] != shaded[1]  # every other turn shaded
+    # A pairwise display: the replies side by side (one under the other on a phone), labelled as Potato labels them.
+    replies = page.get_by_role("group", name="Replies").locator(".pane")
+    assert [" ".join(text.split()) for text in replies.all_inner_texts()] == [
+        "A Sorry, it ships today.", "Bot Orders ship in 3 days."]
+    first, second = (pane.bounding_box() for pane in replies.all())
+    assert second["y"] >= first["y"] + first["height"]  # stacked at 390 px
     axe_clean(page, "potato-dialogue-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    first, second = (pane.bounding_box() for pane in replies.all())
+    assert second["x"] > first["x"] + first["width"] - 1 and abs(second["y"] - first["y"]) < 1  # side by side
+    screenshot(page, "potato-dialogue-desktop")
     context.close()
