@@ -37,7 +37,7 @@ class MultirateType(SchemeType):
     settings = Multirate
     aggregators = ("majority", "none")
     potato_keys = ("options", "labels")
-    potato_aliases = ("semantic_differential",)
+    potato_aliases = ("semantic_differential", "rubric_eval")
     page = {"value": "every"}
     asked_once = True
 
@@ -75,10 +75,14 @@ class MultirateType(SchemeType):
         return [converted]
 
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
+        if alias == "rubric_eval":  # each criterion's point under its name, as a grid's rows are kept
+            return self.potato_answer(scheme, value, record)
         # Potato's semantic differential names each row by its two words joined by "__", the point as its value.
         return {"labels": {option.replace(PAIR, "__", 1): potato_text(point) for option, point in value.items()}}
 
     def potato_alias(self, scheme, importer):
+        if scheme.get("annotation_type") == "rubric_eval":
+            return self._rubric(scheme)
         # A semantic differential: each pair of opposite words a row, the scale's points the columns.
         pairs = [pair for pair in scheme.get("pairs") or [] if isinstance(pair, list | tuple) and len(pair) == 2]
         points = scheme.get("scale_points", 7)
@@ -87,3 +91,21 @@ class MultirateType(SchemeType):
                  "labels": [str(point) for point in range(1, size + 1)]},
                 f"a semantic differential, run as a grid: each pair of words a row, points 1 to {size} its columns "
                 f"(1 the left word)")
+
+    def _rubric(self, scheme):
+        # A rubric (MT-Bench style): each criterion a row (an Overall row with show_overall), the scale's points the
+        # columns, named by their number and shown with their scale label, as Potato 2.12.1 draws and stores them.
+        points = scheme.get("scale_points", 5)
+        size = points if isinstance(points, int) and 2 <= points <= 11 else 5
+        shown = [str(label) for label in scheme.get("scale_labels") or
+                 ["Poor", "Below Average", "Average", "Good", "Excellent"][:size]][:size]
+        shown += [str(number) for number in range(len(shown) + 1, size + 1)]
+        criteria = [str(criterion.get("name", "")) if isinstance(criterion, dict) else str(criterion)
+                    for criterion in scheme.get("criteria") or []]
+        described = any(isinstance(criterion, dict) and criterion.get("description")
+                        for criterion in scheme.get("criteria") or [])
+        return ({"options": criteria + (["overall"] if scheme.get("show_overall") else []),
+                 "labels": [{"name": str(number), "description": f"{label} ({number})"}
+                            for number, label in enumerate(shown, 1)]},
+                f"a rubric, run as a grid: each criterion a row, points 1 to {size} its columns"
+                + ("; the criteria's descriptions are not shown" if described else ""))

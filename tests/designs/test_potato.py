@@ -166,7 +166,7 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"datetime, text, span, span_link, pairwise, bws, multirate, constant_sum, ranking, "
                                   f"cloze, pure_display (and runs Potato's triage, hierarchical_multiselect, "
                                   f"confidence, vas, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, soft_label as them)"]
+                                  f"semantic_differential, rubric_eval, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -712,3 +712,33 @@ def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_
     assert second["x"] > first["x"] + first["width"] - 1 and abs(second["y"] - first["y"]) < 1  # side by side
     screenshot(page, "potato-dialogue-desktop")
     context.close()
+
+
+def test_a_rubric_runs_as_a_grid_and_saves_as_potato_does():
+    """Potato's rubric_eval: each criterion a row, the scale's points the columns (their labels shown), an Overall row
+    with show_overall; the export keeps each criterion's point under its name, as Potato's page names its radios."""
+    config = b"""annotation_task_name: Rubric
+data_files: [items.jsonl]
+annotation_schemes:
+  - annotation_type: rubric_eval
+    name: quality
+    description: Rate the reply.
+    scale_points: 3
+    scale_labels: [Bad, OK, Good]
+    criteria: [{name: helpful, description: "Does it help?"}, {name: correct}]
+    show_overall: true
+"""
+    from designs.schemes import SCHEME_TYPES
+
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("quality")
+    assert scheme.annotation_type == "multirate" and scheme.options == ["helpful", "correct", "overall"]
+    assert [(label.name, label.description) for label in scheme.labels] == [
+        ("1", "Bad (1)"), ("2", "OK (2)"), ("3", "Good (3)")]
+    assert "scheme 'quality': a rubric, run as a grid: each criterion a row, points 1 to 3 its columns; the " \
+           "criteria's descriptions are not shown" in found.notes
+    assert found.design.export.potato_types == {"quality": "rubric_eval"}
+    written = SCHEME_TYPES.of(scheme).potato_alias_answer("rubric_eval", scheme, {
+        "helpful": "3", "correct": "2", "overall": "3"}, None)
+    assert written == {"labels": {"helpful": "3", "correct": "2", "overall": "3"}}
