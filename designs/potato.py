@@ -38,7 +38,8 @@ READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "an
 # Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
 # shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
 # compares. The others (images, audio, video, PDFs, …) are not a text project's.
-TEXT_DISPLAYS = ("text", "html", "dialogue", "pairwise", "document", "code", "spreadsheet", "agent_trace",
+PANED_DISPLAYS = ("pairwise",)  # Potato's displays of several things side by side (items.panes)
+TEXT_DISPLAYS = ("text", "html", "dialogue", *PANED_DISPLAYS, "document", "code", "spreadsheet", "agent_trace",
                  "eval_trace", "coding_trace", "cot_trace", "web_agent_trace", "conversation_tree",
                  "multi_agent_discussion")
 # Potato's known-answer blocks and the field of their items that holds the answer ({scheme: value}): their items
@@ -522,7 +523,7 @@ class _Translation:
                   if fields[number].get("label") and str(fields[number]["key"]) != text}
         sides = {}
         for number, key in shown:
-            if kinds[key] == "pairwise" and key != text:
+            if kinds[key] in PANED_DISPLAYS and key != text:
                 options = fields[number].get("display_options") or {}
                 labels = options.get("labels") if isinstance(options, dict) else None
                 sides[key] = [str(label) for label in labels] if isinstance(labels, list) else []
