@@ -140,7 +140,7 @@ def test_the_warning_and_the_stop_as_an_annotator_meets_them_on_a_phone(chromium
     # The batch is listed with why it is closed to them, not with a Take a HIT button.
     assert page.get_by_role("button", name="Take a HIT").count() == 0
     card = page.locator("main").inner_text()
-    assert "Work that needs something first" in card
+    assert "Work not open to you" in card
     assert "check items of Careful moods (careful-moods) answered wrong; the work ends at 2)." in " ".join(card.split())
     context.close()
 
