@@ -21,8 +21,9 @@ class DesignsConfig(AppConfig):
 
         MODEL_VOTES.register("design", model_votes)  # a model as one more voter in adaptive batches
         from designs import attention
-        from hits.extensions import ELIGIBILITY, NOTICES
+        from hits.extensions import ELIGIBILITY, FILTER_WORDS, NOTICES
 
         ELIGIBILITY.register("attention checks", attention.refusal)  # Potato's block_threshold
         NOTICES.register("attention checks", attention.notice)  # and its warn_threshold
         NOTICES.register("gold feedback", attention.gold_feedback)  # Potato's gold_standards.feedback
+        FILTER_WORDS.register("attention checks", attention.words)

@@ -11,7 +11,7 @@ from typing import Any
 
 from designs.screening import DESIGN_TESTS_ENTRY
 from designs.task_type import record
-from hits.extensions import Refusal
+from hits.extensions import Notice, Refusal
 from hits.models import Assignment, Batch, Item, Worker
 
 EXCERPT = 60  # characters of an item's text that name it in the feedback
@@ -19,6 +19,14 @@ EXCERPT = 60  # characters of an item's text that name it in the feedback
 
 def rules(batch: Batch) -> dict[str, Any] | None:
     return (batch.requirements or {}).get("attention")
+
+
+def words(requirements: dict[str, Any]) -> list[str]:
+    """Registered in hits.extensions.FILTER_WORDS: the attention rules' stop, said where who may work is."""
+    found = requirements.get("attention") or {}
+    if not found.get("block_after"):
+        return []
+    return [f"stopped after {found['block_after']} check items answered wrong"]
 
 
 def failures(batch: Batch, worker: Worker) -> int:
@@ -82,4 +90,4 @@ def gold_feedback(batch: Batch, worker: Worker) -> str | None:
             told += f"; the answer is {DESIGN_TESTS_ENTRY.shown(None, item.gold_answer)}"
         why = shown.fields.get(found["explanation_key"]) if found.get("explanation_key") else None
         said.append(told + (f" ({why})." if why else "."))
-    return " ".join(said)
+    return Notice(" ".join(said), "warning" if wrong else "info")

@@ -415,16 +415,26 @@ class _Translation:
                               f"{share:.0%} of each HIT; the report scores each annotator on them ({said})")
         return min(round(rate, 3), 0.5)
 
+    def _known_answer_block(self, design: dict[str, Any], block: str, key: str,
+                            example: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The settings of a Potato block about known-answer items and its sub-mapping `key` ({} when not given);
+        None for the mapping when the block is off, the design has no known-answer items or `key` is not a
+        mapping (an error then, naming the key and what to write)."""
+        settings = self.raw.get(block)
+        if not isinstance(settings, dict) or not settings.get("enabled", True) or not design["hits"].get("gold_rate"):
+            return {}, None
+        found = settings.get(key) or {}
+        if not isinstance(found, dict):
+            self.error((block, key), f"is not a mapping; write {example}")
+            return settings, None
+        return settings, found
+
     def _gold_feedback(self, design: dict[str, Any]) -> None:
         """Potato's gold_standards.feedback (silent unless it says otherwise) as hits.gold_feedback: after each
         submission, how the worker did on the HIT's gold items, each one got wrong with its answer and explanation."""
-        settings = self.raw.get("gold_standards")
-        if not isinstance(settings, dict) or not settings.get("enabled", True) or not design["hits"].get("gold_rate"):
-            return
-        feedback = settings.get("feedback") or {}
-        if not isinstance(feedback, dict):
-            self.error(("gold_standards", "feedback"), "is not a mapping; write {show_correct_answer: true, "
-                                                       "show_explanation: true}")
+        settings, feedback = self._known_answer_block(design, "gold_standards", "feedback",
+                                                      "{show_correct_answer: true, show_explanation: true}")
+        if feedback is None:
             return
         answer, explain = bool(feedback.get("show_correct_answer")), bool(feedback.get("show_explanation"))
         if answer or explain:
@@ -441,13 +451,9 @@ class _Translation:
     def _attention(self, design: dict[str, Any]) -> None:
         """Potato's attention_checks.failure_handling as hits.attention: its thresholds (Potato's defaults 2 and 5
         when not given) and messages, counted over the batch's known-answer items."""
-        settings = self.raw.get("attention_checks")
-        if not isinstance(settings, dict) or not settings.get("enabled", True) or not design["hits"].get("gold_rate"):
-            return
-        handling = settings.get("failure_handling") or {}
-        if not isinstance(handling, dict):
-            self.error(("attention_checks", "failure_handling"), "is not a mapping; write {warn_threshold: 2, "
-                                                                 "block_threshold: 5}")
+        settings, handling = self._known_answer_block(design, "attention_checks", "failure_handling",
+                                                      "{warn_threshold: 2, block_threshold: 5}")
+        if handling is None:
             return
         found: dict[str, Any] = {}
         for ours, theirs in (("warn_after", "warn_threshold"), ("block_after", "block_threshold")):

@@ -17,8 +17,11 @@
   tokens: designs), counted against every budget
 - MODEL_VOTES: votes(batch) -> ({item: a model's answers}, people needed first) or None: the model as one more voter
   where an adaptive batch's people are fewer than its rule needs (designs.model_votes)
-- NOTICES: notice(batch, worker) -> what the worker is told after each submission on this site, or None (designs
-  registers the attention rules' warning)
+- NOTICES: notice(batch, worker) -> what the worker is told after each submission on this site, or None; a
+  Notice says how it is shown, a warning unless it says "info" (designs registers the attention rules' warning and
+  the gold items' feedback)
+- FILTER_WORDS: words(requirements) -> what else decides who may work, in words for the batch page and the cost
+  estimate (designs: a worker stops after the attention rules' block_after wrong)
 - BUDGETS: budgets(batch) -> [(what, limit, batch ids)], the budgets above
   the batch's own that its spending counts against (the projects app
   registers a project's). Called inside the transaction that claims a
@@ -47,8 +50,22 @@ class Refusal(str):
         return refusal
 
 
+class Notice(str):
+    """What a worker is told after a submission, with how it is shown: "warning" (the default: something to mend)
+    or "info" (all is well)."""
+
+    level: str
+
+    def __new__(cls, message: str, level: str = "warning") -> Notice:
+        notice = super().__new__(cls, message)
+        notice.level = level
+        return notice
+
+
 ELIGIBILITY: Registry[Callable[[Batch, Worker], str | None]] = Registry("eligibility check")
 NOTICES: Registry[Callable[[Batch, Worker], str | None]] = Registry("notice after a submission")
+# Who may work, in words, from a batch's requirements beyond the provider's filters (the attention rules' stop).
+FILTER_WORDS: Registry[Callable[[dict[str, Any]], list[str]]] = Registry("words for who may work")
 REVOKERS: Registry[Callable[[Worker, str], int]] = Registry("revoker")
 WORKER_ACCURACY: Registry[Callable[[Iterable[int]], dict[int, float | None]]] = Registry("worker accuracy source")
 # Who may take part in a batch's study at a provider that filters participants (Prolific): each source adds

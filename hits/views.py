@@ -168,7 +168,8 @@ def assignment_submit(request, assignment_id):
     messages.success(request, f"Thank you: your answers to HIT {assignment.hit.number} are saved." if stored
                      else "These answers were saved already.")
     for notice in extensions.notices(assignment.hit.batch, worker) if stored else []:
-        messages.warning(request, notice)
+        messages.add_message(request, messages.INFO if getattr(notice, "level", "") == "info" else messages.WARNING,
+                             notice)
     if request.POST.get("next") == "1":
         return _next(request, assignment.hit.batch, worker)
     return redirect("hits:work_list")

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from core.items import Payload
+from hits import extensions
 from hits.models import Batch, Hit, HitItem, Item, Worker
 from hits.providers import PROVIDERS, get_provider
 from hits.providers.base import money
@@ -222,7 +223,8 @@ def hit_count(*, items: int, items_per_hit: int, gold_items: int = 0, gold_rate:
 
 def worker_filters(*, provider: str, requirements: dict[str, Any]) -> list[str]:
     """Who may take a batch's work at `provider`, in words (the batch page and the cost estimate show it)."""
-    return get_provider(provider).describe_filters(requirements or {})
+    return [*get_provider(provider).describe_filters(requirements or {}),
+            *(said for _, words in extensions.FILTER_WORDS.items() for said in words(requirements or {}))]
 
 
 def describe_batch(batch: Batch, filters: list[str] | None = None) -> str:

@@ -11,7 +11,7 @@ from django.contrib.messages import get_messages
 
 from designs.potato import UploadedFolder, import_config
 from hits.models import Assignment, Item
-from hits.services import batch_publish
+from hits.services import batch_publish, worker_filters
 from tests.browser import axe_clean
 from tests.designs.fixtures import hit_page, potato_project, project_annotator
 from tests.test_accessibility import PHONE
@@ -60,9 +60,9 @@ def test_failure_handling_becomes_the_designs_attention_rules():
                             "number of failed checks, 1 or more"]
 
 
-def _answer(client, assignment, wrong_checks: int) -> list[str]:
+def _answer(client, assignment, wrong_checks: int) -> dict[str, str]:
     """Submit the assignment's page: every post happy, the checks sad except `wrong_checks` of them; the messages
-    the worker is shown after it."""
+    the worker is shown after it, each with its level ("success", "warning", "info")."""
     form, wrong = {}, 0
     for item in assignment.hit.ordered_items():
         answer = "happy"
@@ -73,7 +73,7 @@ def _answer(client, assignment, wrong_checks: int) -> list[str]:
     assert wrong == wrong_checks, "the HIT has too few check items for the test"
     response = client.post(f"/work/assignments/{assignment.pk}/submit/", form)
     assert response.status_code == 302, response.content.decode()[:500]
-    return [str(message) for message in get_messages(response.wsgi_request)]
+    return {str(message): message.level_tag for message in get_messages(response.wsgi_request)}
 
 
 @pytest.mark.django_db
@@ -83,6 +83,9 @@ def test_a_worker_is_warned_then_stopped_after_answering_checks_wrong(client, tm
     project = potato_project(tmp_path / "config.yaml", capsys)
     batch = batch_publish(batch=project.batches.get())
     assert batch.requirements["attention"]["block_after"] == 2
+    # Where the organizer reads who may work (batch page, cost estimate, the command's summary), the stop is said.
+    assert worker_filters(provider="inhouse", requirements=batch.requirements) == [
+        "annotators with an account on this site", "stopped after 2 check items answered wrong"]
     assert Item.objects.filter(batch=batch, gold_answer__isnull=False).count() == 30
     client.force_login(project_annotator(project, "ada"))
 
@@ -182,3 +185,10 @@ def test_gold_feedback_tells_the_worker_what_they_got_wrong_after_each_hit(clien
     told = next(message for message in said if message.startswith("Check items of this HIT"))
     assert told.startswith(f"Check items of this HIT: {checks - 1} of {checks} right. “Gold ")
     assert told.endswith(": a sad post.”: not right; the answer is mood: sad (It speaks of a loss.).")
+    assert said[told] == "warning"
+    # A HIT with every check right is told so, as news, not as a warning.
+    client.post(f"/work/batches/{batch.pk}/claim/")
+    following = Assignment.objects.get(hit__batch=batch, state=Assignment.State.CLAIMED)
+    checks = sum(item.gold_answer is not None for item in following.hit.ordered_items())
+    said = _answer(client, following, wrong_checks=0)
+    assert said[f"Check items of this HIT: {checks} of {checks} right."] == "info"
