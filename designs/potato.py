@@ -554,12 +554,16 @@ class _Translation:
             self.error(path, f"is a {type(scheme).__name__}; each scheme is a mapping with annotation_type and name")
             return []
         kind_name = str(scheme.get("annotation_type", ""))
-        runs_as = next((kind for kind in SCHEME_TYPES.in_order() if kind_name in kind.potato_aliases), None)
+        runs_as = next((kind for kind in SCHEME_TYPES.in_order() if kind.potato_claims(scheme)), None)
         if runs_as is not None:  # a Potato type one of ours runs (a vas is a slider)
             # What every scheme has carries over as written; the alias says the rest (and may reword the question).
             common = {key: scheme[key] for key in ("name", "description", "display_logic", "label_requirement")
                       if key in scheme}
-            own, note = runs_as.potato_alias(scheme, self)
+            try:
+                own, note = runs_as.potato_alias(scheme, self)
+            except ValueError as error:  # a setting Potato would refuse too, named
+                self.error(path, f"scheme {scheme.get('name', '') or index!r} ({kind_name}): {error}")
+                return []
             self.aliased[str(scheme.get("name", ""))] = kind_name
             if kind_name == "error_span":  # its score needs the severities' weights, which our spans do not keep
                 weights = [level for level in scheme.get("severities") or [] if isinstance(level, dict)]
@@ -572,10 +576,11 @@ class _Translation:
             kind_name = runs_as.name
         if kind_name not in SCHEME_TYPES:
             what = f"annotation_type {kind_name!r}" if kind_name else "no annotation_type"
+            aliases = dict.fromkeys(alias for kind in SCHEME_TYPES.in_order() for alias in kind.potato_aliases)
             self.error((*path, "annotation_type") if kind_name else path,
                        f"scheme {scheme.get('name', '') or index!r} has {what}, which this platform cannot show; it "
                        f"shows text schemes: {', '.join(TYPE_NAMES)} (and runs Potato's "
-                       f"{', '.join(alias for kind in SCHEME_TYPES.in_order() for alias in kind.potato_aliases)} "
+                       f"{', '.join(aliases)} "
                        f"as them)")
             return []
         kind = SCHEME_TYPES.get(kind_name)

@@ -110,6 +110,8 @@ class SchemeBase(Strict):
         annotation_type: str  # each type's own Literal, set by its settings class
     name: str = Field(pattern=NAME, description="unique in the design; the answer's key")
     description: str = Field("", description="the question the annotator is asked")
+    instructions: str = Field("", description="shown under the question, before its answers (plain text; a blank "
+                                              "line starts a paragraph)")
     label_requirement: Requirement | None = None
     display_logic: DisplayLogic | None = None
 
@@ -386,6 +388,11 @@ class SchemeType:
         what is missing."""
         return None
 
+    def potato_claims(self, scheme: dict[str, Any]) -> bool:
+        """Whether this type runs the Potato scheme, of one of its potato_aliases: a type whose alias is shared with
+        another by its settings (a bid typed or on a slider) says which of them it takes."""
+        return scheme.get("annotation_type") in self.potato_aliases
+
     def potato_alias(self, scheme: dict[str, Any], importer: Any) -> tuple[dict[str, Any], str]:
         """A Potato scheme of one of `potato_aliases` as this type's own keys (its name, description, display logic
         and requirement carry over by themselves), and what changes (said in the import's report)."""
@@ -424,6 +431,15 @@ def potato_text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # as typed: 2, not 2.0
     return str(value)
+
+
+def potato_json(key: str, value: Any) -> str:
+    """An answer Potato keeps as JSON in one hidden input, as its page's script writes it ({"bid":4.5}: compact,
+    a whole number without its point)."""
+    def whole(number: Any) -> Any:
+        return int(number) if isinstance(number, float) and number.is_integer() else number
+    found = [whole(part) for part in value] if isinstance(value, list) else whole(value)
+    return json.dumps({key: found}, separators=(",", ":"), ensure_ascii=False)
 
 
 def missing_parts(kind: SchemeType, widgets: Path = WIDGETS) -> list[str]:

@@ -13,6 +13,7 @@ from designs.schemes.base import (
     LabelledScheme,
     SchemeType,
     number,
+    potato_json,
     potato_text,
     scheme_type,
 )
@@ -45,7 +46,7 @@ class ConstantSumType(SchemeType):
     settings = ConstantSum
     aggregators = ("mean", "median", "none")
     potato_keys = ("labels", "total_points", "min_per_item", "input_type")
-    potato_aliases = ("soft_label",)
+    potato_aliases = ("soft_label", "belief_elicitation")
     level = "interval"  # per label: its points
     page = {"value": "texts"}
     script = "designs/points.js"
@@ -100,7 +101,26 @@ class ConstantSumType(SchemeType):
     def potato_answer(self, scheme, value, record):
         return {"labels": {name: potato_text(points) for name, points in value.items()}}
 
+    def potato_claims(self, scheme):
+        # A belief spread over ranges (one probability is a slider's).
+        return super().potato_claims(scheme) and (scheme.get("annotation_type") != "belief_elicitation"
+                                                  or scheme.get("mode") == "bins")
+
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
+        if alias == "belief_elicitation":  # {"bins": [points of each range, in order]}, JSON in one input
+            return {"labels": {scheme.name: potato_json("bins", [value.get(label.name, 0) for label in
+                                                                 scheme.labels])}}
+        return self.potato_answer(scheme, value, record)
+
     def potato_alias(self, scheme, importer):
+        if scheme.get("annotation_type") == "belief_elicitation":
+            bins = scheme.get("bins")
+            if not isinstance(bins, list) or len(bins) < 2 or any(isinstance(bin, bool | dict | list) for bin in bins):
+                raise ValueError("mode: bins needs bins, a list of at least two ranges' names; add them")
+            return ({"labels": [str(bin) for bin in bins], "total_points": 100, "instructions":
+                     str(scheme.get("instructions") or "")},
+                    "a belief spread over ranges, run as 100 points shared out over them in boxes; Potato's scoring "
+                    "rule for paying it is not run here")
         # A soft label: a distribution over the labels, in points of `total`, its sliders rebalancing each other.
         total = scheme.get("total", 100)
         return ({"labels": scheme.get("labels"), "total_points": total, "min_per_item": scheme.get("min_per_label", 0),

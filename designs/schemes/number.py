@@ -7,7 +7,16 @@ from xml.sax.saxutils import quoteattr
 
 from pydantic import Field
 
-from designs.schemes.base import SchemeBase, SchemeType, number_schema, potato_text, read_number, scheme_type
+from designs.schemes.base import (
+    SchemeBase,
+    SchemeType,
+    number_schema,
+    potato_json,
+    potato_text,
+    read_number,
+    scheme_type,
+)
+from designs.schemes.slider import bid
 
 
 class Number(SchemeBase):
@@ -28,6 +37,19 @@ class NumberType(SchemeType):
     potato_keys = ("min", "max", "step")
     level = "interval"
     labelstudio_tags = ("Number",)
+    potato_aliases = ("bdm",)
+
+    def potato_claims(self, scheme):
+        return super().potato_claims(scheme) and scheme.get("input", "number") != "slider"
+
+    def potato_alias(self, scheme, importer):
+        found, note = bid(scheme)
+        return ({"instructions": found["instructions"], "min": found["low"], "max": found["high"],
+                 "step": found["step"]}, f"a bid (Becker-DeGroot-Marschak), run as a number typed in a box; {note}")
+
+    def potato_alias_answer(self, alias, scheme, value, record, settings=None):
+        # Potato's bdm keeps {"bid": …} as JSON in one input of the scheme's name.
+        return {"labels": {scheme.name: potato_json("bid", value)}}
 
     def read(self, scheme, fields, record):
         return read_number(fields, scheme.min, scheme.max, scheme.step)
@@ -54,3 +76,4 @@ class NumberType(SchemeType):
 
     def from_labelstudio_results(self, scheme, results, regions):
         return results[0]["value"].get("number")
+

@@ -34,7 +34,7 @@ class RadioType(SchemeType):
     settings: ClassVar[type[SchemeBase]] = Radio
     aggregators = ("majority", "threshold", "dawid-skene", "mace", "none")
     potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal")
-    potato_aliases: ClassVar[tuple[str, ...]] = ("triage",)
+    potato_aliases: ClassVar[tuple[str, ...]] = ("triage", "randomized_response")
     potato_humanizes = True
     labelstudio_tags: ClassVar[tuple[str, ...]] = ("Choices",)
     page = {"badges": "1"}
@@ -81,10 +81,14 @@ class RadioType(SchemeType):
         return picked[0]
 
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
-        # Potato's triage stores its pick in one hidden input, "decision".
-        return {"labels": {"decision": str(value)}}
+        # Potato's triage stores its pick in one hidden input, "decision"; a randomized response is its radio.
+        if alias == "triage":
+            return {"labels": {"decision": str(value)}}
+        return self.potato_answer(scheme, value, record)
 
     def potato_alias(self, scheme, importer):
+        if scheme.get("annotation_type") == "randomized_response":
+            return _randomized_response(scheme)
         # Potato's triage: accept, reject or skip, shown as Keep, Discard and Unsure on keys 1, 2 and 3 unless the
         # config names others (Potato 2.12.1's defaults, as its page shows them; its docstring's a/r/s are stale).
         labels = [{"name": name, "key_value": str(scheme.get(f"{name}_key", key)),
@@ -93,3 +97,30 @@ class RadioType(SchemeType):
                                            ("skip", "3", "Unsure"))]
         return ({"labels": labels, "horizontal": True},
                 "a triage (accept, reject, skip), run as a radio scheme on the same keys")
+
+
+# Potato 2.12.1's forced-response rule when the config gives none, and the crosswise model's two answers
+# (survey_experiment_common.py).
+RANDOMIZER = ("Think of the month your mother was born in, and do not tell anyone. If it is January or February, "
+              "answer Yes. If it is March or April, answer No. Otherwise, answer the question truthfully.")
+CROSSWISE = ("Both statements are true, or neither is", "Exactly one statement is true")
+
+
+def _randomized_response(scheme: dict) -> tuple[dict, str]:
+    """Potato's randomized_response as a radio in a row: forced response (its randomizer's rule, then the question,
+    answered Yes or No) or crosswise (the sensitive and the other statement, answered by whether both or neither
+    hold, or one). The question's text is under the scheme's title, as Potato shows it."""
+    method = scheme.get("method", "forced_response")
+    question = str(scheme.get("question") or scheme.get("description") or "")
+    if method == "crosswise":
+        other = str(scheme.get("nonsensitive_statement") or "")
+        if not other:
+            raise ValueError("method crosswise needs nonsensitive_statement, the statement of known prevalence")
+        shown, labels = f"1. {question}\n2. {other}\n\nWhich is the case for you?", list(CROSSWISE)
+    elif method == "forced_response":
+        shown, labels = f"{scheme.get('randomizer') or RANDOMIZER}\n\n{question}", ["Yes", "No"]
+    else:
+        raise ValueError(f"method is {method!r}; write forced_response or crosswise")
+    return ({"labels": labels, "horizontal": True, "instructions": shown},
+            f"a randomized response ({method}), run as a radio in a row; the prevalence estimate Potato's "
+            f"survey_experiments export computes is not computed here")

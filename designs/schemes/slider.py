@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from designs.schemes.base import SchemeBase, SchemeType, number_schema, read_number, scheme_type
+from designs.schemes.base import SchemeBase, SchemeType, number_schema, potato_json, read_number, scheme_type
 
 
 class Slider(SchemeBase):
@@ -32,7 +32,7 @@ class SliderType(SchemeType):
     settings = Slider
     aggregators = ("mean", "median", "none")
     potato_keys = ("min_value", "max_value", "starting_value", "step")
-    potato_aliases = ("vas",)
+    potato_aliases = ("vas", "bdm", "belief_elicitation")
     level = "interval"
 
     def form_fields(self, scheme, value, record=None):
@@ -44,11 +44,30 @@ class SliderType(SchemeType):
     def answer_schema(self, scheme):
         return number_schema(scheme.min_value, scheme.max_value)
 
+    def potato_claims(self, scheme):
+        # A bid on a slider (a typed one is a number's); a belief as one probability (a spread one is points).
+        kind = scheme.get("annotation_type")
+        return super().potato_claims(scheme) and (
+            kind == "vas" or (kind == "bdm" and scheme.get("input") == "slider")
+            or (kind == "belief_elicitation" and scheme.get("mode", "point") != "bins"))
+
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
-        # Potato's vas stores its one range input under the scheme's own name.
+        # Potato's vas stores its one range input under the scheme's own name; a bid and a belief keep JSON there.
+        if alias == "bdm":
+            return {"labels": {scheme.name: potato_json("bid", value)}}
+        if alias == "belief_elicitation":
+            return {"labels": {scheme.name: potato_json("report", value)}}
         return {"labels": {scheme.name: f"{value:g}"}}
 
     def potato_alias(self, scheme, importer):
+        if scheme.get("annotation_type") == "bdm":
+            found, note = bid(scheme)
+            middle = found["low"] + round((found["high"] - found["low"]) / 2 / found["step"]) * found["step"]
+            return ({"instructions": found["instructions"], "min_value": found["low"], "max_value": found["high"],
+                     "step": found["step"], "starting_value": middle},
+                    f"a bid (Becker-DeGroot-Marschak), run as a slider; {note}")
+        if scheme.get("annotation_type") == "belief_elicitation":
+            return _belief(scheme)
         # A visual analogue scale: a slider from min_value to max_value (0-100), on its precision's step.
         ends = " – ".join(str(scheme[key]) for key in ("left_label", "right_label") if scheme.get(key))
         precision = scheme.get("precision", 1)
@@ -58,3 +77,39 @@ class SliderType(SchemeType):
                  "min_value": scheme.get("min_value", 0), "max_value": scheme.get("max_value", 100), "step": step},
                 f"a visual analogue scale, run as a slider on steps of {step:g}"
                 + (f", its ends ({ends}) in its question" if ends else ""))
+
+
+def _belief(scheme: dict) -> tuple[dict, str]:
+    """Potato's belief_elicitation of one probability: a slider from 0 to 100 on its step, its ends named as
+    Potato names them (Certainly not, Certainly)."""
+    mode, step = scheme.get("mode", "point"), scheme.get("step", 1)
+    if mode != "point":
+        raise ValueError(f"mode is {mode!r}; write point or bins")
+    if isinstance(step, bool) or not isinstance(step, int | float) or not 0 < step <= 50:
+        raise ValueError(f"step is {step!r}; write a number between 0 and 50, such as 1 or 5")
+    ends = f"0% {scheme.get('left_label', 'Certainly not')} – {scheme.get('right_label', 'Certainly')} 100%"
+    instructions = "\n\n".join(part for part in (str(scheme.get("instructions") or ""),
+                                                   f"Probability (0 to 100%): {ends}.") if part)
+    return ({"instructions": instructions, "min_value": 0, "max_value": 100, "step": step, "starting_value": 50},
+            "a belief (a probability), run as a slider from 0 to 100; Potato's scoring rule for paying it is not "
+            "run here")
+
+
+def bid(scheme: dict) -> tuple[dict, str]:
+    """Potato's bdm (a Becker-DeGroot-Marschak bid) as a number's or a slider's keys, checked as Potato checks it:
+    its bounds (`low`, `high`) and step, its instructions followed by the range in its currency; and what the
+    import says it does not run."""
+    low, high, step = scheme.get("min", 0), scheme.get("max"), scheme.get("step", 0.01)
+    if high is None:
+        raise ValueError("needs max, the largest bid allowed; add it")
+    if not all(isinstance(bound, int | float) and not isinstance(bound, bool) for bound in (low, high, step)) \
+            or low < 0 or high <= low or not 0 < step <= high - low:
+        raise ValueError(f"min {low!r}, max {high!r} and step {step!r} must be numbers with 0 <= min < max and "
+                         f"0 < step <= max - min")
+    if scheme.get("input", "number") not in ("number", "slider"):
+        raise ValueError(f"input is {scheme['input']!r}; write number or slider")
+    currency = str(scheme.get("currency", "$"))
+    said = f"{scheme.get('bid_label', 'Your bid')}: any amount from {currency}{low:,.2f} to {currency}{high:,.2f}."
+    instructions = "\n\n".join(part for part in (str(scheme.get("instructions") or ""), said) if part)
+    return ({"instructions": instructions, "low": low, "high": high, "step": step},
+            "Potato's draw of the price after the study is not run here")

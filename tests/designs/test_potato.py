@@ -164,9 +164,10 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, slider, range_slider, number, "
                                   f"datetime, text, span, span_link, pairwise, bws, multirate, constant_sum, ranking, "
-                                  f"cloze, pure_display (and runs Potato's triage, hierarchical_multiselect, "
-                                  f"confidence, vas, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, rubric_eval, soft_label as them)"]
+                                  f"cloze, pure_display (and runs Potato's triage, randomized_response, "
+                                  f"hierarchical_multiselect, confidence, vas, bdm, belief_elicitation, text_edit, "
+                                  f"error_span, extractive_qa, coreference, semantic_differential, rubric_eval, "
+                                  f"soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -742,3 +743,67 @@ annotation_schemes:
     written = SCHEME_TYPES.of(scheme).potato_alias_answer("rubric_eval", scheme, {
         "helpful": "3", "correct": "2", "overall": "3"}, None)
     assert written == {"labels": {"helpful": "3", "correct": "2", "overall": "3"}}
+
+
+SURVEY = b"""annotation_task_name: Survey
+data_files: [items.jsonl]
+annotation_schemes:
+  - {annotation_type: bdm, name: typed, description: "Most you would pay?", max: 20, step: 1, currency: "\xc2\xa3"}
+  - {annotation_type: bdm, name: slid, description: "And on a slider?", max: 10, step: 0.5, input: slider}
+  - {annotation_type: belief_elicitation, name: rain, description: "Rain tomorrow?", right_label: Surely}
+  - {annotation_type: belief_elicitation, name: temp, description: "High?", mode: bins, bins: [cold, mild, hot]}
+  - {annotation_type: randomized_response, name: drugs, description: Drugs, question: "Did you take any?",
+     randomizer: Flip a coin; heads answer Yes.}
+"""
+
+
+def test_bids_beliefs_and_randomized_responses_each_run_as_the_type_their_settings_ask_for():
+    """One Potato type can be two of ours by its settings (a bid typed or slid; a belief as one probability or
+    points over ranges); each says what it runs as, and what it does not run (the draw, the scoring rule)."""
+    from designs.schemes import SCHEME_TYPES
+
+    found = import_config(SURVEY, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok, found.errors
+    kinds = {scheme.name: scheme.annotation_type for scheme in found.design.annotation_schemes}
+    assert kinds == {"typed": "number", "slid": "slider", "rain": "slider", "temp": "constant_sum",
+                     "drugs": "radio"}
+    typed, slid, rain, temp, drugs = found.design.annotation_schemes
+    assert (typed.min, typed.max, typed.step) == (0, 20, 1)
+    assert typed.instructions == "Your bid: any amount from £0.00 to £20.00."
+    assert (slid.min_value, slid.max_value, slid.step, slid.starting_value) == (0, 10, 0.5, 5)
+    assert rain.instructions == "Probability (0 to 100%): 0% Certainly not – Surely 100%."
+    assert [label.name for label in temp.labels] == ["cold", "mild", "hot"] and temp.total_points == 100
+    assert drugs.instructions == "Flip a coin; heads answer Yes.\n\nDid you take any?"
+    assert [label.name for label in drugs.labels] == ["Yes", "No"] and drugs.horizontal
+    assert "scheme 'typed': a bid (Becker-DeGroot-Marschak), run as a number typed in a box; Potato's draw of " \
+           "the price after the study is not run here" in found.notes
+    assert found.design.export.potato_types == {"typed": "bdm", "slid": "bdm", "rain": "belief_elicitation",
+                                                "temp": "belief_elicitation", "drugs": "randomized_response"}
+    written = {scheme.name: SCHEME_TYPES.of(scheme).potato_alias_answer(found.design.export.potato_types[
+        scheme.name], scheme, value, None) for scheme, value in (
+        (typed, 12.0), (slid, 2.5), (rain, 35), (temp, {"cold": 60, "hot": 40}), (drugs, "No"))}
+    assert written == {"typed": {"labels": {"typed": '{"bid":12}'}}, "slid": {"labels": {"slid": '{"bid":2.5}'}},
+                       "rain": {"labels": {"rain": '{"report":35}'}},
+                       "temp": {"labels": {"temp": '{"bins":[60,0,40]}'}}, "drugs": {"labels": {"No": "No"}}}
+
+
+@pytest.mark.parametrize(("scheme", "said"), [
+    ("{annotation_type: bdm, name: b, min: 0}", "scheme 'b' (bdm): needs max, the largest bid allowed; add it"),
+    ("{annotation_type: bdm, name: b, min: 5, max: 2}",
+     "scheme 'b' (bdm): min 5, max 2 and step 0.01 must be numbers with 0 <= min < max and 0 < step <= max - min"),
+    ("{annotation_type: bdm, name: b, max: 5, input: dial}", "scheme 'b' (bdm): input is 'dial'; write number or "
+                                                              "slider"),
+    ("{annotation_type: belief_elicitation, name: p, mode: odds}",
+     "scheme 'p' (belief_elicitation): mode is 'odds'; write point or bins"),
+    ("{annotation_type: belief_elicitation, name: p, mode: bins, bins: [all]}",
+     "scheme 'p' (belief_elicitation): mode: bins needs bins, a list of at least two ranges' names; add them"),
+    ("{annotation_type: randomized_response, name: r, method: crosswise, question: Q}",
+     "scheme 'r' (randomized_response): method crosswise needs nonsensitive_statement, the statement of known "
+     "prevalence"),
+    ("{annotation_type: randomized_response, name: r, method: unrelated, question: Q}",
+     "scheme 'r' (randomized_response): method is 'unrelated'; write forced_response or crosswise"),
+])
+def test_a_survey_instrument_potato_would_refuse_is_an_error_at_its_line(scheme, said):
+    config = f"annotation_task_name: S\ndata_files: [items.jsonl]\nannotation_schemes:\n  - {scheme}\n".encode()
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.errors[0] == f"c.yaml:4: annotation_schemes.0: {said}" and not found.ok

@@ -235,3 +235,38 @@ def test_error_spans_save_as_potato_s_mqm_record(chromium, live_server, tmp_path
             screenshot(page, "potato-errors-desktop")
             _next(page)
     _submit_and_compare(page, context, live_server, batch, "errors", tmp_path / "export")
+
+
+def test_bids_beliefs_and_randomized_responses_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's bdm, belief_elicitation (a probability, and points over ranges) and randomized_response (forced and
+    crosswise), run by our number, slider, constant sum and radio, answered by keyboard only at 390 px: shown with
+    their instructions and the randomizer's rule as Potato shows them, and exported in their own Potato form
+    (JSON in one input; the crosswise answer stored as written, shown humanized)."""
+    batch, context, page = _start("surveys", chromium, live_server, capsys, device=PHONE)
+    first, second = page.locator(".task-item").nth(0), page.locator(".task-item").nth(1)
+    bid = first.locator("[data-scheme=bid]")
+    assert "Your bid: any amount from $0.00 to $10.00." in bid.inner_text()
+    assert "A price will be drawn at random after you finish." in bid.inner_text()
+    _type(page, bid.locator("input[type=number]"), "4.5")
+    rain = first.locator("[data-scheme=rain] input[type=range]")
+    assert rain.input_value() == "50"
+    rain.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    assert rain.input_value() == "70"
+    for box, points in zip(first.locator("[data-scheme=temp] input[type=number]").all(), ("20", "50", "30"),
+                           strict=True):
+        _type(page, box, points)
+    cheat = first.locator("[data-scheme=cheat]")
+    assert "If it is January or February, answer Yes." in cheat.inner_text()
+    assert "Have you ever cheated in an exam?" in cheat.inner_text()
+    _tick(page, cheat.locator("input[value=Yes]"))
+    cross = first.locator("[data-scheme=cross]")
+    assert "2. My mother was born in January, February or March." in cross.inner_text()
+    assert "Exactly One Statement Is True" in cross.inner_text()  # humanized, as Potato shows a radio's labels
+    _tick(page, cross.locator("input[value='Exactly one statement is true']"))
+    screenshot(page, "potato-surveys-phone")
+    _next(page)
+    _type(page, second.locator("[data-scheme=bid] input[type=number]"), "2")
+    _tick(page, second.locator("[data-scheme=cheat] input[value=No]"))
+    _submit_and_compare(page, context, live_server, batch, "surveys", tmp_path / "export")
