@@ -368,6 +368,8 @@ JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 5)
 JOB_LEASE_SECONDS = env_int("JOB_LEASE_SECONDS", 60)
 JOB_QUEUE_TIMEOUT_SECONDS = env_int("JOB_QUEUE_TIMEOUT_SECONDS", 3600)
 CELERY_BEAT_SCHEDULE["reap-stale-jobs"] = {"task": "jobs.tasks.reap_stale_jobs", "schedule": 60}
+# A language model's run whose process died (no answer stored within its lease) is marked failed.
+CELERY_BEAT_SCHEDULE["reap-stale-model-runs"] = {"task": "designs.tasks.reap_stale_model_runs", "schedule": 300}
 
 # The JSON API (api app): a token for lab scripts, the session for the browser; unauthenticated calls get 401.
 REST_FRAMEWORK = {

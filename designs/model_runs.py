@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
+from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
@@ -162,13 +163,16 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
         # The run's most cost is promised from here until it ends (models_spent): with the batch row locked, two runs,
         # or a run and a bonus, never both fit under the same budget.
         locked = Batch.objects.select_for_update().get(pk=batch.pk)
+        model_runs_reap(batch_ids=[batch.pk])  # a run killed before this one is said to have stopped
         try:
             budget_check(batch=locked, what=f"asking {model} ({plan['items']} items, up to {plan['most_cost']:.4f})",
                          other=plan["most_cost"])
         except CrowdError as error:
             raise ModelError(str(error)) from None
         run = ModelRun.objects.create(batch=batch, annotator=name, model=model, url=endpoint.url,
-                                      prompt_version=version, items=plan["items"], estimate=plan["most_cost"])
+                                      prompt_version=version, items=plan["items"], estimate=plan["most_cost"],
+                                      heartbeat=timezone.now(), lease_seconds=_lease(endpoint, samples,
+                                                                                     position_check))
     done = set(OutsideAnswer.objects.filter(batch=batch, source=SOURCE, annotator=name).values_list("item_id",
                                                                                                     flat=True))
     todo = [(pk, record) for pk, record, _, _ in _records(batch) if pk not in done][:limit]
@@ -251,6 +255,13 @@ def model_run(*, batch: Batch, endpoint: Endpoint, budget: Decimal | None = None
         _failed(run, f"{endpoint.url}: cannot reach it ({error}); check the URL and that the server runs")
     except APIStatusError as error:
         _failed(run, f"{endpoint.url} answered {error.status_code}: {error.message}")
+    except BaseException as error:
+        # Anything else (a bug, a database error, Ctrl-C) ends the run too: left running, it would hold its most
+        # cost against the budgets until its lease ran out.
+        ModelRun.objects.filter(pk=run.pk, state=ModelRun.State.RUNNING).update(
+            state=ModelRun.State.FAILED, finished=timezone.now(),
+            error=f"stopped by {type(error).__name__}: {error}"[:2000])
+        raise
     run.state, run.finished = ModelRun.State.DONE, timezone.now()
     run.save(update_fields=["state", "finished"])
     return run
@@ -274,7 +285,8 @@ def _store(run: ModelRun, reply: Reply, design: Any, record: Record, endpoint: E
     if not readings:
         raw = reply.samples[0][0] if reply.samples else ""
         run.refused = [*run.refused, {"item": record.id, "reason": reasons[0], "raw": (raw or "")[:4000]}]
-        run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused"])
+        run.heartbeat = timezone.now()
+        run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused", "heartbeat"])
         return
     meta: dict[str, Any] = {"tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out, "cost": str(cost),
                             "seconds": round(reply.seconds, 3), "run": run.pk}
@@ -307,7 +319,8 @@ def _store(run: ModelRun, reply: Reply, design: Any, record: Record, endpoint: E
     OutsideAnswer.objects.create(batch=run.batch, item_id=reply.item, source=SOURCE, annotator=run.annotator,
                                  answers=answers, given=timezone.now(), meta=meta)
     run.answered += 1
-    run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused", "answered"])
+    run.heartbeat = timezone.now()
+    run.save(update_fields=["tokens_in", "tokens_out", "cost", "seconds", "refused", "answered", "heartbeat"])
 
 
 def _retry_after(error: Any, attempt: int) -> float:
@@ -321,12 +334,43 @@ def _retry_after(error: Any, attempt: int) -> float:
 
 def models_spent(batch_ids: Sequence[int]) -> Decimal:
     """What models cost the batches (registered in hits.extensions.SPENDING, so every budget counts it): a finished
-    run's cost by its tokens, a running one's most cost (what it may still spend is promised)."""
-    total = Decimal(0)
-    for state, cost, estimate in ModelRun.objects.filter(batch_id__in=batch_ids).values_list("state", "cost",
-                                                                                            "estimate"):
-        total += max(cost, estimate) if state == ModelRun.State.RUNNING else cost
+    run's cost by its tokens, a running one's most cost (what it may still spend is promised), a run whose process
+    died (stale) its cost alone."""
+    total, now = Decimal(0), timezone.now()
+    for run in ModelRun.objects.filter(batch_id__in=batch_ids).only("state", "cost", "estimate", "started",
+                                                                     "heartbeat", "lease_seconds"):
+        promised = run.state == ModelRun.State.RUNNING and not run.stale(now)
+        total += max(run.cost, run.estimate) if promised else run.cost
     return total
+
+
+def model_runs_reap(*, batch_ids: Sequence[int] | None = None) -> int:
+    """Mark failed the running model runs whose process died (no answer stored within their lease), saying so: a
+    run again goes on where they stopped. The tokens of the answers they were waiting on when killed were never
+    recorded, so their cost may be that much short."""
+    now, reaped = timezone.now(), 0
+    runs = ModelRun.objects.filter(state=ModelRun.State.RUNNING)
+    for run in runs.filter(batch_id__in=batch_ids) if batch_ids is not None else runs:
+        if run.stale(now):
+            last = run.heartbeat or run.started
+            reaped += ModelRun.objects.filter(pk=run.pk, state=ModelRun.State.RUNNING).update(
+                state=ModelRun.State.FAILED, finished=now,
+                error=f"its process stopped (nothing written since {last:%Y-%m-%d %H:%M:%S} UTC, over its lease of "
+                      f"{run.lease_seconds} s); ask again: it goes on where it stopped")
+    return reaped
+
+
+@shared_task(name="designs.tasks.reap_stale_model_runs")
+def reap_stale_model_runs() -> int:
+    """Beat: runs whose process died end, so their most cost is no longer counted and the page says so."""
+    return model_runs_reap()
+
+
+def _lease(endpoint: Endpoint, samples: int, position_check: bool) -> int:
+    """How long a live run may go without storing an answer: twice the longest one item can take (each of its asks
+    timed out and retried, each retry after the longest wait), and a minute besides."""
+    asks = samples + int(position_check)
+    return int(2 * asks * (endpoint.timeout + 60) * (endpoint.max_retries + 1) + 60)
 
 
 def scheme_of(design: Any, name: str) -> Any:

@@ -4,10 +4,12 @@ A version is never changed once a batch uses it: editing a design saves a new ve
 batch keep the design they were given under (their schemes, labels and rules).
 """
 
+from datetime import datetime
 from functools import lru_cache
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.functional import cached_property
 
 from designs.loader import load_text
@@ -149,12 +151,22 @@ class ModelRun(models.Model):
     error = models.TextField(blank=True)
     started = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
+    heartbeat = models.DateTimeField(null=True, blank=True, help_text="when the running process last wrote to it")
+    lease_seconds = models.PositiveIntegerField(
+        default=900, help_text="how long a running run may go without writing before its process is taken for dead")
 
     class Meta:
         ordering = ["-started"]
 
     def __str__(self):
         return f"{self.annotator} on batch {self.batch_id}: {self.state}"
+
+    def stale(self, now: datetime | None = None) -> bool:
+        """A running run whose process has written nothing for longer than its lease (an answer, at the slowest,
+        comes well within it): killed, not still asking. Its most cost is no longer promised."""
+        last = self.heartbeat or self.started
+        return self.state == self.State.RUNNING and last is not None and (
+            (now or timezone.now()) - last).total_seconds() > self.lease_seconds
 
 
 @lru_cache(maxsize=64)

@@ -11,15 +11,18 @@ import socket
 import subprocess
 import time
 import urllib.request
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
 from designs.items import Record
-from designs.model_runs import SOURCE, Endpoint, ModelError, model_run
+from designs.model_runs import SOURCE, Endpoint, ModelError, model_run, reap_stale_model_runs
 from designs.models import ModelRun, OutsideAnswer
 from hits.models import Worker
 from hits.services import assignment_claim, assignment_submit, batch_publish
@@ -149,7 +152,8 @@ def client_page(client, batch):
     from accounts import roles
     from projects.models import Project
 
-    organizer = User.objects.create_user("org", password="pass-word-1")
+    organizer = User.objects.filter(username="org").first() or User.objects.create_user("org",
+                                                                                           password="pass-word-1")
     organizer.groups.add(roles.group(roles.ORGANIZER))
     project = Project.objects.get(batches=batch)
     project.created_by = organizer
@@ -300,6 +304,22 @@ def test_a_models_spend_counts_against_the_batchs_budget(client):
 
     # The batch page says what the models spent beside the crowd's spending.
     assert "; language models 0.0700; budget" in client_page(client, batch)
+    # A run whose process died (nothing written for longer than its lease) no longer holds its most cost, and the
+    # beat ends it, saying so; a live one is left alone.
+    running = ModelRun.objects.get(batch=batch, prompt_version="2")
+    ModelRun.objects.filter(pk=running.pk).update(heartbeat=timezone.now() - timedelta(seconds=901))
+    assert committed(batch_ids=[batch.pk]) == crowd + Decimal("0.05")
+    live = ModelRun.objects.create(batch=batch, annotator="tiny @ x · prompt 3", model="tiny", url="http://x/v1",
+                                   prompt_version="3", estimate=Decimal("0.001"), heartbeat=timezone.now())
+    assert reap_stale_model_runs.name in {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert reap_stale_model_runs() == 1
+    running.refresh_from_db()
+    live.refresh_from_db()
+    assert (running.state, live.state) == (ModelRun.State.FAILED, ModelRun.State.RUNNING)
+    assert running.error.startswith("its process stopped (nothing written since ")
+    assert running.error.endswith("over its lease of 900 s); ask again: it goes on where it stopped")
+    assert committed(batch_ids=[batch.pk]) == crowd + Decimal("0.051")
+    assert "tiny @ x · prompt 2</strong>: failed (its process stopped" in client_page(client, batch)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -315,7 +335,8 @@ def test_an_organizer_asks_a_model_from_the_batch_page_and_reads_what_went_wrong
     from tests.test_accessibility import PHONE
 
     batch = _batch()
-    organizer = User.objects.create_user("org", password="pass-word-1")
+    organizer = User.objects.filter(username="org").first() or User.objects.create_user("org",
+                                                                                           password="pass-word-1")
     organizer.groups.add(roles.group(roles.ORGANIZER))
     project = Project.objects.get(batches=batch)
     project.created_by = organizer
@@ -443,6 +464,25 @@ def test_a_429_is_asked_again_after_its_retry_after_and_each_answer_is_stored_on
 
 
 @pytest.mark.django_db
+def test_a_run_stopped_by_anything_else_ends_saying_so_and_holds_no_more_than_it_spent(server):
+    """Not only the endpoint's errors: whatever stops a run (here its progress callback failing after the first
+    answer) ends it as failed with the reason, so its most cost is not held against the budget."""
+    from hits.services.payments import committed
+
+    batch = _batch()
+    before = committed(batch_ids=[batch.pk])
+
+    def progress(done, total):
+        raise RuntimeError("the terminal went away")
+
+    with pytest.raises(RuntimeError, match="the terminal went away"):
+        model_run(batch=batch, endpoint=_endpoint(server, price_in=Decimal("1")), progress=progress)
+    run = ModelRun.objects.get(batch=batch)
+    assert (run.state, run.error) == (ModelRun.State.FAILED, "stopped by RuntimeError: the terminal went away")
+    assert run.answered == 1 and run.finished is not None
+    assert committed(batch_ids=[batch.pk]) == before + run.cost < before + run.estimate
+
+
 def test_a_server_slower_than_the_timeout_stops_the_run_saying_so(server):
     slow = _Busy(server, slow=3)
     try:
