@@ -1,10 +1,11 @@
-"""multirate: one label (a column) for each of the scheme's options (the rows): "<prefix>-<row number>"."""
+"""multirate: one label (a column) for each of the scheme's options (the rows): "<prefix>-<row number>". The rows
+are the scheme's `options`, or each item's own list (`options_from_data`, as Potato's: an agent trace's steps)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from designs.schemes.base import (
     AnswerProblem,
@@ -24,9 +25,30 @@ class Multirate(SchemeBase):
     """A grid: each option (row) gets one label (column)."""
 
     annotation_type: Literal["multirate"]
-    options: list[str] = Field(min_length=1, description="the rows rated")
+    options: list[str] = Field(default_factory=list, description="the rows rated")
+    options_from_data: str | None = Field(None, description="instead of options, an item field holding the item's "
+                                                            "own rows: a list of texts, or of objects with a label "
+                                                            "or a name")
     labels: list[Label] = Field(min_length=2, description="the columns: one per row is picked",
                                json_schema_extra=labels_in_any_form)
+
+    @model_validator(mode="after")
+    def _rows(self) -> Multirate:
+        if bool(self.options) == bool(self.options_from_data):
+            raise ValueError("give the rows as options, or as an item field (options_from_data), one of them")
+        return self
+
+
+def rows(scheme: Multirate, record: Any) -> list[str]:
+    """The rows of the grid on `record`: the scheme's options, or the item's own list, each entry a text or an
+    object's label (else its name), as Potato reads them; [] when the item has none."""
+    if not scheme.options_from_data:
+        return scheme.options
+    found = record.fields.get(scheme.options_from_data) if record is not None else None
+    if not isinstance(found, list):
+        return []
+    return [str(entry.get("label") or entry.get("name") or number) if isinstance(entry, dict) else str(entry)
+            for number, entry in enumerate(found)]
 
 
 PAIR = " – "  # between the words of a semantic differential's row
@@ -36,7 +58,7 @@ class MultirateType(SchemeType):
     name = "multirate"
     settings = Multirate
     aggregators = ("majority", "none")
-    potato_keys = ("options", "labels")
+    potato_keys = ("options", "options_from_data", "labels")
     potato_aliases = ("semantic_differential", "rubric_eval")
     page = {"value": "every"}
     asked_once = True
@@ -45,12 +67,22 @@ class MultirateType(SchemeType):
         return {"labels": {option: potato_text(rating) for option, rating in value.items()}}
 
     def form_fields(self, scheme, value, record=None):
-        return {str(place): str(value[row]) for place, row in enumerate(scheme.options, 1)
+        return {str(place): str(value[row]) for place, row in enumerate(rows(scheme, record), 1)
                 if isinstance(value, dict) and row in value}
+
+    def item_problem(self, scheme, record):
+        if scheme.options_from_data and not rows(scheme, record):
+            return f"item {record.id!r} has no list of rows under {scheme.options_from_data!r} to rate"
+        if len(set(rows(scheme, record))) < len(rows(scheme, record)):
+            return f"item {record.id!r} has the same row twice under {scheme.options_from_data!r}"
+        return None
+
+    def widget_context(self, scheme, record, field, keys):
+        return {"rows": rows(scheme, record)}
 
     def read(self, scheme, fields, record):
         labels = [label.name for label in scheme.labels]
-        rated = {row: fields.get(str(number)) for number, row in enumerate(scheme.options, 1)}
+        rated = {row: fields.get(str(number)) for number, row in enumerate(rows(scheme, record), 1)}
         if not any(rated.values()):
             return None
         unrated = [row for row, value in rated.items() if not value]
@@ -60,6 +92,8 @@ class MultirateType(SchemeType):
 
     def answer_schema(self, scheme):
         labels = one_of([label.name for label in scheme.labels])
+        if scheme.options_from_data:  # the rows are the item's: each one rated (read checks them against it)
+            return {"type": "object", "additionalProperties": labels, "minProperties": 1}
         return {"type": "object", "properties": dict.fromkeys(scheme.options, labels),
                 "required": list(scheme.options), "additionalProperties": False}
 
@@ -67,7 +101,9 @@ class MultirateType(SchemeType):
         return dict(value)
 
     def combine(self, scheme, values):
-        return {row: majority([value.get(row) for value in values]) for row in scheme.options}
+        # The rows as the answers name them (an item's own rows are the same in each answer to it).
+        named = scheme.options or list(dict.fromkeys(row for value in values for row in value))
+        return {row: majority([value.get(row) for value in values]) for row in named}
 
     def from_potato(self, converted, importer):
         if isinstance(converted.get("options"), list):

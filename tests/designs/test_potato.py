@@ -807,3 +807,38 @@ def test_a_survey_instrument_potato_would_refuse_is_an_error_at_its_line(scheme,
     config = f"annotation_task_name: S\ndata_files: [items.jsonl]\nannotation_schemes:\n  - {scheme}\n".encode()
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
     assert found.errors[0] == f"c.yaml:4: annotation_schemes.0: {said}" and not found.ok
+
+
+STEPS = (b'{"id": "1", "text": "Book a table.", "steps": ["Search", {"label": "Call the API"}, {"name": "Confirm"}]}\n'
+         b'{"id": "2", "text": "Weather?", "steps": ["Look up"]}\n')
+
+
+def test_a_grid_s_rows_may_be_each_item_s_own_and_an_item_without_them_is_named():
+    """Potato's multirate options_from_data: the rows come from the item (texts, or objects by label, else name);
+    answers are read against that item's rows; an item without a list is an error at its line, as is a scheme with
+    both or neither of options and options_from_data."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields
+    from designs.schemes.base import Record
+
+    config = (b"annotation_task_name: Steps\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: multirate, name: rated, options_from_data: steps, labels: [bad, good]}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": STEPS}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("rated")
+    kind = SCHEME_TYPES.of(scheme)
+    first = Record("1", "Book a table.", json.loads(STEPS.splitlines()[0]))
+    assert kind.widget_context(scheme, first, "a", {}) == {"rows": ["Search", "Call the API", "Confirm"]}
+    assert kind.read(scheme, Fields({"a-1": "good", "a-2": "bad", "a-3": "good"}, "a"), first) == {
+        "Search": "good", "Call the API": "bad", "Confirm": "good"}
+    with pytest.raises(AnswerProblem, match="rate every row \\('Confirm' is not rated yet\\)"):
+        kind.read(scheme, Fields({"a-1": "good", "a-2": "bad"}, "a"), first)
+    assert kind.combine(scheme, [{"Search": "good", "Confirm": "bad"}, {"Search": "good", "Confirm": "good"},
+                                 {"Search": "bad", "Confirm": "bad"}]) == {"Search": "good", "Confirm": "bad"}
+    missing = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": STEPS + b'{"id": "3", '
+                                                                           b'"text": "No steps."}\n'}))
+    assert missing.errors == ["items.jsonl:3: scheme 'rated': item '3' has no list of rows under 'steps' to rate; "
+                              "every item needs it"]
+    both = config.replace(b"labels:", b"options: [x], labels:")
+    assert import_config(both, name="c.yaml", folder=UploadedFolder({"items.jsonl": STEPS})).errors == [
+        "c.yaml:4: annotation_schemes.0: give the rows as options, or as an item field (options_from_data), one "
+        "of them"]

@@ -270,3 +270,23 @@ def test_bids_beliefs_and_randomized_responses_save_what_potato_saves(chromium, 
     _type(page, second.locator("[data-scheme=bid] input[type=number]"), "2")
     _tick(page, second.locator("[data-scheme=cheat] input[value=No]"))
     _submit_and_compare(page, context, live_server, batch, "surveys", tmp_path / "export")
+
+
+def test_a_grid_whose_rows_are_each_item_s_own_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's multirate with options_from_data: each item's own steps are the grid's rows (texts, or objects by
+    their label, else their name), rated by keyboard; saved under each step as Potato saves them."""
+    batch, context, page = _start("steps", chromium, live_server, capsys)
+    first, second = page.locator(".task-item").nth(0), page.locator(".task-item").nth(1)
+    assert first.locator("[data-scheme=step_ratings] tbody th").all_inner_texts() == [
+        "Search restaurants near the user", "Call the booking API", "Confirm with the user"]
+    assert second.locator("[data-scheme=step_ratings] tbody th").all_inner_texts() == ["Look up Oslo",
+                                                                                        "Answer: sunny"]
+    for item, ratings in ((first, (("Search restaurants", "Correct"), ("Call the booking", "Questionable"),
+                                   ("Confirm with", "Correct"))),
+                          (second, (("Look up Oslo", "Correct"), ("Answer: sunny", "Incorrect")))):
+        for step, rating in ratings:
+            _tick(page, item.locator(f"[data-scheme=step_ratings] tr:has-text('{step}') input[value={rating}]"))
+        if item == first:
+            screenshot(page, "potato-steps-desktop", full_page=False)
+            _next(page)
+    _submit_and_compare(page, context, live_server, batch, "steps", tmp_path / "export")
