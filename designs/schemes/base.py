@@ -146,6 +146,36 @@ class LabelledScheme(SchemeBase):
         return {str(number): label.name for number, label in enumerate(self.labels[:9], 1)}
 
 
+class ItemLabels(Strict):
+    """Labels some of which each item may leave out, as Potato's dynamic_options (a choice scheme's settings)."""
+
+    dynamic_options: bool = Field(False, description="show on each item only the labels its dynamic_options_field "
+                                                     "lists")
+    dynamic_options_field: str = Field("visible_labels", description="the item field listing the labels shown on "
+                                                                      "it (a text or a list); an item without it "
+                                                                      "shows them all")
+
+
+def shown_labels(scheme: Any, record: Any) -> list[str] | None:
+    """The labels `record` shows of a scheme with dynamic_options, as its field lists them (those that are the
+    scheme's), or None when it shows them all (no dynamic options, or an item without the field)."""
+    if not getattr(scheme, "dynamic_options", False) or record is None:
+        return None
+    found = record.fields.get(scheme.dynamic_options_field)
+    if found is None:
+        return None
+    listed = {str(entry) for entry in ([found] if isinstance(found, str) else found if isinstance(found, list)
+                                       else [])}
+    return [label.name for label in scheme.labels if label.name in listed]
+
+
+def no_labels_shown(scheme: Any, record: Any) -> str | None:
+    """An item that shows none of a choice scheme's labels (and no Other box) could not be answered: said so."""
+    if shown_labels(scheme, record) == [] and not scheme.has_free_response:
+        return f"item {record.id!r} lists none of the scheme's labels to show under {scheme.dynamic_options_field!r}"
+    return None
+
+
 def _no_repeats(values: list[str], where: str, what: str) -> None:
     seen: set[str] = set()
     for value in values:

@@ -11,18 +11,21 @@ from pydantic import Field
 from designs.schemes.base import (
     OTHER_SCHEMA,
     AnswerProblem,
+    ItemLabels,
     LabelledScheme,
     SchemeType,
     choices_control,
     free_response,
+    no_labels_shown,
     one_of,
     scheme_type,
+    shown_labels,
 )
 
 PATH = " › "  # between the nodes of a taxonomy's path, in a box's name
 
 
-class Multiselect(LabelledScheme):
+class Multiselect(ItemLabels, LabelledScheme):
     """Any number of labels, as checkboxes."""
 
     annotation_type: Literal["multiselect"]
@@ -35,7 +38,8 @@ class MultiselectType(SchemeType):
     name = "multiselect"
     settings = Multiselect
     aggregators = ("majority", "none")
-    potato_keys = ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected")
+    potato_keys = ("labels", "sequential_key_binding", "has_free_response", "min_selected", "max_selected",
+                   "dynamic_options", "dynamic_options_field")
     potato_aliases = ("hierarchical_multiselect",)
     potato_humanizes = True
     labelstudio_tags = ("Choices", "Taxonomy")
@@ -44,6 +48,10 @@ class MultiselectType(SchemeType):
 
     def read(self, scheme, fields, record):
         chosen = [label.name for number, label in enumerate(scheme.labels, 1) if fields.get(str(number))]
+        shown = shown_labels(scheme, record)
+        hidden = [label for label in chosen if shown is not None and label not in shown]
+        if hidden:
+            raise AnswerProblem(f"{hidden[0]!r} is not one of the labels this item shows ({', '.join(shown or [])})")
         if scheme.has_free_response and fields.get("other"):
             other = free_response(fields)
             if other is None:
@@ -76,6 +84,12 @@ class MultiselectType(SchemeType):
 
     def keys(self, scheme):
         return scheme.keys()
+
+    def item_problem(self, scheme, record):
+        return no_labels_shown(scheme, record)
+
+    def widget_context(self, scheme, record, field, keys):
+        return {"shown": shown_labels(scheme, record)}
 
     def labelstudio_claims(self, control):
         return control.tag == "Taxonomy" or (control.tag == "Choices" and control.attrs.get("choice") == "multiple")

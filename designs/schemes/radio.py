@@ -9,18 +9,21 @@ from pydantic import Field
 from designs.schemes.base import (
     OTHER_SCHEMA,
     Fields,
+    ItemLabels,
     LabelledScheme,
     SchemeBase,
     SchemeType,
     choices_control,
     free_response,
+    no_labels_shown,
     one_of,
     pick,
     scheme_type,
+    shown_labels,
 )
 
 
-class Radio(LabelledScheme):
+class Radio(ItemLabels, LabelledScheme):
     """One label of several, as radio buttons (keys pick them when the labels have keys)."""
 
     annotation_type: Literal["radio"]
@@ -33,7 +36,8 @@ class RadioType(SchemeType):
     # Declared as wide as SchemeType's: select (designs.schemes.select) is a radio with settings of its own.
     settings: ClassVar[type[SchemeBase]] = Radio
     aggregators = ("majority", "threshold", "dawid-skene", "mace", "none")
-    potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal")
+    potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal",
+                                              "dynamic_options", "dynamic_options_field")
     potato_aliases: ClassVar[tuple[str, ...]] = ("triage", "randomized_response")
     potato_humanizes = True
     labelstudio_tags: ClassVar[tuple[str, ...]] = ("Choices",)
@@ -47,7 +51,15 @@ class RadioType(SchemeType):
             return None
         if scheme.has_free_response and value == "_other":
             return free_response(fields)
-        return pick(value, [label.name for label in scheme.labels], "labels")
+        shown = shown_labels(scheme, record)
+        return pick(value, [label.name for label in scheme.labels] if shown is None else shown,
+                    "labels" if shown is None else "labels this item shows")
+
+    def item_problem(self, scheme, record):
+        return no_labels_shown(scheme, record)
+
+    def widget_context(self, scheme, record, field, keys):
+        return {"shown": shown_labels(scheme, record)}
 
     def answer_schema(self, scheme):
         labels = one_of([label.name for label in scheme.labels])

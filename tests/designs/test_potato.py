@@ -842,3 +842,30 @@ def test_a_grid_s_rows_may_be_each_item_s_own_and_an_item_without_them_is_named(
     assert import_config(both, name="c.yaml", folder=UploadedFolder({"items.jsonl": STEPS})).errors == [
         "c.yaml:4: annotation_schemes.0: give the rows as options, or as an item field (options_from_data), one "
         "of them"]
+
+
+def test_a_label_the_item_does_not_show_is_refused_and_an_item_showing_none_is_named():
+    """dynamic_options: an answer naming a label its item leaves out is refused (a crafted form, or a model), and an
+    item whose list names none of the scheme's labels could not be answered: an error at its line."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields
+    from designs.schemes.base import Record
+
+    items = (b'{"id": "1", "text": "Capital of France?", "visible_labels": ["Paris", "Lyon"]}\n'
+             b'{"id": "2", "text": "Capital of Spain?"}\n')
+    config = (b"annotation_task_name: Q\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: radio, name: answer, labels: [Paris, Lyon, Madrid], dynamic_options: true}\n"
+              b"  - {annotation_type: multiselect, name: also, labels: [Paris, Lyon, Madrid], dynamic_options: true}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    radio, boxes = found.design.annotation_schemes
+    first, second = (Record(str(number), "", json.loads(line)) for number, line in enumerate(items.splitlines(), 1))
+    assert SCHEME_TYPES.of(radio).read(radio, Fields({"a": "Lyon"}, "a"), first) == "Lyon"
+    with pytest.raises(AnswerProblem, match="'Madrid' is not one of the labels this item shows \\(Paris, Lyon\\)"):
+        SCHEME_TYPES.of(radio).read(radio, Fields({"a": "Madrid"}, "a"), first)
+    assert SCHEME_TYPES.of(radio).read(radio, Fields({"a": "Madrid"}, "a"), second) == "Madrid"  # no list: all
+    with pytest.raises(AnswerProblem, match="'Madrid' is not one of the labels this item shows \\(Paris, Lyon\\)"):
+        SCHEME_TYPES.of(boxes).read(boxes, Fields({"a-1": "1", "a-3": "1"}, "a"), first)
+    none = items.replace(b'["Paris", "Lyon"]', b'["Rome"]')
+    assert import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": none})).errors == [
+        "items.jsonl:1: scheme 'answer': item '1' lists none of the scheme's labels to show under 'visible_labels'; "
+        "every item needs it"]

@@ -290,3 +290,28 @@ def test_a_grid_whose_rows_are_each_item_s_own_saves_what_potato_saves(chromium,
             screenshot(page, "potato-steps-desktop", full_page=False)
             _next(page)
     _submit_and_compare(page, context, live_server, batch, "steps", tmp_path / "export")
+
+
+def test_choices_each_item_narrows_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's dynamic_options: a radio shows the labels its item lists under visible_labels (a list, or one text),
+    boxes those under their own dynamic_options_field, all of them where the item lists none; chosen by keyboard
+    (Space on each), saved as Potato saves them."""
+    batch, context, page = _start("options", chromium, live_server, capsys, device=PHONE)
+    first, second = page.locator(".task-item").nth(0), page.locator(".task-item").nth(1)
+
+    def values(item, scheme):
+        return item.locator(f"[data-scheme={scheme}] input[type=radio], [data-scheme={scheme}] "
+                            f"input[type=checkbox]").evaluate_all("els => els.map(e => e.dataset.label || e.value)")
+
+    assert (values(first, "answer"), values(first, "tags")) == (["Paris", "Lyon"], ["geography", "politics"])
+    assert (values(second, "answer"), values(second, "tags")) == (["Berlin"], ["geography", "history", "politics"])
+    for locator in (first.locator("[data-scheme=answer] input[value=Paris]"),
+                    first.locator("[data-scheme=tags] input[data-label=geography]"),
+                    first.locator("[data-scheme=tags] input[data-label=politics]")):
+        _tick(page, locator)
+    screenshot(page, "potato-options-phone", full_page=False)
+    _next(page)
+    for locator in (second.locator("[data-scheme=answer] input[value=Berlin]"),
+                    second.locator("[data-scheme=tags] input[data-label=history]")):
+        _tick(page, locator)
+    _submit_and_compare(page, context, live_server, batch, "options", tmp_path / "export")
