@@ -483,6 +483,7 @@ def test_a_run_stopped_by_anything_else_ends_saying_so_and_holds_no_more_than_it
     assert committed(batch_ids=[batch.pk]) == before + run.cost < before + run.estimate
 
 
+@pytest.mark.django_db
 def test_a_server_slower_than_the_timeout_stops_the_run_saying_so(server):
     slow = _Busy(server, slow=3)
     try:
