@@ -3,6 +3,7 @@ are the scheme's `options`, or each item's own list (`options_from_data`, as Pot
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -27,8 +28,14 @@ class Multirate(SchemeBase):
     annotation_type: Literal["multirate"]
     options: list[str] = Field(default_factory=list, description="the rows rated")
     options_from_data: str | None = Field(None, description="instead of options, an item field holding the item's "
-                                                            "own rows: a list of texts, or of objects with a label "
-                                                            "or a name")
+                                                            "own rows: a list of texts, or of objects")
+    options_text_keys: list[str] = Field(["label", "name"], description="where a row that is an object keeps its "
+                                                                          "text: the first of these it has (else "
+                                                                          "the object as JSON)")
+    row_prefix: str = Field("", description="each of an item's own rows shown and kept numbered after it "
+                                            "(\"Step\": \"Step 1: …\"), so that two rows with one text stay two")
+    cascade: bool = Field(False, description="the last column picked on a row is picked on every later row and the "
+                                             "first on every earlier one (Potato's process_reward first_error)")
     labels: list[Label] = Field(min_length=2, description="the columns: one per row is picked",
                                json_schema_extra=labels_in_any_form)
 
@@ -47,8 +54,14 @@ def rows(scheme: Multirate, record: Any) -> list[str]:
     found = record.fields.get(scheme.options_from_data) if record is not None else None
     if not isinstance(found, list):
         return []
-    return [str(entry.get("label") or entry.get("name") or number) if isinstance(entry, dict) else str(entry)
-            for number, entry in enumerate(found)]
+    texts = []
+    for number, entry in enumerate(found, 1):
+        text = str(entry)
+        if isinstance(entry, dict):
+            text = next((str(entry[key]) for key in scheme.options_text_keys if entry.get(key) not in (None, "")),
+                        json.dumps(entry, ensure_ascii=False))
+        texts.append(f"{scheme.row_prefix} {number}: {text}" if scheme.row_prefix else text)
+    return texts
 
 
 PAIR = " – "  # between the words of a semantic differential's row
@@ -59,7 +72,7 @@ class MultirateType(SchemeType):
     settings = Multirate
     aggregators = ("majority", "none")
     potato_keys = ("options", "options_from_data", "labels")
-    potato_aliases = ("semantic_differential", "rubric_eval")
+    potato_aliases = ("semantic_differential", "rubric_eval", "process_reward")
     page = {"value": "every"}
     asked_once = True
 
@@ -110,15 +123,26 @@ class MultirateType(SchemeType):
             converted["options"] = [importer.option(option) for option in converted["options"]]
         return [converted]
 
+    def scripts(self, scheme):
+        return ["designs/cascade.js"] if scheme.cascade else []
+
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         if alias == "rubric_eval":  # each criterion's point under its name, as a grid's rows are kept
             return self.potato_answer(scheme, value, record)
+        if alias == "process_reward":  # each step's reward by its place, as Potato's page keeps them
+            steps = [{"index": place, "reward": int(value[row]), "source": "human", "verified": True,
+                      "ai_reward": None, "ai_reasoning": "", "confidence": None}
+                     for place, row in enumerate(rows(scheme, record))]
+            mode = "first_error" if scheme.cascade else "per_step"
+            return {"labels": {scheme.name: json.dumps({"steps": steps, "mode": mode}, separators=(",", ":"))}}
         # Potato's semantic differential names each row by its two words joined by "__", the point as its value.
         return {"labels": {option.replace(PAIR, "__", 1): potato_text(point) for option, point in value.items()}}
 
     def potato_alias(self, scheme, importer):
         if scheme.get("annotation_type") == "rubric_eval":
             return self._rubric(scheme)
+        if scheme.get("annotation_type") == "process_reward":
+            return _process_reward(scheme)
         # A semantic differential: each pair of opposite words a row, the scale's points the columns.
         pairs = [pair for pair in scheme.get("pairs") or [] if isinstance(pair, list | tuple) and len(pair) == 2]
         points = scheme.get("scale_points", 7)
@@ -145,3 +169,29 @@ class MultirateType(SchemeType):
                             for number, label in enumerate(shown, 1)]},
                 f"a rubric, run as a grid: each criterion a row, points 1 to {size} its columns"
                 + ("; the criteria's descriptions are not shown" if described else ""))
+
+
+def _process_reward(scheme: dict) -> tuple[dict, str]:
+    """Potato's process_reward (per-step rewards for training a process reward model): each step of the item's
+    trace a row, Correct (1), Neutral (0, per_step with allow_neutral) and Wrong (-1) its columns, as Potato 2.12.1
+    names them; first_error (Potato's default) cascades a Wrong to every later step and a Correct to every earlier
+    one."""
+    mode = scheme.get("mode", "first_error")
+    if mode not in ("first_error", "per_step"):
+        raise ValueError(f"mode is {mode!r}; write first_error or per_step")
+    said = {"correct": "Correct", "neutral": "Neutral", "incorrect": "Wrong",
+            **{key: str(value) for key, value in (scheme.get("reward_labels") or {}).items()}}
+    neutral = bool(scheme.get("allow_neutral")) and mode == "per_step"
+    labels = [{"name": "1", "description": f"✓ {said['correct']}"},
+              *([{"name": "0", "description": f"○ {said['neutral']}"}] if neutral else []),
+              {"name": "-1", "description": f"✗ {said['incorrect']}"}]
+    text_key = str(scheme.get("step_text_key", "action"))
+    left = [key for key in ("ai_prelabel", "inline_with_trace", "require_verification") if scheme.get(key)]
+    return ({"options_from_data": str(scheme.get("steps_key", "steps")), "labels": labels, "row_prefix": "Step",
+             "options_text_keys": list(dict.fromkeys([text_key, "text", "content", "reasoning", "thought",
+                                                      "action"])), "cascade": mode == "first_error"},
+            f"a process reward ({mode}), run as a grid: each step of the item's trace a row, "
+            + "/".join(label["description"][2:] for label in labels) + " its columns"
+            + (", a Wrong picking Wrong on every later step and Correct on every earlier one" if mode == "first_error"
+               else "")
+            + (f"; not run: {', '.join(left)}" if left else ""))

@@ -14,6 +14,8 @@ from designs.export import export_batch
 from designs.loader import load_text
 from designs.models import DesignBatch
 from designs.potato import UploadedFolder, import_config, import_file
+from designs.schemes import Fields
+from designs.schemes.base import Record
 from hits.models import Item
 from projects.models import Project
 
@@ -167,7 +169,7 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"cloze, pure_display (and runs Potato's triage, randomized_response, "
                                   f"hierarchical_multiselect, confidence, vas, bdm, belief_elicitation, text_edit, "
                                   f"error_span, extractive_qa, coreference, semantic_differential, rubric_eval, "
-                                  f"soft_label as them)"]
+                                  f"process_reward, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -869,3 +871,34 @@ def test_a_label_the_item_does_not_show_is_refused_and_an_item_showing_none_is_n
     assert import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": none})).errors == [
         "items.jsonl:1: scheme 'answer': item '1' lists none of the scheme's labels to show under 'visible_labels'; "
         "every item needs it"]
+
+
+def test_a_process_reward_runs_as_a_grid_of_the_item_s_steps():
+    """Potato's process_reward per_step with allow_neutral and its own reward_labels: Correct, Neutral and Wrong
+    columns (1, 0, -1), rows the steps by step_text_key (else text, content, …, else the step as JSON), numbered so
+    two steps with one text stay two; the AI pre-labelling is named as not run; a mode Potato lacks is an error."""
+    from designs.schemes import SCHEME_TYPES
+
+    items = (b'{"id": "1", "text": "2 + 2?", "trace": [{"thought": "Add them"}, {"say": "4"}, '
+             b'{"thought": "Add them"}]}\n')
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: process_reward, name: prm, description: Rate, steps_key: trace, mode: per_step,"
+              b" step_text_key: thought, allow_neutral: true, reward_labels: {incorrect: Flawed}, ai_prelabel: true}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("prm")
+    kind = SCHEME_TYPES.of(scheme)
+    assert [(label.name, label.description) for label in scheme.labels] == [
+        ("1", "✓ Correct"), ("0", "○ Neutral"), ("-1", "✗ Flawed")]
+    record = Record("1", "2 + 2?", json.loads(items))
+    assert kind.widget_context(scheme, record, "a", {})["rows"] == [
+        "Step 1: Add them", 'Step 2: {"say": "4"}', "Step 3: Add them"]
+    assert "scheme 'prm': a process reward (per_step), run as a grid: each step of the item's trace a row, " \
+           "Correct/Neutral/Flawed its columns; not run: ai_prelabel" in found.notes
+    value = kind.read(scheme, Fields({"a-1": "1", "a-2": "0", "a-3": "-1"}, "a"), record)
+    stored = json.loads(kind.potato_alias_answer("process_reward", scheme, value, record)["labels"]["prm"])
+    assert stored["mode"] == "per_step" and [step["reward"] for step in stored["steps"]] == [1, 0, -1]
+    wrong = config.replace(b"mode: per_step", b"mode: best_of_n")
+    assert import_config(wrong, name="c.yaml", folder=UploadedFolder({"items.jsonl": items})).errors[0] == (
+        "c.yaml:4: annotation_schemes.0: scheme 'prm' (process_reward): mode is 'best_of_n'; write first_error or "
+        "per_step")

@@ -315,3 +315,21 @@ def test_choices_each_item_narrows_save_what_potato_saves(chromium, live_server,
                     second.locator("[data-scheme=tags] input[data-label=history]")):
         _tick(page, locator)
     _submit_and_compare(page, context, live_server, batch, "options", tmp_path / "export")
+
+
+def test_process_rewards_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's process_reward: each step of the item's trace a row, Correct or Wrong. per_step: each rated by
+    keyboard; first_error (Potato's default): one Wrong, on the second step, picks Correct on the first and Wrong on
+    the third, as Potato's click did; saved as Potato's JSON of each step's reward."""
+    batch, context, page = _start("rewards", chromium, live_server, capsys)
+    item = page.locator(".task-item").first
+    assert item.locator("[data-scheme=per] tbody th").all_inner_texts() == [
+        "Step 1: Subtract 3: 2x = 4", "Step 2: Divide by 2: x = 3", "Step 3: Answer: x = 3"]
+    per = item.locator("[data-scheme=per] tbody tr")
+    for row, value in ((0, "1"), (1, "-1"), (2, "-1")):
+        _tick(page, per.nth(row).locator(f"input[value='{value}']"))
+    first = item.locator("[data-scheme=first] tbody tr")
+    _tick(page, first.nth(1).locator("input[value='-1']"))
+    assert [row.locator("input:checked").get_attribute("value") for row in first.all()] == ["1", "-1", "-1"]
+    screenshot(page, "potato-rewards-desktop", full_page=False)
+    _submit_and_compare(page, context, live_server, batch, "rewards", tmp_path / "export")
