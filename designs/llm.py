@@ -79,6 +79,8 @@ def _questions(design: Design, reverse: bool = False) -> str:
                   if hasattr(label, "name")]
         labels = labels[::-1] if reverse else labels
         line = f"- {scheme.name}: {scheme.description or scheme.name}"
+        if scheme.instructions:  # what the page says under the question (a randomized response's question)
+            line += f" ({' '.join(scheme.instructions.split())})"
         if labels:
             line += f" Options: {', '.join(labels)}."
         if scheme.display_logic is not None:

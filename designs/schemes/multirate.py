@@ -48,7 +48,8 @@ class Multirate(SchemeBase):
 
 def rows(scheme: Multirate, record: Any) -> list[str]:
     """The rows of the grid on `record`: the scheme's options, or the item's own list, each entry a text or an
-    object's label (else its name), as Potato reads them; [] when the item has none."""
+    object's text under the first of options_text_keys it has (its label, else its name, as Potato's multirate reads
+    them), numbered after row_prefix when there is one; [] when the item has none."""
     if not scheme.options_from_data:
         return scheme.options
     found = record.fields.get(scheme.options_from_data) if record is not None else None
@@ -86,7 +87,7 @@ class MultirateType(SchemeType):
     def item_problem(self, scheme, record):
         if scheme.options_from_data and not rows(scheme, record):
             return f"item {record.id!r} has no list of rows under {scheme.options_from_data!r} to rate"
-        if len(set(rows(scheme, record))) < len(rows(scheme, record)):
+        if scheme.options_from_data and len(set(rows(scheme, record))) < len(rows(scheme, record)):
             return f"item {record.id!r} has the same row twice under {scheme.options_from_data!r}"
         return None
 

@@ -25,6 +25,7 @@ annotation_schemes:
   - annotation_type: likert
     name: sure
     description: How sure are you?
+    instructions: "1 is a guess,\n\n5 is certain."
     size: 5
   - annotation_type: text
     name: why
@@ -49,6 +50,7 @@ def test_the_model_is_told_what_annotators_are_told():
     assert system["content"].endswith("Think of the grammar of the sentence.")
     assert "- cf: Is it counterfactual? Options: yes (It is), no." in user["content"]
     assert "- why: Why not? (Answer only if it applies.)" in user["content"]
+    assert "- sure: How sure are you? (1 is a guess, 5 is certain.)" in user["content"]  # its instructions too
     assert user["content"].endswith("Item:\nsource: a forum\nText: Had it rained, we would have stayed in.")
     # Another prompt, or another model, is another annotator.
     changed = load_text(DESIGN.replace("Think of the grammar", "Think of the tense"), name="cf.yaml")
