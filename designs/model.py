@@ -43,6 +43,8 @@ class Items(Strict):
     panes: dict[str, list[str]] = Field(default_factory=dict, description="shown fields whose entries are shown "
                                                                           "side by side, with their pane labels ([] "
                                                                           "for A, B), as Potato's pairwise display")
+    numbered: list[str] = Field(default_factory=list, description="shown fields whose dialogue turns are numbered "
+                                                                     "[1], [2], … (Potato's show_turn_numbers)")
     noun: str = Field("item", description="what one item is called on the page (sentence, question, story)")
     gold_key: str | None = Field(None, description="the field holding an item's known answer, {scheme: value}")
     group_key: str | None = Field(None, description="the field HITs are interleaved by, e.g. the domain")

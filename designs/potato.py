@@ -23,7 +23,17 @@ from typing import Any, Protocol
 
 import yaml
 
-from designs.items import FORMATS, Given, ItemsError, Record, as_lines, read_records, unanswerable
+from designs.items import (
+    FORMATS,
+    SAYINGS,
+    SPEAKERS,
+    Given,
+    ItemsError,
+    Record,
+    as_lines,
+    read_records,
+    unanswerable,
+)
 from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, TYPE_NAMES, Design, Items
 from designs.schemes import SCHEME_TYPES
@@ -527,14 +537,39 @@ class _Translation:
                              if len(keys) > 1 else "") + ", a dialogue or a trace turn by turn")
         titles = {str(fields[number]["key"]): str(fields[number]["label"]) for number, _ in shown
                   if fields[number].get("label") and str(fields[number]["key"]) != text}
-        sides = {}
+        sides, numbered = {}, []
         for number, key in shown:
+            options = fields[number].get("display_options") or {}
+            options = options if isinstance(options, dict) else {}
             if kinds[key] in PANED_DISPLAYS and key != text:
-                options = fields[number].get("display_options") or {}
-                labels = options.get("labels") if isinstance(options, dict) else None
+                labels = options.get("labels")
                 sides[key] = [str(label) for label in labels] if isinstance(labels, list) else []
+            if options.get("show_turn_numbers") and key != text:
+                numbered.append(key)
+            self._display_options(number, key, kinds[key], options)
         return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:],
-                **({"titles": titles} if titles else {}), **({"panes": sides} if sides else {})}
+                **({"titles": titles} if titles else {}), **({"panes": sides} if sides else {}),
+                **({"numbered": numbered} if numbered else {})}
+
+    def _display_options(self, number: int, key: str, kind: str, options: dict[str, Any]) -> None:
+        """Name the display options of a shown field that are not run here (a named warning, never a silent ok):
+        a dialogue's turn numbers and its turns' speakers and texts under the keys ours read are; its turn ratings
+        are not asked."""
+        ran = {"label", "labels", "show_turn_numbers", "show_labels", "vertical_on_mobile", "preserve_whitespace"}
+        left = []
+        for option, value in options.items():
+            if option in ran or (option == "alternating_shading" and value is not False) or (
+                    option == "speaker_extraction" and value is not False) or (
+                    option == "speaker_key" and value in SPEAKERS) or (option == "text_key" and value in SAYINGS):
+                continue
+            left.append(option)
+        if "per_turn_ratings" in left:
+            left.remove("per_turn_ratings")
+            self.warnings.append(f"instance_display.fields.{number} ({key!r}): per_turn_ratings are not asked here: "
+                                 f"no rating of each turn is collected; add a scheme to rate the dialogue instead")
+        if left:
+            self.warnings.append(f"instance_display.fields.{number} ({key!r}): display_options {', '.join(left)} not "
+                                 f"run here: the {kind} is shown without {'it' if len(left) == 1 else 'them'}")
 
     def show_before(self, field: str) -> None:
         """An item field shown before the item's text (a question a scheme asks of the text)."""

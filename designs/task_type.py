@@ -331,15 +331,17 @@ def _fields(found: Record, names: list[str], items: Any = None) -> list[
     dialogue display does (designs.items.turns); the design's panes side by side (designs.items.panes); a trace or a
     mapping one entry a line (designs.items.as_lines). A field is called by its title where the design (its `items`)
     gives one."""
-    titles, sides = (items.titles, items.panes) if items is not None else ({}, {})
+    titles, sides, numbered = (items.titles, items.panes, items.numbered) if items is not None else ({}, {}, [])
     shown = []
     for name in names:
         if name in found.fields:
             value = found.fields[name]
             flat = isinstance(value, list) and not any(isinstance(entry, dict | list) for entry in value)
             side = panes(value, sides[name]) if name in sides else None
-            shown.append((titles.get(name, name), " ".join(map(str, value)) if flat else as_lines(value),
-                          None if side else turns(value), side))
+            said = None if side else turns(value)
+            if said and name in numbered:
+                said = [{**turn, "number": place} for place, turn in enumerate(said, 1)]
+            shown.append((titles.get(name, name), " ".join(map(str, value)) if flat else as_lines(value), said, side))
     return shown
 
 

@@ -688,7 +688,8 @@ def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_
         '"replies": {"left": "Sorry, it ships today.", "right": {"text": "Orders ship in 3 days.", "label": "Bot"}}}\n')
     (tmp_path / "config.yaml").write_text(
         "annotation_task_name: Support chats\ndata_files: [chats.jsonl]\nitem_properties: {id_key: id}\n"
-        "instance_display:\n  fields:\n    - {key: chat, type: dialogue, label: Conversation}\n"
+        "instance_display:\n  fields:\n    - {key: chat, type: dialogue, label: Conversation, display_options: "
+        "{show_turn_numbers: true, max_height: 300}}\n"
         "    - {key: replies, type: pairwise, label: Replies}\n"
         "    - {key: question, type: text}\n"
         "annotation_schemes:\n  - {annotation_type: radio, name: solved, labels: [yes, no]}\n")
@@ -698,7 +699,8 @@ def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_
     context, page = hit_page(chromium, live_server, "ada", PHONE)
     chat = page.get_by_role("group", name="Conversation")  # the display's label, as Potato heads it
     turns = chat.locator(".turn")
-    assert turns.all_inner_texts() == ["User: My order is late.", "Agent: It ships today.", "User: Thanks!"]
+    assert turns.all_inner_texts() == ["[1] User: My order is late.", "[2] Agent: It ships today.",
+                                       "[3] User: Thanks!"]  # numbered, as show_turn_numbers asks
     colours = [turn.evaluate("node => getComputedStyle(node).borderLeftColor") for turn in turns.all()]
     assert colours[0] == colours[2] != colours[1]  # a speaker keeps their colour
     shaded = [turn.evaluate("node => getComputedStyle(node).backgroundColor") for turn in turns.all()]
@@ -902,3 +904,24 @@ def test_a_process_reward_runs_as_a_grid_of_the_item_s_steps():
     assert import_config(wrong, name="c.yaml", folder=UploadedFolder({"items.jsonl": items})).errors[0] == (
         "c.yaml:4: annotation_schemes.0: scheme 'prm' (process_reward): mode is 'best_of_n'; write first_error or "
         "per_step")
+
+
+def test_a_display_option_not_run_here_is_named_never_an_ok():
+    """A dialogue's display options: its turn numbers and the speaker and text keys ours read run; the rest (a
+    height cap, reply threading) are a named warning, and its per-turn ratings, which would collect answers, a
+    warning of their own saying no rating is collected."""
+    config = (b"annotation_task_name: Chats\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"instance_display:\n  fields:\n"
+              b"    - {key: chat, type: dialogue, display_options: {show_turn_numbers: true, speaker_key: role, "
+              b"max_height: 300, indent_replies: true, per_turn_ratings: {speakers: [Bot], scheme: {size: 5}}}}\n"
+              b"    - {key: q, type: text}\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: ok, labels: [fine, bad]}\n")
+    items = b'{"id": "1", "q": "Fine?", "chat": [{"role": "User", "text": "Hi"}, {"role": "Bot", "text": "Hey"}]}\n'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    assert found.design.items.numbered == ["chat"]
+    assert [warning for warning in found.warnings if warning.startswith("instance_display")] == [
+        "instance_display.fields.0 ('chat'): per_turn_ratings are not asked here: no rating of each turn is "
+        "collected; add a scheme to rate the dialogue instead",
+        "instance_display.fields.0 ('chat'): display_options max_height, indent_replies not run here: the dialogue "
+        "is shown without them"]
