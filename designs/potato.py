@@ -59,8 +59,8 @@ KNOWN_ANSWERS = {"gold_standards": "gold_label", "attention_checks": "expected_a
 # holds changes without them, so they are listed as ignored.
 SERVER = ("port", "server", "server_name", "site_dir", "site_file", "debug", "base_html_template", "header_file",
           "html_layout", "customjs", "customjs_hostname", "ui", "hide_navbar", "output_annotation_dir",
-          "output_annotation_format", "login", "secret_key", "persist_sessions", "require_password",
-          "jumping_to_id_disabled", "list_as_text", "user_config")
+          "output_annotation_format", "export_annotation_format", "login", "secret_key", "persist_sessions",
+          "require_password", "jumping_to_id_disabled", "list_as_text", "user_config")
 # Keys that change the study in Potato and are not carried over: each is a warning, saying what happens here
 # instead. A key in neither list is a warning too: an import never passes over what it does not know.
 CHANGES = {

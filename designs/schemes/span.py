@@ -188,8 +188,13 @@ class SpanType(SchemeType):
         # Error spans with a severity each (MQM): every error type (or type: subtype) a label, the severity a pick
         # asked of each span.
         labels = []
-        for kind in scheme.get("error_types") or []:
-            name = str(kind.get("name", "")) if isinstance(kind, dict) else str(kind)
+        if not isinstance(scheme.get("error_types"), list) or not scheme["error_types"]:
+            raise ValueError("needs error_types, a list of the kinds of error to mark (each a name, or {name, "
+                             "subtypes})")
+        for number, kind in enumerate(scheme["error_types"]):
+            name = str(kind.get("name") or "") if isinstance(kind, dict) else str(kind)
+            if not name:
+                raise ValueError(f"error_types.{number} has no name; give each error type a name")
             subtypes = kind.get("subtypes") if isinstance(kind, dict) else None
             labels += [f"{name}: {sub}" for sub in subtypes] if subtypes else [name]
         severities = [str(level.get("name", "")) if isinstance(level, dict) else str(level)

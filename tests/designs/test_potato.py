@@ -925,3 +925,26 @@ def test_a_display_option_not_run_here_is_named_never_an_ok():
         "collected; add a scheme to rate the dialogue instead",
         "instance_display.fields.0 ('chat'): display_options max_height, indent_replies not run here: the dialogue "
         "is shown without them"]
+
+
+@pytest.mark.parametrize(("types", "said"), [
+    ("[{description: no name field}]", "error_types.0 has no name; give each error type a name"),
+    ("[]", "needs error_types, a list of the kinds of error to mark (each a name, or {name, subtypes})"),
+])
+def test_an_error_span_without_its_error_types_named_is_refused_saying_which(types, said):
+    """As Potato 2.12.1 refuses it (its own test_error_span_schema), named by the error type's place."""
+    config = (f"annotation_task_name: E\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              f"  - {{annotation_type: error_span, name: errs, error_types: {types}}}\n").encode()
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.errors[0] == f"c.yaml:4: annotation_schemes.0: scheme 'errs' (error_span): {said}"
+
+
+def test_potato_s_export_format_key_is_one_of_its_own_server_s():
+    """Potato 2.12.1 renamed output_annotation_format to export_annotation_format: either only sets Potato's own
+    output files, so both are listed as ignored, not as keys the importer does not know."""
+    config = (b"annotation_task_name: E\ndata_files: [items.jsonl]\nexport_annotation_format: [jsonl]\n"
+              b"output_annotation_format: csv\nannotation_schemes:\n"
+              b"  - {annotation_type: radio, name: r, labels: [a, b]}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert found.ok and found.warnings == []
+    assert {"export_annotation_format", "output_annotation_format"} <= set(found.ignored)
