@@ -83,6 +83,9 @@ def _questions(design: Design, reverse: bool = False) -> str:
             line += f" ({' '.join(scheme.instructions.split())})"
         if labels:
             line += f" Options: {', '.join(labels)}."
+        told = SCHEME_TYPES.get(scheme.annotation_type).told(scheme)
+        if told:
+            line += f" {told}"
         if scheme.display_logic is not None:
             line += " (Answer only if it applies.)"
         lines.append(line)

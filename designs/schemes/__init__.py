@@ -21,6 +21,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     pairwise,
     bws,
     multirate,
+    price_list,
     constant_sum,
     ranking,
     cloze,

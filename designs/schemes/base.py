@@ -409,6 +409,11 @@ class SchemeType:
         given to links."""
         return [{"type": self.labelstudio_tags[0].lower(), "value": self.labelstudio_value(scheme, value)}]
 
+    def told(self, scheme: Any) -> str:
+        """What a language model is told of the scheme beyond its question, instructions and labels (the rows it
+        answers), or ""."""
+        return ""
+
     def card_labels(self, scheme: Any) -> str:
         """What the dataset card's labels column says of the scheme."""
         return ", ".join(label.name for label in getattr(scheme, "labels", []) or [])

@@ -165,11 +165,11 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, slider, range_slider, number, "
-                                  f"datetime, text, span, span_link, pairwise, bws, multirate, constant_sum, ranking, "
-                                  f"cloze, pure_display (and runs Potato's triage, randomized_response, "
-                                  f"hierarchical_multiselect, confidence, vas, bdm, belief_elicitation, text_edit, "
-                                  f"error_span, extractive_qa, coreference, semantic_differential, rubric_eval, "
-                                  f"process_reward, soft_label as them)"]
+                                  f"datetime, text, span, span_link, pairwise, bws, multirate, price_list, "
+                                  f"constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
+                                  f"randomized_response, hierarchical_multiselect, confidence, vas, bdm, "
+                                  f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
+                                  f"semantic_differential, rubric_eval, process_reward, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -904,6 +904,67 @@ def test_a_process_reward_runs_as_a_grid_of_the_item_s_steps():
     assert import_config(wrong, name="c.yaml", folder=UploadedFolder({"items.jsonl": items})).errors[0] == (
         "c.yaml:4: annotation_schemes.0: scheme 'prm' (process_reward): mode is 'best_of_n'; write first_error or "
         "per_step")
+
+
+def test_a_price_list_runs_as_potato_words_and_keeps_it():
+    """Potato's price_list: the decisions of a preset worded as Potato words them (a scale and a currency), rows
+    written out by text or by what they pay; an answer is every decision's A or B (one missing is named), agreed
+    per decision, told to a model row by row, and written as Potato's JSON with its switches."""
+    from designs.llm import messages
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    items = b'{"id": "1", "text": "Choose"}\n'
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: price_list, name: risk, description: Pick, preset: holt_laury, scale: 10,"
+              b" currency: '\xc2\xa3', single_switch: true}\n"
+              b"  - {annotation_type: price_list, name: bets, description: Bet, rows: [{a: Sure, b_pays: [[0.5, 3],"
+              b" [0.5, 0]], b_after: in a week}, {a_pays: 1.5, b: Nothing}]}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    risk, bets = found.design.scheme("risk"), found.design.scheme("bets")
+    kind = SCHEME_TYPES.of(risk)
+    record = Record("1", "Choose", {})
+    rows = kind.widget_context(risk, record, "a", {})["decisions"]
+    assert [(side, text) for side, text, _ in rows[0]["sides"]] == [
+        ("A", "10% chance of £20.00, 90% chance of £16.00"), ("B", "10% chance of £38.50, 90% chance of £1.00")]
+    assert [text for _, text, _ in rows[9]["sides"]] == ["£20.00 for sure", "£38.50 for sure"]
+    assert [[text for _, text, _ in row["sides"]] for row in kind.widget_context(bets, record, "b", {})[
+        "decisions"]] == [["Sure", "50% chance of $3.00, 50% chance of $0.00"], ["$1.50 for sure", "Nothing"]]
+    assert kind.scripts(risk) == ["designs/price_list.js", "designs/cascade.js"]
+    assert kind.scripts(bets) == ["designs/price_list.js"]
+    value = kind.read(risk, Fields({f"a-{row}": "A" if row < 4 else "B" for row in range(1, 11)}, "a"), record)
+    assert value == ["A"] * 3 + ["B"] * 7
+    with pytest.raises(AnswerProblem, match="choose A or B in decision 2"):
+        kind.read(bets, Fields({"b-1": "A"}, "b"), record)
+    assert kind.read(bets, Fields({}, "b"), record) is None
+    assert kind.units(bets, ["A", "B"]) == {1: "A", 2: "B"}
+    assert kind.combine(bets, [["A", "B"], ["A", "A"], ["B", "A"]]) == ["A", "A"]
+    assert json.loads(kind.potato_answer(bets, ["B", "A"], record)["labels"]["bets"]) == {
+        "choices": ["B", "A"], "switches": 1, "multiple_switching": False}
+    assert kind.potato_answer(risk, ["A", "B", "A", "B"] + ["B"] * 6, record)["labels"]["risk"] == (
+        '{"choices":["A","B","A","B","B","B","B","B","B","B"],"switches":3,"multiple_switching":true}')
+    asked = messages(found.design, record)[-1]["content"]
+    assert "- bets: Bet Decisions (answer A or B for each, in order): 1. A: Sure or B: 50% chance of $3.00, 50% " \
+           "chance of $0.00; 2. A: $1.50 for sure or B: Nothing." in asked
+
+
+@pytest.mark.parametrize(("scheme", "said"), [
+    (b"preset: holt_laury, rows: [{a: x, b: y}, {a: x, b: y}]", "give the decisions as rows, or as a preset"),
+    (b"rows: [{a: x, b: y}, {a: x, b: y}], scale: 2", "scale applies to presets only"),
+    (b"preset: time_preference, amounts_later: [1, 2]", "preset time_preference needs amount_now and amounts_later"),
+    (b"preset: holt_laury, delay_label: soon", "delay_label apply to preset: time_preference only"),
+    (b"rows: [{a: x, b: y}, {a: x}]", "option B needs `b` (its text) or `b_pays`"),
+    (b"rows: [{a: x, b: y}, {a: x, b_pays: [[0.5, 3], [0.2, 0]]}]", "b_pays: the probabilities must each be above 0"),
+    (b"rows: [{a: x, b: y}, {a: x, b: y, c: z}]", "c"),
+    (b"rows: [{a: x, b: y}]", "rows"),
+    (b"preset: holt_laury, option_labels: [Only]", "option_labels"),
+])
+def test_a_price_list_potato_would_refuse_is_refused_at_its_line(scheme, said):
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: price_list, name: risk, " + scheme + b"}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
+    assert not found.ok
+    assert found.errors[0].startswith("c.yaml:4: annotation_schemes.0") and said in found.errors[0], found.errors
 
 
 def test_a_display_option_not_run_here_is_named_never_an_ok():

@@ -333,3 +333,41 @@ def test_process_rewards_save_what_potato_saves(chromium, live_server, tmp_path,
     assert [row.locator("input:checked").get_attribute("value") for row in first.all()] == ["1", "-1", "-1"]
     screenshot(page, "potato-rewards-desktop", full_page=False)
     _submit_and_compare(page, context, live_server, batch, "rewards", tmp_path / "export")
+
+
+def _cells(row):
+    return [" ".join(text.split()) for text in row.locator("th, td").all_inner_texts()]
+
+
+def test_price_lists_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's price_list: Holt & Laury's ten lotteries with one switch point, a time preference and two rows
+    written out, each option worded as Potato words it; chosen by keyboard at 390 px (a B picks B on every later
+    row, an A picks A on every earlier one, as Potato's clicks did), the status line said as Potato says it, and
+    saved as Potato's JSON of the choices and their switches."""
+    batch, context, page = _start("prices", chromium, live_server, capsys, PHONE)
+
+    def choose(scheme, row, side):
+        _tick(page, page.locator(f".task-item:visible [data-scheme={scheme}] tbody tr").nth(row).locator(
+            f"input[value={side}]"))
+
+    risk = page.locator(".task-item:visible [data-scheme=risk]")
+    assert _cells(risk.locator("tbody tr").first) == [
+        "1", "A 10% chance of $2.00, 90% chance of $1.60", "B 10% chance of $3.85, 90% chance of $0.10"]
+    assert _cells(risk.locator("tbody tr").last) == ["10", "A $2.00 for sure", "B $3.85 for sure"]
+    for row, side in ((3, "B"), (1, "A"), (2, "A")):
+        choose("risk", row, side)
+    assert risk.locator(".price-status").inner_text() == (
+        "10 of 10 decisions made. You switch to Option B at decision 4.")
+    for scheme, choices in (("wait", "ABB"), ("bets", "BA")):
+        for row, side in enumerate(choices):
+            choose(scheme, row, side)
+    assert _cells(page.locator(".task-item:visible [data-scheme=bets] tbody tr").first) == [
+        "1", "A £5.00 for sure", "B 50% chance of £12.00, 50% chance of £0.00"]
+    screenshot(page, "potato-prices-phone", full_page=True)
+    _next(page)
+    for row, side in ((9, "A"), (5, "B")):
+        choose("risk", row, side)
+    for scheme, choices in (("wait", "BBB"), ("bets", "AB")):
+        for row, side in enumerate(choices):
+            choose(scheme, row, side)
+    _submit_and_compare(page, context, live_server, batch, "prices", tmp_path / "export")
