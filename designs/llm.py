@@ -71,7 +71,7 @@ def _shown(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _questions(design: Design, reverse: bool = False) -> str:
+def _questions(design: Design, reverse: bool = False, record: Record | None = None) -> str:
     lines = []
     for scheme in asked(design):
         labels = [f"{label.name}" + (f" ({label.description})" if label.description and label.description !=
@@ -83,7 +83,7 @@ def _questions(design: Design, reverse: bool = False) -> str:
             line += f" ({' '.join(scheme.instructions.split())})"
         if labels:
             line += f" Options: {', '.join(labels)}."
-        told = SCHEME_TYPES.get(scheme.annotation_type).told(scheme)
+        told = SCHEME_TYPES.get(scheme.annotation_type).told(scheme, record)
         if told:
             line += f" {told}"
         if scheme.display_logic is not None:
@@ -98,12 +98,13 @@ def messages(design: Design, record: Record, examples: Sequence[Example] = (),
     models), the questions, each worked example as a question answered, then the item. `reverse` lists each
     question's options the other way round (the position check)."""
     system = "\n\n".join(part for part in (SYSTEM, design.instructions, design.llm.prompt) if part)
-    questions = f"Questions:\n{_questions(design, reverse)}"
     found = [{"role": "system", "content": system}]
     for example in examples:
-        found.append({"role": "user", "content": f"{questions}\n\nItem:\n{_item(design, example.record)}"})
+        found.append({"role": "user", "content": f"Questions:\n{_questions(design, reverse, example.record)}\n\n"
+                                                 f"Item:\n{_item(design, example.record)}"})
         found.append({"role": "assistant", "content": json.dumps(example.answers, ensure_ascii=False)})
-    found.append({"role": "user", "content": f"{questions}\n\nItem:\n{_item(design, record)}"})
+    found.append({"role": "user", "content": f"Questions:\n{_questions(design, reverse, record)}\n\n"
+                                             f"Item:\n{_item(design, record)}"})
     return found
 
 

@@ -29,7 +29,8 @@ from hits.task_types import TASK_TYPES, AnswerError, TaskType, question_context,
 HIT_PAGE_SECONDS = 24 * 3600
 RENDERING = hashlib.sha256(b"".join(
     path.read_bytes() for path in [*sorted((Path(__file__).parent / "templates" / "designs").rglob("*.html")),
-                                   *sorted((Path(__file__).parent / "static" / "designs").glob("*.js"))]
+                                   *sorted((Path(__file__).parent / "static" / "designs").glob("*.js")),
+                                   *sorted((Path(__file__).parent / "static" / "designs").glob("*.css"))]
 )).hexdigest()[:12]
 
 
@@ -210,7 +211,8 @@ class DesignTask(TaskType):
         return {"suggestions": {"model": model, "items": suggestions}} if suggestions else {}
 
     def html_question(self, hit, items):
-        return render_to_string("designs/task_mturk.html", question_context(hit, **self.page_context(items)))
+        return render_to_string("designs/task_mturk.html", question_context(hit, **self.page_context(items),
+                                                                           standalone=True))
 
 
 def task_context(design: Design, asked: list[str] | None, items) -> dict:
@@ -260,8 +262,9 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                                  for script in entry["type"].scripts(entry["scheme"])))
     if evidence:
         scripts.append("designs/writing-evidence.js")
+    styles = list(dict.fromkeys(entry["type"].style for entry in shown_schemes if entry["type"].style))
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
-            "scripts": scripts,
+            "scripts": scripts, "styles": styles,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,
             "canary": canary_word([item.pk for item in items]) if evidence else ""}
 

@@ -22,6 +22,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     bws,
     multirate,
     price_list,
+    conjoint,
     constant_sum,
     ranking,
     cloze,

@@ -223,6 +223,7 @@ class Fields:
 
 
 WIDGETS = Path(__file__).resolve().parent.parent / "templates" / "designs" / "widgets"
+STATIC = Path(__file__).resolve().parent.parent / "static"
 LEVELS = ("nominal", "ordinal", "interval", None)
 
 
@@ -269,6 +270,9 @@ class SchemeType:
     # The script its widget needs beside design.js (a static path), put only on pages that ask the type, so that
     # an MTurk question (64 KB, scripts inlined) carries only what it uses; `scripts` adds what a setting needs.
     script: ClassVar[str] = ""
+    # Its widget's own stylesheet (a static path), likewise put only on the pages that ask the type: the site's
+    # stylesheet is inlined whole into every MTurk question.
+    style: ClassVar[str] = ""
 
     @property
     def widget(self) -> str:
@@ -409,9 +413,10 @@ class SchemeType:
         given to links."""
         return [{"type": self.labelstudio_tags[0].lower(), "value": self.labelstudio_value(scheme, value)}]
 
-    def told(self, scheme: Any) -> str:
-        """What a language model is told of the scheme beyond its question, instructions and labels (the rows it
-        answers), or ""."""
+    def told(self, scheme: Any, record: Record | None = None) -> str:
+        """What a language model is told of the scheme on `record` beyond its question, instructions and labels
+        (the rows it answers, the profiles it chooses among), or ""; `record` is None where the item is not known
+        (the prompt's version)."""
         return ""
 
     def card_labels(self, scheme: Any) -> str:
@@ -497,6 +502,9 @@ def missing_parts(kind: SchemeType, widgets: Path = WIDGETS) -> list[str]:
             missing.append(method)
     if not (widgets / f"{kind.name}.html").is_file():
         missing.append(f"widget: {widgets.name}/{kind.name}.html")
+    for path in (kind.script, kind.style):
+        if path and not (STATIC / path).is_file():
+            missing.append(f"{path}: not in designs/static")
     unknown = set(kind.page) - {"value", "badges", "keyAction", "asks", "distinct"}
     if unknown:
         missing.append(f"page: unknown {', '.join(sorted(unknown))}")

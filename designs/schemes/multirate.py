@@ -127,6 +127,10 @@ class MultirateType(SchemeType):
     def scripts(self, scheme):
         return ["designs/cascade.js"] if scheme.cascade else []
 
+    def told(self, scheme, record=None):
+        found = rows(scheme, record)
+        return f"Rows (give each one of the options): {'; '.join(found)}." if found else ""
+
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         if alias == "rubric_eval":  # each criterion's point under its name, as a grid's rows are kept
             return self.potato_answer(scheme, value, record)

@@ -138,6 +138,7 @@ class PriceListType(SchemeType):
                    "delay_label", "now_label", "option_labels", "single_switch")
     page = {"value": "every"}
     asked_once = True
+    style = "designs/price_list.css"
     script = "designs/price_list.js"
 
     def widget_context(self, scheme, record, field, keys):
@@ -174,7 +175,7 @@ class PriceListType(SchemeType):
         said = {"choices": value, "switches": count, "multiple_switching": count > 1}
         return {"labels": {scheme.name: json.dumps(said, separators=(",", ":"))}}
 
-    def told(self, scheme):
+    def told(self, scheme, record=None):
         return "Decisions (answer A or B for each, in order): " + "; ".join(
             f"{place}. A: {a} or B: {b}" for place, (a, b) in enumerate(decisions(scheme), 1)) + "."
 

@@ -165,7 +165,7 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, slider, range_slider, number, "
-                                  f"datetime, text, span, span_link, pairwise, bws, multirate, price_list, "
+                                  f"datetime, text, span, span_link, pairwise, bws, multirate, price_list, conjoint, "
                                   f"constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
                                   f"randomized_response, hierarchical_multiselect, confidence, vas, bdm, "
                                   f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
@@ -965,6 +965,45 @@ def test_a_price_list_potato_would_refuse_is_refused_at_its_line(scheme, said):
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
     assert not found.ok
     assert found.errors[0].startswith("c.yaml:4: annotation_schemes.0") and said in found.errors[0], found.errors
+
+
+def test_a_conjoint_choice_shows_each_item_s_profiles_and_keeps_the_card_chosen():
+    """Potato's conjoint with each item's own profiles: under the scheme's attributes when it names them, a level
+    missing shown as "—", profiles past profiles_per_set cut with a notice saying so; an answer is a card shown or
+    none (a card not shown is refused); a model is told the item's profiles; an item without profiles is an error
+    at its line, and a scheme with neither attributes nor profiles_field is refused."""
+    from designs.llm import messages
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    items = (b'{"id": "1", "text": "Pick", "p": [{"Price": 5, "Size": "S"}, {"Size": "M"}, {"Price": 9}]}\n'
+             b'{"id": "2", "text": "Pick", "p": [{"Price": 1}, {"Price": 2}]}\n')
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: conjoint, name: pick, description: Which one, profiles_per_set: 2,"
+              b" profiles_field: p, attributes: [{name: Size, levels: [S, M]}, {name: Price, levels: [1, 5]}]}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("pick")
+    kind = SCHEME_TYPES.of(scheme)
+    record = Record("1", "Pick", json.loads(items.splitlines()[0]))
+    shown = kind.widget_context(scheme, record, "a", {})
+    assert [card["rows"] for card in shown["cards"]] == [[("Size", "S"), ("Price", "5")], [("Size", "M"),
+                                                                                          ("Price", "—")]]
+    assert (shown["cut"], shown["total"]) == (1, 3)
+    assert kind.read(scheme, Fields({"a": "2"}, "a"), record) == "2"
+    assert kind.read(scheme, Fields({"a": "none"}, "a"), record) == "none"
+    with pytest.raises(AnswerProblem, match="'3' is not one of the choices"):
+        kind.read(scheme, Fields({"a": "3"}, "a"), record)
+    assert kind.potato_answer(scheme, "none", record) == {"labels": {"pick": "none"}}
+    assert "Profiles: 1: Size S, Price 5; 2: Size M, Price —. Answer the profile's number, or none." in messages(
+        found.design, record)[-1]["content"]
+    lacking = items.replace(b'"p": [{"Price": 1}, {"Price": 2}]', b'"q": []')
+    without = config.replace(b", attributes: [{name: Size, levels: [S, M]}, {name: Price, levels: [1, 5]}]", b"")
+    assert import_config(without, name="c.yaml", folder=UploadedFolder({"items.jsonl": lacking})).errors == [
+        "items.jsonl:2: scheme 'pick': item '2' has no profiles under 'p' to choose from (a list of {attribute: "
+        "level}); every item needs it"]
+    neither = without.replace(b", profiles_field: p", b"")
+    assert "give the profiles' attributes, or an item field" in import_config(
+        neither, name="c.yaml", folder=UploadedFolder({"items.jsonl": items})).errors[0]
 
 
 def test_a_display_option_not_run_here_is_named_never_an_ok():

@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 from designs.export import export_batch
+from designs.task_type import DESIGN
 from hits.models import Assignment
 from hits.services import batch_publish
 from tests.browser import drag_characters, screenshot
 from tests.designs.fixtures import hit_page, potato_project, project_annotator
-from tests.test_accessibility import DESKTOP, PHONE
+from tests.test_accessibility import DESKTOP, PHONE, _check
 
 FOLDER = Path(__file__).parent / "potato_side_by_side"
 
@@ -351,6 +352,11 @@ def test_price_lists_save_what_potato_saves(chromium, live_server, tmp_path, cap
             f"input[value={side}]"))
 
     risk = page.locator(".task-item:visible [data-scheme=risk]")
+    # The widget's own stylesheet, on the pages that ask a price list only (designs/static/designs/price_list.css),
+    # written into an MTurk question, which stands alone.
+    assert risk.locator(".price-side").first.evaluate("side => getComputedStyle(side).fontWeight") == "700"
+    hit = batch.hits.get()
+    assert "<style>table.price-list td" in DESIGN.html_question(hit, hit.ordered_items())
     assert _cells(risk.locator("tbody tr").first) == [
         "1", "A 10% chance of $2.00, 90% chance of $1.60", "B 10% chance of $3.85, 90% chance of $0.10"]
     assert _cells(risk.locator("tbody tr").last) == ["10", "A $2.00 for sure", "B $3.85 for sure"]
@@ -363,7 +369,7 @@ def test_price_lists_save_what_potato_saves(chromium, live_server, tmp_path, cap
             choose(scheme, row, side)
     assert _cells(page.locator(".task-item:visible [data-scheme=bets] tbody tr").first) == [
         "1", "A £5.00 for sure", "B 50% chance of £12.00, 50% chance of £0.00"]
-    screenshot(page, "potato-prices-phone", full_page=True)
+    _check(page, "potato-prices", "phone")  # axe, no sideways scroll, controls 44 px tall
     _next(page)
     for row, side in ((9, "A"), (5, "B")):
         choose("risk", row, side)
@@ -371,3 +377,36 @@ def test_price_lists_save_what_potato_saves(chromium, live_server, tmp_path, cap
         for row, side in enumerate(choices):
             choose(scheme, row, side)
     _submit_and_compare(page, context, live_server, batch, "prices", tmp_path / "export")
+
+
+def test_conjoint_choices_show_and_save_what_potato_does(chromium, live_server, tmp_path, capsys):
+    """Potato's conjoint: profiles drawn from the attributes' levels as Potato's page draws them (the same cards
+    for the same item), and each item's own profiles in the order Potato shows their attributes, a level a profile
+    lacks shown as "—"; a card or "None of these" chosen by keyboard, saved as the card's number or "none"."""
+    batch, context, page = _start("conjoint", chromium, live_server, capsys)
+
+    def cards(scheme):
+        return [[" ".join(text.split()) for text in card.locator("caption, th, td").all_inner_texts()]
+                for card in page.locator(f".task-item:visible [data-scheme={scheme}] .conjoint-card").all()]
+
+    # What Potato 2.12.1 showed on item c1 (potato_side_by_side/README.md).
+    assert cards("laptop") == [
+        ["Option 1", "Brand", "Dell", "Price", "$1999", "Battery", "12 hours"],
+        ["Option 2", "Brand", "Apple", "Price", "$1999", "Battery", "12 hours"],
+        ["Option 3", "Brand", "Lenovo", "Price", "$1999", "Battery", "12 hours"]]
+    assert cards("trip") == [["Option 1", "City", "Lisbon", "Cost", "€400", "Nights", "3"],
+                             ["Option 2", "City", "Oslo", "Cost", "€650", "Nights", "2"]]
+    item = page.locator(".task-item:visible")
+    _tick(page, item.locator("[data-scheme=laptop] input[value='2']"))
+    _tick(page, item.locator("[data-scheme=trip] input[value='1']"))
+    assert item.locator("[data-scheme=trip] input[value=none]").count() == 0  # show_none_option: false
+    _check(page, "potato-conjoint", "desktop")
+    _next(page)
+    assert cards("laptop")[0] == ["Option 1", "Brand", "Apple", "Price", "$999", "Battery", "8 hours"]
+    assert cards("trip")[0] == ["Option 1", "City", "Rome", "Cost", "€300", "Nights", "—"]
+    page.set_viewport_size(PHONE["viewport"])  # the cards one under another
+    _check(page, "potato-conjoint", "phone")
+    item = page.locator(".task-item:visible")
+    _tick(page, item.locator("[data-scheme=laptop] input[value=none]"))
+    _tick(page, item.locator("[data-scheme=trip] input[value='2']"))
+    _submit_and_compare(page, context, live_server, batch, "conjoint", tmp_path / "export")
