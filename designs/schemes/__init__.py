@@ -16,6 +16,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     number,
     datetime,
     text,
+    free_list,
     span,
     span_link,
     pairwise,

@@ -165,8 +165,8 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, slider, range_slider, number, "
-                                  f"datetime, text, span, span_link, pairwise, bws, multirate, price_list, conjoint, "
-                                  f"constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
+                                  f"datetime, text, free_list, span, span_link, pairwise, bws, multirate, price_list, "
+                                  f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
                                   f"randomized_response, hierarchical_multiselect, confidence, vas, bdm, "
                                   f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
                                   f"semantic_differential, rubric_eval, process_reward, soft_label as them)"]
@@ -1004,6 +1004,40 @@ def test_a_conjoint_choice_shows_each_item_s_profiles_and_keeps_the_card_chosen(
     neither = without.replace(b", profiles_field: p", b"")
     assert "give the profiles' attributes, or an item field" in import_config(
         neither, name="c.yaml", folder=UploadedFolder({"items.jsonl": items})).errors[0]
+
+
+def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
+    """Potato's free_list: the list read as the page keeps it (spaces collapsed), too few or too many items, a
+    duplicate (case and spaces aside) and an unreadable list refused saying what to do, a list without its times
+    (a model's) kept with none; written as Potato's JSON; a timed list (time_limit_s) is a named warning."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: free_list, name: fruit, description: Fruit, min_items: 2, max_items: 3,"
+              b" time_limit_s: 60}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
+    assert found.ok, found.errors
+    assert found.warnings == ["scheme 'fruit': time_limit_s not used here: the free_list scheme is shown without it"]
+    scheme = found.design.scheme("fruit")
+    kind = SCHEME_TYPES.of(scheme)
+    record = Record("1", "x", {})
+
+    def read(value):
+        return kind.read(scheme, Fields({"a": json.dumps(value)}, "a"), record)
+
+    assert read({"items": [" wild  plum ", "fig"], "timings_ms": [800, 1900.4], "elapsed_ms": 2000}) == {
+        "items": ["wild plum", "fig"], "timings_ms": [800, 1900], "elapsed_ms": 2000}
+    assert read({"items": ["fig", "kiwi"]}) == {"items": ["fig", "kiwi"], "timings_ms": [None, None],
+                                                  "elapsed_ms": 0}
+    for value, said in (({"items": ["fig"]}, "list at least 2 items \\(now 1\\)"),
+                        ({"items": ["a", "b", "c", "d"]}, "list at most 3 items \\(now 4\\)"),
+                        ({"items": ["Fig", "fig "]}, "'fig' is on the list twice; delete one"),
+                        ({"items": [3]}, "the list could not be read; reload the page")):
+        with pytest.raises(AnswerProblem, match=said):
+            read(value)
+    assert kind.potato_answer(scheme, {"items": ["pêche", "fig"], "timings_ms": [5, 9], "elapsed_ms": 10},
+                              record) == {"labels": {"fruit": '{"items":["pêche","fig"],"timings_ms":[5,9],'
+                                                              '"elapsed_ms":10,"time_up":false,"started":true}'}}
 
 
 def test_a_display_option_not_run_here_is_named_never_an_ok():

@@ -410,3 +410,65 @@ def test_conjoint_choices_show_and_save_what_potato_does(chromium, live_server, 
     _tick(page, item.locator("[data-scheme=laptop] input[value=none]"))
     _tick(page, item.locator("[data-scheme=trip] input[value='2']"))
     _submit_and_compare(page, context, live_server, batch, "conjoint", tmp_path / "export")
+
+
+def _untimed(records: dict[str, dict]) -> dict[str, dict]:
+    """Records with each free list's clock as its shape (one time per item, in order), which differs run to run."""
+    def shape(value):
+        found = json.loads(value) if isinstance(value, str) and value.startswith('{"items"') else None
+        if found is None:
+            return value
+        times = found.pop("timings_ms")
+        assert len(times) == len(found["items"]) and times == sorted(times) and found["elapsed_ms"] >= times[-1]
+        return {**found, "elapsed_ms": "ms"}
+    return {item: {**record, "labels": {scheme: {key: shape(value) for key, value in inputs.items()}
+                                        for scheme, inputs in record["labels"].items()}}
+            for item, record in records.items()}
+
+
+def test_free_lists_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's free_list by keyboard at 390 px: each item typed and added with Enter, a duplicate refused with
+    Potato's words (unless allowed), one deleted and put back in its place by "Undo delete", the box closed at the
+    most items; saved as Potato's JSON of the items and when each came."""
+    batch, context, page = _start("lists", chromium, live_server, capsys, PHONE)
+    fruit = page.locator(".task-item:visible [data-scheme=fruit]")
+    words = page.locator(".task-item:visible [data-scheme=words]")
+
+    def add(where, text):
+        _type(page, where.locator(".free-list-box"), text)
+        page.keyboard.press("Enter")
+
+    for text in ("apple", "  Pear  ", "APPLE"):
+        add(fruit, text)
+    assert fruit.locator(".free-list-status").inner_text() == "“APPLE” is already on your list."
+    add(fruit, "plum")
+    fruit.get_by_role("button", name="Delete “Pear”").focus()
+    page.keyboard.press("Enter")
+    assert fruit.locator(".free-list-text").all_inner_texts() == ["apple", "plum"]
+    fruit.get_by_role("button", name="Undo delete").focus()
+    page.keyboard.press("Enter")
+    add(fruit, "kiwi")
+    assert fruit.locator(".free-list-text").all_inner_texts() == ["apple", "Pear", "plum", "kiwi"]
+    assert fruit.locator(".free-list-count").inner_text() == "4 items (2 to 4)"
+    assert fruit.locator(".free-list-box").is_disabled()
+    assert fruit.locator(".free-list-box").get_attribute("placeholder") == "The list is full"
+    for text in ("snow", "Snow"):
+        add(words, text)
+    _check(page, "potato-lists", "phone")
+    _next(page)
+    for text in ("fig", "date"):
+        add(fruit, text)
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
+    assert _untimed(_jsonl(written["annotations.jsonl"].read_text())) == _untimed(
+        _jsonl((FOLDER / "lists" / "potato-annotations.jsonl").read_text()))
+    columns, rows = _csv(written["annotations.csv"].read_text())
+    theirs_columns, theirs = _csv((FOLDER / "lists" / "potato-annotations.csv").read_text())
+    assert columns == theirs_columns
+    assert {item: {key: (json.loads(value)["items"] if value else "") for key, value in row.items()
+                   if key != "instance_id"} for item, row in rows.items()} == {
+        item: {key: (json.loads(value)["items"] if value else "") for key, value in row.items() if key != "instance_id"}
+        for item, row in theirs.items()}
