@@ -169,7 +169,7 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
                                   f"randomized_response, hierarchical_multiselect, confidence, vas, bdm, "
                                   f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, rubric_eval, process_reward, soft_label as them)"]
+                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -1038,6 +1038,20 @@ def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
     assert kind.potato_answer(scheme, {"items": ["pêche", "fig"], "timings_ms": [5, 9], "elapsed_ms": 10},
                               record) == {"labels": {"fruit": '{"items":["pêche","fig"],"timings_ms":[5,9],'
                                                               '"elapsed_ms":10,"time_up":false,"started":true}'}}
+
+
+@pytest.mark.parametrize(("settings", "said"), [
+    (b"mode: open", "mode is 'open': an open card sort, whose annotators make their own groups, is not run here; "
+                    "give the groups and write mode: closed"),
+    (b"groups: [A, B], allow_multiple: true", "allow_multiple (a card in several groups) is not run here; remove it "
+                                            "to sort each card into one group"),
+    (b"groups: [A]", "a closed card sort needs its groups, at least two; add groups: [...]"),
+])
+def test_a_card_sort_without_a_grid_is_refused_saying_how(settings, said):
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: card_sort, name: sort, " + settings + b"}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
+    assert found.errors[0] == f"c.yaml:4: annotation_schemes.0: scheme 'sort' (card_sort): {said}"
 
 
 def test_a_display_option_not_run_here_is_named_never_an_ok():

@@ -472,3 +472,20 @@ def test_free_lists_save_what_potato_saves(chromium, live_server, tmp_path, caps
                    if key != "instance_id"} for item, row in rows.items()} == {
         item: {key: (json.loads(value)["items"] if value else "") for key, value in row.items() if key != "instance_id"}
         for item, row in theirs.items()}
+
+
+def test_a_closed_card_sort_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's closed card_sort, run as a grid: each card of the item's list a row, the groups its columns, a
+    card's group picked by keyboard; saved as Potato's JSON of every group and its cards."""
+    batch, context, page = _start("cards", chromium, live_server, capsys, PHONE)
+    grid = page.locator(".task-item:visible [data-scheme=sort]")
+    assert grid.locator("thead th").all_inner_texts() == ["Must have", "Nice to have", "Not needed"]
+    assert grid.locator("tbody th").all_inner_texts() == ["Search", "Dark mode", "Sync", "Stickers"]
+    for row, group in ((0, "Must have"), (1, "Nice to have"), (2, "Must have"), (3, "Not needed")):
+        _tick(page, grid.locator("tbody tr").nth(row).locator(f"input[value='{group}']"))
+    _check(page, "potato-cards", "phone")
+    _next(page)
+    grid = page.locator(".task-item:visible [data-scheme=sort]")
+    for row, group in ((0, "Must have"), (1, "Not needed")):
+        _tick(page, grid.locator("tbody tr").nth(row).locator(f"input[value='{group}']"))
+    _submit_and_compare(page, context, live_server, batch, "cards", tmp_path / "export")
