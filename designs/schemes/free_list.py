@@ -1,7 +1,8 @@
 """free_list: a free list (Potato's free_list; Weller & Romney 1988): the annotator types items one at a time, Enter
 adding each to the end of the list, and may delete one (and undo that); the order and when each item came are the
 data. designs/free_list.js keeps the list as JSON in the scheme's field, as Potato's page keeps it:
-{"items": [...], "timings_ms": [...], "elapsed_ms": n} (the time from the first focus on the box)."""
+{"items": [...], "timings_ms": [...], "elapsed_ms": n} (the time from the first focus on the box), and with a time
+limit, which opens the list with a Start button and locks it at 0:00, "time_up"."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class FreeList(SchemeBase):
     max_items: int | None = Field(None, ge=1, description="the most items a list may have (the box closes then)")
     allow_duplicates: bool = Field(False, description="the same item twice (case and spaces aside) is kept")
     placeholder: str = Field("Type an item, then press Enter", description="shown in the empty box")
+    time_limit_s: float | None = Field(None, gt=0, description="seconds to list in: the list opens with a Start "
+                                                              "button and locks when the time is up")
     normalize: bool | list[Literal["lowercase", "trim"]] = Field(
         False, description="Potato's: applied by its cultural-domain export, never to what is stored; kept, not run")
 
@@ -43,7 +46,8 @@ class FreeListType(SchemeType):
     name = "free_list"
     settings = FreeList
     aggregators = ("none",)
-    potato_keys = ("instructions", "min_items", "max_items", "allow_duplicates", "placeholder", "normalize")
+    potato_keys = ("instructions", "min_items", "max_items", "allow_duplicates", "placeholder", "time_limit_s",
+                   "normalize")
     level = None  # lists are not compared item by item
     script = "designs/free_list.js"
     style = "designs/free_list.css"
@@ -56,9 +60,11 @@ class FreeListType(SchemeType):
         if not isinstance(items, list) or not all(isinstance(item, str) and item.strip() for item in items):
             raise AnswerProblem("the list could not be read; reload the page and type the items again")
         items = [" ".join(item.split())[:LONGEST] for item in items]
-        if not items:
+        # A timed list whose time ran out is answered as it stands, empty or short (as Potato takes it).
+        time_up = bool(scheme.time_limit_s) and found.get("time_up") is True
+        if not items and not time_up:
             return None
-        if scheme.min_items and len(items) < scheme.min_items:
+        if scheme.min_items and len(items) < scheme.min_items and not time_up:
             raise AnswerProblem(f"list at least {scheme.min_items} items (now {len(items)})")
         if scheme.max_items and len(items) > scheme.max_items:
             raise AnswerProblem(f"list at most {scheme.max_items} items (now {len(items)})")
@@ -71,15 +77,23 @@ class FreeListType(SchemeType):
         elapsed = found.get("elapsed_ms")
         return {"items": items, "timings_ms": [None if time is None else round(time) for time in timings],
                 "elapsed_ms": round(elapsed) if isinstance(elapsed, int | float) and not isinstance(elapsed, bool)
-                and elapsed >= 0 else max([time for time in timings if time is not None], default=0)}
+                and elapsed >= 0 else max([time for time in timings if time is not None], default=0),
+                **({"time_up": time_up} if scheme.time_limit_s else {})}
 
     def answer_schema(self, scheme):
-        bounds = {"minItems": scheme.min_items or 1, **({"maxItems": scheme.max_items} if scheme.max_items else {})}
+        # A timed list may end short when its time runs out (read checks min_items against time_up).
+        least = 0 if scheme.time_limit_s else scheme.min_items or 1
+        bounds = {"minItems": least, **({"maxItems": scheme.max_items} if scheme.max_items else {})}
         return {"type": "object", "properties": {
             "items": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": LONGEST}, **bounds},
             "timings_ms": {"type": "array", "items": {"type": ["integer", "null"], "minimum": 0}},
-            "elapsed_ms": {"type": "integer", "minimum": 0}},
+            "elapsed_ms": {"type": "integer", "minimum": 0},
+            **({"time_up": {"type": "boolean"}} if scheme.time_limit_s else {})},
             "required": ["items"], "additionalProperties": False}
+
+    def widget_context(self, scheme, record, field, keys):
+        seconds = round(scheme.time_limit_s or 0)
+        return {"clock": f"{seconds // 60}:{seconds % 60:02d}"}
 
     def form_fields(self, scheme, value, record=None):
         return {"": json.dumps(value, ensure_ascii=False)} if isinstance(value, dict) else {}
@@ -93,7 +107,7 @@ class FreeListType(SchemeType):
     def potato_answer(self, scheme, value, record):
         # Potato's page keeps the list as JSON in one input of the scheme's name, with its clock.
         said = {"items": value["items"], "timings_ms": value.get("timings_ms") or [None] * len(value["items"]),
-                "elapsed_ms": value.get("elapsed_ms", 0), "time_up": False, "started": True}
+                "elapsed_ms": value.get("elapsed_ms", 0), "time_up": value.get("time_up", False), "started": True}
         return {"labels": {scheme.name: json.dumps(said, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):

@@ -1009,7 +1009,7 @@ def test_a_conjoint_choice_shows_each_item_s_profiles_and_keeps_the_card_chosen(
 def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
     """Potato's free_list: the list read as the page keeps it (spaces collapsed), too few or too many items, a
     duplicate (case and spaces aside) and an unreadable list refused saying what to do, a list without its times
-    (a model's) kept with none; written as Potato's JSON; a timed list (time_limit_s) is a named warning."""
+    (a model's) kept with none; a timed list short of min_items taken once its time is up; written as Potato's JSON."""
     from designs.schemes import SCHEME_TYPES, AnswerProblem
 
     config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
@@ -1017,7 +1017,7 @@ def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
               b" time_limit_s: 60}\n")
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
     assert found.ok, found.errors
-    assert found.warnings == ["scheme 'fruit': time_limit_s not used here: the free_list scheme is shown without it"]
+    assert found.warnings == []
     scheme = found.design.scheme("fruit")
     kind = SCHEME_TYPES.of(scheme)
     record = Record("1", "x", {})
@@ -1026,18 +1026,23 @@ def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
         return kind.read(scheme, Fields({"a": json.dumps(value)}, "a"), record)
 
     assert read({"items": [" wild  plum ", "fig"], "timings_ms": [800, 1900.4], "elapsed_ms": 2000}) == {
-        "items": ["wild plum", "fig"], "timings_ms": [800, 1900], "elapsed_ms": 2000}
+        "items": ["wild plum", "fig"], "timings_ms": [800, 1900], "elapsed_ms": 2000, "time_up": False}
     assert read({"items": ["fig", "kiwi"]}) == {"items": ["fig", "kiwi"], "timings_ms": [None, None],
-                                                  "elapsed_ms": 0}
+                                                  "elapsed_ms": 0, "time_up": False}
     for value, said in (({"items": ["fig"]}, "list at least 2 items \\(now 1\\)"),
                         ({"items": ["a", "b", "c", "d"]}, "list at most 3 items \\(now 4\\)"),
                         ({"items": ["Fig", "fig "]}, "'fig' is on the list twice; delete one"),
                         ({"items": [3]}, "the list could not be read; reload the page")):
         with pytest.raises(AnswerProblem, match=said):
             read(value)
+    # Timed: a list short of min_items is taken when its time is up, not before.
+    assert read({"items": ["fig"], "time_up": True})["time_up"] is True
+    assert read({"items": [], "time_up": True}) == {"items": [], "timings_ms": [], "elapsed_ms": 0, "time_up": True}
     assert kind.potato_answer(scheme, {"items": ["pêche", "fig"], "timings_ms": [5, 9], "elapsed_ms": 10},
                               record) == {"labels": {"fruit": '{"items":["pêche","fig"],"timings_ms":[5,9],'
                                                               '"elapsed_ms":10,"time_up":false,"started":true}'}}
+    assert json.loads(kind.potato_answer(scheme, read({"items": ["fig"], "time_up": True}), record)["labels"][
+        "fruit"])["time_up"] is True
 
 
 @pytest.mark.parametrize(("settings", "said"), [

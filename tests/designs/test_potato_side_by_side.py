@@ -489,3 +489,28 @@ def test_a_closed_card_sort_saves_what_potato_saves(chromium, live_server, tmp_p
     for row, group in ((0, "Must have"), (1, "Not needed")):
         _tick(page, grid.locator("tbody tr").nth(row).locator(f"input[value='{group}']"))
     _submit_and_compare(page, context, live_server, batch, "cards", tmp_path / "export")
+
+
+def test_a_timed_free_list_locks_when_its_time_is_up_as_potato_s_does(chromium, live_server, tmp_path, capsys):
+    """Potato's free_list with time_limit_s: closed until Start, locked at 0:00 with two items of the three asked,
+    which are then taken, and saved with time_up, as Potato did."""
+    batch, context, page = _start("timed", chromium, live_server, capsys)
+    animals = page.locator(".task-item:visible [data-scheme=animals]")
+    box = animals.locator(".free-list-box")
+    assert box.is_disabled() and animals.locator(".free-list-clock").inner_text() == "0:04"
+    animals.get_by_role("button", name="Start (0:04)").focus()
+    page.keyboard.press("Enter")
+    for text in ("cow", "hen"):
+        _type(page, box, text)
+        page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('.free-list-clock').textContent === '0:00'", timeout=8000)
+    assert animals.locator(".free-list-status").inner_text() == "Time is up. Your list has been saved."
+    assert box.is_disabled() and animals.get_by_role("button", name="Delete “cow”").is_disabled()
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
+    ours = _jsonl(written["annotations.jsonl"].read_text())
+    assert json.loads(ours["t1"]["labels"]["animals"]["animals"])["elapsed_ms"] == 4000
+    assert _untimed(ours) == _untimed(_jsonl((FOLDER / "timed" / "potato-annotations.jsonl").read_text()))
