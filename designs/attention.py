@@ -1,8 +1,9 @@
 """What a design batch's known-answer items do for the worker, as Potato's quality control does: its attention
 checks' failure handling (after each submission a worker who has answered `warn_after` of them wrong is told the
 warning, and one who has answered `block_after` wrong may take no more of the batch's work, told why when they next
-claim or submit) and its gold standards' feedback (after each submission, how many of the HIT's were right, and the
-answer and explanation of each one got wrong). The settings ride on the batch's requirements
+claim or submit), its gold standards' feedback (after each submission, how many of the HIT's were right, and the
+answer and explanation of each one got wrong) and accuracy (each worker's share right, listed by the design report,
+and told in the feedback to a worker under it). The settings ride on the batch's requirements
 (designs.services.requirements_of), so a batch without them costs no query."""
 
 from __future__ import annotations
@@ -29,16 +30,57 @@ def words(requirements: dict[str, Any]) -> list[str]:
     return [f"stopped after {found['block_after']} check items answered wrong"]
 
 
+def _known(batch: Batch) -> dict[int, dict[str, Any]]:
+    return {pk: key for pk, key in Item.objects.filter(batch=batch, gold_answer__isnull=False).values_list(
+        "pk", "gold_answer") if isinstance(key, dict)}
+
+
+def _marks(known: dict[int, dict[str, Any]], answers: dict[str, Any] | None) -> list[bool]:
+    """Right or not, for each known-answer item an assignment's answers hold."""
+    return [DESIGN_TESTS_ENTRY.right(answer or {}, known[int(item)]) for item, answer in (answers or {}).items()
+            if int(item) in known]
+
+
+def score(batch: Batch, worker: Worker) -> tuple[int, int]:
+    """(right, answered) over the known-answer items of the batch in the worker's counted answers."""
+    known = _known(batch)
+    marks = [mark for answers in Assignment.objects.answered(batch).filter(worker=worker).values_list(
+        "answers", flat=True) for mark in _marks(known, answers)]
+    return sum(marks), len(marks)
+
+
 def failures(batch: Batch, worker: Worker) -> int:
     """The known-answer items of the batch that the worker's counted answers got wrong."""
-    known = dict(Item.objects.filter(batch=batch, gold_answer__isnull=False).values_list("pk", "gold_answer"))
-    wrong = 0
-    for answers in Assignment.objects.answered(batch).filter(worker=worker).values_list("answers", flat=True):
-        for item, answer in (answers or {}).items():
-            key = known.get(int(item))
-            if isinstance(key, dict) and not DESIGN_TESTS_ENTRY.right(answer or {}, key):
-                wrong += 1
-    return wrong
+    right, answered = score(batch, worker)
+    return answered - right
+
+
+def _under(found: dict[str, Any] | None, right: int, answered: int) -> bool | None:
+    """Whether a score is under the design's gold accuracy, None until it is measured (or with no threshold)."""
+    if not found or answered < found["evaluation_count"]:
+        return None
+    return right / answered < found["min_threshold"]
+
+
+def gold_scores(batch: Batch) -> list[dict[str, Any]]:
+    """Each worker's score on the batch's known-answer items, by the pseudonym the export gives them (W1, W2, … in
+    the order their work came in): right, answered, the share right and whether it is under the design's
+    gold_accuracy (None until they have answered its evaluation_count). A chunk of assignments at a time."""
+    known = _known(batch)
+    if not known:
+        return []
+    found = (batch.requirements or {}).get("gold_accuracy")
+    pseudonyms: dict[int, str] = {}
+    tally: dict[str, list[int]] = {}
+    for worker_id, answers in (Assignment.objects.answered(batch).order_by("submitted", "pk")
+                               .values_list("worker_id", "answers").iterator(chunk_size=500)):
+        name = pseudonyms.setdefault(worker_id, f"W{len(pseudonyms) + 1}")
+        marks = _marks(known, answers)
+        counts = tally.setdefault(name, [0, 0])
+        counts[0] += sum(marks)
+        counts[1] += len(marks)
+    return [{"worker": name, "right": right, "answered": answered, "accuracy": right / answered,
+             "under": _under(found, right, answered)} for name, (right, answered) in tally.items() if answered]
 
 
 def refusal(batch: Batch, worker: Worker) -> str | None:
@@ -90,4 +132,10 @@ def gold_feedback(batch: Batch, worker: Worker) -> str | None:
             told += f"; the answer is {DESIGN_TESTS_ENTRY.shown(None, item.gold_answer)}"
         why = shown.fields.get(found["explanation_key"]) if found.get("explanation_key") else None
         said.append(told + (f" ({why})." if why else "."))
-    return Notice(" ".join(said), "warning" if wrong else "info")
+    expected: dict[str, Any] = (batch.requirements or {}).get("gold_accuracy") or {}
+    right, answered = score(batch, worker) if expected else (0, 0)
+    under = _under(expected, right, answered)
+    if under:  # as Potato's feedback warns an annotator under gold_standards.accuracy
+        said.append(f"Your check items so far: {right} of {answered} right ({right / answered:.0%}); this study "
+                    f"asks for {expected['min_threshold']:.0%}.")
+    return Notice(" ".join(said), "warning" if wrong or under else "info")

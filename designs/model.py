@@ -82,6 +82,15 @@ class GoldFeedback(Strict):
     explanation_key: str | None = Field(None, description="the item field holding why that is the answer")
 
 
+class GoldAccuracy(Strict):
+    """The share of known-answer items a worker is expected to get right (Potato's gold_standards.accuracy), measured
+    once they have answered evaluation_count of them. It is a measurement, as in Potato: the design report lists
+    who is under it, and with gold_feedback the worker is told; it stops no one (attention does that)."""
+
+    min_threshold: float = Field(0.7, ge=0, le=1, description="the share right expected")
+    evaluation_count: int = Field(10, ge=1, description="known-answer items answered before it is measured")
+
+
 class Hits(Strict):
     """How items are packed into HITs and what a HIT pays."""
 
@@ -101,10 +110,13 @@ class Hits(Strict):
                                                           "items wrong (needs gold_rate)")
     gold_feedback: GoldFeedback | None = Field(None, description="after each submission, tell the worker how they "
                                                                  "did on its known-answer items (needs gold_rate)")
+    gold_accuracy: GoldAccuracy | None = Field(None, description="the share of known-answer items a worker should "
+                                                                 "get right: the report lists who is under it "
+                                                                 "(needs gold_rate)")
 
     @model_validator(mode="after")
     def _attention_needs_known_answers(self):
-        for name in ("attention", "gold_feedback"):
+        for name in ("attention", "gold_feedback", "gold_accuracy"):
             if getattr(self, name) is not None and not self.gold_rate:
                 raise ValueError(f"{name} is about known-answer items, and gold_rate is 0: mix some in (gold_rate, "
                                  f"with items.gold_key) or leave {name} out")

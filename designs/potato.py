@@ -343,6 +343,7 @@ class _Translation:
             design["hits"]["gold_rate"] = rate
         self._attention(design)
         self._gold_feedback(design)
+        self._gold_accuracy(design)
         for crowd in ("prolific", "mturk"):
             if raw.get(crowd):
                 design["provider"] = {"name": crowd}
@@ -442,7 +443,7 @@ class _Translation:
     def _gold_feedback(self, design: dict[str, Any]) -> None:
         """Potato's gold_standards.feedback (silent unless it says otherwise) as hits.gold_feedback: after each
         submission, how the worker did on the HIT's gold items, each one got wrong with its answer and explanation."""
-        settings, feedback = self._known_answer_block(design, "gold_standards", "feedback",
+        _, feedback = self._known_answer_block(design, "gold_standards", "feedback",
                                                       "{show_correct_answer: true, show_explanation: true}")
         if feedback is None:
             return
@@ -454,9 +455,35 @@ class _Translation:
                               "its gold items" + (", with each right answer" if answer else "")
                               + (" and its explanation" if explain else "")
                               + " (Potato tells it after each gold item; here after the HIT)")
-        if settings.get("accuracy"):
-            self.warnings.append("gold_standards.accuracy: its threshold is not run; the report scores each "
-                                 "annotator on the gold items and the organizer decides")
+
+    def _gold_accuracy(self, design: dict[str, Any]) -> None:
+        """Potato's gold_standards.accuracy (a fraction, or {min_threshold, evaluation_count}; 0.7 and 10 when not
+        given, as Potato measures every gold study) as hits.gold_accuracy: the design report lists who is under it,
+        and with feedback the worker is told."""
+        settings = self.raw.get("gold_standards")
+        if not isinstance(settings, dict) or not settings.get("enabled", True) or not design["hits"].get("gold_rate"):
+            return
+        given = settings.get("accuracy")
+        found = {"min_threshold": given} if isinstance(given, int | float) and not isinstance(given, bool) else (
+            given if isinstance(given, dict) else {})
+        if given is not None and not isinstance(given, dict) and "min_threshold" not in found:
+            self.error(("gold_standards", "accuracy"), f"is {given!r}; write a fraction such as 0.8, or "
+                                                       f"{{min_threshold: 0.8, evaluation_count: 10}}")
+            return
+        threshold, count = found.get("min_threshold", 0.7), found.get("evaluation_count", 10)
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
+            self.error(("gold_standards", "accuracy"), f"min_threshold is {threshold!r}; give a share from 0 to 1, "
+                                                       f"as Potato asks")
+            return
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            self.error(("gold_standards", "accuracy"), f"evaluation_count is {count!r}; give a whole number of gold "
+                                                       f"items, 1 or more, as Potato asks")
+            return
+        design["hits"]["gold_accuracy"] = {"min_threshold": threshold, "evaluation_count": count}
+        self.notes.append(f"gold_standards.accuracy: each annotator's share of gold items right is measured once they "
+                          f"have answered {count}; `manage.py design report` lists who is under {threshold:.0%}"
+                          + (" and the feedback tells them" if design["hits"].get("gold_feedback") else "")
+                          + " (as in Potato, no one is stopped by it)")
 
     def _attention(self, design: dict[str, Any]) -> None:
         """Potato's attention_checks.failure_handling as hits.attention: its thresholds (Potato's defaults 2 and 5

@@ -54,7 +54,7 @@ def requirements_of(design: Design) -> dict[str, Any]:
         for name in ("min_approval_rate", "min_approved_hits"):
             if getattr(settings, name) is not None:
                 found[name] = getattr(settings, name)
-    for name in ("attention", "gold_feedback"):
+    for name in ("attention", "gold_feedback", "gold_accuracy"):
         if getattr(design.hits, name) is not None:
             # Read by designs.attention at each claim and submission, from the batch row already loaded.
             found[name] = getattr(design.hits, name).model_dump()

@@ -121,7 +121,7 @@ class ConjointType(SchemeType):
 
     def told(self, scheme, record=None):
         names, shown, _ = profiles(scheme, record)
-        if not shown:
+        if record is None or not shown:  # the profiles are each item's
             return ""
         cards = "; ".join(f"{place}: " + ", ".join(f"{name} {profile[name]}" for name in names)
                           for place, profile in enumerate(shown, 1))

@@ -5,9 +5,11 @@ are (its message said when the worker next asks for work)."""
 from __future__ import annotations
 
 import html
+import io
 
 import pytest
 from django.contrib.messages import get_messages
+from django.core.management import call_command
 
 from designs.potato import UploadedFolder, import_config
 from hits.models import Assignment, Item
@@ -157,7 +159,7 @@ gold_standards:
   items_file: gold.jsonl
   frequency: 2
   feedback: {show_correct_answer: true, show_explanation: true}
-  accuracy: {min_threshold: 0.7}
+  accuracy: {min_threshold: 0.9, evaluation_count: 2}
 annotation_schemes:
   - {annotation_type: radio, name: mood, labels: [happy, sad]}
 """
@@ -168,11 +170,13 @@ GOLD_ITEMS = b"".join(b'{"id": "g%d", "text": "Gold %d: a sad post.", "gold_labe
 @pytest.mark.django_db
 def test_gold_feedback_tells_the_worker_what_they_got_wrong_after_each_hit(client, tmp_path, capsys):
     """Potato's gold_standards.feedback (show_correct_answer, show_explanation): after the HIT, how many of its gold
-    items were right, and each one got wrong with its answer and explanation; `accuracy` is named as not run."""
+    items were right, and each one got wrong with its answer and explanation; its `accuracy` measured once enough
+    gold items are answered, the worker under it told so, and the design report listing who is under it."""
     found = import_config(GOLD, name="c.yaml", folder=UploadedFolder({"posts.jsonl": POSTS, "gold.jsonl": GOLD_ITEMS}))
     assert found.ok, found.errors
     assert found.design.hits.gold_feedback.model_dump() == {"answer": True, "explanation_key": "explanation"}
-    assert any(warning.startswith("gold_standards.accuracy: its threshold is not run") for warning in found.warnings)
+    assert found.design.hits.gold_accuracy.model_dump() == {"min_threshold": 0.9, "evaluation_count": 2}
+    assert not any(warning.startswith("gold_standards.accuracy") for warning in found.warnings)
     for name, data in (("config.yaml", GOLD), ("posts.jsonl", POSTS), ("gold.jsonl", GOLD_ITEMS)):
         (tmp_path / name).write_bytes(data)
     project = potato_project(tmp_path / "config.yaml", capsys)
@@ -184,11 +188,39 @@ def test_gold_feedback_tells_the_worker_what_they_got_wrong_after_each_hit(clien
     said = _answer(client, assignment, wrong_checks=1)
     told = next(message for message in said if message.startswith("Check items of this HIT"))
     assert told.startswith(f"Check items of this HIT: {checks - 1} of {checks} right. “Gold ")
-    assert told.endswith(": a sad post.”: not right; the answer is mood: sad (It speaks of a loss.).")
+    assert told.endswith(f": a sad post.”: not right; the answer is mood: sad (It speaks of a loss.). Your check "
+                         f"items so far: {checks - 1} of {checks} right ({(checks - 1) / checks:.0%}); this study asks "
+                         f"for 90%.")
     assert said[told] == "warning"
+    report = io.StringIO()
+    call_command("design", "report", str(batch.pk), stdout=report)
+    assert f"known-answer items right: W1 {checks - 1} of {checks} ({(checks - 1) / checks:.0%})" in report.getvalue()
+    assert "under the 90% asked (from 2 answered): W1" in report.getvalue()
     # A HIT with every check right is told so, as news, not as a warning.
     client.post(f"/work/batches/{batch.pk}/claim/")
     following = Assignment.objects.get(hit__batch=batch, state=Assignment.State.CLAIMED)
     checks = sum(item.gold_answer is not None for item in following.hit.ordered_items())
     said = _answer(client, following, wrong_checks=0)
     assert said[f"Check items of this HIT: {checks} of {checks} right."] == "info"
+
+
+@pytest.mark.parametrize(("accuracy", "found"), [
+    (b"0.8", {"min_threshold": 0.8, "evaluation_count": 10}),
+    (b"{evaluation_count: 4}", {"min_threshold": 0.7, "evaluation_count": 4}),
+    (b"1.5", "c.yaml:10: gold_standards.accuracy: min_threshold is 1.5; give a share from 0 to 1, as Potato asks"),
+    (b"high", "c.yaml:10: gold_standards.accuracy: is 'high'; write a fraction such as 0.8, or {min_threshold: 0.8, "
+              "evaluation_count: 10}"),
+    (b"{min_threshold: 0.8, evaluation_count: 0}", "c.yaml:10: gold_standards.accuracy: evaluation_count is 0; give "
+                                                   "a whole number of gold items, 1 or more, as Potato asks"),
+])
+def test_gold_accuracy_is_read_as_potato_reads_it(accuracy, found):
+    """A bare fraction or a mapping, Potato's defaults filling what is not given; what Potato refuses is an error at
+    its line."""
+    config = GOLD.replace(b"{min_threshold: 0.9, evaluation_count: 2}", accuracy)
+    imported = import_config(config, name="c.yaml", folder=UploadedFolder({"posts.jsonl": POSTS,
+                                                                           "gold.jsonl": GOLD_ITEMS}))
+    if isinstance(found, dict):
+        assert imported.ok, imported.errors
+        assert imported.design.hits.gold_accuracy.model_dump() == found
+    else:
+        assert imported.errors == [found]

@@ -16,6 +16,7 @@ from django.urls import reverse
 from core.errors import CrowdsetError
 from core.words import counted
 from designs import labelstudio
+from designs.attention import gold_scores
 from designs.compare import compare
 from designs.export import FORMATS, agreement_of, batch_report, export_batch
 from designs.items import read_items
@@ -348,7 +349,9 @@ class Command(BaseCommand):
             found: dict[str, Any] = agreement_of(report.results)
             for name, result in report.results.items():
                 found[name].update({"items": result.seen, "decided": result.decided})
-            self.stdout.write(json.dumps({**found, "components": report.figures} if report.figures else found))
+            scores = gold_scores(batch)
+            self.stdout.write(json.dumps({**found, **({"components": report.figures} if report.figures else {}),
+                                          **({"known_answers": scores} if scores else {})}))
             return
         self.stdout.write(f"{report.answers} answers")
         for name, result in report.results.items():
@@ -359,6 +362,15 @@ class Command(BaseCommand):
                               f"{result.method}: {result.decided} of {result.seen} items decided{extra}")
         for figure, value in report.figures.items():
             self.stdout.write(f"{figure}: {value}")
+        scores = gold_scores(batch)
+        if scores:
+            self.stdout.write("known-answer items right: " + "; ".join(
+                f"{row['worker']} {row['right']} of {row['answered']} ({row['accuracy']:.0%})" for row in scores))
+            expected = (batch.requirements or {}).get("gold_accuracy")
+            if expected:
+                under = [row["worker"] for row in scores if row["under"]]
+                self.stdout.write(f"under the {expected['min_threshold']:.0%} asked (from "
+                                  f"{expected['evaluation_count']} answered): " + (", ".join(under) or "nobody"))
         if len(workflow_batches(batch)) > 1:
             found = workflow_report(batch)
             for name, row in found["stages"].items():
