@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from core.errors import InputError, decode_utf8
+from designs.dialogue import SAYINGS, SPEAKERS, as_line, as_lines, turns  # noqa: F401  (read from here too)
 from designs.model import Design, Items
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record as SchemeRecord
@@ -78,37 +79,6 @@ def unanswerable(design: Design, records: list[Record]) -> tuple[Record, str] | 
     return record, f"{problem}{more}; every item needs it"
 
 
-SPEAKERS = ("speaker", "role", "name", "agent", "author")  # who says a turn of a dialogue or a trace
-SAYINGS = ("text", "content", "utterance", "message", "action", "observation")  # what the turn says
-
-
-def as_lines(value: Any) -> str:
-    """A field's value as a person reads it: a list one entry a line, a turn of a dialogue or an agent trace
-    ({"speaker": ..., "text": ...}) as "speaker: text", a mapping as "key: value" lines."""
-    if isinstance(value, list):
-        return "\n".join(_as_line(entry) for entry in value)
-    if isinstance(value, dict):
-        return "\n".join(f"{key}: {_as_line(entry)}" for key, entry in value.items())
-    return str(value)
-
-
-def turns(value: Any) -> list[dict[str, Any]] | None:
-    """A dialogue's turns as Potato's dialogue display draws them, or None when the value is not one (a list of
-    {"speaker": ..., "text": ...} turns, any of SPEAKERS and SAYINGS): each turn's speaker, what it says, and the
-    speaker's place among the dialogue's speakers (its colour)."""
-    if not isinstance(value, list) or not value or not all(isinstance(entry, dict) for entry in value):
-        return None
-    found: list[dict[str, Any]] = []
-    speakers: dict[str, int] = {}
-    for entry in value:
-        who = next((str(entry[key]) for key in SPEAKERS if entry.get(key) not in (None, "")), "")
-        said = next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), None)
-        if said is None:
-            return None
-        found.append({"speaker": who, "text": _as_line(said), "party": speakers.setdefault(who, len(speakers)) % 6})
-    return found
-
-
 def panes(value: Any, labels: list[str] | None = None) -> list[dict[str, str]] | None:
     """What Potato's pairwise display shows side by side, or None when the value is not several things: each pane's
     label (the display's `labels`, else each thing's own label, name or title, else A and B, or Option 1, 2, ...) and
@@ -128,21 +98,9 @@ def panes(value: Any, labels: list[str] | None = None) -> list[dict[str, str]] |
         defaults = ["A", "B"] if len(pairs) == 2 else [f"Option {number}" for number in range(1, len(pairs) + 1)]
         names = [str(next((entry[key] for key in ("label", "name", "title") if isinstance(entry, dict)
                            and entry.get(key)), defaults[number])) for number, entry in enumerate(pairs)]
-    texts = [_as_line(next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), entry))
-             if isinstance(entry, dict) else _as_line(entry) for entry in pairs]
+    texts = [as_line(next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), entry))
+             if isinstance(entry, dict) else as_line(entry) for entry in pairs]
     return [{"label": name, "text": text} for name, text in zip(names, texts, strict=True)]
-
-
-def _as_line(entry: Any) -> str:
-    if isinstance(entry, dict):
-        who = next((str(entry[key]) for key in SPEAKERS if entry.get(key) not in (None, "")), "")
-        said = next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), None)
-        if said is not None:
-            return f"{who}: {_as_line(said)}" if who else _as_line(said)
-        return "; ".join(f"{key}: {_as_line(value)}" for key, value in entry.items())
-    if isinstance(entry, list):
-        return ", ".join(map(_as_line, entry))
-    return str(entry)
 
 
 def read_records(data: bytes, *, name: str, settings: Items, format: str | None = None) -> list[Record]:

@@ -38,6 +38,7 @@ from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, TYPE_NAMES, Design, Items
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import LabelledScheme
+from designs.schemes.turn_rating import from_per_turn_ratings
 from qualification.practice import Practice
 
 # Top-level keys this importer reads.
@@ -240,6 +241,9 @@ class _Translation:
         self.alias_settings: dict[str, dict[str, Any]] = {}  # what its Potato export form needs besides
         self.text_key = "text"
         self.items: dict[str, Any] = {}
+        # A dialogue display's per_turn_ratings, as our turn_rating schemes, asked first (Potato draws them in the
+        # dialogue, before the questions), each with the display option it came from.
+        self.turn_ratings: list[tuple[dict[str, Any], tuple]] = []
         self.ignored = [str(key) for key in raw if key in SERVER]
         self.warnings = [f"{key}: {CHANGES.get(str(key), 'not a key this importer knows; it is not used')}"
                          for key in raw if key not in READ and key not in SERVER]
@@ -299,6 +303,9 @@ class _Translation:
                                                 "under annotation_schemes")
             schemes = []
         design["annotation_schemes"] = []
+        for ours, (scheme, origin) in enumerate(self.turn_ratings):
+            design["annotation_schemes"].append(scheme)
+            self.origin[("annotation_schemes", ours)] = origin
         for index, scheme in enumerate(schemes):
             design["annotation_schemes"] += self._scheme(index, scheme, len(design["annotation_schemes"]))
         for ours, scheme in enumerate(design["annotation_schemes"]):
@@ -578,6 +585,36 @@ class _Translation:
                 **({"titles": titles} if titles else {}), **({"panes": sides} if sides else {}),
                 **({"numbered": numbered} if numbered else {})}
 
+    def _turn_ratings(self, number: int, key: str, kind: str, ratings: Any) -> None:
+        """A dialogue's per_turn_ratings ({speakers, scheme: {size, labels}, schema_name}, or several under
+        `schemes`) as turn_rating schemes: each rated speaker's turns given a point, any left unrated, as Potato's
+        circles under each turn; kept under Potato's names ("per_turn_ratings" unless named)."""
+        path = ("instance_display", "fields", number, "display_options", "per_turn_ratings")
+        if kind != "dialogue":
+            self.warnings.append(f"instance_display.fields.{number} ({key!r}): per_turn_ratings are drawn on a "
+                                 f"dialogue display only (this is a {kind}); no rating of each turn is collected")
+            return
+        if not isinstance(ratings, dict) or not isinstance(ratings.get("speakers"), list) or not ratings["speakers"]:
+            self.error(path, "names no speakers whose turns are rated; write {speakers: [Bot], scheme: {size: 5}}")
+            return
+        entries = ratings.get("schemes") if "schemes" in ratings else [
+            {"schema_name": ratings.get("schema_name", "per_turn_ratings"), "scheme": ratings.get("scheme") or {}}]
+        if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+            self.error(path, "schemes is not a list of {schema_name, scheme}")
+            return
+        for entry in entries:
+            name = str(entry.get("schema_name") or "per_turn_ratings")
+            scale = entry.get("scheme") if isinstance(entry.get("scheme"), dict) else {}
+            size = scale.get("size", 5)
+            if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= 10:
+                self.error(path, f"{name!r}: size is {size!r}; give a whole number of points from 2 to 10")
+                continue
+            scheme = from_per_turn_ratings(key, [str(speaker) for speaker in ratings["speakers"]], name, scale)
+            self.turn_ratings.append(({**scheme, "name": self._name(name, path)}, path))
+            self.notes.append(f"instance_display.fields.{number} ({key!r}): per_turn_ratings {name!r}: each turn of "
+                              f"{', '.join(map(str, ratings['speakers']))} rated 1 to {size}, any left unrated, asked "
+                              f"under the dialogue turn by turn (Potato draws the points inside each turn)")
+
     def _display_options(self, number: int, key: str, kind: str, options: dict[str, Any]) -> None:
         """Name the display options of a shown field that are not run here (a named warning, never a silent ok):
         a dialogue's turn numbers and its turns' speakers and texts under the keys ours read are; its turn ratings
@@ -592,8 +629,7 @@ class _Translation:
             left.append(option)
         if "per_turn_ratings" in left:
             left.remove("per_turn_ratings")
-            self.warnings.append(f"instance_display.fields.{number} ({key!r}): per_turn_ratings are not asked here: "
-                                 f"no rating of each turn is collected; add a scheme to rate the dialogue instead")
+            self._turn_ratings(number, key, kind, options["per_turn_ratings"])
         if left:
             self.warnings.append(f"instance_display.fields.{number} ({key!r}): display_options {', '.join(left)} not "
                                  f"run here: the {kind} is shown without {'it' if len(left) == 1 else 'them'}")

@@ -11,6 +11,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     select,
     multiselect,
     likert,
+    turn_rating,
     slider,
     range_slider,
     number,

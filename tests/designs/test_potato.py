@@ -164,8 +164,9 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["schemes"] == [{"name": "ok", "type": "radio"}, {"name": "boxes", "type": "image_annotation"}]
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
-                                  f"text schemes: radio, select, multiselect, likert, slider, range_slider, number, "
-                                  f"datetime, text, free_list, span, span_link, pairwise, bws, multirate, price_list, "
+                                  f"text schemes: radio, select, multiselect, likert, turn_rating, slider, "
+                                  f"range_slider, number, datetime, text, free_list, span, span_link, pairwise, bws, "
+                                  f"multirate, price_list, "
                                   f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
                                   f"randomized_response, hierarchical_multiselect, confidence, vas, bdm, "
                                   f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
@@ -1060,9 +1061,8 @@ def test_a_card_sort_without_a_grid_is_refused_saying_how(settings, said):
 
 
 def test_a_display_option_not_run_here_is_named_never_an_ok():
-    """A dialogue's display options: its turn numbers and the speaker and text keys ours read run; the rest (a
-    height cap, reply threading) are a named warning, and its per-turn ratings, which would collect answers, a
-    warning of their own saying no rating is collected."""
+    """A dialogue's display options: its turn numbers, the speaker and text keys ours read and its per-turn ratings
+    (a turn_rating scheme, asked first) run; the rest (a height cap, reply threading) are a named warning."""
     config = (b"annotation_task_name: Chats\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
               b"instance_display:\n  fields:\n"
               b"    - {key: chat, type: dialogue, display_options: {show_turn_numbers: true, speaker_key: role, "
@@ -1074,10 +1074,56 @@ def test_a_display_option_not_run_here_is_named_never_an_ok():
     assert found.ok, found.errors
     assert found.design.items.numbered == ["chat"]
     assert [warning for warning in found.warnings if warning.startswith("instance_display")] == [
-        "instance_display.fields.0 ('chat'): per_turn_ratings are not asked here: no rating of each turn is "
-        "collected; add a scheme to rate the dialogue instead",
         "instance_display.fields.0 ('chat'): display_options max_height, indent_replies not run here: the dialogue "
         "is shown without them"]
+    rating, ok = found.design.annotation_schemes
+    assert (rating.name, rating.turns_field, rating.speakers, rating.size, ok.name) == (
+        "per_turn_ratings", "chat", ["Bot"], 5, "ok")
+
+
+@pytest.mark.parametrize(("ratings", "said"), [
+    (b"{scheme: {size: 5}}", "names no speakers whose turns are rated; write {speakers: [Bot], scheme: {size: 5}}"),
+    (b"{speakers: [Bot], scheme: {size: 20}}", "'per_turn_ratings': size is 20; give a whole number of points from "
+                                               "2 to 10"),
+    (b"{speakers: [Bot], schemes: oops}", "schemes is not a list of {schema_name, scheme}"),
+])
+def test_turn_ratings_potato_would_not_draw_are_refused_at_their_line(ratings, said):
+    config = (b"annotation_task_name: Chats\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"instance_display:\n  fields:\n"
+              b"    - {key: chat, type: dialogue, display_options: {per_turn_ratings: " + ratings + b"}}\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: ok, labels: [fine, bad]}\n")
+    items = b'{"id": "1", "q": "Fine?", "chat": [{"role": "User", "text": "Hi"}, {"role": "Bot", "text": "Hey"}]}\n'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.errors == [f"c.yaml:6: instance_display.fields.0.display_options.per_turn_ratings: {said}"]
+
+
+def test_a_turn_rating_reads_each_rated_turn_and_writes_potato_s_form():
+    """Only the rated speakers' turns, numbered from 0 among all the turns as Potato numbers them; any left; a point
+    off the scale refused; agreement per turn; told to a model turn by turn; Potato's JSON under _data."""
+    from designs.llm import messages
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: Chats\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"instance_display:\n  fields:\n"
+              b"    - {key: chat, type: dialogue, display_options: {per_turn_ratings: {speakers: [Bot], "
+              b"scheme: {size: 3, labels: [Bad, Good]}}}}\n"
+              b"annotation_schemes:\n  - {annotation_type: radio, name: ok, labels: [fine, bad]}\n")
+    items = (b'{"id": "1", "q": "Fine?", "chat": [{"role": "Bot", "text": "Hi"}, {"role": "User", "text": "Yo"}, '
+             b'{"role": "Bot", "text": "Hey"}]}\n')
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("per_turn_ratings")
+    kind = SCHEME_TYPES.of(scheme)
+    record = Record("1", "Fine?", json.loads(items))
+    assert [turn["place"] for turn in kind.widget_context(scheme, record, "a", {})["turns"]] == [0, 2]
+    assert kind.read(scheme, Fields({"a-2": "3"}, "a"), record) == {"2": 3}
+    assert kind.read(scheme, Fields({"a-1": "3"}, "a"), record) is None  # the user's turn is not rated
+    with pytest.raises(AnswerProblem, match="turn 1 \\('Bot: Hi'\\): give a point from 1 to 3"):
+        kind.read(scheme, Fields({"a-0": "4"}, "a"), record)
+    assert kind.combine(scheme, [{"0": 1, "2": 3}, {"2": 2}, {"2": 3}]) == {"0": 1, "2": 3}
+    assert kind.potato_answer(scheme, {"2": 3, "0": 1}, record) == {"labels": {"_data": '{"0":1,"2":3}'}}
+    assert "Rate each of these turns 1 to 3 (1 Bad, 3 Good), as {turn: point}, any you can: 0: Bot: Hi; 2: Bot: " \
+           "Hey." in messages(found.design, record)[-1]["content"]
 
 
 @pytest.mark.parametrize(("types", "said"), [

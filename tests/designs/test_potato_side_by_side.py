@@ -514,3 +514,25 @@ def test_a_timed_free_list_locks_when_its_time_is_up_as_potato_s_does(chromium, 
     ours = _jsonl(written["annotations.jsonl"].read_text())
     assert json.loads(ours["t1"]["labels"]["animals"]["animals"])["elapsed_ms"] == 4000
     assert _untimed(ours) == _untimed(_jsonl((FOLDER / "timed" / "potato-annotations.jsonl").read_text()))
+
+
+def test_a_dialogue_s_turn_ratings_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """A dialogue display's per_turn_ratings: each Bot turn rated on each rating scheme, by keyboard at 390 px,
+    under the dialogue turn by turn; a turn left unrated is left out, as Potato leaves it; saved as Potato's JSON of
+    {turn: point} per rating scheme."""
+    batch, context, page = _start("turns", chromium, live_server, capsys, PHONE)
+    item = page.locator(".task-item:visible")
+    helpful = item.locator("[data-scheme=helpful]")
+    assert helpful.locator(".turn-said").all_inner_texts() == ["[2] Bot: Of course.", "[4] Bot: I cannot tell."]
+    assert helpful.locator(".turn-end").all_inner_texts() == ["Useless", "Perfect"] * 2
+    _tick(page, helpful.locator("input[name$='-1'][value='4']"))
+    _tick(page, helpful.locator("input[name$='-3'][value='2']"))
+    _tick(page, item.locator("[data-scheme=polite] input[name$='-1'][value='3']"))
+    _tick(page, item.locator("[data-scheme=overall] input[value=good]"))
+    _check(page, "potato-turns", "phone")
+    _next(page)
+    item = page.locator(".task-item:visible")
+    _tick(page, item.locator("[data-scheme=polite] input[name$='-0'][value='2']"))
+    _tick(page, item.locator("[data-scheme=polite] input[name$='-0'][value='1']"))
+    _tick(page, item.locator("[data-scheme=overall] input[value=bad]"))
+    _submit_and_compare(page, context, live_server, batch, "turns", tmp_path / "export")
