@@ -4,13 +4,12 @@ option per_turn_ratings), any turn left unrated: "<prefix>-<turn number from 0>"
 from __future__ import annotations
 
 import json
-from statistics import median_low
 from typing import Any, Literal
 
 from pydantic import Field
 
 from designs.dialogue import turns
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, number, scheme_type
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, number, scheme_type
 
 
 class TurnRating(SchemeBase):
@@ -45,7 +44,8 @@ def rated(scheme: TurnRating, record: Any) -> list[tuple[int, str]]:
 class TurnRatingType(SchemeType):
     name = "turn_rating"
     settings = TurnRating
-    aggregators = ("median", "none")
+    # Each turn's most given point among those who rated it (a mean or median would count a turn left as 0).
+    aggregators = ("majority", "none")
     potato_keys = ()  # made by the importer from a dialogue display's per_turn_ratings (designs.potato)
     level = "ordinal"
     style = "designs/turn_rating.css"
@@ -84,7 +84,7 @@ class TurnRatingType(SchemeType):
 
     def combine(self, scheme, values):
         places = sorted({place for value in values for place in value}, key=int)
-        return {place: median_low([value[place] for value in values if place in value]) for place in places}
+        return {place: majority([value[place] for value in values if place in value]) for place in places}
 
     def potato_answer(self, scheme, value, record):
         # Potato keeps {turn: point} as JSON in a hidden input of its own, stored under "_data".
