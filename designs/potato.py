@@ -578,7 +578,7 @@ class _Translation:
             if kinds[key] in PANED_DISPLAYS and key != text:
                 labels = options.get("labels")
                 sides[key] = [str(label) for label in labels] if isinstance(labels, list) else []
-            if options.get("show_turn_numbers") and key != text:
+            if options.get("show_turn_numbers"):
                 numbered.append(key)
             self._display_options(number, key, kinds[key], options)
         return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:],

@@ -251,6 +251,7 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
         rows.append({"item": item, "record": found, "schemes": schemes, "suggested": _suggested(found, schemes),
                      "shown": _fields(found, design.items.show, design.items),
                      "after": _fields(found, design.items.show_after, design.items), "words": words,
+                     "said": None if words else _said(found, design.items.text_key, design.items),
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = WRITING_EVIDENCE in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
@@ -331,21 +332,28 @@ def _fields(found: Record, names: list[str], items: Any = None) -> list[
         tuple[str, str, list[dict[str, Any]] | None, list[dict[str, str]] | None]]:
     """The named fields the item has, as the page shows them: (name, text, turns). A list of sentences (an ending of
     three) as its parts one after another; a dialogue's turns each with its speaker, coloured by speaker as Potato's
-    dialogue display does (designs.items.turns); the design's panes side by side (designs.items.panes); a trace or a
-    mapping one entry a line (designs.items.as_lines). A field is called by its title where the design (its `items`)
-    gives one."""
-    titles, sides, numbered = (items.titles, items.panes, items.numbered) if items is not None else ({}, {}, [])
+    dialogue display does (designs.dialogue.turns); the design's panes side by side (designs.items.panes); a trace
+    or a mapping one entry a line (designs.dialogue.as_lines). A field is called by its title where the design (its
+    `items`) gives one."""
+    titles, sides = (items.titles, items.panes) if items is not None else ({}, {})
     shown = []
     for name in names:
         if name in found.fields:
             value = found.fields[name]
             flat = isinstance(value, list) and not any(isinstance(entry, dict | list) for entry in value)
             side = panes(value, sides[name]) if name in sides else None
-            said = None if side else turns(value)
-            if said and name in numbered:
-                said = [{**turn, "number": place} for place, turn in enumerate(said, 1)]
+            said = None if side else _said(found, name, items) if items is not None else turns(value)
             shown.append((titles.get(name, name), " ".join(map(str, value)) if flat else as_lines(value), said, side))
     return shown
+
+
+def _said(found: Record, key: str, items: Any) -> list[dict[str, Any]] | None:
+    """The item's text as a dialogue's turns when its text field holds one (a Potato dialogue display), each with
+    its speaker and colour, numbered where the design says; None otherwise (the text is shown as it is)."""
+    said = turns(found.fields.get(key))
+    if said and key in items.numbered:
+        said = [{**turn, "number": place} for place, turn in enumerate(said, 1)]
+    return said
 
 
 def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:

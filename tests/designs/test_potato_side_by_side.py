@@ -522,6 +522,9 @@ def test_a_dialogue_s_turn_ratings_save_what_potato_saves(chromium, live_server,
     {turn: point} per rating scheme."""
     batch, context, page = _start("turns", chromium, live_server, capsys, PHONE)
     item = page.locator(".task-item:visible")
+    # The dialogue, the item's text, turn by turn with its speakers, as Potato's dialogue display draws it.
+    assert item.locator(".design-text.dialogue .turn").all_inner_texts() == [
+        "User: Hi, can you help?", "Bot: Of course.", "User: What time is it?", "Bot: I cannot tell."]
     helpful = item.locator("[data-scheme=helpful]")
     assert helpful.locator(".turn-said").all_inner_texts() == ["[2] Bot: Of course.", "[4] Bot: I cannot tell."]
     assert helpful.locator(".turn-end").all_inner_texts() == ["Useless", "Perfect"] * 2
