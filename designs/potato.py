@@ -779,6 +779,10 @@ class _Translation:
             dropped = [str(key) for key in entry if key not in (*LABEL_KEYS, *SHOWN_AS)]
             if dropped:
                 self.warnings.append(f"scheme {scheme!r}: label keys {', '.join(sorted(set(dropped)))} not used")
+            if isinstance(entry.get("name"), bool):
+                self.warnings.append(f"scheme {scheme!r}: the label {_label_text(entry['name'])!r} was read by YAML "
+                                     f"as a boolean and is kept as that text; Potato 2.12.1 refuses the config for "
+                                     f"it: quote it (labels: [\"Yes\", \"No\"]) to keep the word written")
             found = {key: _label_text(value) if key == "name" else value for key, value in entry.items()
                      if key in LABEL_KEYS and value is not None}
             shown = next((str(entry[key]) for key in SHOWN_AS if entry.get(key)), None)

@@ -518,8 +518,8 @@ def test_a_timed_free_list_locks_when_its_time_is_up_as_potato_s_does(chromium, 
 
 def test_a_dialogue_s_turn_ratings_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
     """A dialogue display's per_turn_ratings: each Bot turn rated on each rating scheme, by keyboard at 390 px,
-    under the dialogue turn by turn; a turn left unrated is left out, as Potato leaves it; saved as Potato's JSON of
-    {turn: point} per rating scheme."""
+    under the dialogue turn by turn; a point picked again is taken back; a turn left unrated is left out, as Potato
+    leaves it; saved as Potato's JSON of {turn: point} per rating scheme."""
     batch, context, page = _start("turns", chromium, live_server, capsys, PHONE)
     item = page.locator(".task-item:visible")
     # The dialogue, the item's text, turn by turn with its speakers, as Potato's dialogue display draws it.
@@ -529,6 +529,10 @@ def test_a_dialogue_s_turn_ratings_save_what_potato_saves(chromium, live_server,
     assert helpful.locator(".turn-said").all_inner_texts() == ["[2] Bot: Of course.", "[4] Bot: I cannot tell."]
     assert helpful.locator(".turn-end").all_inner_texts() == ["Useless", "Perfect"] * 2
     _tick(page, helpful.locator("input[name$='-1'][value='4']"))
+    # A point picked again is taken back (Potato's second click clears it): the turn is unrated again.
+    _tick(page, helpful.locator("input[name$='-3'][value='5']"))
+    page.keyboard.press("Space")
+    assert helpful.locator("input[name$='-3']:checked").count() == 0
     _tick(page, helpful.locator("input[name$='-3'][value='2']"))
     _tick(page, item.locator("[data-scheme=polite] input[name$='-1'][value='3']"))
     _tick(page, item.locator("[data-scheme=overall] input[value=good]"))
