@@ -98,12 +98,6 @@ class FreeListType(SchemeType):
     def form_fields(self, scheme, value, record=None):
         return {"": json.dumps(value, ensure_ascii=False)} if isinstance(value, dict) else {}
 
-    def units(self, scheme, value, text=""):
-        return {"": [same(item) for item in value["items"]]}
-
-    def combine(self, scheme, values):
-        return None  # free lists are each their own: the export keeps every one
-
     def potato_answer(self, scheme, value, record):
         # Potato's page keeps the list as JSON in one input of the scheme's name, with its clock.
         said = {"items": value["items"], "timings_ms": value.get("timings_ms") or [None] * len(value["items"]),

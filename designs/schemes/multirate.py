@@ -135,7 +135,8 @@ class MultirateType(SchemeType):
         if alias == "rubric_eval":  # each criterion's point under its name, as a grid's rows are kept
             return self.potato_answer(scheme, value, record)
         if alias == "card_sort":  # {group: [its cards]}, every group, as JSON in one input of the scheme's name
-            sorted_cards = {label.name: [row for row in rows(scheme, record) if value.get(row) == label.name]
+            cards = rows(scheme, record)
+            sorted_cards = {label.name: [card for card in cards if value.get(card) == label.name]
                             for label in scheme.labels}
             return {"labels": {scheme.name: json.dumps(sorted_cards, ensure_ascii=False, separators=(",", ":"))}}
         if alias == "process_reward":  # each step's reward by its place, as Potato's page keeps them
