@@ -12,6 +12,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     multiselect,
     likert,
     turn_rating,
+    consensus_tracking,
     slider,
     range_slider,
     number,

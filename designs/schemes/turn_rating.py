@@ -48,7 +48,7 @@ class TurnRatingType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ()  # made by the importer from a dialogue display's per_turn_ratings (designs.potato)
     level = "ordinal"
-    script = "designs/turn_rating.js"
+    script = "designs/retract.js"
     style = "designs/turn_rating.css"
 
     def item_problem(self, scheme, record):

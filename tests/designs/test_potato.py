@@ -164,13 +164,14 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["schemes"] == [{"name": "ok", "type": "radio"}, {"name": "boxes", "type": "image_annotation"}]
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
-                                  f"text schemes: radio, select, multiselect, likert, turn_rating, slider, "
-                                  f"range_slider, number, datetime, text, free_list, span, span_link, pairwise, bws, "
-                                  f"multirate, price_list, "
-                                  f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
-                                  f"randomized_response, hierarchical_multiselect, confidence, vas, bdm, "
+                                  f"text schemes: radio, select, multiselect, likert, turn_rating, "
+                                  f"consensus_tracking, slider, range_slider, number, datetime, text, free_list, "
+                                  f"span, span_link, pairwise, bws, multirate, price_list, conjoint, constant_sum, "
+                                  f"ranking, cloze, pure_display (and runs Potato's triage, randomized_response, "
+                                  f"hierarchical_multiselect, confidence, context_attribution, vas, bdm, "
                                   f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
+                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as "
+                                  f"them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -1128,6 +1129,64 @@ def test_a_turn_rating_reads_each_rated_turn_and_writes_potato_s_form():
     assert kind.potato_answer(scheme, {"2": 3, "0": 1}, record) == {"labels": {"_data": '{"0":1,"2":3}'}}
     assert "Rate each of these turns 1 to 3 (1 Bad, 3 Good), as {turn: point}, any you can: 0: Bot: Hi; 2: Bot: " \
            "Hey." in messages(found.design, record)[-1]["content"]
+
+
+def test_discussion_acts_read_each_turn_s_act_and_the_turn_it_refers_to():
+    """A turn tagged or left; an act that refers needs its turn, another turn of the item; a reference left by an act
+    that does not refer is dropped; Potato's HTML hint is text; agreement and the combined tags per turn; told to a
+    model turn by turn; Potato's JSON with each turn's agent."""
+    from designs.llm import messages
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: Talks\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"annotation_schemes:\n  - {annotation_type: consensus_tracking, name: acts, description: Acts, "
+              b"hint: 'Tag <em>each</em> turn'}\n"
+              b"  - {annotation_type: context_attribution, name: uses, description: Uses, turns_key: conversation}\n")
+    items = (b'{"id": "1", "q": "Lunch?", "conversation": [{"speaker": "ann", "text": "Pizza?"}, "Fine by me.", '
+             b'{"speaker": "bob", "agent_id": "b-1", "text": "Pizza it is."}]}\n')
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    acts, uses = found.design.scheme("acts"), found.design.scheme("uses")
+    assert acts.hint == "Tag each turn" and uses.linked_acts == ["used_context_correctly", "hallucinated_context"]
+    kind = SCHEME_TYPES.of(acts)
+    record = Record("1", "Lunch?", json.loads(items))
+    assert [turn["name"] for turn in kind.widget_context(acts, record, "a", {})["turns"]] == ["#1 ann", "#2", "#3 bob"]
+    given = {"a-0": "proposal", "a-1": "agreement", "a-1-ref": "0", "a-2": "decision", "a-2-ref": "1"}
+    tags = kind.read(acts, Fields(given, "a"), record)
+    assert tags == [{"turn": 0, "act": "proposal"}, {"turn": 1, "act": "agreement", "ref": 0},
+                    {"turn": 2, "act": "decision"}]
+    sent = {f"a-{part}": text for part, text in kind.form_fields(acts, tags).items()}
+    assert kind.read(acts, Fields(sent, "a"), record) == tags
+    assert kind.read(acts, Fields({}, "a"), record) is None
+    with pytest.raises(AnswerProblem, match="turn #2 \\(agreement\\): choose the turn it refers to"):
+        kind.read(acts, Fields({"a-1": "agreement"}, "a"), record)
+    with pytest.raises(AnswerProblem, match="refers to '1', which is not another turn"):
+        kind.read(acts, Fields({"a-1": "agreement", "a-1-ref": "1"}, "a"), record)
+    with pytest.raises(AnswerProblem, match="'chat' is not one of the acts of turn 1"):
+        kind.read(acts, Fields({"a-0": "chat"}, "a"), record)
+    assert kind.units(acts, tags) == {0: "proposal", 1: "agreement → 1", 2: "decision"}
+    assert kind.combine(acts, [tags, [{"turn": 1, "act": "agreement", "ref": 0}], [{"turn": 2, "act": "decision"}]]) \
+        == [{"turn": 1, "act": "agreement", "ref": 0}, {"turn": 2, "act": "decision"}]  # turn 0: one of three
+    assert json.loads(kind.potato_answer(acts, tags, record)["labels"]["acts"]) == [
+        {"turn": 0, "act": "proposal", "agent_id": "ann"}, {"turn": 1, "act": "agreement", "agent_id": "", "ref": 0},
+        {"turn": 2, "act": "decision", "agent_id": "b-1"}]
+    told = messages(found.design, record)[-1]["content"]
+    assert "(used_context_correctly, hallucinated_context, ignored_context)" in told
+    assert "Turns: 0: ann: Pizza?; 1: Fine by me.; 2: bob: Pizza it is." in told
+    problem = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "2", "q": "x"}\n'}))
+    assert any("item '2' has no turns under 'conversation'" in error for error in problem.errors), problem.errors
+
+
+@pytest.mark.parametrize(("scheme", "said"), [
+    (b"acts: [a, b], linked_acts: [c]", "linked_acts 'c' are not among the acts"),
+    (b"acts: [a, a]", "acts must be different texts"),
+])
+def test_discussion_acts_that_cannot_be_asked_are_refused_at_their_line(scheme, said):
+    config = (b"annotation_task_name: T\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: consensus_tracking, name: acts, " + scheme + b"}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
+    assert not found.ok and any(error.startswith("c.yaml:4:") and said in error for error in found.errors), \
+        found.errors
 
 
 @pytest.mark.parametrize(("types", "said"), [

@@ -543,3 +543,52 @@ def test_a_dialogue_s_turn_ratings_save_what_potato_saves(chromium, live_server,
     _tick(page, item.locator("[data-scheme=polite] input[name$='-0'][value='1']"))
     _tick(page, item.locator("[data-scheme=overall] input[value=bad]"))
     _submit_and_compare(page, context, live_server, batch, "turns", tmp_path / "export")
+
+
+def _refer(page, select, turn):
+    """A turn referred to, chosen from its drop-down by typing the option's first letters ("turn #1")."""
+    select.focus()
+    page.keyboard.type(f"turn #{turn}")
+    assert select.input_value() == str(turn - 1)
+
+
+def test_discussion_acts_and_uses_of_context_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's consensus_tracking and context_attribution: each turn a card with its acts, an act that refers
+    naming its turn (a drop-down here, a click on the card there), an act picked again taken back; by keyboard at
+    390 px; saved as Potato's JSON of the tags, each with its turn's agent."""
+    batch, context, page = _start("debates", chromium, live_server, capsys, PHONE)
+    item = page.locator(".task-item:visible")
+    acts, memory = item.locator("[data-scheme=acts]"), item.locator("[data-scheme=memory]")
+    assert acts.locator(".turn-name").all_inner_texts() == ["#1 planner", "#2 critic", "#3 planner", "#4 critic"]
+    assert memory.locator(".turn-card").first.locator("input").evaluate_all("inputs => inputs.map(i => i.value)") == [
+        "used_context_correctly", "hallucinated_context", "ignored_context"]  # context_attribution's acts
+    assert acts.locator(".turn-ref:visible").count() == 0  # asked only of an act that refers
+    _tick(page, acts.locator("input[name$='-0'][value=proposal]"))
+    _tick(page, acts.locator("input[name$='-1'][value=disagreement]"))
+    assert acts.locator(".turn-acts-status").inner_text() == "turn #2 still needs the turn it refers to"
+    _refer(page, acts.locator("select[name$='-1-ref']"), 1)
+    assert acts.locator(".turn-acts-status").inner_text() == ""
+    _tick(page, acts.locator("input[name$='-2'][value=decision]"))
+    _tick(page, acts.locator("input[name$='-2'][value=proposal]"))
+    _tick(page, acts.locator("input[name$='-3'][value=agreement]"))
+    _refer(page, acts.locator("select[name$='-3-ref']"), 3)
+    _tick(page, memory.locator("input[name$='-2'][value=used_context_correctly]"))
+    _refer(page, memory.locator("select[name$='-2-ref']"), 2)
+    _tick(page, memory.locator("input[name$='-3'][value=ignored_context]"))
+    _check(page, "potato-debates", "phone")
+    _next(page)
+    item = page.locator(".task-item:visible")
+    acts, memory = item.locator("[data-scheme=acts]"), item.locator("[data-scheme=memory]")
+    assert acts.locator(".turn-name").all_inner_texts() == ["#1 lead", "#2", "#3 tester"]  # a turn that is text
+    _tick(page, acts.locator("input[name$='-0'][value=proposal]"))
+    _tick(page, acts.locator("input[name$='-1'][value=agreement]"))
+    _refer(page, acts.locator("select[name$='-1-ref']"), 1)
+    concession = acts.locator("input[name$='-2'][value=concession]")
+    _tick(page, concession)
+    _refer(page, acts.locator("select[name$='-2-ref']"), 1)
+    concession.focus()
+    page.keyboard.press("Space")  # picked again: taken back, the turn it referred to with it
+    assert not concession.is_checked() and acts.locator("select[name$='-2-ref']").input_value() == ""
+    _tick(page, memory.locator("input[name$='-1'][value=hallucinated_context]"))
+    _refer(page, memory.locator("select[name$='-1-ref']"), 1)
+    _submit_and_compare(page, context, live_server, batch, "debates", tmp_path / "export")

@@ -1,11 +1,12 @@
-// A dialogue's turn ratings (designs/schemes/turn_rating.py): a point picked again is taken back, as a second click
-// on Potato's rating circles clears it, so a turn rated by mistake can be left unrated again (by a click or Space).
+// Radios that can be left unpicked again (a `.retract` group: a turn's rating, a turn's act): a choice picked again
+// is taken back, as a second click on Potato's rating circles or act buttons clears it, so a turn rated or tagged
+// by mistake can be left as it was (by a click or Space).
 (() => {
   let held = null;  // the radio that was already picked when the pointer or Space went down on it
   const note = event => {
-    const label = event.target.closest ? event.target.closest(".turn-points label") : null;
+    const label = event.target.closest ? event.target.closest(".retract label") : null;
     const input = label ? label.control : event.target;  // a point's number is its radio's label
-    held = input.matches && input.matches(".turn-points input[type=radio]") && input.checked ? input : null;
+    held = input.matches && input.matches(".retract input[type=radio]") && input.checked ? input : null;
   };
   const clear = input => {
     held = null;
