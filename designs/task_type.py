@@ -247,7 +247,8 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             schemes.append({"words": [], **entry, "field": field, "compared": compared, "first": not rows,
                             **entry["type"].widget_context(scheme, found, field, entry["keys"])})
         # The text is shown once, before the questions; with a span scheme it is the text those schemes mark.
-        words: list[dict[str, Any]] = next((entry["words"] for entry in schemes if entry["words"]), [])
+        words: list[dict[str, Any]] = next((entry["words"] for entry in schemes
+                                            if entry["type"].marks_text and entry["words"]), [])
         rows.append({"item": item, "record": found, "schemes": schemes, "suggested": _suggested(found, schemes),
                      "shown": _fields(found, design.items.show, design.items),
                      "after": _fields(found, design.items.show_after, design.items), "words": words,

@@ -13,6 +13,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     likert,
     turn_rating,
     consensus_tracking,
+    interlinear_gloss,
     slider,
     range_slider,
     number,

@@ -592,3 +592,54 @@ def test_discussion_acts_and_uses_of_context_save_what_potato_saves(chromium, li
     _tick(page, memory.locator("input[name$='-1'][value=hallucinated_context]"))
     _refer(page, memory.locator("select[name$='-1-ref']"), 1)
     _submit_and_compare(page, context, live_server, batch, "debates", tmp_path / "export")
+
+
+def _retype(page, box, text):
+    """A box's text replaced from the keyboard: all of it selected, then the new text typed."""
+    box.focus()
+    page.keyboard.press("Control+a")
+    page.keyboard.type(text)
+
+
+def test_interlinear_glosses_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's interlinear_gloss: each word a column, its segmentation starting as the word (or the item's), the
+    checks said as they are typed (boundaries that do not line up, labels not in the Leipzig list), Enter to the
+    same line of the next word and from the last to the translation; an item's analysis kept untouched; by
+    keyboard; saved as Potato's JSON of the words and the translation."""
+    batch, context, page = _start("glosses", chromium, live_server, capsys)
+    igt = page.locator(".task-item:visible [data-scheme=igt]")
+    cell = lambda word, line: igt.locator(f"input[name$='-{word}-{line}']")  # noqa: E731
+    issue = lambda word: igt.locator(".igt-issue").nth(word)  # noqa: E731
+    summary = igt.locator(".igt-summary")
+    assert igt.locator(".igt-source").all_inner_texts() == ["Evlerde", "kediler", "var"]  # the sentence's words
+    assert [cell(word, "morphemes").input_value() for word in range(3)] == ["Evlerde", "kediler", "var"]
+    assert summary.inner_text() == "3 words · all aligned · 3 not yet glossed"
+    _retype(page, cell(0, "morphemes"), "Ev-ler-de")
+    page.keyboard.press("Tab")
+    page.keyboard.type("house-PL")
+    assert issue(0).inner_text() == "Misaligned: segmentation has 2 boundaries (- -), gloss has 1 boundary (-)"
+    assert summary.inner_text() == "3 words · 1 misaligned · 2 not yet glossed"
+    page.keyboard.type("-LOC")
+    assert igt.locator(".igt-render").nth(1).text_content() == "house-PL-LOC"  # the labels in small caps
+    assert igt.locator(".igt-render .igt-cat").all_text_contents() == ["PL", "LOC"]
+    page.keyboard.press("Tab")
+    page.keyboard.type("n")  # the pos tier
+    _retype(page, cell(1, "morphemes"), "kedi-ler")
+    page.keyboard.press("Tab")
+    page.keyboard.type("cat-PL.XYZ")
+    assert issue(1).inner_text() == "Unknown label: XYZ"
+    assert summary.inner_text() == "3 words · all aligned · 1 not yet glossed · 1 with unknown labels"
+    for _ in ".XYZ":
+        page.keyboard.press("Backspace")
+    page.keyboard.press("Enter")  # to the gloss of the next word
+    page.keyboard.type("exist")
+    page.keyboard.press("Enter")  # from the last word, to the translation
+    page.keyboard.type("There are cats in the houses.")
+    assert summary.inner_text() == "3 words · all aligned"
+    _check(page, "potato-glosses", "desktop")
+    _next(page)
+    assert [cell(word, "morphemes").input_value() for word in range(2)] == ["kitab-ı", "oku-du-m"]  # the item's
+    assert igt.locator("textarea").input_value() == "I read the book"
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-glosses", "phone")
+    _submit_and_compare(page, context, live_server, batch, "glosses", tmp_path / "export")
