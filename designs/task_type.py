@@ -62,7 +62,7 @@ def label_scheme(design: Design, stage: str):
 
 
 def scheme_labels(scheme) -> list[str]:
-    return [] if scheme is None else [label.name for label in getattr(scheme, "labels", [])]
+    return [] if scheme is None else [label.name for label in getattr(scheme, "labels", None) or []]
 
 
 def stage_schemes(design: Design, stage: str) -> list[str] | None:

@@ -14,6 +14,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     turn_rating,
     consensus_tracking,
     interlinear_gloss,
+    triad_test,
     slider,
     range_slider,
     number,

@@ -643,3 +643,43 @@ def test_interlinear_glosses_save_what_potato_saves(chromium, live_server, tmp_p
     page.set_viewport_size(PHONE["viewport"])
     _check(page, "potato-glosses", "phone")
     _submit_and_compare(page, context, live_server, batch, "glosses", tmp_path / "export")
+
+
+def test_triad_tests_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's triad_test, a domain in the config and one in each item: the same triads, in the same order and
+    places, as Potato showed the same annotator (its order is seeded by who answers, the item and the scheme), one
+    at a time; 1, 2 and 3 choose and move on; a test left half done is kept with its open triads, as Potato keeps
+    it; saved as Potato's JSON of the design and the triads as shown."""
+    batch, context, page = _start("triads", chromium, live_server, capsys)
+    item = page.locator(".task-item:visible")
+    fruit, animals = item.locator("[data-scheme=fruit]"), item.locator("[data-scheme=animals]")
+    shown = lambda test: test.locator(".tt-triad:visible .tt-item").all_inner_texts()  # noqa: E731
+    progress = lambda test: test.locator(".tt-progress").inner_text()  # noqa: E731
+
+    def choose(test, key):
+        test.locator(".tt-triad:visible input[type=radio]").first.focus()
+        page.keyboard.press(key)
+        page.wait_for_timeout(450)  # the next triad comes after a moment, as in Potato
+
+    assert (progress(fruit), shown(fruit)) == ("Triad 1 of 4 · 0 answered", ["banana", "apple", "lime"])
+    choose(fruit, "1")
+    assert (progress(fruit), shown(fruit)) == ("Triad 2 of 4 · 1 answered", ["banana", "lime", "pear"])
+    for key in "231":
+        choose(fruit, key)
+    assert progress(fruit) == "Triad 4 of 4 · 4 answered"
+    assert fruit.locator(".tt-done").inner_text() == "All 4 triads answered."
+    assert (progress(animals), shown(animals)) == ("Triad 1 of 4 · 0 answered", ["goat", "shark", "horse"])
+    for key in "3321":
+        choose(animals, key)
+    _check(page, "potato-triads", "desktop")
+    _next(page)
+    item = page.locator(".task-item:visible")
+    fruit, animals = item.locator("[data-scheme=fruit]"), item.locator("[data-scheme=animals]")
+    assert shown(fruit) == ["pear", "banana", "lime"]
+    for key in "12":
+        choose(fruit, key)
+    assert (progress(animals), shown(animals)) == ("Triad 1 of 1 · 0 answered", ["cat", "dog", "goldfish"])
+    choose(animals, "3")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-triads", "phone")
+    _submit_and_compare(page, context, live_server, batch, "triads", tmp_path / "export")
