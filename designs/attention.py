@@ -1,15 +1,17 @@
-"""What a design batch's known-answer items do for the worker, as Potato's quality control does: its attention
-checks' failure handling (after each submission a worker who has answered `warn_after` of them wrong is told the
-warning, and one who has answered `block_after` wrong may take no more of the batch's work, told why when they next
-claim or submit), its gold standards' feedback (after each submission, how many of the HIT's were right, and the
-answer and explanation of each one got wrong) and accuracy (each worker's share right, listed by the design report,
-and told in the feedback to a worker under it). The settings ride on the batch's requirements
-(designs.services.requirements_of), so a batch without them costs no query."""
+"""What a design batch's known-answer items do for the worker, as Potato's quality control does: its attention checks'
+failure handling (after each submission a worker who has answered `warn_after` of them wrong is told the warning,
+and one who has answered `block_after` wrong may take no more of the batch's work, told why when they next claim or
+submit; with `min_response_s`, a check answered sooner than that counts as wrong, measured by the server), its gold
+standards' feedback (after each submission, how many of the HIT's were right, and the answer and explanation of each
+one got wrong) and accuracy (each worker's share right, listed by the design report, and told in the feedback to a
+worker under it). The settings ride on the batch's requirements (designs.services.requirements_of), so a batch
+without them costs no query."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from designs.answers import field_prefix
 from designs.screening import DESIGN_TESTS_ENTRY
 from designs.task_type import record
 from hits.extensions import Notice, Refusal
@@ -49,10 +51,33 @@ def score(batch: Batch, worker: Worker) -> tuple[int, int]:
     return sum(marks), len(marks)
 
 
+def answered_after(assignment: Assignment, item: int) -> float | None:
+    """Seconds from the claim to the item's answer first reaching the server (a saved draft, else the submission);
+    for work the page did not send here (a provider's own form), the whole HIT's time. Never shorter than the time
+    the annotator really took, so an answer measured too fast surely was."""
+    prefix = f"{field_prefix(item, 0).rsplit('-', 1)[0]}-"
+    seen = [after for name, after in (assignment.answers_seen or {}).items() if name.startswith(prefix)]
+    if seen:
+        return min(seen)
+    if assignment.submitted is None:
+        return None
+    return (assignment.submitted - assignment.claimed).total_seconds()
+
+
 def failures(batch: Batch, worker: Worker) -> int:
-    """The known-answer items of the batch that the worker's counted answers got wrong."""
-    right, answered = score(batch, worker)
-    return answered - right
+    """The known-answer items of the batch that the worker's counted answers got wrong, or answered sooner than
+    the attention rules' min_response_s (a check clicked through unread fails, as in Potato)."""
+    known = _known(batch)
+    soonest = (rules(batch) or {}).get("min_response_s")
+    wrong = 0
+    for assignment in Assignment.objects.answered(batch).filter(worker=worker).only(
+            "answers", "answers_seen", "claimed", "submitted"):
+        for item, answer in (assignment.answers or {}).items():
+            if int(item) not in known:
+                continue
+            fast = soonest is not None and (answered_after(assignment, int(item)) or 0) < soonest
+            wrong += fast or not DESIGN_TESTS_ENTRY.right(answer or {}, known[int(item)])
+    return wrong
 
 
 def _under(found: dict[str, Any] | None, right: int, answered: int) -> bool | None:
@@ -91,7 +116,7 @@ def refusal(batch: Batch, worker: Worker) -> str | None:
     wrong = failures(batch, worker)
     if wrong < found["block_after"]:
         return None
-    return Refusal(f"{found['block_message']} ({wrong} check items of {batch.name} answered wrong; "
+    return Refusal(f"{found['block_message']} ({wrong} check items of {batch.name} answered {_wrongly(found)}; "
                    f"the work ends at {found['block_after']})")
 
 
@@ -103,10 +128,14 @@ def notice(batch: Batch, worker: Worker) -> str | None:
         return None
     wrong = failures(batch, worker)
     if found.get("block_after") and wrong >= found["block_after"]:
-        return f"{found['block_message']} ({wrong} check items answered wrong)"
+        return f"{found['block_message']} ({wrong} check items answered {_wrongly(found)})"
     if found.get("warn_after") and wrong >= found["warn_after"]:
-        return f"{found['warn_message']} ({wrong} check items answered wrong so far)"
+        return f"{found['warn_message']} ({wrong} check items answered {_wrongly(found)} so far)"
     return None
+
+
+def _wrongly(found: dict[str, Any]) -> str:
+    return f"wrong or in under {found['min_response_s']:g} s" if found.get("min_response_s") else "wrong"
 
 
 def gold_feedback(batch: Batch, worker: Worker) -> str | None:

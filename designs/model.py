@@ -66,6 +66,9 @@ class Attention(Strict):
                                                          "take no more of the batch's work")
     block_message: str = Field("You have been blocked due to too many incorrect attention check responses.",
                                min_length=1)
+    min_response_s: float | None = Field(None, gt=0, description="a known-answer item answered sooner than this "
+                                         "many seconds counts as wrong (Potato's min_response_time): measured by "
+                                         "the server, from the HIT's claim to the answer first reaching it")
 
     @model_validator(mode="after")
     def _block_after_warning(self):

@@ -515,15 +515,23 @@ class _Translation:
                        f"is {found['block_after']}, not more than warn_threshold ({found['warn_after']}); Potato "
                        f"refuses this too")
             return
+        soonest = settings.get("min_response_time")
+        if soonest is not None and (isinstance(soonest, bool) or not isinstance(soonest, int | float) or soonest < 0):
+            self.error(("attention_checks", "min_response_time"), f"is {soonest!r}; give a number of seconds, 0 or "
+                                                                  f"more, as Potato asks")
+            return
+        if soonest:
+            found["min_response_s"] = soonest
+            self.notes.append(f"attention_checks.min_response_time: a check answered in under {soonest:g} s counts "
+                              f"as failed, measured by the server from the HIT's claim to the answer first reaching "
+                              f"it (a saved draft or the submission): with several items on a page that is longer "
+                              f"than the time on the check, so only answers surely too fast fail")
         design["hits"]["attention"] = found
         self.origin[("hits", "attention")] = ("attention_checks", "failure_handling") if handling else (
             "attention_checks",)
         if self.raw.get("gold_standards"):
             self.warnings.append("attention_checks.failure_handling: its thresholds count every known-answer item "
                                  "here, the gold_standards' items too (Potato counts the attention checks alone)")
-        if settings.get("min_response_time"):
-            self.warnings.append("attention_checks.min_response_time: not run; a check answered too fast is not "
-                                 "failed here")
 
     def _items(self) -> dict[str, Any]:
         properties = self.raw.get("item_properties") or {}

@@ -313,6 +313,10 @@ class Assignment(models.Model):
     # The answers so far, saved as the worker goes: a reload or another device picks up where they were.
     draft = models.JSONField(null=True, blank=True)
     draft_saved = models.DateTimeField(null=True, blank=True)
+    # When each answer field first reached the server with something in it, in seconds after the claim (a saved
+    # draft, else the submission): the server's own measure of how soon an item was answered, which a page cannot
+    # shorten or stretch (a design's attention checks fail one answered too soon).
+    answers_seen = models.JSONField(null=True, blank=True)
     # How often the worker asked for more time (in-house only; MTurk's deadline is MTurk's).
     extensions = models.PositiveSmallIntegerField(default=0)
     # Given back by the worker before the time ran out (the state is then "expired"): they are not handed it again.
@@ -338,6 +342,15 @@ class Assignment(models.Model):
 
     def __str__(self):
         return f"{self.worker} on {self.hit}"
+
+    def note_answers_seen(self, fields: dict, now) -> None:
+        """Keep when each field of `fields` that holds something first reached the server (not saved here)."""
+        seen = dict(self.answers_seen or {})
+        after = round((now - self.claimed).total_seconds(), 1)
+        for name, value in fields.items():
+            if str(value).strip() and name not in seen:
+                seen[str(name)] = after
+        self.answers_seen = seen
 
     def can_submit(self, worker, now=None):
         """Why `worker` may not submit this assignment (said to the worker), or None if they may."""

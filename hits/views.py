@@ -72,8 +72,13 @@ def _task_page(request, assignment, *, draft=None, error="", status=200):
             "extend": reverse("hits:extend", args=[assignment.pk])
             if inhouse and assignment.extensions < services.MAX_EXTENSIONS else "",
             "return": reverse("hits:return", args=[assignment.pk]) if inhouse else "", "next": inhouse}
+    # Who answers, as a page's script may need it (a triad test's order is seeded by it, as in Potato): the
+    # annotator's name on this site, else the provider's id for them.
+    worker = request.worker
+    participant = request.user.username if worker.user_id and request.user.is_authenticated else worker.external_id
     return render(request, task_type.template, {
         "assignment": assignment, "hit": assignment.hit, "task_type": task_type, "urls": urls, "error": error,
+        "participant": participant,
         "currency": get_provider(batch.provider).currency,
         "duration": batch.assignment_duration, "draft": draft if draft is not None else (assignment.draft or {}),
         **task_type.hit_page(assignment.hit), **task_type.assignment_page(assignment)}, status=status)

@@ -124,8 +124,9 @@ def assignment_submit(*, assignment: Assignment, worker: Worker,
         assignment.raw_answers = raw_answers
         assignment.answers = answers
         assignment.submitted = timezone.now()
+        assignment.note_answers_seen(raw_answers, assignment.submitted)
         assignment.draft = None
-        assignment.save(update_fields=["state", "raw_answers", "answers", "submitted", "draft"])
+        assignment.save(update_fields=["state", "raw_answers", "answers", "submitted", "draft", "answers_seen"])
         Batch.work_changed(assignment.hit.batch_id)
         task_type.on_submitted(assignment)
         assignment.hit.complete_if_done()
@@ -146,7 +147,8 @@ def assignment_draft_save(*, assignment: Assignment, worker: Worker, fields: dic
         raise CrowdError("these answers are too long to keep as a draft")
     assignment.draft = {str(key): str(value) for key, value in fields.items()}
     assignment.draft_saved = timezone.now()
-    assignment.save(update_fields=["draft", "draft_saved"])
+    assignment.note_answers_seen(assignment.draft, assignment.draft_saved)
+    assignment.save(update_fields=["draft", "draft_saved", "answers_seen"])
     return assignment
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import io
+from datetime import timedelta
 
 import pytest
 from django.contrib.messages import get_messages
@@ -114,6 +115,47 @@ def test_a_worker_is_warned_then_stopped_after_answering_checks_wrong(client, tm
     client.force_login(project_annotator(project, "bo"))
     other, _ = claim()
     assert other is not None and other.worker.external_id != first.worker.external_id
+
+
+@pytest.mark.django_db
+def test_a_check_answered_too_soon_fails_as_potato_s_min_response_time_says(client, tmp_path, capsys):
+    """min_response_time: a check whose answer reached the server (a saved draft, else the submission) sooner than
+    that after the HIT was claimed counts as failed, right or not; the time is the server's, so a page cannot claim
+    it took longer. A check answered later counts as its answer says."""
+    config = CONFIG.replace(b"  frequency: 2\n", b"  frequency: 2\n  min_response_time: 30\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"posts.jsonl": POSTS, "checks.jsonl": CHECKS}))
+    assert found.design.hits.attention.min_response_s == 30 and not any("min_response" in w for w in found.warnings)
+    assert any("a check answered in under 30 s counts as failed" in note for note in found.notes)
+    refused = import_config(config.replace(b"min_response_time: 30", b"min_response_time: -1"), name="c.yaml",
+                            folder=UploadedFolder({"posts.jsonl": POSTS, "checks.jsonl": CHECKS}))
+    assert refused.errors == ["c.yaml:9: attention_checks.min_response_time: is -1; give a number of seconds, 0 or "
+                              "more, as Potato asks"]
+    for name, data in (("config.yaml", config), ("posts.jsonl", POSTS), ("checks.jsonl", CHECKS)):
+        (tmp_path / name).write_bytes(data)
+    project = potato_project(tmp_path / "config.yaml", capsys)
+    batch = batch_publish(batch=project.batches.get())
+    client.force_login(project_annotator(project, "ada"))
+    client.post(f"/work/batches/{batch.pk}/claim/")
+    first = Assignment.objects.get(hit__batch=batch, state=Assignment.State.CLAIMED)
+    checks = [item for item in first.hit.ordered_items() if item.gold_answer is not None]
+    # Every answer right, in a draft saved at once: the checks surely took under 30 s.
+    client.post(f"/work/assignments/{first.pk}/draft/", {f"a-{checks[0].pk}-0": "sad"})
+    first.refresh_from_db()
+    assert first.answers_seen[f"a-{checks[0].pk}-0"] < 30
+    said = _answer(client, first, wrong_checks=0)
+    assert f"You answered too many checks wrong to go on. ({len(checks)} check items answered wrong or in under " \
+           f"30 s)" in said
+    # Another annotator's HIT, taken a minute ago: its checks, right, count as right.
+    client.cookies.pop("messages", None)  # the first annotator's, not yet shown
+    client.force_login(project_annotator(project, "bo"))
+    client.post(f"/work/batches/{batch.pk}/claim/")
+    second = Assignment.objects.get(hit__batch=batch, state=Assignment.State.CLAIMED)
+    Assignment.objects.filter(pk=second.pk).update(claimed=second.claimed - timedelta(minutes=1))
+    second.refresh_from_db()
+    said = _answer(client, second, wrong_checks=0)
+    assert not any("check items answered" in message for message in said), said
+    second.refresh_from_db()
+    assert all(after >= 60 for after in second.answers_seen.values())
 
 
 def test_the_warning_and_the_stop_as_an_annotator_meets_them_on_a_phone(chromium, live_server, tmp_path, capsys):
