@@ -4,6 +4,7 @@ scheme types (a turn rating) read it."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 SPEAKERS = ("speaker", "role", "name", "agent", "author")  # who says a turn of a dialogue or a trace
@@ -47,3 +48,96 @@ def as_line(entry: Any) -> str:
     if isinstance(entry, list):
         return ", ".join(map(as_line, entry))
     return str(entry)
+
+
+IDENTITY = ("turn_id", "step_id", "id")  # what a reply names the turn it answers by, as Potato reads it
+
+
+class Said(list):
+    """A dialogue's turns as drawn, with what its box needs (a height to scroll in, replies indented)."""
+
+    max_height = ""
+    threaded = False
+    reply_lines = False
+
+
+def drawn(value: Any, view: Any, numbered: bool = False) -> Said | None:
+    """The dialogue's turns (turns) as a design draws them: numbered, and with its view (designs.model.DialogueView,
+    or None) each turn's depth in the thread and its timestamp's label, as Potato's dialogue display draws them."""
+    found = turns(value)
+    if found is None:
+        return None
+    said = Said({**turn, "number": place} if numbered else turn for place, turn in enumerate(found, 1))
+    if view is None:
+        return said
+    height = view.max_height
+    said.max_height = f"{height}px" if isinstance(height, int) else (height or "")
+    if view.indent_replies:
+        said.threaded, said.reply_lines = True, view.show_reply_lines
+        for turn, depth in zip(said, depths(value, view.depth_key, view.reply_to_key), strict=True):
+            turn["depth"], turn["indent"] = depth, min(depth, view.max_indent_depth)
+    if view.timestamps:
+        stamps = [_seconds(entry.get("timestamp")) for entry in value]
+        origin = min((stamp for stamp in stamps if stamp is not None), default=0.0)
+        for turn, entry, stamp in zip(said, value, stamps, strict=True):
+            if stamp is not None:
+                turn["stamp"] = _stamp(entry["timestamp"], stamp, view.timestamps, origin)
+    return said
+
+
+def depths(entries: list[dict[str, Any]], depth_key: str, reply_to_key: str) -> list[int]:
+    """Each turn's depth in the thread: the data's own where any turn gives one, else counted up its reply_to
+    chain (a cycle or a parent not in the dialogue ends the count), as Potato derives it."""
+    given = [_whole(entry.get(depth_key)) for entry in entries]
+    if any(depth is not None for depth in given):
+        return [depth or 0 for depth in given]
+    places: dict[Any, int] = {}
+    for place, entry in enumerate(entries):
+        who = next((entry[key] for key in IDENTITY if entry.get(key) not in (None, "")), None)
+        if who is not None:
+            places.setdefault(who, place)
+    found = []
+    for place, entry in enumerate(entries):
+        depth, seen, parent = 0, {place}, entry.get(reply_to_key)
+        while parent not in (None, "") and places.get(parent) is not None and places[parent] not in seen:
+            seen.add(places[parent])
+            depth += 1
+            parent = entries[places[parent]].get(reply_to_key)
+        found.append(depth)
+    return found
+
+
+def _whole(value: Any) -> int | None:
+    try:
+        return None if value is None or isinstance(value, bool) else max(0, int(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _seconds(value: Any) -> float | None:
+    try:
+        return None if value in (None, "") or isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _stamp(written: Any, seconds: float, style: str, origin: float) -> str:
+    """A turn's time as Potato's dialogue display labels it: "start", "+5m" (relative), a UTC date, or as written."""
+    if style == "epoch":
+        return str(written)
+    if style == "absolute":
+        try:
+            return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M")
+        except (OverflowError, OSError, ValueError):
+            return str(written)
+    delta = seconds - origin
+    if 0 <= delta < 1:
+        return "start"
+    return ("-" if delta < 0 else "+") + _span(abs(delta))
+
+
+def _span(seconds: float) -> str:
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"

@@ -30,6 +30,30 @@ else:
                        Field(discriminator="annotation_type")]
 
 
+class DialogueView(Strict):
+    """How a shown dialogue is drawn beyond its turns (Potato's dialogue display options)."""
+
+    max_height: int | str | None = Field(None, description="the dialogue's box is at most this tall and scrolls "
+                                                           "inside (a number of pixels or a CSS length: 20em, 40vh)")
+    indent_replies: bool = Field(False, description="each turn indented by its depth in the thread: its depth_key, "
+                                                    "else counted from its reply_to_key")
+    max_indent_depth: int = Field(6, ge=0, description="the deepest indent drawn (the depth is still said)")
+    show_reply_lines: bool = Field(True, description="a line beside each reply, with indent_replies")
+    timestamps: Literal["relative", "absolute", "epoch"] | None = Field(
+        None, description="each turn's `timestamp` (seconds since 1970) shown: from the first turn (+5m), as a UTC "
+                          "date, or as written")
+    depth_key: str = Field("depth", description="the turn field holding its depth in the thread")
+    reply_to_key: str = Field("reply_to", description="the turn field naming the turn it replies to (by its turn_id, "
+                                                      "step_id or id)")
+
+    @field_validator("max_height")
+    @classmethod
+    def _length(cls, value: int | str | None) -> int | str | None:
+        if isinstance(value, str) and not re.fullmatch(r"\d+(\.\d+)?(px|em|rem|vh|%)?", value.strip()):
+            raise ValueError(f"{value!r} is not a length; give pixels (400) or a CSS length (20em, 40vh, 300px)")
+        return value
+
+
 class Items(Strict):
     """Where the fields of an items file are: which is the id, which the text, what else is shown."""
 
@@ -45,6 +69,9 @@ class Items(Strict):
                                                                           "for A, B), as Potato's pairwise display")
     numbered: list[str] = Field(default_factory=list, description="shown fields whose dialogue turns are numbered "
                                                                      "[1], [2], … (Potato's show_turn_numbers)")
+    dialogues: dict[str, DialogueView] = Field(default_factory=dict, description="how a shown dialogue is drawn, by "
+                                                                                  "its field: a height it scrolls "
+                                                                                  "in, replies indented, timestamps")
     noun: str = Field("item", description="what one item is called on the page (sentence, question, story)")
     gold_key: str | None = Field(None, description="the field holding an item's known answer, {scheme: value}")
     group_key: str | None = Field(None, description="the field HITs are interleaved by, e.g. the domain")

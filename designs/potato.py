@@ -78,6 +78,10 @@ CHANGES = {
 }
 BWS_TUPLE_IDS = "bws_tuple_{:04d}"  # Potato's ids for the sets it draws, so answers compare set by set
 # The Potato keys every scheme carries over (each type's own: designs.schemes' potato_keys).
+# A dialogue display's options that our view of a dialogue (designs.model.DialogueView) runs: (ours, Potato's).
+DIALOGUE_VIEW = (("max_height", "max_height"), ("indent_replies", "indent_replies"),
+                 ("max_indent_depth", "max_indent_depth"), ("show_reply_lines", "show_reply_lines"),
+                 ("depth_key", "depth_key"), ("reply_to_key", "reply_to_key"))
 COMMON = ("annotation_type", "name", "description", "label_requirement", "display_logic")
 LABEL_KEYS = ("name", "tooltip", "description", "key_value", "key_binding", "color", "abbreviation")
 SHOWN_AS = ("displayed_label", "text", "label")  # a label's text on Potato's page instead of its name, first found
@@ -579,7 +583,7 @@ class _Translation:
                              if len(keys) > 1 else "") + ", a dialogue or a trace turn by turn")
         titles = {str(fields[number]["key"]): str(fields[number]["label"]) for number, _ in shown
                   if fields[number].get("label") and str(fields[number]["key"]) != text}
-        sides, numbered = {}, []
+        sides, numbered, views = {}, [], {}
         for number, key in shown:
             options = fields[number].get("display_options") or {}
             options = options if isinstance(options, dict) else {}
@@ -588,10 +592,12 @@ class _Translation:
                 sides[key] = [str(label) for label in labels] if isinstance(labels, list) else []
             if options.get("show_turn_numbers"):
                 numbered.append(key)
-            self._display_options(number, key, kinds[key], options)
+            view = self._display_options(number, key, kinds[key], options)
+            if view:
+                views[key] = view
         return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:],
                 **({"titles": titles} if titles else {}), **({"panes": sides} if sides else {}),
-                **({"numbered": numbered} if numbered else {})}
+                **({"numbered": numbered} if numbered else {}), **({"dialogues": views} if views else {})}
 
     def _turn_ratings(self, number: int, key: str, kind: str, ratings: Any) -> None:
         """A dialogue's per_turn_ratings ({speakers, scheme: {size, labels}, schema_name}, or several under
@@ -623,11 +629,17 @@ class _Translation:
                               f"{', '.join(map(str, ratings['speakers']))} rated 1 to {size}, any left unrated, asked "
                               f"under the dialogue turn by turn (Potato draws the points inside each turn)")
 
-    def _display_options(self, number: int, key: str, kind: str, options: dict[str, Any]) -> None:
-        """Name the display options of a shown field that are not run here (a named warning, never a silent ok):
-        a dialogue's turn numbers and its turns' speakers and texts under the keys ours read are; its turn ratings
-        are not asked."""
+    def _display_options(self, number: int, key: str, kind: str, options: dict[str, Any]) -> dict[str, Any]:
+        """A dialogue's view (items.dialogues: its height, reply threading, timestamps), and a named warning for the
+        display options of a shown field that are not run here (never a silent ok): a dialogue's turn numbers and
+        its turns' speakers and texts under the keys ours read are run; its turn ratings are asked."""
         ran = {"label", "labels", "show_turn_numbers", "show_labels", "vertical_on_mobile", "preserve_whitespace"}
+        view = {}
+        if kind == "dialogue":
+            view = {ours: options[theirs] for ours, theirs in DIALOGUE_VIEW if options.get(theirs) is not None}
+            if options.get("show_timestamps"):
+                view["timestamps"] = options.get("timestamp_format") or "relative"
+            ran |= {theirs for _, theirs in DIALOGUE_VIEW} | {"show_timestamps", "timestamp_format"}
         left = []
         for option, value in options.items():
             if option in ran or (option == "alternating_shading" and value is not False) or (
@@ -641,6 +653,7 @@ class _Translation:
         if left:
             self.warnings.append(f"instance_display.fields.{number} ({key!r}): display_options {', '.join(left)} not "
                                  f"run here: the {kind} is shown without {'it' if len(left) == 1 else 'them'}")
+        return view
 
     def show_before(self, field: str) -> None:
         """An item field shown before the item's text (a question a scheme asks of the text)."""

@@ -15,6 +15,7 @@ from core.components import COMPONENTS
 from core.items import Payload, RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
 from designs.components import WRITING_EVIDENCE
+from designs.dialogue import drawn
 from designs.evidence import canary_word
 from designs.items import SUGGESTED, as_lines, highlight, panes, turns
 from designs.model import Design
@@ -351,10 +352,7 @@ def _fields(found: Record, names: list[str], items: Any = None) -> list[
 def _said(found: Record, key: str, items: Any) -> list[dict[str, Any]] | None:
     """The item's text as a dialogue's turns when its text field holds one (a Potato dialogue display), each with
     its speaker and colour, numbered where the design says; None otherwise (the text is shown as it is)."""
-    said = turns(found.fields.get(key))
-    if said and key in items.numbered:
-        said = [{**turn, "number": place} for place, turn in enumerate(said, 1)]
-    return said
+    return drawn(found.fields.get(key), items.dialogues.get(key), numbered=key in items.numbered)
 
 
 def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:

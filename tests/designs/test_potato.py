@@ -1067,21 +1067,26 @@ def test_a_card_sort_without_a_grid_is_refused_saying_how(settings, said):
 
 
 def test_a_display_option_not_run_here_is_named_never_an_ok():
-    """A dialogue's display options: its turn numbers, the speaker and text keys ours read and its per-turn ratings
-    (a turn_rating scheme, asked first) run; the rest (a height cap, reply threading) are a named warning."""
+    """A dialogue's display options: its turn numbers, the speaker and text keys ours read, its height, reply
+    threading and timestamps (the design's items.dialogues) and its per-turn ratings (a turn_rating scheme, asked
+    first) run; the rest (per-turn metadata chips) are a named warning."""
     config = (b"annotation_task_name: Chats\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
               b"instance_display:\n  fields:\n"
               b"    - {key: chat, type: dialogue, display_options: {show_turn_numbers: true, speaker_key: role, "
-              b"max_height: 300, indent_replies: true, per_turn_ratings: {speakers: [Bot], scheme: {size: 5}}}}\n"
+              b"max_height: 300, indent_replies: true, show_timestamps: true, turn_meta_fields: [score], "
+              b"per_turn_ratings: {speakers: [Bot], scheme: {size: 5}}}}\n"
               b"    - {key: q, type: text}\n"
               b"annotation_schemes:\n  - {annotation_type: radio, name: ok, labels: [fine, bad]}\n")
     items = b'{"id": "1", "q": "Fine?", "chat": [{"role": "User", "text": "Hi"}, {"role": "Bot", "text": "Hey"}]}\n'
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
     assert found.ok, found.errors
     assert found.design.items.numbered == ["chat"]
+    view = found.design.items.dialogues["chat"]
+    assert (view.max_height, view.indent_replies, view.show_reply_lines, view.timestamps) == (300, True, True,
+                                                                                              "relative")
     assert [warning for warning in found.warnings if warning.startswith("instance_display")] == [
-        "instance_display.fields.0 ('chat'): display_options max_height, indent_replies not run here: the dialogue "
-        "is shown without them"]
+        "instance_display.fields.0 ('chat'): display_options turn_meta_fields not run here: the dialogue is shown "
+        "without it"]
     rating, ok = found.design.annotation_schemes
     assert (rating.name, rating.turns_field, rating.speakers, rating.size, ok.name) == (
         "per_turn_ratings", "chat", ["Bot"], 5, "ok")

@@ -683,3 +683,29 @@ def test_triad_tests_save_what_potato_saves(chromium, live_server, tmp_path, cap
     page.set_viewport_size(PHONE["viewport"])
     _check(page, "potato-triads", "phone")
     _submit_and_compare(page, context, live_server, batch, "triads", tmp_path / "export")
+
+
+def test_a_threaded_dialogue_is_drawn_as_potato_draws_it(chromium, live_server, tmp_path, capsys):
+    """A dialogue display's indent_replies, show_timestamps and max_height: each post indented by its depth in the
+    thread (counted up its reply_to chain), its time from the first post, in a box of 220 px that scrolls and that
+    a keyboard can scroll (it takes the focus), as Potato drew the same thread."""
+    batch, context, page = _start("threads", chromium, live_server, capsys)
+    thread = page.locator(".task-item:visible").get_by_role("region", name="The dialogue (it scrolls)")
+    posts = thread.locator(".turn")
+    assert [post.get_attribute("data-depth") or "0" for post in posts.all()] == ["0", "1", "2", "3", "1", "2"]
+    assert thread.locator(".turn-stamp").all_inner_texts() == ["start", "+5m", "+1h", "+1h", "+1d", "+1d"]
+    assert posts.nth(3).locator(".turn-depth").inner_text() == "↳ depth 3"
+    indents = [post.evaluate("node => parseFloat(getComputedStyle(node).marginLeft)") for post in posts.all()]
+    assert indents == [0, 22, 44, 66, 22, 44]
+    height, scrolled = thread.evaluate("box => [box.clientHeight, box.scrollHeight]")
+    assert height <= 220 < scrolled
+    thread.focus()
+    page.keyboard.press("PageDown")
+    page.wait_for_function("document.activeElement.scrollTop > 0", timeout=3000)
+    _tick(page, page.locator(".task-item:visible input[value=civil]"))
+    _check(page, "potato-threads", "desktop")
+    _next(page)
+    _tick(page, page.locator(".task-item:visible input[value=uncivil]"))
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-threads", "phone")
+    _submit_and_compare(page, context, live_server, batch, "threads", tmp_path / "export")
