@@ -49,13 +49,23 @@ class DialogueView(Strict):
     @field_validator("max_height")
     @classmethod
     def _length(cls, value: int | str | None) -> int | str | None:
-        if isinstance(value, str) and not re.fullmatch(r"\d+(\.\d+)?(px|em|rem|vh|%)?", value.strip()):
-            raise ValueError(f"{value!r} is not a length; give pixels (400) or a CSS length (20em, 40vh, 300px)")
-        return value
+        return css_length(value) if isinstance(value, str) else value
+
+
+def css_length(value: str) -> str:
+    """A length a page may put in its style (drawn from a design file, so nothing else may pass)."""
+    if not re.fullmatch(r"\d+(\.\d+)?(px|em|rem|vh|%)?", value.strip()):
+        raise ValueError(f"{value!r} is not a length; give pixels (400) or a CSS length (20em, 40vh, 300px, 30%)")
+    return value.strip()
 
 
 class Items(Strict):
     """Where the fields of an items file are: which is the id, which the text, what else is shown."""
+
+    @field_validator("pane_width")
+    @classmethod
+    def _widths(cls, value: dict[str, str]) -> dict[str, str]:
+        return {field: css_length(width) for field, width in value.items()}
 
     id_key: str = Field("id", description="the field holding each item's unique id")
     text_key: str = Field("text", description="the field holding the text annotated")
@@ -67,6 +77,9 @@ class Items(Strict):
     panes: dict[str, list[str]] = Field(default_factory=dict, description="shown fields whose entries are shown "
                                                                           "side by side, with their pane labels ([] "
                                                                           "for A, B), as Potato's pairwise display")
+    pane_width: dict[str, str] = Field(default_factory=dict, description="how wide each pane of a shown field's "
+                                                                        "panes is (30%, 320px; Potato's pairwise "
+                                                                        "cell_width); evenly shared otherwise")
     numbered: list[str] = Field(default_factory=list, description="shown fields whose dialogue turns are numbered "
                                                                      "[1], [2], … (Potato's show_turn_numbers)")
     dialogues: dict[str, DialogueView] = Field(default_factory=dict, description="how a shown dialogue is drawn, by "

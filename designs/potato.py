@@ -583,13 +583,16 @@ class _Translation:
                              if len(keys) > 1 else "") + ", a dialogue or a trace turn by turn")
         titles = {str(fields[number]["key"]): str(fields[number]["label"]) for number, _ in shown
                   if fields[number].get("label") and str(fields[number]["key"]) != text}
-        sides, numbered, views = {}, [], {}
+        sides, numbered, views, widths = {}, [], {}, {}
         for number, key in shown:
             options = fields[number].get("display_options") or {}
             options = options if isinstance(options, dict) else {}
             if kinds[key] in PANED_DISPLAYS and key != text:
                 labels = options.get("labels")
                 sides[key] = [str(label) for label in labels] if isinstance(labels, list) else []
+                width = options.get("cell_width")
+                if width not in (None, "auto"):  # Potato's auto shares the row evenly, as ours do
+                    widths[key] = f"{width}px" if isinstance(width, int | float) else str(width)
             if options.get("show_turn_numbers"):
                 numbered.append(key)
             view = self._display_options(number, key, kinds[key], options)
@@ -597,7 +600,8 @@ class _Translation:
                 views[key] = view
         return {"text_key": text, "show": keys[:place], "show_after": keys[place + 1:],
                 **({"titles": titles} if titles else {}), **({"panes": sides} if sides else {}),
-                **({"numbered": numbered} if numbered else {}), **({"dialogues": views} if views else {})}
+                **({"numbered": numbered} if numbered else {}), **({"dialogues": views} if views else {}),
+                **({"pane_width": widths} if widths else {})}
 
     def _turn_ratings(self, number: int, key: str, kind: str, ratings: Any) -> None:
         """A dialogue's per_turn_ratings ({speakers, scheme: {size, labels}, schema_name}, or several under
@@ -634,6 +638,8 @@ class _Translation:
         display options of a shown field that are not run here (never a silent ok): a dialogue's turn numbers and
         its turns' speakers and texts under the keys ours read are run; its turn ratings are asked."""
         ran = {"label", "labels", "show_turn_numbers", "show_labels", "vertical_on_mobile", "preserve_whitespace"}
+        if kind in PANED_DISPLAYS:
+            ran.add("cell_width")
         view = {}
         if kind == "dialogue":
             view = {ours: options[theirs] for ours, theirs in DIALOGUE_VIEW if options.get(theirs) is not None}

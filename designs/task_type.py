@@ -344,6 +344,8 @@ def _fields(found: Record, names: list[str], items: Any = None) -> list[
             value = found.fields[name]
             flat = isinstance(value, list) and not any(isinstance(entry, dict | list) for entry in value)
             side = panes(value, sides[name]) if name in sides else None
+            if side and name in items.pane_width:
+                side = [{**pane, "width": items.pane_width[name]} for pane in side]
             said = None if side else _said(found, name, items) if items is not None else turns(value)
             shown.append((titles.get(name, name), " ".join(map(str, value)) if flat else as_lines(value), said, side))
     return shown

@@ -1075,12 +1075,14 @@ def test_a_display_option_not_run_here_is_named_never_an_ok():
               b"    - {key: chat, type: dialogue, display_options: {show_turn_numbers: true, speaker_key: role, "
               b"max_height: 300, indent_replies: true, show_timestamps: true, turn_meta_fields: [score], "
               b"per_turn_ratings: {speakers: [Bot], scheme: {size: 5}}}}\n"
+              b"    - {key: pair, type: pairwise, display_options: {cell_width: 40%}}\n"
               b"    - {key: q, type: text}\n"
               b"annotation_schemes:\n  - {annotation_type: radio, name: ok, labels: [fine, bad]}\n")
     items = b'{"id": "1", "q": "Fine?", "chat": [{"role": "User", "text": "Hi"}, {"role": "Bot", "text": "Hey"}]}\n'
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
     assert found.ok, found.errors
     assert found.design.items.numbered == ["chat"]
+    assert found.design.items.pane_width == {"pair": "40%"}
     view = found.design.items.dialogues["chat"]
     assert (view.max_height, view.indent_replies, view.show_reply_lines, view.timestamps) == (300, True, True,
                                                                                               "relative")
