@@ -222,6 +222,7 @@ class TriadTestType(SchemeType):
     settings = TriadTest
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "labels", "items_field", "design", "max_triads", "question")
+    page = {"value": "checked"}  # answered once a triad is (its hidden order and places always hold something)
     script = "designs/triad_test.js"
     style = "designs/triad_test.css"
 

@@ -563,6 +563,7 @@ def test_discussion_acts_and_uses_of_context_save_what_potato_saves(chromium, li
     assert memory.locator(".turn-card").first.locator("input").evaluate_all("inputs => inputs.map(i => i.value)") == [
         "used_context_correctly", "hallucinated_context", "ignored_context"]  # context_attribution's acts
     assert acts.locator(".turn-ref:visible").count() == 0  # asked only of an act that refers
+    assert page.locator("#cf-progress").inner_text() == "0 of 2 answered"
     _tick(page, acts.locator("input[name$='-0'][value=proposal]"))
     _tick(page, acts.locator("input[name$='-1'][value=disagreement]"))
     assert acts.locator(".turn-acts-status").inner_text() == "turn #2 still needs the turn it refers to"
@@ -614,6 +615,7 @@ def test_interlinear_glosses_save_what_potato_saves(chromium, live_server, tmp_p
     assert igt.locator(".igt-source").all_inner_texts() == ["Evlerde", "kediler", "var"]  # the sentence's words
     assert [cell(word, "morphemes").input_value() for word in range(3)] == ["Evlerde", "kediler", "var"]
     assert summary.inner_text() == "3 words · all aligned · 3 not yet glossed"
+    assert page.locator("#cf-progress").inner_text() == "1 of 2 answered"  # the second brings its own analysis
     _retype(page, cell(0, "morphemes"), "Ev-ler-de")
     page.keyboard.press("Tab")
     page.keyboard.type("house-PL")
@@ -662,6 +664,7 @@ def test_triad_tests_save_what_potato_saves(chromium, live_server, tmp_path, cap
         page.wait_for_timeout(450)  # the next triad comes after a moment, as in Potato
 
     assert (progress(fruit), shown(fruit)) == ("Triad 1 of 4 · 0 answered", ["banana", "apple", "lime"])
+    assert page.locator("#cf-progress").inner_text() == "0 of 2 answered"
     choose(fruit, "1")
     assert (progress(fruit), shown(fruit)) == ("Triad 2 of 4 · 1 answered", ["banana", "lime", "pear"])
     for key in "231":
