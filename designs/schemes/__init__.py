@@ -12,6 +12,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     multiselect,
     likert,
     turn_rating,
+    failure_attribution,
     consensus_tracking,
     interlinear_gloss,
     triad_test,

@@ -6,10 +6,11 @@ back (designs/retract.js), as Potato's second click does."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any, Literal
 
-from django.utils.html import strip_tags
 from pydantic import Field, model_validator
 
 from designs.dialogue import SAYINGS, SPEAKERS, as_line
@@ -45,6 +46,11 @@ class ConsensusTracking(SchemeBase):
             raise ValueError(f"linked_acts {', '.join(map(repr, strays))} are not among the acts; name acts from "
                              f"acts ({', '.join(self.acts)})")
         return self
+
+
+def as_text(hint: str) -> str:
+    """Potato's hint, which is HTML (its default emphasizes the acts), as the text it reads as."""
+    return html.unescape(re.sub(r"<[^>]*>", "", hint))
 
 
 def said(value: Any) -> list[dict[str, str]] | None:
@@ -164,7 +170,7 @@ class ConsensusTrackingType(SchemeType):
 
     def from_potato(self, converted, importer):
         # Potato's hint is HTML (its default emphasizes the acts); here it is text.
-        return [{**converted, "hint": strip_tags(str(converted["hint"]))} if "hint" in converted else converted]
+        return [{**converted, "hint": as_text(str(converted["hint"]))} if "hint" in converted else converted]
 
     def told(self, scheme, record=None):
         linked = f" An act of {', '.join(scheme.linked_acts)} names the turn it refers to (ref)." if \

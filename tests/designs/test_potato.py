@@ -165,14 +165,13 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, turn_rating, "
-                                  f"consensus_tracking, interlinear_gloss, triad_test, slider, range_slider, number, "
-                                  f"datetime, text, free_list, span, span_link, pairwise, bws, multirate, price_list, "
-                                  f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
-                                  f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
-                                  f"vas, bdm, "
-                                  f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as "
-                                  f"them)"]
+                                  f"failure_attribution, consensus_tracking, interlinear_gloss, triad_test, slider, "
+                                  f"range_slider, number, datetime, text, free_list, span, span_link, pairwise, bws, "
+                                  f"multirate, price_list, conjoint, constant_sum, ranking, cloze, pure_display (and "
+                                  f"runs Potato's triage, randomized_response, hierarchical_multiselect, confidence, "
+                                  f"context_attribution, vas, bdm, belief_elicitation, text_edit, error_span, "
+                                  f"extractive_qa, coreference, semantic_differential, rubric_eval, process_reward, "
+                                  f"card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -1183,6 +1182,38 @@ def test_discussion_acts_read_each_turn_s_act_and_the_turn_it_refers_to():
     assert "Turns: 0: ann: Pizza?; 1: Fine by me.; 2: bob: Pizza it is." in told
     problem = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "2", "q": "x"}\n'}))
     assert any("item '2' has no turns under 'conversation'" in error for error in problem.errors), problem.errors
+
+
+def test_a_failure_attribution_reads_an_agent_and_a_step_of_the_run():
+    """The agents offered are the scheme's, then the run's own (by agent_key, speaker or role); a step is one of the
+    run's, from 0; a partial answer is kept unless the scheme is required; agreement on who and when apart."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: Runs\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: task}\n"
+              b"annotation_schemes:\n  - {annotation_type: failure_attribution, name: blame, agents: [boss]%s}\n")
+    items = (b'{"id": "1", "task": "Do it.", "steps": [{"agent": "a1", "content": "plan"}, {"role": "a2", "text": '
+             b'"act"}, "a bare step"]}\n')
+    found = import_config(config % b"", name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("blame")
+    kind, record = SCHEME_TYPES.of(scheme), Record("1", "Do it.", json.loads(items))
+    context = kind.widget_context(scheme, record, "a", {})
+    assert context["agents"] == ["boss", "a1", "a2", "step 3"]
+    assert [said for _, said in context["steps"]] == ["1. [a1] plan", "2. [a2] act", "3. [step 3] a bare step"]
+    assert kind.read(scheme, Fields({"a-agent": "a2", "a-step": "1", "a-reason": "why"}, "a"), record) == {
+        "responsible_agent": "a2", "decisive_step": 1, "reason": "why"}
+    assert kind.read(scheme, Fields({"a-agent": "a2"}, "a"), record) == {
+        "responsible_agent": "a2", "decisive_step": None, "reason": ""}
+    assert kind.read(scheme, Fields({}, "a"), record) is None
+    with pytest.raises(AnswerProblem, match="'x' is not an agent of this run"):
+        kind.read(scheme, Fields({"a-agent": "x"}, "a"), record)
+    with pytest.raises(AnswerProblem, match="step '3' is not a step of this run \\(it has 3\\)"):
+        kind.read(scheme, Fields({"a-step": "3"}, "a"), record)
+    assert kind.units(scheme, {"responsible_agent": "a2", "decisive_step": None, "reason": "x"}) == {"agent": "a2"}
+    required = import_config(config % b", label_requirement: {required: true}", name="c.yaml",
+                             folder=UploadedFolder({"items.jsonl": items})).design.scheme("blame")
+    with pytest.raises(AnswerProblem, match="no decisive step chosen"):
+        kind.read(required, Fields({"a-agent": "a2"}, "a"), record)
 
 
 @pytest.mark.parametrize(("scheme", "said"), [

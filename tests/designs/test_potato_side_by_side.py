@@ -712,3 +712,29 @@ def test_a_threaded_dialogue_is_drawn_as_potato_draws_it(chromium, live_server, 
     page.set_viewport_size(PHONE["viewport"])
     _check(page, "potato-threads", "phone")
     _submit_and_compare(page, context, live_server, batch, "threads", tmp_path / "export")
+
+
+def test_a_failure_attribution_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's failure_attribution: the agents offered are the scheme's, then any other acting in the run, the
+    steps the run's own, numbered and named by their agent; a partial answer kept, as Potato keeps it; by keyboard
+    at 390 px; saved as Potato's JSON of the agent, the step (from 0) and the reason."""
+    batch, context, page = _start("failures", chromium, live_server, capsys, PHONE)
+    blame = page.locator(".task-item:visible [data-scheme=blame]")
+    agent, step = blame.get_by_label("Responsible agent"), blame.get_by_label("Decisive error step")
+    assert agent.locator("option").all_inner_texts() == ["— select —", "planner", "coder", "tester"]
+    assert step.locator("option").all_inner_texts() == [
+        "— select —", "1. [planner] Split the work: parse, then test.", "2. [coder] Parsed dates as MM/DD.",
+        "3. [tester] Tests pass on US dates only.", "4. [planner] Ship it."]
+    _pick(page, agent, "coder")
+    step.focus()
+    page.keyboard.type("2")
+    assert step.input_value() == "1"
+    _type(page, blame.locator("textarea"), "Read dates as MM/DD.")
+    _check(page, "potato-failures", "phone")
+    _next(page)
+    blame = page.locator(".task-item:visible [data-scheme=blame]")
+    agent = blame.get_by_label("Responsible agent")
+    assert agent.locator("option").all_inner_texts() == ["— select —", "planner", "coder", "tester", "reader",
+                                                         "writer"]
+    _pick(page, agent, "writer")
+    _submit_and_compare(page, context, live_server, batch, "failures", tmp_path / "export")
