@@ -13,6 +13,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     likert,
     turn_rating,
     failure_attribution,
+    tool_call_review,
     consensus_tracking,
     interlinear_gloss,
     triad_test,

@@ -165,13 +165,13 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, turn_rating, "
-                                  f"failure_attribution, consensus_tracking, interlinear_gloss, triad_test, slider, "
-                                  f"range_slider, number, datetime, text, free_list, span, span_link, pairwise, bws, "
-                                  f"multirate, price_list, conjoint, constant_sum, ranking, cloze, pure_display (and "
-                                  f"runs Potato's triage, randomized_response, hierarchical_multiselect, confidence, "
-                                  f"context_attribution, vas, bdm, belief_elicitation, text_edit, error_span, "
-                                  f"extractive_qa, coreference, semantic_differential, rubric_eval, process_reward, "
-                                  f"card_sort, soft_label as them)"]
+                                  f"failure_attribution, tool_call_review, consensus_tracking, interlinear_gloss, "
+                                  f"triad_test, slider, range_slider, number, datetime, text, free_list, span, "
+                                  f"span_link, pairwise, bws, multirate, price_list, conjoint, constant_sum, ranking, "
+                                  f"cloze, pure_display (and runs Potato's triage, randomized_response, "
+                                  f"hierarchical_multiselect, confidence, context_attribution, vas, bdm, "
+                                  f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
+                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -1182,6 +1182,40 @@ def test_discussion_acts_read_each_turn_s_act_and_the_turn_it_refers_to():
     assert "Turns: 0: ann: Pizza?; 1: Fine by me.; 2: bob: Pizza it is." in told
     problem = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "2", "q": "x"}\n'}))
     assert any("item '2' has no turns under 'conversation'" in error for error in problem.errors), problem.errors
+
+
+def test_a_tool_call_review_reads_each_call_s_verdict_and_notes():
+    """The calls are a step's tool_calls (or tool_call) and steps that are calls themselves, numbered across the
+    trace; a call with only notes is kept (its verdict ""); a verdict not offered is refused; a required review needs
+    every call's verdict; agreement per call."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: Calls\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"annotation_schemes:\n  - {annotation_type: tool_call_review, name: calls, "
+              b"verdict_options: [ok, bad]%s}\n")
+    items = (b'{"id": "1", "q": "Do it.", "steps": [{"tool_calls": [{"name": "a", "arguments": {"z": 1, "b": [1]}}, '
+             b'{"tool": "b"}]}, "thinking", {"tool_call": {"tool": "c", "input": "x"}}, {"action_type": "tool"}]}\n')
+    found = import_config(config % b"", name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("calls")
+    kind, record = SCHEME_TYPES.of(scheme), Record("1", "Do it.", json.loads(items))
+    context = kind.widget_context(scheme, record, "a", {})
+    assert [(call["tool"], call["number"], call["args"]) for call in context["calls"]] == [
+        ("a", 1, '{\n  "b": [\n    1\n  ],\n  "z": 1\n}'), ("b", 1, "{}"), ("c", 3, "x"), ("tool", 4, "{}")]
+    answer = kind.read(scheme, Fields({"a-0": "ok", "a-2-notes": "why c?", "a-3": "bad"}, "a"), record)
+    assert answer == [{"index": 0, "step": 0, "tool": "a", "verdict": "ok", "notes": ""},
+                      {"index": 2, "step": 2, "tool": "c", "verdict": "", "notes": "why c?"},
+                      {"index": 3, "step": 3, "tool": "tool", "verdict": "bad", "notes": ""}]
+    sent = {f"a-{part}": text for part, text in kind.form_fields(scheme, answer).items()}
+    assert kind.read(scheme, Fields(sent, "a"), record) == answer
+    assert kind.units(scheme, answer) == {0: "ok", 3: "bad"}
+    assert kind.read(scheme, Fields({}, "a"), record) is None
+    with pytest.raises(AnswerProblem, match="'fine' is not one of the verdicts"):
+        kind.read(scheme, Fields({"a-0": "fine"}, "a"), record)
+    required = import_config(config % b", label_requirement: {required: true}", name="c.yaml",
+                             folder=UploadedFolder({"items.jsonl": items})).design.scheme("calls")
+    with pytest.raises(AnswerProblem, match="give every tool call a verdict"):
+        kind.read(required, Fields({"a-0": "ok"}, "a"), record)
 
 
 def test_a_failure_attribution_reads_an_agent_and_a_step_of_the_run():

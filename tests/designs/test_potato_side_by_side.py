@@ -738,3 +738,35 @@ def test_a_failure_attribution_saves_what_potato_saves(chromium, live_server, tm
                                                          "writer"]
     _pick(page, agent, "writer")
     _submit_and_compare(page, context, live_server, batch, "failures", tmp_path / "export")
+
+
+def test_a_tool_call_review_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's tool_call_review: a card per call of the trace (a step's tool_calls, a step that is a call), its
+    arguments as Potato prints them; a verdict picked again taken back, a call with only notes kept; by keyboard;
+    saved as Potato's JSON of the judged calls."""
+    batch, context, page = _start("tools", chromium, live_server, capsys)
+    review = page.locator(".task-item:visible [data-scheme=calls]")
+    cards = review.locator(".tool-call")
+    assert [" ".join(card.locator(".tool-call-head").inner_text().split()) for card in cards.all()] == [
+        "search_restaurants step 1", "get_weather step 1", "book_table step 3"]
+    assert cards.nth(2).locator("pre").inner_text() == '{\n  "day": "Thursday",\n  "restaurant": "Casa Ó"\n}'
+    assert cards.nth(0).locator("label:has(input[type=radio])").all_inner_texts() == [
+        "correct", "wrong tool", "wrong args"]
+    _tick(page, cards.nth(0).locator("input[value=correct]"))
+    wrong_tool = cards.nth(1).locator("input[value=wrong_tool]")
+    _tick(page, wrong_tool)
+    _tick(page, cards.nth(2).locator("input[value=correct]"))
+    _tick(page, cards.nth(2).locator("input[value=wrong_args]"))
+    _type(page, cards.nth(2).get_by_label("Notes"), "Friday, not Thursday.")
+    wrong_tool.focus()
+    page.keyboard.press("Space")  # picked again: taken back
+    assert not wrong_tool.is_checked()
+    _type(page, cards.nth(1).get_by_label("Notes"), "not needed")
+    _check(page, "potato-tools", "desktop")
+    _next(page)
+    card = page.locator(".task-item:visible [data-scheme=calls] .tool-call")
+    assert card.locator("pre").inner_text() == "12*7"
+    _tick(page, card.locator("input[value=correct]"))
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-tools", "phone")
+    _submit_and_compare(page, context, live_server, batch, "tools", tmp_path / "export")
