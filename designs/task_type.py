@@ -216,6 +216,11 @@ class DesignTask(TaskType):
                                                                            standalone=True))
 
 
+# The styles of a design's view of its shown fields (items.dialogues, items.pane_width), kept out of the site's
+# stylesheet, which every MTurk question inlines whole under its 64 KB.
+VIEWS_STYLE = "designs/views.css"
+
+
 def task_context(design: Design, asked: list[str] | None, items) -> dict:
     """What the task body needs: per item its record and, per scheme, the widget and its form field."""
     # What a scheme shows is the same on every item; only its field, its compared options and its words differ.
@@ -266,6 +271,8 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     if evidence:
         scripts.append("designs/writing-evidence.js")
     styles = list(dict.fromkeys(entry["type"].style for entry in shown_schemes if entry["type"].style))
+    if design.items.dialogues or design.items.pane_width:
+        styles.append(VIEWS_STYLE)  # a dialogue's height, threads and times, a pane's width: only where asked
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
             "scripts": scripts, "styles": styles,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,

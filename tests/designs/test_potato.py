@@ -696,7 +696,7 @@ def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_
         "annotation_task_name: Support chats\ndata_files: [chats.jsonl]\nitem_properties: {id_key: id}\n"
         "instance_display:\n  fields:\n    - {key: chat, type: dialogue, label: Conversation, display_options: "
         "{show_turn_numbers: true, max_height: 300}}\n"
-        "    - {key: replies, type: pairwise, label: Replies}\n"
+        "    - {key: replies, type: pairwise, label: Replies, display_options: {cell_width: 30%}}\n"
         "    - {key: question, type: text}\n"
         "annotation_schemes:\n  - {annotation_type: radio, name: solved, labels: [yes, no]}\n")
     project = potato_project(tmp_path / "config.yaml", capsys)
@@ -721,6 +721,8 @@ def test_a_dialogue_is_shown_turn_by_turn_on_a_phone(chromium, live_server, tmp_
     page.set_viewport_size({"width": 1280, "height": 900})
     first, second = (pane.bounding_box() for pane in replies.all())
     assert second["x"] > first["x"] + first["width"] - 1 and abs(second["y"] - first["y"]) < 1  # side by side
+    row = page.get_by_role("group", name="Replies").locator(".panes").bounding_box()
+    assert abs(first["width"] - 0.3 * row["width"]) < 2  # cell_width: 30%, as Potato sizes its cells
     screenshot(page, "potato-dialogue-desktop")
     context.close()
 
