@@ -165,12 +165,12 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, turn_rating, "
-                                  f"failure_attribution, tool_call_review, consensus_tracking, interlinear_gloss, "
-                                  f"triad_test, slider, range_slider, number, datetime, text, free_list, span, "
-                                  f"span_link, pairwise, bws, multirate, price_list, conjoint, constant_sum, ranking, "
-                                  f"cloze, pure_display (and runs Potato's triage, randomized_response, "
-                                  f"hierarchical_multiselect, confidence, context_attribution, vas, bdm, "
-                                  f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
+                                  f"failure_attribution, tool_call_review, trajectory_eval, consensus_tracking, "
+                                  f"interlinear_gloss, triad_test, slider, range_slider, number, datetime, text, "
+                                  f"free_list, span, span_link, pairwise, bws, multirate, price_list, conjoint, "
+                                  f"constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
+                                  f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
+                                  f"vas, bdm, belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
                                   f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
@@ -1184,6 +1184,46 @@ def test_discussion_acts_read_each_turn_s_act_and_the_turn_it_refers_to():
     assert "Turns: 0: ann: Pizza?; 1: Fine by me.; 2: bob: Pizza it is." in told
     problem = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "2", "q": "x"}\n'}))
     assert any("item '2' has no turns under 'conversation'" in error for error in problem.errors), problem.errors
+
+
+def test_a_trajectory_evaluation_reads_each_step_and_scores_the_whole():
+    """A step's error fields count only when it is not correct; the score is the most less each wrong step's
+    severity, null (score_complete false) while a step is unjudged or a wrong one has no severity; Potato's error
+    types written as names or {label, subtypes}; a required one needs every step judged and weighed."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: Runs\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"annotation_schemes:\n  - {annotation_type: trajectory_eval, name: steps, max_score: 20, "
+              b"error_types: [{label: plan, subtypes: [goal]}, tool]%s}\n")
+    items = b'{"id": "1", "q": "Go.", "steps": [{"action": "a"}, {"text": "b", "thought": "t"}, "c"]}\n'
+    found = import_config(config % b"", name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("steps")
+    kind, record = SCHEME_TYPES.of(scheme), Record("1", "Go.", json.loads(items))
+    assert [(step["text"], step["thought"]) for step in kind.widget_context(scheme, record, "a", {})["steps"]] == [
+        ("a", ""), ("b", "t"), ("c", "")]
+    given = {"a-0": "correct", "a-0-severity": "major", "a-1": "incorrect", "a-1-type": "plan::goal",
+             "a-1-severity": "major", "a-1-rationale": "off", "a-2": "partially_correct", "a-2-type": "tool",
+             "a-2-severity": "critical"}
+    answer = kind.read(scheme, Fields(given, "a"), record)
+    assert answer == {"steps": [
+        {"step_index": 0, "correctness": "correct"},
+        {"step_index": 1, "correctness": "incorrect", "error_type": "plan", "error_subtype": "goal",
+         "severity": "major", "rationale": "off"},
+        {"step_index": 2, "correctness": "partially_correct", "error_type": "tool", "error_subtype": "",
+         "severity": "critical"}], "score": 5, "score_complete": True}
+    sent = {f"a-{part}": text for part, text in kind.form_fields(scheme, answer).items()}
+    assert kind.read(scheme, Fields(sent, "a"), record) == answer
+    half = kind.read(scheme, Fields({"a-1": "incorrect"}, "a"), record)
+    assert (half["score"], half["score_complete"], half["steps"][0]) == (None, False,
+                                                                         {"step_index": 0, "correctness": None})
+    assert kind.read(scheme, Fields({}, "a"), record) is None
+    with pytest.raises(AnswerProblem, match="'plan' is not one of the error types of step 2"):
+        kind.read(scheme, Fields({"a-1": "incorrect", "a-1-type": "plan"}, "a"), record)
+    required = import_config(config % b", label_requirement: {required: true}", name="c.yaml",
+                             folder=UploadedFolder({"items.jsonl": items})).design.scheme("steps")
+    with pytest.raises(AnswerProblem, match="judge step 1, 3"):
+        kind.read(required, Fields({"a-1": "incorrect"}, "a"), record)
 
 
 def test_a_tool_call_review_reads_each_call_s_verdict_and_notes():

@@ -770,3 +770,49 @@ def test_a_tool_call_review_saves_what_potato_saves(chromium, live_server, tmp_p
     page.set_viewport_size(PHONE["viewport"])
     _check(page, "potato-tools", "phone")
     _submit_and_compare(page, context, live_server, batch, "tools", tmp_path / "export")
+
+
+def test_a_trajectory_evaluation_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's trajectory_eval: each step a card with what it did (its step_text_key) and its thought; a step not
+    correct asks its error type (subtypes in groups), severity and rationale, cleared when it is called correct or
+    taken back; the score line as Potato's; by keyboard; saved as Potato's JSON of the steps and the score (null,
+    with score_complete false, while a step is unjudged)."""
+    batch, context, page = _start("trajectories", chromium, live_server, capsys)
+    run = page.locator(".task-item:visible [data-scheme=steps]")
+    step = lambda place: run.locator(".traj-step").nth(place)  # noqa: E731
+    assert [" ".join(step(place).inner_text().split()) for place in range(2)] == [
+        "Step 1 open_site(flights.example) Thought: Start at the search page. Correct Incorrect Partially Correct",
+        "Step 2 click(book) Thought: Book the first one. Correct Incorrect Partially Correct"]
+    assert step(1).locator("option").all_inner_texts() == [
+        "-- select error type --", "wrong_goal", "skipped_step", "tool_misuse"]
+    assert [text.strip() for text in step(1).locator(".traj-severity label").all_inner_texts()] == [
+        "minor (-1)", "major (-5)", "critical (-10)"]
+    assert not step(1).locator(".traj-error").is_visible()  # asked only of a step that is not correct
+    _tick(page, step(0).locator("input[value=correct]"))
+    _tick(page, step(1).locator("input[value=incorrect]"))
+    assert run.locator(".traj-score").inner_text() == (
+        "Score: 100 / 100 — not final: 1 step marked wrong with no severity yet")
+    step(1).locator("select").focus()
+    page.keyboard.type("skipped")
+    assert step(1).locator("select").input_value() == "planning::skipped_step"
+    _tick(page, step(1).locator("input[value=major]"))
+    _type(page, step(1).locator("textarea"), "Skipped the search.")
+    _tick(page, step(2).locator("input[value=partially_correct]"))
+    _tick(page, step(2).locator("input[value=minor]"))
+    _tick(page, step(3).locator("input[value=correct]"))
+    assert run.locator(".traj-score").inner_text() == "Score: 94 / 100"
+    assert step(2).locator(".traj-status").inner_text().lower() == "partially correct"
+    _check(page, "potato-trajectories", "desktop")
+    _next(page)
+    run = page.locator(".task-item:visible [data-scheme=steps]")
+    _tick(page, step(0).locator("input[value=incorrect]"))
+    _pick(page, step(0).locator("select"), "tool_misuse")
+    _tick(page, step(0).locator("input[value=critical]"))
+    correct = step(1).locator("input[value=correct]")
+    _tick(page, correct)
+    page.keyboard.press("Space")  # picked again: taken back, the step unjudged
+    assert not correct.is_checked()
+    assert run.locator(".traj-score").inner_text() == "Score: 90 / 100"
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-trajectories", "phone")
+    _submit_and_compare(page, context, live_server, batch, "trajectories", tmp_path / "export")
