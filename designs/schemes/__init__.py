@@ -15,6 +15,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     failure_attribution,
     tool_call_review,
     trajectory_eval,
+    agent_scorecard,
     consensus_tracking,
     interlinear_gloss,
     triad_test,

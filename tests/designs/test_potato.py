@@ -165,10 +165,10 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has "
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, turn_rating, "
-                                  f"failure_attribution, tool_call_review, trajectory_eval, consensus_tracking, "
-                                  f"interlinear_gloss, triad_test, slider, range_slider, number, datetime, text, "
-                                  f"free_list, span, span_link, pairwise, bws, multirate, price_list, conjoint, "
-                                  f"constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
+                                  f"failure_attribution, tool_call_review, trajectory_eval, agent_scorecard, "
+                                  f"consensus_tracking, interlinear_gloss, triad_test, slider, range_slider, number, "
+                                  f"datetime, text, free_list, span, span_link, pairwise, bws, multirate, price_list, "
+                                  f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
                                   f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
                                   f"vas, bdm, belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
                                   f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
@@ -1224,6 +1224,35 @@ def test_a_trajectory_evaluation_reads_each_step_and_scores_the_whole():
                              folder=UploadedFolder({"items.jsonl": items})).design.scheme("steps")
     with pytest.raises(AnswerProblem, match="judge step 1, 3"):
         kind.read(required, Fields({"a-1": "incorrect"}, "a"), record)
+
+
+def test_an_agent_scorecard_reads_each_agent_s_and_the_team_s_points():
+    """The agents are the scheme's, then the run's own; a point off the scale is refused; only the cells scored are
+    kept; a required one needs every cell; agreement per cell."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: Runs\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"annotation_schemes:\n  - {annotation_type: agent_scorecard, name: card, agents: [boss], scale: 3, "
+              b"agent_dimensions: [help], team_dimensions: [speed], milestones: [done]%s}\n")
+    items = b'{"id": "1", "q": "Go.", "steps": [{"agent": "a1"}, {"role": "a2"}, "x"]}\n'
+    found = import_config(config % b"", name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("card")
+    kind, record = SCHEME_TYPES.of(scheme), Record("1", "Go.", json.loads(items))
+    assert kind.widget_context(scheme, record, "a", {})["agents"] == [(0, "boss"), (1, "a1"), (2, "a2"),
+                                                                      (3, "agent 3")]
+    answer = kind.read(scheme, Fields({"a-1-0": "3", "a-team-0": "2", "a-m-0": "1"}, "a"), record)
+    assert answer == {"agents": {"a1": {"help": 3}}, "team": {"speed": 2}, "milestones": {"done": True}}
+    sent = {f"a-{part}": text for part, text in kind.form_fields(scheme, answer, record).items()}
+    assert kind.read(scheme, Fields(sent, "a"), record) == answer
+    assert kind.units(scheme, answer) == {"a1 · help": 3, "team · speed": 2}
+    assert kind.read(scheme, Fields({}, "a"), record) is None
+    with pytest.raises(AnswerProblem, match="a1, help: give a point from 1 to 3"):
+        kind.read(scheme, Fields({"a-1-0": "4"}, "a"), record)
+    required = import_config(config % b", label_requirement: {required: true}", name="c.yaml",
+                             folder=UploadedFolder({"items.jsonl": items})).design.scheme("card")
+    with pytest.raises(AnswerProblem, match="2 of 5 scored"):
+        kind.read(required, Fields({"a-1-0": "3", "a-team-0": "2"}, "a"), record)
 
 
 def test_a_tool_call_review_reads_each_call_s_verdict_and_notes():

@@ -816,3 +816,28 @@ def test_a_trajectory_evaluation_saves_what_potato_saves(chromium, live_server, 
     page.set_viewport_size(PHONE["viewport"])
     _check(page, "potato-trajectories", "phone")
     _submit_and_compare(page, context, live_server, batch, "trajectories", tmp_path / "export")
+
+
+def test_an_agent_scorecard_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's agent_scorecard: each agent acting in the run (by its agent, else its speaker) scored on each agent
+    dimension, the team on its own, the milestones ticked; a point picked again taken back; by keyboard at 390 px;
+    saved as Potato's JSON of the cells scored."""
+    batch, context, page = _start("scorecards", chromium, live_server, capsys, PHONE)
+    card = page.locator(".task-item:visible [data-scheme=card]")
+    assert card.locator(".scorecard-name").all_inner_texts() == ["lead", "writer", "critic"]
+    row = lambda name: card.get_by_role("radiogroup", name=name)  # noqa: E731
+    _tick(page, row("lead: contribution").locator("input[value='3']"))
+    _tick(page, row("lead: coordination").locator("input[value='2']"))
+    taken = row("writer: contribution").locator("input[value='2']")
+    _tick(page, taken)
+    page.keyboard.press("Space")  # picked again: taken back
+    assert not taken.is_checked()
+    _tick(page, row("critic: coordination").locator("input[value='1']"))
+    _tick(page, row("The team: efficiency").locator("input[value='2']"))
+    _tick(page, card.get_by_label("plan agreed"))
+    _check(page, "potato-scorecards", "phone")
+    _next(page)
+    card = page.locator(".task-item:visible [data-scheme=card]")
+    assert card.locator(".scorecard-name").all_inner_texts() == ["solo"]
+    _tick(page, card.get_by_role("radiogroup", name="The team: efficiency").locator("input[value='3']"))
+    _submit_and_compare(page, context, live_server, batch, "scorecards", tmp_path / "export")
