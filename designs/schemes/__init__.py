@@ -16,6 +16,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     tool_call_review,
     trajectory_eval,
     agent_scorecard,
+    handoff_review,
     consensus_tracking,
     interlinear_gloss,
     triad_test,

@@ -166,12 +166,13 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, turn_rating, "
                                   f"failure_attribution, tool_call_review, trajectory_eval, agent_scorecard, "
-                                  f"consensus_tracking, interlinear_gloss, triad_test, slider, range_slider, number, "
-                                  f"datetime, text, free_list, span, span_link, pairwise, bws, multirate, price_list, "
-                                  f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
-                                  f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
-                                  f"vas, bdm, belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
+                                  f"handoff_review, consensus_tracking, interlinear_gloss, triad_test, slider, "
+                                  f"range_slider, number, datetime, text, free_list, span, span_link, pairwise, bws, "
+                                  f"multirate, price_list, conjoint, constant_sum, ranking, cloze, pure_display (and "
+                                  f"runs Potato's triage, randomized_response, hierarchical_multiselect, confidence, "
+                                  f"context_attribution, vas, bdm, belief_elicitation, text_edit, error_span, "
+                                  f"extractive_qa, coreference, semantic_differential, rubric_eval, process_reward, "
+                                  f"card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -1253,6 +1254,35 @@ def test_an_agent_scorecard_reads_each_agent_s_and_the_team_s_points():
                              folder=UploadedFolder({"items.jsonl": items})).design.scheme("card")
     with pytest.raises(AnswerProblem, match="2 of 5 scored"):
         kind.read(required, Fields({"a-1-0": "3", "a-team-0": "2"}, "a"), record)
+
+
+def test_a_handoff_review_reads_each_handoff_s_issues_and_quality():
+    """A handoff wherever the acting agent changes; the issues in the scheme's order, the quality left out when not
+    given; a quality off the scale refused; a required one needs every handoff reviewed."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: Runs\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"annotation_schemes:\n  - {annotation_type: handoff_review, name: h, flags: [lost, drift], "
+              b"quality_scale: 3%s}\n")
+    items = b'{"id": "1", "q": "Go.", "steps": [{"agent": "a"}, {"agent": "a"}, {"role": "b"}, "x", {"agent": "a"}]}\n'
+    found = import_config(config % b"", name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("h")
+    kind, record = SCHEME_TYPES.of(scheme), Record("1", "Go.", json.loads(items))
+    assert [(h["from"], h["to"], h["number"]) for h in kind.widget_context(scheme, record, "a", {})["handoffs"]] == [
+        ("a", "b", 3), ("b", "agent 4", 4), ("agent 4", "a", 5)]
+    answer = kind.read(scheme, Fields({"a-0-flag-1": "1", "a-0-flag-0": "1", "a-2": "3"}, "a"), record)
+    assert answer == [{"index": 0, "step": 2, "from": "a", "to": "b", "flags": ["lost", "drift"]},
+                      {"index": 2, "step": 4, "from": "agent 4", "to": "a", "flags": [], "quality": 3}]
+    sent = {f"a-{part}": text for part, text in kind.form_fields(scheme, answer).items()}
+    assert kind.read(scheme, Fields(sent, "a"), record) == answer
+    assert kind.read(scheme, Fields({}, "a"), record) is None
+    with pytest.raises(AnswerProblem, match="give a quality from 1 to 3"):
+        kind.read(scheme, Fields({"a-1": "4"}, "a"), record)
+    required = import_config(config % b", label_requirement: {required: true}", name="c.yaml",
+                             folder=UploadedFolder({"items.jsonl": items})).design.scheme("h")
+    with pytest.raises(AnswerProblem, match="2 of 3 handoffs reviewed"):
+        kind.read(required, Fields({"a-0": "1", "a-2": "2"}, "a"), record)
 
 
 def test_a_tool_call_review_reads_each_call_s_verdict_and_notes():

@@ -841,3 +841,29 @@ def test_an_agent_scorecard_saves_what_potato_saves(chromium, live_server, tmp_p
     assert card.locator(".scorecard-name").all_inner_texts() == ["solo"]
     _tick(page, card.get_by_role("radiogroup", name="The team: efficiency").locator("input[value='3']"))
     _submit_and_compare(page, context, live_server, batch, "scorecards", tmp_path / "export")
+
+
+def test_a_handoff_review_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's handoff_review: a card wherever the acting agent changes (by its agent, else its speaker), issues
+    ticked and a quality rated; a quality picked again taken back; by keyboard at 390 px; saved as Potato's JSON of
+    the handoffs reviewed."""
+    batch, context, page = _start("handoffs", chromium, live_server, capsys, PHONE)
+    cards = page.locator(".task-item:visible [data-scheme=handoffs] .tool-call")
+    assert [" ".join(card.locator(".tool-call-head").inner_text().split()) for card in cards.all()] == [
+        "planner → writer step 3", "writer → checker step 4", "checker → writer step 5"]
+    _tick(page, cards.nth(0).get_by_label("info loss"))
+    _tick(page, cards.nth(0).get_by_label("dropped constraint"))
+    _tick(page, cards.nth(0).locator("input[type=radio][value='1']"))
+    best = cards.nth(1).locator("input[type=radio][value='3']")
+    _tick(page, best)
+    page.keyboard.press("Space")  # picked again: taken back
+    assert not best.is_checked()
+    _tick(page, cards.nth(1).locator("input[type=radio][value='2']"))
+    drift = cards.nth(2).get_by_label("goal drift")
+    _tick(page, drift)
+    page.keyboard.press("Space")
+    assert not drift.is_checked()
+    _check(page, "potato-handoffs", "phone")
+    _next(page)
+    _tick(page, page.locator(".task-item:visible [data-scheme=handoffs]").get_by_label("garbling"))
+    _submit_and_compare(page, context, live_server, batch, "handoffs", tmp_path / "export")
