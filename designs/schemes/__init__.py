@@ -17,6 +17,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     trajectory_eval,
     agent_scorecard,
     handoff_review,
+    emergent_behavior,
     consensus_tracking,
     interlinear_gloss,
     triad_test,

@@ -166,13 +166,13 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"annotation_type 'image_annotation', which this platform cannot show; it shows "
                                   f"text schemes: radio, select, multiselect, likert, turn_rating, "
                                   f"failure_attribution, tool_call_review, trajectory_eval, agent_scorecard, "
-                                  f"handoff_review, consensus_tracking, interlinear_gloss, triad_test, slider, "
-                                  f"range_slider, number, datetime, text, free_list, span, span_link, pairwise, bws, "
-                                  f"multirate, price_list, conjoint, constant_sum, ranking, cloze, pure_display (and "
-                                  f"runs Potato's triage, randomized_response, hierarchical_multiselect, confidence, "
-                                  f"context_attribution, vas, bdm, belief_elicitation, text_edit, error_span, "
-                                  f"extractive_qa, coreference, semantic_differential, rubric_eval, process_reward, "
-                                  f"card_sort, soft_label as them)"]
+                                  f"handoff_review, emergent_behavior, consensus_tracking, interlinear_gloss, "
+                                  f"triad_test, slider, range_slider, number, datetime, text, free_list, span, "
+                                  f"span_link, pairwise, bws, multirate, price_list, conjoint, constant_sum, ranking, "
+                                  f"cloze, pure_display (and runs Potato's triage, randomized_response, "
+                                  f"hierarchical_multiselect, confidence, context_attribution, vas, bdm, "
+                                  f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
+                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -1283,6 +1283,32 @@ def test_a_handoff_review_reads_each_handoff_s_issues_and_quality():
                              folder=UploadedFolder({"items.jsonl": items})).design.scheme("h")
     with pytest.raises(AnswerProblem, match="2 of 3 handoffs reviewed"):
         kind.read(required, Fields({"a-0": "1", "a-2": "2"}, "a"), record)
+
+
+def test_emergent_behaviours_read_the_turns_of_each_behaviour():
+    """Each behaviour with its turns (in order) and note; one with nothing left out; notes not kept when the scheme
+    allows none; told to a model turn by turn."""
+    from designs.llm import messages
+    from designs.schemes import SCHEME_TYPES
+
+    config = (b"annotation_task_name: Runs\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"annotation_schemes:\n  - {annotation_type: emergent_behavior, name: b, behaviors: [herd, drift]%s}\n")
+    items = b'{"id": "1", "q": "Go.", "steps": [{"agent": "a", "content": "yes"}, {"role": "b", "text": "yes"}, "x"]}\n'
+    found = import_config(config % b"", name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("b")
+    kind, record = SCHEME_TYPES.of(scheme), Record("1", "Go.", json.loads(items))
+    assert [(turn["number"], turn["agent"]) for turn in kind.widget_context(scheme, record, "a", {})["turns"]] == [
+        (1, "a"), (2, "b"), (3, "agent 3")]
+    answer = kind.read(scheme, Fields({"a-0-1": "1", "a-0-0": "1", "a-0-note": "same", "a-1-note": ""}, "a"), record)
+    assert answer == {"herd": {"turns": [0, 1], "note": "same"}}
+    sent = {f"a-{part}": text for part, text in kind.form_fields(scheme, answer).items()}
+    assert kind.read(scheme, Fields(sent, "a"), record) == answer
+    assert kind.read(scheme, Fields({}, "a"), record) is None
+    assert "Turns: 0. a: yes; 1. b: yes; 2. agent 3: x." in messages(found.design, record)[-1]["content"]
+    quiet = import_config(config % b", allow_note: false", name="c.yaml",
+                          folder=UploadedFolder({"items.jsonl": items})).design.scheme("b")
+    assert kind.read(quiet, Fields({"a-1-note": "why"}, "a"), record) is None
 
 
 def test_a_tool_call_review_reads_each_call_s_verdict_and_notes():

@@ -867,3 +867,31 @@ def test_a_handoff_review_saves_what_potato_saves(chromium, live_server, tmp_pat
     _next(page)
     _tick(page, page.locator(".task-item:visible [data-scheme=handoffs]").get_by_label("garbling"))
     _submit_and_compare(page, context, live_server, batch, "handoffs", tmp_path / "export")
+
+
+def test_emergent_behaviours_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's emergent_behavior: for each behaviour the turns taking part ticked (numbered, with their agent) and
+    a note; a behaviour with only a note kept, one with nothing left out; by keyboard at 390 px; saved as Potato's
+    JSON of the behaviours tagged, their turns in order."""
+    batch, context, page = _start("behaviours", chromium, live_server, capsys, PHONE)
+    tags = page.locator(".task-item:visible [data-scheme=collective]")
+    block = lambda name: tags.locator("li").filter(has=page.locator(f"legend:text-is('{name}')"))  # noqa: E731
+    assert tags.locator(".behavior-turns legend").all_text_contents() == [
+        "collusion", "groupthink", "cascading error", "role drift"]
+    assert [text.strip() for text in block("groupthink").locator("label").all_inner_texts()[:4]] == [
+        "1 a", "2 b", "3 c", "4 a"]
+    assert page.locator("#cf-progress").inner_text() == "0 of 2 answered"  # a box unticked answers nothing
+    for turn in ("3 c", "2 b", "1 a"):
+        _tick(page, block("groupthink").get_by_label(turn, exact=True))
+    _type(page, block("groupthink").get_by_label("Note"), "All agree at once.")
+    drift = block("role drift").get_by_label("4 a", exact=True)
+    _tick(page, drift)
+    page.keyboard.press("Space")
+    assert not drift.is_checked()
+    _type(page, block("collusion").get_by_label("Note"), "none seen")
+    _check(page, "potato-behaviours", "phone")
+    _next(page)
+    tags = page.locator(".task-item:visible [data-scheme=collective]")
+    for turn in ("1 ops", "2 dev"):
+        _tick(page, block("cascading error").get_by_label(turn, exact=True))
+    _submit_and_compare(page, context, live_server, batch, "behaviours", tmp_path / "export")
