@@ -50,6 +50,14 @@ def as_line(entry: Any) -> str:
     return str(entry)
 
 
+def acting(value: Any, agent_key: str, unnamed: str = "agent") -> list[str]:
+    """Who acts in each step of an agent trace, as Potato's agent-evaluation pages name them: the step's `agent_key`,
+    else its speaker or role, else the step's number after `unnamed` ("agent 3")."""
+    return [next((str(step[key]) for key in (agent_key, "speaker", "role") if step.get(key)), f"{unnamed} {place + 1}")
+            if isinstance(step, dict) else f"{unnamed} {place + 1}"
+            for place, step in enumerate(value if isinstance(value, list) else [])]
+
+
 IDENTITY = ("turn_id", "step_id", "id")  # what a reply names the turn it answers by, as Potato reads it
 
 

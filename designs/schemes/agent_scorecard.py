@@ -6,11 +6,11 @@ point picked again is taken back (designs/retract.js), as Potato's second click 
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import Field
 
+from designs.dialogue import acting
 from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, number, scheme_type
 
 
@@ -35,10 +35,7 @@ def roster(scheme: AgentScorecard, record: Any) -> list[str]:
     """The agents scored: the scheme's, then any other acting in the run ("agent 3" for a step without one), as
     Potato's page lists them."""
     found = record.fields.get(scheme.steps_key) if record is not None else None
-    acting = [next((str(step[key]) for key in (scheme.agent_key, "speaker", "role") if step.get(key)),
-                   f"agent {place + 1}") if isinstance(step, dict) else f"agent {place + 1}"
-              for place, step in enumerate(found if isinstance(found, list) else [])]
-    return list(dict.fromkeys([*scheme.agents, *acting]))
+    return list(dict.fromkeys([*scheme.agents, *acting(found, scheme.agent_key)]))
 
 
 @scheme_type
@@ -48,6 +45,7 @@ class AgentScorecardType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "agent_key", "agents", "agent_dimensions", "team_dimensions",
                    "milestones", "scale")
+    potato_json = True
     level = "ordinal"
     page = {"value": "checked"}  # answered once a point is given or a milestone ticked
     script = "designs/retract.js"
@@ -132,9 +130,6 @@ class AgentScorecardType(SchemeType):
         return {"agents": agents, "team": {key: point for key, point in team.items() if point is not None},
                 "milestones": reached}
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the scorecard as JSON, as Potato's page keeps it.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         agents = "" if record is None else f" Agents: {', '.join(roster(scheme, record))}."

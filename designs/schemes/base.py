@@ -243,6 +243,9 @@ class SchemeType:
     # The name of the one input Potato's form has for the type (a slider's "slider"), whose value is the answer;
     # empty where Potato stores each picked label under its own name.
     potato_input: ClassVar[str] = ""
+    # Potato's page keeps the whole answer as JSON in one hidden input of the scheme's name (a triad test, a
+    # trajectory's steps), written as its page writes it: compact, the text as typed.
+    potato_json: ClassVar[bool] = False
     # Other Potato annotation types this type runs (Potato's vas is a slider); potato_alias rewrites one.
     potato_aliases: ClassVar[tuple[str, ...]] = ()
     # Potato draws the sets it compares from single items, by the config's bws_config (designs.potato).
@@ -347,6 +350,8 @@ class SchemeType:
         form has one input of its own name (`potato_input`) or several (the best and the worst) says so itself."""
         if self.potato_input:
             return {"labels": {self.potato_input: potato_text(value)}}
+        if self.potato_json:
+            return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
         labels = {}
         for text in map(potato_text, value if isinstance(value, list) else [value]):
             # A free response is Potato's free_response input; a picked label is stored under its own name.

@@ -5,11 +5,11 @@ and whoever says them, and a note. "<prefix>-<behaviour from 0>-<turn from 0>" h
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import Field
 
+from designs.dialogue import acting
 from designs.schemes.base import SchemeBase, SchemeType, scheme_type
 
 BEHAVIORS = ["collusion", "groupthink", "cascading_error", "role_drift"]
@@ -29,16 +29,9 @@ class EmergentBehavior(SchemeBase):
 def turns(scheme: EmergentBehavior, record: Any) -> list[dict[str, str]]:
     """Each turn's agent and what it says, as Potato's page reads them ("agent 3" for a turn without one)."""
     found = record.fields.get(scheme.steps_key) if record is not None else None
-    listed = []
-    for place, turn in enumerate(found if isinstance(found, list) else []):
-        if isinstance(turn, dict):
-            agent = next((str(turn[key]) for key in (scheme.agent_key, "speaker", "role") if turn.get(key)),
-                         f"agent {place + 1}")
-            listed.append({"agent": agent, "text": str(turn.get("content") or turn.get("text") or
-                                                       turn.get("action") or "")})
-        else:
-            listed.append({"agent": f"agent {place + 1}", "text": "" if turn is None else str(turn)})
-    return listed
+    return [{"agent": agent, "text": str(turn.get("content") or turn.get("text") or turn.get("action") or "")
+             if isinstance(turn, dict) else "" if turn is None else str(turn)}
+            for agent, turn in zip(acting(found, scheme.agent_key), found or [], strict=False)]
 
 
 @scheme_type
@@ -47,6 +40,7 @@ class EmergentBehaviorType(SchemeType):
     settings = EmergentBehavior
     aggregators = ("none",)
     potato_keys = ("instructions", "steps_key", "agent_key", "behaviors", "allow_note")
+    potato_json = True
     level = None  # sets of turns with notes, not compared
     page = {"value": "texts"}  # answered once a turn is ticked or a note written
     style = "designs/tool_call_review.css"  # the same cards
@@ -88,9 +82,6 @@ class EmergentBehaviorType(SchemeType):
                 fields[f"{place}-note"] = str(given.get("note") or "")
         return fields
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the behaviours tagged as JSON, as Potato's page keeps them.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         listed = "" if record is None else " Turns: " + "; ".join(

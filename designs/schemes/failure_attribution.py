@@ -5,11 +5,11 @@ from the run's own steps (the item's `steps_key`), the reason written. "<prefix>
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import Field
 
+from designs.dialogue import acting
 from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, scheme_type
 
 SAID = ("content", "text", "action", "reasoning")  # what a step says, in the order Potato's page looks
@@ -30,15 +30,9 @@ def steps(scheme: FailureAttribution, record: Any) -> list[tuple[str, str]]:
     """(agent, what it did) for each step of the run, as Potato's page names them ("step 3" for a step with no
     agent)."""
     found = record.fields.get(scheme.steps_key) if record is not None else None
-    named = []
-    for place, step in enumerate(found if isinstance(found, list) else []):
-        if isinstance(step, dict):
-            agent = next((str(step[key]) for key in (scheme.agent_key, "speaker", "role") if step.get(key)),
-                         f"step {place + 1}")
-            named.append((agent, str(next((step[key] for key in SAID if step.get(key)), ""))))
-        else:
-            named.append((f"step {place + 1}", "" if step is None else str(step)))
-    return named
+    return [(agent, str(next((step[key] for key in SAID if step.get(key)), "")) if isinstance(step, dict)
+             else "" if step is None else str(step))
+            for agent, step in zip(acting(found, scheme.agent_key, "step"), found or [], strict=False)]
 
 
 def roster(scheme: FailureAttribution, record: Any) -> list[str]:
@@ -52,6 +46,7 @@ class FailureAttributionType(SchemeType):
     settings = FailureAttribution
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "agent_key", "agents")
+    potato_json = True
     page = {"value": "texts"}  # answered once any of the three is given, as Potato keeps a partial one
     style = "designs/failure_attribution.css"
 
@@ -103,9 +98,6 @@ class FailureAttributionType(SchemeType):
         return {"responsible_agent": majority([value["responsible_agent"] for value in values]) or "",
                 "decisive_step": majority([value["decisive_step"] for value in values]), "reason": ""}
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the attribution as JSON, as Potato's page keeps it.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         run = "" if record is None else " Steps: " + "; ".join(

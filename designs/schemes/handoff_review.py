@@ -6,11 +6,12 @@ ticked; any handoff may be left, and a quality picked again is taken back (desig
 
 from __future__ import annotations
 
-import json
+from itertools import pairwise
 from typing import Any, Literal
 
 from pydantic import Field
 
+from designs.dialogue import acting
 from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, number, scheme_type
 
 FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
@@ -29,15 +30,9 @@ class HandoffReview(SchemeBase):
 
 def handoffs(scheme: HandoffReview, record: Any) -> list[dict[str, Any]]:
     """Where the acting agent changes (as Potato's page finds them): the step it changes at, from whom, to whom."""
-    found = record.fields.get(scheme.steps_key) if record is not None else None
-    listed, before = [], None
-    for place, step in enumerate(found if isinstance(found, list) else []):
-        agent = next((str(step[key]) for key in (scheme.agent_key, "speaker", "role") if step.get(key)),
-                     f"agent {place + 1}") if isinstance(step, dict) else f"agent {place + 1}"
-        if before is not None and agent != before:
-            listed.append({"step": place, "from": before, "to": agent})
-        before = agent
-    return listed
+    agents = acting(record.fields.get(scheme.steps_key) if record is not None else None, scheme.agent_key)
+    return [{"step": place, "from": before, "to": agent}
+            for place, (before, agent) in enumerate(pairwise(agents), 1) if agent != before]
 
 
 @scheme_type
@@ -46,6 +41,7 @@ class HandoffReviewType(SchemeType):
     settings = HandoffReview
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "agent_key", "flags", "quality_scale")
+    potato_json = True
     level = "ordinal"
     page = {"value": "checked"}  # answered once a handoff is flagged or rated
     script = "designs/retract.js"
@@ -120,9 +116,6 @@ class HandoffReviewType(SchemeType):
                 {"quality": quality} if quality is not None else {}))
         return combined
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the reviewed handoffs as JSON, as Potato's page keeps them.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         listed = "" if record is None else " Handoffs: " + "; ".join(

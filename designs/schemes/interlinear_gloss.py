@@ -196,6 +196,7 @@ class InterlinearGlossType(SchemeType):
     aggregators = ("none",)
     potato_keys = ("instructions", "source_field", "morphemes_field", "gloss_field", "translation_field", "tiers",
                    "abbreviations", "language", "metalanguage", "show_translation")
+    potato_json = True
     level = None  # a gloss is typed text, not compared
     script = "designs/interlinear_gloss.js"
     style = "designs/interlinear_gloss.css"
@@ -253,9 +254,6 @@ class InterlinearGlossType(SchemeType):
                                for number, tier in enumerate(scheme.tiers)})
         return fields
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the analysis as JSON, as Potato's page writes it.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         found = "" if record is None else " Words: " + " ".join(words(scheme, record)) + "."

@@ -62,6 +62,7 @@ class ToolCallReviewType(SchemeType):
     settings = ToolCallReview
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "verdict_options")
+    potato_json = True
     style = "designs/tool_call_review.css"
     script = "designs/retract.js"
 
@@ -115,9 +116,6 @@ class ToolCallReviewType(SchemeType):
         return [{**entries[0], "verdict": majority([entry["verdict"] for entry in entries]) or "", "notes": ""}
                 for _, entries in sorted(judged.items())]
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the judged calls as JSON, as Potato's page keeps them.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         listed = "" if record is None else " Calls: " + "; ".join(

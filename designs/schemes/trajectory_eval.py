@@ -95,6 +95,7 @@ class TrajectoryEvalType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "step_text_key", "correctness_options", "error_types", "severities",
                    "show_score", "max_score")
+    potato_json = True
     page = {"value": "checked"}  # answered once a step is judged
     script = "designs/trajectory_eval.js"
     style = "designs/trajectory_eval.css"
@@ -178,9 +179,6 @@ class TrajectoryEvalType(SchemeType):
                   for place in places]
         return {"steps": judged, "score": None, "score_complete": False}
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the steps and the score as JSON, as Potato's page keeps them.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         listed = "" if record is None else " Steps: " + "; ".join(

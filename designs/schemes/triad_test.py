@@ -222,6 +222,7 @@ class TriadTestType(SchemeType):
     settings = TriadTest
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "labels", "items_field", "design", "max_triads", "question")
+    potato_json = True
     page = {"value": "checked"}  # answered once a triad is (its hidden order and places always hold something)
     script = "designs/triad_test.js"
     style = "designs/triad_test.css"
@@ -298,9 +299,6 @@ class TriadTestType(SchemeType):
                     chosen.setdefault(tuple(sorted(triad[:3])), []).append(triad[3])
         return {"design": values[0]["design"], "triads": [[*key, majority(odds)] for key, odds in chosen.items()]}
 
-    def potato_answer(self, scheme, value, record):
-        # One hidden input of the scheme's name holding the design and the triads as shown, as Potato's page keeps it.
-        return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
 
     def told(self, scheme, record=None):
         if record is None:
