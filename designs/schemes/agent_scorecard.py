@@ -46,6 +46,7 @@ class AgentScorecardType(SchemeType):
     potato_keys = ("instructions", "steps_key", "agent_key", "agents", "agent_dimensions", "team_dimensions",
                    "milestones", "scale")
     potato_json = True
+    potato_order = ("agents", "team", "milestones")
     level = "ordinal"
     page = {"value": "checked"}  # answered once a point is given or a milestone ticked
     script = "designs/retract.js"
@@ -130,6 +131,16 @@ class AgentScorecardType(SchemeType):
         return {"agents": agents, "team": {key: point for key, point in team.items() if point is not None},
                 "milestones": reached}
 
+
+    def potato_ordered(self, scheme, value, record):
+        # The agents in the roster's order, the dimensions and milestones in the scheme's, as Potato's page adds them.
+        agents = [*roster(scheme, record), *(agent for agent in value["agents"] if agent not in roster(scheme, record))]
+        return {"agents": {agent: {dimension: value["agents"][agent][dimension] for dimension in scheme.agent_dimensions
+                                   if dimension in value["agents"][agent]}
+                           for agent in agents if agent in value["agents"]},
+                "team": {dimension: value["team"][dimension] for dimension in scheme.team_dimensions
+                         if dimension in value["team"]},
+                "milestones": {milestone: True for milestone in scheme.milestones if milestone in value["milestones"]}}
 
     def told(self, scheme, record=None):
         agents = "" if record is None else f" Agents: {', '.join(roster(scheme, record))}."

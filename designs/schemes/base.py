@@ -244,8 +244,11 @@ class SchemeType:
     # empty where Potato stores each picked label under its own name.
     potato_input: ClassVar[str] = ""
     # Potato's page keeps the whole answer as JSON in one hidden input of the scheme's name (a triad test, a
-    # trajectory's steps), written as its page writes it: compact, the text as typed.
+    # trajectory's steps), written as its page writes it: compact, the text as typed, each object's keys in the
+    # order its page writes them (`potato_order`; a stored answer's own order is not kept: PostgreSQL's jsonb sorts
+    # keys), see `potato_ordered`.
     potato_json: ClassVar[bool] = False
+    potato_order: ClassVar[tuple[str, ...]] = ()
     # Other Potato annotation types this type runs (Potato's vas is a slider); potato_alias rewrites one.
     potato_aliases: ClassVar[tuple[str, ...]] = ()
     # Potato draws the sets it compares from single items, by the config's bws_config (designs.potato).
@@ -351,12 +354,18 @@ class SchemeType:
         if self.potato_input:
             return {"labels": {self.potato_input: potato_text(value)}}
         if self.potato_json:
-            return {"labels": {scheme.name: json.dumps(value, ensure_ascii=False, separators=(",", ":"))}}
+            shown = in_order(self.potato_ordered(scheme, value, record), self.potato_order)
+            return {"labels": {scheme.name: json.dumps(shown, ensure_ascii=False, separators=(",", ":"))}}
         labels = {}
         for text in map(potato_text, value if isinstance(value, list) else [value]):
             # A free response is Potato's free_response input; a picked label is stored under its own name.
             labels["free_response" if text.startswith(OTHER) else text] = text.removeprefix(OTHER)
         return {"labels": labels}
+
+    def potato_ordered(self, scheme: Any, value: Any, record: Any) -> Any:
+        """An answer kept as JSON with its objects keyed by data (agents, behaviours) in the order Potato's page
+        writes them (the scheme's or the item's order); the fixed keys follow `potato_order` by themselves."""
+        return value
 
     def potato_alias_answer(self, alias: str, scheme: Any, value: Any, record: Any,
                             settings: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -467,6 +476,17 @@ def choices_control(scheme: Any, to_name: str, choice: str) -> str:
                       for label in scheme.labels)
     return (f"<Choices name={quoteattr(scheme.name)} toName={quoteattr(to_name)} choice=\"{choice}\""
             + (' required="true"' if scheme.required else "") + f">{options}</Choices>")
+
+
+def in_order(value: Any, order: tuple[str, ...]) -> Any:
+    """`value` with the keys of each of its objects, at any depth, that are named in `order` first, in that order,
+    then the rest as they are."""
+    if isinstance(value, dict):
+        keys = [key for key in order if key in value] + [key for key in value if key not in order]
+        return {key: in_order(value[key], order) for key in keys}
+    if isinstance(value, list):
+        return [in_order(entry, order) for entry in value]
+    return value
 
 
 def potato_text(value: Any) -> str:

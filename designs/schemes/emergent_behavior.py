@@ -41,6 +41,7 @@ class EmergentBehaviorType(SchemeType):
     aggregators = ("none",)
     potato_keys = ("instructions", "steps_key", "agent_key", "behaviors", "allow_note")
     potato_json = True
+    potato_order = ("turns", "note")
     level = None  # sets of turns with notes, not compared
     page = {"value": "texts"}  # answered once a turn is ticked or a note written
     style = "designs/tool_call_review.css"  # the same cards
@@ -82,6 +83,9 @@ class EmergentBehaviorType(SchemeType):
                 fields[f"{place}-note"] = str(given.get("note") or "")
         return fields
 
+
+    def potato_ordered(self, scheme, value, record):
+        return {behavior: value[behavior] for behavior in scheme.behaviors if behavior in value}  # the scheme's order
 
     def told(self, scheme, record=None):
         listed = "" if record is None else " Turns: " + "; ".join(

@@ -47,6 +47,7 @@ class FailureAttributionType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "agent_key", "agents")
     potato_json = True
+    potato_order = ("responsible_agent", "decisive_step", "reason")
     page = {"value": "texts"}  # answered once any of the three is given, as Potato keeps a partial one
     style = "designs/failure_attribution.css"
 

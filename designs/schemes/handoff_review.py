@@ -42,6 +42,7 @@ class HandoffReviewType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "agent_key", "flags", "quality_scale")
     potato_json = True
+    potato_order = ("index", "step", "from", "to", "flags", "quality")
     level = "ordinal"
     page = {"value": "checked"}  # answered once a handoff is flagged or rated
     script = "designs/retract.js"

@@ -197,6 +197,7 @@ class InterlinearGlossType(SchemeType):
     potato_keys = ("instructions", "source_field", "morphemes_field", "gloss_field", "translation_field", "tiers",
                    "abbreviations", "language", "metalanguage", "show_translation")
     potato_json = True
+    potato_order = ("words", "word", "morphemes", "gloss", "translation")
     level = None  # a gloss is typed text, not compared
     script = "designs/interlinear_gloss.js"
     style = "designs/interlinear_gloss.css"
@@ -254,6 +255,10 @@ class InterlinearGlossType(SchemeType):
                                for number, tier in enumerate(scheme.tiers)})
         return fields
 
+
+    def potato_ordered(self, scheme, value, record):
+        lines = ["word", "morphemes", "gloss", *scheme.tiers]  # a word's lines, its tiers in the scheme's order
+        return {**value, "words": [{line: word[line] for line in lines if line in word} for word in value["words"]]}
 
     def told(self, scheme, record=None):
         found = "" if record is None else " Words: " + " ".join(words(scheme, record)) + "."

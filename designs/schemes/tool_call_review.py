@@ -63,6 +63,7 @@ class ToolCallReviewType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "steps_key", "verdict_options")
     potato_json = True
+    potato_order = ("index", "step", "tool", "verdict", "notes")
     style = "designs/tool_call_review.css"
     script = "designs/retract.js"
 

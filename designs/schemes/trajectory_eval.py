@@ -96,6 +96,8 @@ class TrajectoryEvalType(SchemeType):
     potato_keys = ("instructions", "steps_key", "step_text_key", "correctness_options", "error_types", "severities",
                    "show_score", "max_score")
     potato_json = True
+    potato_order = ("steps", "step_index", "correctness", "error_type", "error_subtype", "severity", "rationale",
+                    "score", "score_complete")
     page = {"value": "checked"}  # answered once a step is judged
     script = "designs/trajectory_eval.js"
     style = "designs/trajectory_eval.css"

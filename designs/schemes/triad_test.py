@@ -223,6 +223,7 @@ class TriadTestType(SchemeType):
     aggregators = ("majority", "none")
     potato_keys = ("instructions", "labels", "items_field", "design", "max_triads", "question")
     potato_json = True
+    potato_order = ("design", "triads")
     page = {"value": "checked"}  # answered once a triad is (its hidden order and places always hold something)
     script = "designs/triad_test.js"
     style = "designs/triad_test.css"
