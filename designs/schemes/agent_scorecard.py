@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from designs.dialogue import acting
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, number, scheme_type
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, point, scheme_type
 
 
 class AgentScorecard(SchemeBase):
@@ -60,20 +60,14 @@ class AgentScorecardType(SchemeType):
     def widget_context(self, scheme, record, field, keys):
         return {"agents": list(enumerate(roster(scheme, record))), "points": list(range(1, scheme.scale + 1))}
 
-    def _point(self, scheme, text, where):
-        point = number(text, where)
-        if point != int(point) or not 1 <= point <= scheme.scale:
-            raise AnswerProblem(f"{where}: give a point from 1 to {scheme.scale}")
-        return int(point)
-
     def read(self, scheme, fields, record):
         agents: dict[str, dict[str, int]] = {}
         for place, agent in enumerate(roster(scheme, record)):
-            given = {dimension: self._point(scheme, fields.get(f"{place}-{number_}"), f"{agent}, {dimension}")
+            given = {dimension: point(fields.get(f"{place}-{number_}"), scheme.scale, f"{agent}, {dimension}")
                      for number_, dimension in enumerate(scheme.agent_dimensions) if fields.get(f"{place}-{number_}")}
             if given:
                 agents[agent] = given
-        team = {dimension: self._point(scheme, fields.get(f"team-{place}"), f"the team, {dimension}")
+        team = {dimension: point(fields.get(f"team-{place}"), scheme.scale, f"the team, {dimension}")
                 for place, dimension in enumerate(scheme.team_dimensions) if fields.get(f"team-{place}")}
         reached = {milestone: True for place, milestone in enumerate(scheme.milestones) if fields.get(f"m-{place}")}
         if not (agents or team or reached):

@@ -622,6 +622,14 @@ def read_number(fields, low, high, step):
     return found
 
 
+def point(text: str, size: int, where: str, what: str = "point") -> int:
+    """A point of a scale 1..size typed or picked (a turn's rating, an agent's score), AnswerProblem naming `where`."""
+    found = number(text, f"{where}'s {what}")
+    if found != int(found) or not 1 <= found <= size:
+        raise AnswerProblem(f"{where}: give a {what} from 1 to {size}")
+    return int(found)
+
+
 def number_schema(low, high):
     schema = {"type": "number"}
     if low is not None:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from designs.dialogue import acting
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, number, scheme_type
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, point, scheme_type
 
 FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 
@@ -70,11 +70,9 @@ class HandoffReviewType(SchemeType):
             entry = {"index": index, "step": handoff["step"], "from": handoff["from"], "to": handoff["to"],
                      "flags": flags}
             if quality:
-                point = number(quality, f"handoff {index + 1}'s quality")
-                if point != int(point) or not 1 <= point <= scheme.quality_scale:
-                    raise AnswerProblem(f"handoff {handoff['from']} → {handoff['to']}: give a quality from 1 to "
-                                        f"{scheme.quality_scale}")
-                entry["quality"] = int(point)  # left out when not given: the scale has no 0
+                # Left out when not given: the scale has no 0.
+                entry["quality"] = point(quality, scheme.quality_scale, f"handoff {handoff['from']} → "
+                                         f"{handoff['to']}", "quality")
             reviewed.append(entry)
         if scheme.required and len(reviewed) < len(found):
             raise AnswerProblem(f"{len(reviewed)} of {len(found)} handoffs reviewed")

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from designs.dialogue import turns
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, number, scheme_type
+from designs.schemes.base import SchemeBase, SchemeType, majority, point, scheme_type
 
 
 class TurnRating(SchemeBase):
@@ -66,10 +66,7 @@ class TurnRatingType(SchemeType):
         for place, said in rated(scheme, record):
             text = fields.get(str(place))
             if text:
-                point = number(text, f"turn {place + 1}'s point")
-                if point != int(point) or not 1 <= point <= scheme.size:
-                    raise AnswerProblem(f"turn {place + 1} ({said[:40]!r}): give a point from 1 to {scheme.size}")
-                given[str(place)] = int(point)
+                given[str(place)] = point(text, scheme.size, f"turn {place + 1} ({said[:40]!r})")
         return given or None
 
     def answer_schema(self, scheme):
