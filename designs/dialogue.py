@@ -4,6 +4,7 @@ scheme types (a turn rating) read it."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,10 +33,56 @@ def turns(value: Any) -> list[dict[str, Any]] | None:
     for entry in value:
         who = next((str(entry[key]) for key in SPEAKERS if entry.get(key) not in (None, "")), "")
         said = next((entry[key] for key in SAYINGS if entry.get(key) not in (None, "")), None)
-        if said is None:
+        made = calls(entry)
+        if said is None and not made:
             return None
-        found.append({"speaker": who, "text": as_line(said), "party": speakers.setdefault(who, len(speakers)) % 6})
+        found.append({"speaker": who, "text": "" if said is None else _text(said), **({"calls": made} if made else {}),
+                      "party": speakers.setdefault(who, len(speakers)) % 6})
     return found
+
+
+def _text(said: Any) -> str:
+    # A turn's content as blocks (Anthropic's messages: text and tool_use) reads as its text; its calls are apart.
+    if isinstance(said, list) and said and all(isinstance(block, dict) and block.get("type") for block in said):
+        return "\n".join(str(block.get("text", "")) for block in said if block["type"] == "text")
+    return as_line(said)
+
+
+CALL_LINES = 20  # a call's output is cut after this many lines, as Potato's coding trace folds a long one
+
+
+def calls(entry: dict[str, Any]) -> str:
+    """The tool calls a turn of a coding agent's trace makes, as Potato's coding trace shows them: each its tool and
+    file, an edit as its lines taken out (-) and put in (+), a command after $, a file written as its content,
+    any other input as JSON, then what the call gave back; "" when it makes none."""
+    made = entry.get("tool_calls")
+    if not made and isinstance(entry.get("content"), list):
+        made = [block for block in entry["content"] if isinstance(block, dict) and block.get("type") == "tool_use"]
+    shown = []
+    for call in made if isinstance(made, list) else []:
+        if not isinstance(call, dict):
+            continue
+        given = next((call[key] for key in ("input", "args", "arguments") if key in call), None)
+        path = given.get("file_path", given.get("path", "")) if isinstance(given, dict) else ""
+        lines = [f"▸ {call.get('tool') or call.get('name') or 'tool'} {path}".rstrip()]
+        if isinstance(given, dict):
+            rest = {key: part for key, part in given.items() if key not in ("file_path", "path")}
+            if "old_string" in rest or "new_string" in rest:
+                lines += [f"- {line}" for line in str(rest.get("old_string", "")).splitlines()]
+                lines += [f"+ {line}" for line in str(rest.get("new_string", "")).splitlines()]
+            elif "command" in rest:
+                lines.append(f"$ {rest['command']}")
+            elif "content" in rest:
+                lines += str(rest["content"]).splitlines()
+            elif rest:
+                lines.append(json.dumps(rest, ensure_ascii=False))
+        elif given not in (None, ""):
+            lines.append(str(given))
+        output = str(call.get("output") or "").splitlines()
+        if output:
+            lines += [f"→ {output[0]}", *output[1:CALL_LINES]] + (["…"] if len(output) > CALL_LINES else [])
+        shown.append("\n".join(lines))
+    return "\n".join(shown)
 
 
 def as_line(entry: Any) -> str:

@@ -14,6 +14,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     turn_rating,
     failure_attribution,
     tool_call_review,
+    code_review,
     trajectory_eval,
     agent_scorecard,
     handoff_review,

@@ -772,6 +772,54 @@ def test_a_tool_call_review_saves_what_potato_saves(chromium, live_server, tmp_p
     _submit_and_compare(page, context, live_server, batch, "tools", tmp_path / "export")
 
 
+def test_a_code_review_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's code_review: the coding trace shown with its calls; a verdict, comments added and one removed (the
+    later one moving up), each file the trace touches rated; a comment added and left empty not kept; by keyboard;
+    saved as Potato's JSON of the review."""
+    batch, context, page = _start("reviews", chromium, live_server, capsys)
+    item = page.locator(".task-item:visible")
+    assert "- return n // size\n+ return -(-n // size)\n→ ok" in item.locator(".turn-calls").nth(1).inner_text()
+    review = item.locator("[data-scheme=review]")
+    assert review.locator(".review-verdict").all_inner_texts() == ["Approve", "Request Changes", "Comment Only"]
+    assert review.locator(".review-file-path").all_inner_texts() == ["src/pager.py", "tests/test_pager.py"]
+    _tick(page, review.locator("input[value=request_changes]"))
+    add = review.get_by_role("button", name="+ Add comment")
+    cards = review.locator(".review-card")
+    for place, (category, path, line, text) in enumerate((
+            ("bug", "src/pager.py", "2", "Negative floor division is hard to read."),
+            ("question", "", "", "Why not math.ceil?"),
+            ("style", "tests/test_pager.py", "", "Test an exact multiple too."))):
+        add.focus()
+        page.keyboard.press("Enter")
+        card = cards.nth(place)
+        assert card.locator("select").evaluate("select => select === document.activeElement")
+        _pick(page, card.locator("select"), category)
+        for box, typed in ((card.get_by_label("File", exact=True), path), (card.get_by_label("Line", exact=True), line),
+                           (card.get_by_label("Comment", exact=True), text)):
+            if typed:
+                _type(page, box, typed)
+    cards.nth(1).get_by_role("button", name="Remove comment 2").focus()
+    page.keyboard.press("Enter")
+    assert cards.nth(1).get_by_label("Comment", exact=True).input_value() == "Test an exact multiple too."  # moved up
+    assert cards.nth(1).get_by_label("File", exact=True).input_value() == "tests/test_pager.py"
+    assert not cards.nth(2).is_visible()
+    rating = lambda name: review.get_by_role("radiogroup", name=name)  # noqa: E731
+    _tick(page, rating("src/pager.py: correctness").locator("input[value='4']"))
+    _tick(page, rating("src/pager.py: readability").locator("input[value='2']"))
+    _tick(page, rating("tests/test_pager.py: correctness").locator("input[value='5']"))
+    _check(page, "potato-reviews", "desktop")
+    _next(page)
+    review = page.locator(".task-item:visible [data-scheme=review]")
+    assert review.locator(".review-file-path").all_inner_texts() == ["app/config.py"]
+    _tick(page, review.locator("input[value=approve]"))
+    _tick(page, review.get_by_role("radiogroup", name="app/config.py: correctness").locator("input[value='5']"))
+    review.get_by_role("button", name="+ Add comment").focus()
+    page.keyboard.press("Enter")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-reviews", "phone")
+    _submit_and_compare(page, context, live_server, batch, "reviews", tmp_path / "export")
+
+
 def test_a_trajectory_evaluation_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
     """Potato's trajectory_eval: each step a card with what it did (its step_text_key) and its thought; a step not
     correct asks its error type (subtypes in groups), severity and rationale, cleared when it is called correct or

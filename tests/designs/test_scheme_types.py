@@ -44,7 +44,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 31
+    assert len(TYPE_NAMES) == 32
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -124,6 +124,7 @@ def _forms(scheme, record):
     yield {"a-0": labels[0]}  # the first triad's odd one out
     yield {"a-agent": "Bot", "a-step": "1", "a-reason": "It answered the wrong question."}  # a run's failure
     yield {"a-0": "correct", "a-0-notes": "fine"}  # a tool call's verdict
+    yield {"a-verdict": "approve", "a-c0-category": "bug", "a-c0-line": "3", "a-c0-text": "Off by one."}  # a review
     yield {"a-0": "incorrect", "a-0-type": "tool_misuse", "a-0-severity": "major", "a-1": "correct"}  # steps judged
     yield {"a-0-0": "3", "a-team-0": "4", "a-m-0": "1"}  # an agent's and the team's points, a milestone
     yield {"a-0": "2", "a-0-flag-0": "1"}  # a handoff rated and flagged

@@ -53,8 +53,8 @@
       const picked = inputs.filter(i => i.checked);
       return picked.length === groups.size ? picked.map(i => i.value) : (picked.length ? null : "");
     }
-    if (reads === "texts") return inputs.filter(i => (i.type !== "checkbox" && i.type !== "radio") || i.checked)
-      .map(i => i.value.trim()).filter(Boolean).join("\n");  // a box unticked says nothing
+    if (reads === "texts") return inputs.filter(i => !i.disabled && (i.type !== "checkbox" && i.type !== "radio" || i.checked))
+      .map(i => i.value.trim()).filter(Boolean).join("\n");  // a box unticked, or a control not in use, says nothing
     if (reads === "order") {
       try { return JSON.parse(named(scheme, "")[0].value || "[]"); } catch (error) { return []; }
     }
