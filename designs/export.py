@@ -277,8 +277,8 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
     {scheme: [...]}}, each scheme's answer in Potato's own form (designs.schemes' potato_answer; Potato's own
     exporter leaves links empty, ours writes them as Potato stores them); the csv has a column per scheme and input
     (scheme.input), per span or link scheme (scheme._spans, scheme._links) and per score Potato adds (a cloze's), in
-    the order they first appear. Streamed: the csv's rows wait in a file of their own until its columns are known, so
-    memory stays flat."""
+    the order they first appear; an item left unanswered is not written, as Potato keeps nothing of it. Streamed:
+    the csv's rows wait in a file of their own until its columns are known, so memory stays flat."""
     folder.mkdir()
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     lines, table, waiting = folder / "annotations.jsonl", folder / "annotations.csv", folder / "rows.jsonl"
@@ -302,6 +302,8 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
                         record[part][name] = written[part]
                         row[f"{name}._{part}"] = json.dumps(written[part])
                 row.update((f"{name}.{key}", score) for key, score in kind.potato_scores(scheme, value, found).items())
+            if not (record["labels"] or record["spans"] or record["links"]):
+                continue  # an item seen and left unanswered: Potato keeps nothing of it
             columns.update(dict.fromkeys(row))
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             rows.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -18,6 +18,8 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     trajectory_eval,
     agent_scorecard,
     handoff_review,
+    tool_contention,
+    agent_interaction_graph,
     emergent_behavior,
     consensus_tracking,
     interlinear_gloss,

@@ -165,12 +165,13 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has annotation_type "
                                   f"'image_annotation', which this platform cannot show; it shows text schemes: radio,"
                                   f" select, multiselect, likert, turn_rating, failure_attribution, tool_call_review, "
-                                  f"code_review, trajectory_eval, agent_scorecard, handoff_review, emergent_behavior, "
-                                  f"consensus_tracking, interlinear_gloss, triad_test, slider, range_slider, number, "
-                                  f"datetime, text, free_list, span, span_link, pairwise, bws, multirate, price_list, "
-                                  f"conjoint, constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
-                                  f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
-                                  f"vas, bdm, belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
+                                  f"code_review, trajectory_eval, agent_scorecard, handoff_review, tool_contention, "
+                                  f"agent_interaction_graph, emergent_behavior, consensus_tracking, interlinear_gloss,"
+                                  f" triad_test, slider, range_slider, number, datetime, text, free_list, span, "
+                                  f"span_link, pairwise, bws, multirate, price_list, conjoint, constant_sum, ranking, "
+                                  f"cloze, pure_display (and runs Potato's triage, randomized_response, "
+                                  f"hierarchical_multiselect, confidence, context_attribution, vas, bdm, "
+                                  f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
                                   f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing

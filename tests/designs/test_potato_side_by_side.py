@@ -820,6 +820,76 @@ def test_a_code_review_saves_what_potato_saves(chromium, live_server, tmp_path, 
     _submit_and_compare(page, context, live_server, batch, "reviews", tmp_path / "export")
 
 
+def test_a_tool_contention_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's tool_contention: the run's calls on a timeline, a lane per agent (a call naming only its role and
+    name placed by them); each overlap of two agents' calls on one resource a card in the order they begin (one
+    agent's own calls overlapping none); a label picked again taken back; by keyboard at 390 px; saved as Potato's
+    JSON of the contentions classified."""
+    batch, context, page = _start("contentions", chromium, live_server, capsys, PHONE)
+    locks = page.locator(".task-item:visible [data-scheme=locks]")
+    assert locks.locator(".contention-agent").all_inner_texts() == ["writer", "auditor", "reporter"]
+    assert locks.locator(".contention-lane").nth(2).text_content() == "send_report, 9–10s"
+    cards = locks.locator(".contention")
+    assert [" ".join(" ".join(card.locator("p").all_inner_texts()).split()) for card in cards.all()] == [
+        "ledger 2.0–4.0s writer:lock_ledger ⟷ auditor:read_ledger",
+        "ledger 2.0–3.0s auditor:read_ledger ⟷ writer:read_ledger",
+        "cache 6.5–8.0s writer:write_cache ⟷ auditor:flush_cache"]
+    assert cards.nth(0).locator("label").all_inner_texts() == ["deadlock", "circular wait", "race condition", "benign"]
+    _tick(page, cards.nth(0).locator("input[value=race_condition]"))
+    benign = cards.nth(1).locator("input[value=benign]")
+    _tick(page, benign)
+    _tick(page, cards.nth(2).locator("input[value=deadlock]"))
+    benign.focus()
+    page.keyboard.press("Space")  # picked again: taken back
+    assert not benign.is_checked()
+    _check(page, "potato-contentions", "phone")
+    _next(page)
+    locks = page.locator(".task-item:visible [data-scheme=locks]")
+    assert locks.locator(".muted").inner_text() == "No shared-resource contention detected."
+    _submit_and_compare(page, context, live_server, batch, "contentions", tmp_path / "export")
+
+
+def test_an_agent_interaction_graph_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's agent_interaction_graph: an agent per node in the order they first act (by agent, else speaker,
+    else "agent 7"), an arrow per handoff with how often; agents marked on the critical path in order (one pressed
+    again taken off), arrows pressed on from normal to critical to problematic and back; by keyboard (Tab and Enter
+    or Space); saved as Potato's JSON of the path and the flagged arrows in the order first flagged."""
+    batch, context, page = _start("graphs", chromium, live_server, capsys)
+    graph = page.locator(".task-item:visible [data-scheme=graph]")
+    node = lambda name: graph.locator(f".graph-node[data-node='{name}']")  # noqa: E731
+    edge = lambda one, other: graph.locator(f".graph-edge[data-from='{one}'][data-to='{other}']")  # noqa: E731
+    assert [found.get_attribute("aria-label") for found in graph.locator(".graph-node").all()] == [
+        "Agent planner", "Agent writer", "Agent checker", "Agent agent 7"]
+    assert [found.get_attribute("aria-label") for found in graph.locator(".graph-edge").all()] == [
+        "planner to writer (1 message), status: normal", "writer to checker (2 messages), status: normal",
+        "checker to writer (1 message), status: normal", "checker to planner (1 message), status: normal",
+        "planner to agent 7 (1 message), status: normal"]
+    for name, key in (("writer", "Enter"), ("planner", " "), ("checker", "Enter"), ("writer", "Enter")):
+        node(name).focus()
+        page.keyboard.press(key)
+    assert node("writer").get_attribute("aria-pressed") == "false"
+    for (one, other), times in ((("writer", "checker"), 2), (("planner", "writer"), 1), (("checker", "writer"), 3),
+                                (("checker", "planner"), 1)):
+        edge(one, other).focus()
+        for _ in range(times):
+            page.keyboard.press("Enter")
+    assert edge("writer", "checker").get_attribute("aria-label") == (
+        "writer to checker (2 messages), status: problematic")
+    assert graph.locator(".graph-summary").inner_text() == (
+        "Critical path: planner · checker. Flagged: writer → checker (problematic) · planner → writer (critical) · "
+        "checker → planner (critical).")
+    assert page.locator(".task-item:visible .design-text").inner_text() == "Plan, write and check a summary."
+    _check(page, "potato-graphs", "desktop")
+    _next(page)
+    graph = page.locator(".task-item:visible [data-scheme=graph]")
+    assert graph.locator(".graph-edge").count() == 0
+    graph.locator(".graph-node").focus()
+    page.keyboard.press(" ")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-graphs", "phone")
+    _submit_and_compare(page, context, live_server, batch, "graphs", tmp_path / "export")
+
+
 def test_a_trajectory_evaluation_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
     """Potato's trajectory_eval: each step a card with what it did (its step_text_key) and its thought; a step not
     correct asks its error type (subtypes in groups), severity and rationale, cleared when it is called correct or

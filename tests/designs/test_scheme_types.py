@@ -44,7 +44,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 32
+    assert len(TYPE_NAMES) == 34
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -128,6 +128,8 @@ def _forms(scheme, record):
     yield {"a-0": "incorrect", "a-0-type": "tool_misuse", "a-0-severity": "major", "a-1": "correct"}  # steps judged
     yield {"a-0-0": "3", "a-team-0": "4", "a-m-0": "1"}  # an agent's and the team's points, a milestone
     yield {"a-0": "2", "a-0-flag-0": "1"}  # a handoff rated and flagged
+    yield {"a": json.dumps({"critical_nodes": ["Bot"], "edges": []})}  # an agent on the critical path
+    yield {"a-0": "deadlock"}  # the first contention of a run's calls
     yield {"a-0-0": "1", "a-0-1": "1", "a-0-note": "both"}  # the turns of a behaviour, and a note
     yield {"a": json.dumps({"items": ["apple", "pear", "plum"], "timings_ms": [900, 2100, 2600], "elapsed_ms": 3000})}
     kinds = [kind.name for kind in getattr(scheme, "link_types", None) or []] or ["x"]

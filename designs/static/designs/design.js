@@ -14,6 +14,7 @@
     if (own.showWhen) scheme.dataset.showWhen = JSON.stringify(own.showWhen);
     // How the widget is treated, as its scheme type says (designs.schemes: `page`).
     Object.assign(scheme.dataset, own.page || {});
+    if (scheme.querySelector("[data-asks-nothing]")) scheme.dataset.asks = "0";  // nothing to ask of this item
     // A choice's key beside it (the widgets of choices; the others write theirs): only a page whose script runs
     // has keys to show.
     if (scheme.dataset.badges !== "1") return;
