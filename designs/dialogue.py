@@ -131,6 +131,11 @@ def drawn(value: Any, view: Any, numbered: bool = False) -> Said | None:
         said.threaded, said.reply_lines = True, view.show_reply_lines
         for turn, depth in zip(said, depths(value, view.depth_key, view.reply_to_key), strict=True):
             turn["depth"], turn["indent"] = depth, min(depth, view.max_indent_depth)
+    if view.meta_fields:
+        for turn, entry in zip(said, value, strict=True):
+            chips = meta(entry.get(view.meta_key), view.meta_fields)
+            if chips:
+                turn["meta"] = chips
     if view.timestamps:
         stamps = [_seconds(entry.get("timestamp")) for entry in value]
         origin = min((stamp for stamp in stamps if stamp is not None), default=0.0)
@@ -138,6 +143,24 @@ def drawn(value: Any, view: Any, numbered: bool = False) -> Said | None:
             if stamp is not None:
                 turn["stamp"] = _stamp(entry["timestamp"], stamp, view.timestamps, origin)
     return said
+
+
+def meta(found: Any, names: list[str]) -> str:
+    """A turn's metadata as Potato's dialogue display shows it on the turn: each named field that is there and is a
+    text, a number or a truth, "name: value", a fraction to three figures, joined by "  ·  "."""
+    if not isinstance(found, dict):
+        return ""
+    shown = []
+    for name in names:
+        value = found.get(name)
+        if name not in found or value is None or isinstance(value, dict | list):
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, float):
+            value = f"{value:.3g}"
+        shown.append(f"{name}: {value}")
+    return "  ·  ".join(shown)
 
 
 def depths(entries: list[dict[str, Any]], depth_key: str, reply_to_key: str) -> list[int]:

@@ -45,6 +45,9 @@ class DialogueView(Strict):
     depth_key: str = Field("depth", description="the turn field holding its depth in the thread")
     reply_to_key: str = Field("reply_to", description="the turn field naming the turn it replies to (by its turn_id, "
                                                       "step_id or id)")
+    meta_fields: list[str] = Field(default_factory=list, description="the fields of each turn's metadata (its "
+                                                                     "meta_key object) shown on the turn, name: value")
+    meta_key: str = Field("meta", description="the turn field holding its metadata (an object)")
 
     @field_validator("max_height")
     @classmethod

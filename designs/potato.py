@@ -81,7 +81,8 @@ BWS_TUPLE_IDS = "bws_tuple_{:04d}"  # Potato's ids for the sets it draws, so ans
 # A dialogue display's options that our view of a dialogue (designs.model.DialogueView) runs: (ours, Potato's).
 DIALOGUE_VIEW = (("max_height", "max_height"), ("indent_replies", "indent_replies"),
                  ("max_indent_depth", "max_indent_depth"), ("show_reply_lines", "show_reply_lines"),
-                 ("depth_key", "depth_key"), ("reply_to_key", "reply_to_key"))
+                 ("depth_key", "depth_key"), ("reply_to_key", "reply_to_key"), ("meta_fields", "turn_meta_fields"),
+                 ("meta_key", "meta_key"))
 COMMON = ("annotation_type", "name", "description", "label_requirement", "display_logic")
 LABEL_KEYS = ("name", "tooltip", "description", "key_value", "key_binding", "color", "abbreviation")
 SHOWN_AS = ("displayed_label", "text", "label")  # a label's text on Potato's page instead of its name, first found

@@ -16,6 +16,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     tool_call_review,
     code_review,
     trajectory_eval,
+    trajectory_edit,
     agent_scorecard,
     handoff_review,
     tool_contention,

@@ -622,6 +622,17 @@ def read_number(fields, low, high, step):
     return found
 
 
+def levenshtein(first, second) -> int:
+    """Levenshtein distance between two sequences (characters of a text, or its words)."""
+    previous = list(range(len(second) + 1))
+    for i, one in enumerate(first, 1):
+        current = [i]
+        for j, other in enumerate(second, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (one != other)))
+        previous = current
+    return previous[-1]
+
+
 def point(text: str, size: int, where: str, what: str = "point") -> int:
     """A point of a scale 1..size typed or picked (a turn's rating, an agent's score), AnswerProblem naming `where`."""
     found = number(text, f"{where}'s {what}")

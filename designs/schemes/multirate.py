@@ -212,17 +212,17 @@ def _process_reward(scheme: dict) -> tuple[dict, str]:
 def _card_sort(scheme: dict) -> tuple[dict, str]:
     """Potato's closed card sort: each card of the item's list (`items_field`) put in one of the scheme's groups,
     run as a grid, a card a row and the groups its columns, every card sorted. Potato's open sort (groups the
-    annotator makes) and a card in several groups have no grid: refused, said how."""
+    annotator makes) has no grid: refused, said how. Its allow_multiple is read and, as on Potato 2.12.1's page
+    (which moves a card, whatever it says), each card goes in one group."""
     if scheme.get("mode", "closed") != "closed":
         raise ValueError(f"mode is {scheme.get('mode')!r}: an open card sort, whose annotators make their own "
                          f"groups, is not run here; give the groups and write mode: closed")
-    if scheme.get("allow_multiple"):
-        raise ValueError("allow_multiple (a card in several groups) is not run here; remove it to sort each card "
-                         "into one group")
     groups = scheme.get("groups")
     if not isinstance(groups, list) or len(groups) < 2:
         raise ValueError("a closed card sort needs its groups, at least two; add groups: [...]")
     return ({"options_from_data": str(scheme.get("items_field", "items")), "labels": [str(group) for group in groups]},
             "a closed card sort, run as a grid: each card of the item's list a row, the groups its columns (Potato "
             "drags cards into piles; here each card's group is picked in its row, and every card is sorted)"
-            + ("; allow_empty_groups: false is not checked" if scheme.get("allow_empty_groups") is False else ""))
+            + ("; allow_empty_groups: false is not checked" if scheme.get("allow_empty_groups") is False else "")
+            + ("; allow_multiple: each card still goes in one group, as on Potato 2.12.1's page, which moves a card "
+               "rather than copying it" if scheme.get("allow_multiple") else ""))

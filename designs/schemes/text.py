@@ -18,6 +18,7 @@ from designs.schemes.base import (
     SchemeType,
     Strict,
     labels_in_any_form,
+    levenshtein,
     scheme_type,
 )
 
@@ -198,8 +199,8 @@ class TextType(SchemeType):
         original = (prefill(scheme, record) or [""])[0]
         edited = value if isinstance(value, str) else "\n".join(map(str, value.values()))
         found = {"edited_text": edited, "original_text": original,
-                 "edit_distance_chars": _distance(original, edited),
-                 "edit_distance_words": _distance(original.split(), edited.split())}
+                 "edit_distance_chars": levenshtein(original, edited),
+                 "edit_distance_words": levenshtein(original.split(), edited.split())}
         return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
 
     def potato_alias(self, scheme, importer):
@@ -236,14 +237,3 @@ class TextType(SchemeType):
 
     def from_labelstudio_results(self, scheme, results, regions):
         return "\n".join(map(str, results[0]["value"].get("text") or [])) or None
-
-
-def _distance(first, second) -> int:
-    """Levenshtein distance between two sequences (characters of a text, or its words)."""
-    previous = list(range(len(second) + 1))
-    for i, one in enumerate(first, 1):
-        current = [i]
-        for j, other in enumerate(second, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (one != other)))
-        previous = current
-    return previous[-1]

@@ -38,3 +38,15 @@ def test_a_height_that_is_no_length_is_refused():
 
     with pytest.raises(ValidationError, match="is not a length"):
         DialogueView(max_height="300px; color: red")
+
+
+def test_a_turn_s_metadata_is_shown_as_potato_shows_it():
+    """Each field of meta_fields the turn's meta has, and that is a text, a number or a truth, "name: value", a
+    fraction to three figures, joined by "  ·  "; a turn without meta shows none."""
+    turns = [{"speaker": "A", "text": "1", "meta": {"score": 0.8731, "flagged": False, "tags": ["x"]}},
+             {"speaker": "B", "text": "2", "info": {"score": 3, "flagged": None}},
+             {"speaker": "C", "text": "3", "meta": "not an object"}]
+    said = drawn(turns, DialogueView(meta_fields=["score", "flagged", "tags"]))
+    assert [turn.get("meta") for turn in said] == ["score: 0.873  ·  flagged: false", None, None]
+    said = drawn(turns, DialogueView(meta_fields=["score", "flagged"], meta_key="info"))
+    assert [turn.get("meta") for turn in said] == [None, "score: 3", None]

@@ -165,13 +165,13 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has annotation_type "
                                   f"'image_annotation', which this platform cannot show; it shows text schemes: radio,"
                                   f" select, multiselect, likert, turn_rating, failure_attribution, tool_call_review, "
-                                  f"code_review, trajectory_eval, agent_scorecard, handoff_review, tool_contention, "
-                                  f"agent_interaction_graph, emergent_behavior, consensus_tracking, interlinear_gloss,"
-                                  f" triad_test, slider, range_slider, number, datetime, text, free_list, span, "
-                                  f"span_link, pairwise, bws, multirate, price_list, conjoint, constant_sum, ranking, "
-                                  f"cloze, pure_display (and runs Potato's triage, randomized_response, "
-                                  f"hierarchical_multiselect, confidence, context_attribution, vas, bdm, "
-                                  f"belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
+                                  f"code_review, trajectory_eval, trajectory_edit, agent_scorecard, handoff_review, "
+                                  f"tool_contention, agent_interaction_graph, emergent_behavior, consensus_tracking, "
+                                  f"interlinear_gloss, triad_test, slider, range_slider, number, datetime, text, "
+                                  f"free_list, span, span_link, pairwise, bws, multirate, price_list, conjoint, "
+                                  f"constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
+                                  f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
+                                  f"vas, bdm, belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
                                   f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
@@ -1057,8 +1057,6 @@ def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
 @pytest.mark.parametrize(("settings", "said"), [
     (b"mode: open", "mode is 'open': an open card sort, whose annotators make their own groups, is not run here; "
                     "give the groups and write mode: closed"),
-    (b"groups: [A, B], allow_multiple: true", "allow_multiple (a card in several groups) is not run here; remove it "
-                                            "to sort each card into one group"),
     (b"groups: [A]", "a closed card sort needs its groups, at least two; add groups: [...]"),
 ])
 def test_a_card_sort_without_a_grid_is_refused_saying_how(settings, said):
@@ -1068,14 +1066,24 @@ def test_a_card_sort_without_a_grid_is_refused_saying_how(settings, said):
     assert found.errors[0] == f"c.yaml:4: annotation_schemes.0: scheme 'sort' (card_sort): {said}"
 
 
+def test_a_card_sort_s_allow_multiple_sorts_each_card_once_as_potato_s_page_does():
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: card_sort, name: sort, groups: [A, B], allow_multiple: true}\n")
+    items = b'{"id": "1", "text": "x", "items": ["pear", "plum"]}\n'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    assert "allow_multiple: each card still goes in one group, as on Potato 2.12.1's page" in " ".join(found.notes)
+
+
 def test_a_display_option_not_run_here_is_named_never_an_ok():
     """A dialogue's display options: its turn numbers, the speaker and text keys ours read, its height, reply
-    threading and timestamps (the design's items.dialogues) and its per-turn ratings (a turn_rating scheme, asked
-    first) run; the rest (per-turn metadata chips) are a named warning."""
+    threading, timestamps and metadata (the design's items.dialogues) and its per-turn ratings (a turn_rating
+    scheme, asked first) run; the rest (turns left unshaded) are a named warning."""
     config = (b"annotation_task_name: Chats\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
               b"instance_display:\n  fields:\n"
               b"    - {key: chat, type: dialogue, display_options: {show_turn_numbers: true, speaker_key: role, "
               b"max_height: 300, indent_replies: true, show_timestamps: true, turn_meta_fields: [score], "
+              b"alternating_shading: false, "
               b"per_turn_ratings: {speakers: [Bot], scheme: {size: 5}}}}\n"
               b"    - {key: pair, type: pairwise, display_options: {cell_width: 40%}}\n"
               b"    - {key: q, type: text}\n"
@@ -1089,8 +1097,9 @@ def test_a_display_option_not_run_here_is_named_never_an_ok():
     assert (view.max_height, view.indent_replies, view.show_reply_lines, view.timestamps) == (300, True, True,
                                                                                               "relative")
     assert [warning for warning in found.warnings if warning.startswith("instance_display")] == [
-        "instance_display.fields.0 ('chat'): display_options turn_meta_fields not run here: the dialogue is shown "
+        "instance_display.fields.0 ('chat'): display_options alternating_shading not run here: the dialogue is shown "
         "without it"]
+    assert (view.meta_fields, view.meta_key) == (["score"], "meta")
     rating, ok = found.design.annotation_schemes
     assert (rating.name, rating.turns_field, rating.speakers, rating.size, ok.name) == (
         "per_turn_ratings", "chat", ["Bot"], 5, "ok")

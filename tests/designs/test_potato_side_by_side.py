@@ -689,14 +689,15 @@ def test_triad_tests_save_what_potato_saves(chromium, live_server, tmp_path, cap
 
 
 def test_a_threaded_dialogue_is_drawn_as_potato_draws_it(chromium, live_server, tmp_path, capsys):
-    """A dialogue display's indent_replies, show_timestamps and max_height: each post indented by its depth in the
-    thread (counted up its reply_to chain), its time from the first post, in a box of 220 px that scrolls and that
-    a keyboard can scroll (it takes the focus), as Potato drew the same thread."""
+    """A dialogue display's indent_replies, show_timestamps, max_height and turn_meta_fields: each post indented by
+    its depth in the thread (counted up its reply_to chain), its time from the first post and its metadata, in a box
+    of 220 px that scrolls and that a keyboard can scroll (it takes the focus), as Potato drew the same thread."""
     batch, context, page = _start("threads", chromium, live_server, capsys)
     thread = page.locator(".task-item:visible").get_by_role("region", name="The dialogue (it scrolls)")
     posts = thread.locator(".turn")
     assert [post.get_attribute("data-depth") or "0" for post in posts.all()] == ["0", "1", "2", "3", "1", "2"]
-    assert thread.locator(".turn-stamp").all_inner_texts() == ["start", "+5m", "+1h", "+1h", "+1d", "+1d"]
+    assert thread.locator(".turn-stamp").all_inner_texts() == [
+        "start · score: 0.873 · flagged: false", "+5m · score: 3", "+1h · flagged: true", "+1h", "+1d", "+1d"]
     assert posts.nth(3).locator(".turn-depth").inner_text() == "↳ depth 3"
     indents = [post.evaluate("node => parseFloat(getComputedStyle(node).marginLeft)") for post in posts.all()]
     assert indents == [0, 22, 44, 66, 22, 44]
@@ -888,6 +889,63 @@ def test_an_agent_interaction_graph_saves_what_potato_saves(chromium, live_serve
     page.set_viewport_size(PHONE["viewport"])
     _check(page, "potato-graphs", "phone")
     _submit_and_compare(page, context, live_server, batch, "graphs", tmp_path / "export")
+
+
+def test_a_trajectory_edit_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's trajectory_edit: each step's action in a box starting as it was (a step that is a text is its
+    action; an action that is not text is its JSON, keys in order; a step without one has no box), the words and
+    characters changed and the words taken out and put in as typed, a box typed in and Reset kept as not edited, a
+    reason asked of each edit (the item kept open without it), the final answer corrected; by keyboard; saved as
+    Potato's JSON of the boxes typed in, the steps edited and the characters changed."""
+    batch, context, page = _start("edits", chromium, live_server, capsys)
+    fix = page.locator(".task-item:visible [data-scheme=fix]")
+    boxes = fix.locator(".traj-edit-box")
+    assert fix.locator(".traj-edit-was").all_inner_texts() == [
+        "search(from=LIS, to=OPO)", "book(flight=TP1944)", "answer(done)", "Booked TP1944."]
+    first = boxes.nth(0).locator("textarea")
+    first.focus()
+    page.keyboard.press("End")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(", day=Fri)")
+    assert boxes.nth(0).locator(".traj-edit-flag").inner_text() == "✎ edited"
+    boxes.nth(0).get_by_role("button", name="Reset").focus()
+    page.keyboard.press("Enter")
+    assert first.input_value() == "search(from=LIS, to=OPO)"
+    for place, (old, new, reason) in enumerate((("1944)", "1950)", "TP1944 was full."),
+                                                ("done)", "booked TP1950)", "Say what was booked."))):
+        area = boxes.nth(place + 1).locator("textarea")
+        area.focus()
+        page.keyboard.press("End")
+        for _ in old:
+            page.keyboard.press("Backspace")
+        page.keyboard.type(new)
+        if place == 0:
+            assert boxes.nth(1).locator(".traj-edit-stats").inner_text() == "Words changed: 1 Chars changed: 2"
+            assert boxes.nth(1).locator("del").all_inner_texts() == ["book(flight=TP1944) "]
+            assert page.locator("#cf-progress").inner_text() == "0 of 2 answered"  # no reason yet
+        _type(page, boxes.nth(place + 1).get_by_label("Reason for edit"), reason)
+    final = boxes.nth(3).locator("textarea")
+    final.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Booked TP1950 for Friday.")
+    assert fix.locator(".traj-edit-summary").inner_text().split() == [
+        "Steps", "edited:", "3", "Total", "edit", "distance:", "26"]
+    _check(page, "potato-edits", "desktop")
+    _next(page)
+    fix = page.locator(".task-item:visible [data-scheme=fix]")
+    area = fix.locator("textarea")
+    assert area.count() == 1 and area.input_value() == '{"args":{"op":"+","x":2,"y":2},"tool":"calc"}'
+    assert fix.locator(".traj-edit-thought").inner_text() == "Thought: No action here."
+    area.focus()
+    page.keyboard.press("End")
+    for _ in "},\"tool\":\"calc\"}":
+        page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("3")
+    _type(page, fix.get_by_label("Reason for edit"), "The sum asked is 2 + 3.")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-edits", "phone")
+    _submit_and_compare(page, context, live_server, batch, "edits", tmp_path / "export")
 
 
 def test_a_trajectory_evaluation_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
