@@ -51,17 +51,21 @@ def _text(said: Any) -> str:
 CALL_LINES = 20  # a call's output is cut after this many lines, as Potato's coding trace folds a long one
 
 
-def calls(entry: dict[str, Any]) -> str:
-    """The tool calls a turn of a coding agent's trace makes, as Potato's coding trace shows them: each its tool and
-    file, an edit as its lines taken out (-) and put in (+), a command after $, a file written as its content,
-    any other input as JSON, then what the call gave back; "" when it makes none."""
+def tool_calls(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool calls a turn of a coding agent's trace makes, as Potato's coding trace reads them: its tool_calls,
+    else the tool_use blocks of its content (as Anthropic's messages write them)."""
     made = entry.get("tool_calls")
     if not made and isinstance(entry.get("content"), list):
         made = [block for block in entry["content"] if isinstance(block, dict) and block.get("type") == "tool_use"]
+    return [call for call in made if isinstance(call, dict)] if isinstance(made, list) else []
+
+
+def calls(entry: dict[str, Any]) -> str:
+    """A turn's tool calls (tool_calls) as Potato's coding trace shows them: each its tool and file, an edit as its
+    lines taken out (-) and put in (+), a command after $, a file written as its content, any other input as JSON,
+    then what the call gave back; "" when it makes none."""
     shown = []
-    for call in made if isinstance(made, list) else []:
-        if not isinstance(call, dict):
-            continue
+    for call in tool_calls(entry):
         given = next((call[key] for key in ("input", "args", "arguments") if key in call), None)
         path = given.get("file_path", given.get("path", "")) if isinstance(given, dict) else ""
         lines = [f"▸ {call.get('tool') or call.get('name') or 'tool'} {path}".rstrip()]

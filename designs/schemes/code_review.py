@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from designs.dialogue import tool_calls
 from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, pick, point, scheme_type
 
 CATEGORIES = ["bug", "style", "suggestion", "security", "question"]
@@ -48,11 +49,8 @@ def files(scheme: CodeReview, record: Any) -> list[str]:
     for step in steps:
         if not isinstance(step, dict):
             continue
-        made = step.get("tool_calls")
-        if not made and isinstance(step.get("content"), list):  # content blocks, as Anthropic's API writes them
-            made = [block for block in step["content"] if isinstance(block, dict) and block.get("type") == "tool_use"]
-        for call in made if isinstance(made, list) else []:
-            given = call.get("input") if isinstance(call, dict) else None
+        for call in tool_calls(step):
+            given = call.get("input")
             path = given.get("file_path", given.get("path", "")) if isinstance(given, dict) else ""
             if path and isinstance(path, str) and path not in touched:
                 touched.append(path)
