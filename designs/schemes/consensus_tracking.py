@@ -118,7 +118,13 @@ class ConsensusTrackingType(SchemeType):
             if act in scheme.linked_acts:
                 ref = fields.get(f"{place}-ref")
                 if not ref:
-                    raise AnswerProblem(f"turn {_name(place, found[place])} ({act}): choose the turn it refers to")
+                    # Half a tag: kept without its turn, as Potato keeps it, unless the scheme is required (Potato's
+                    # page holds only a required scheme to what its widget says is missing).
+                    if scheme.required:
+                        raise AnswerProblem(f"turn {_name(place, found[place])} ({act}): choose the turn it refers "
+                                            f"to")
+                    tags.append(tag)
+                    continue
                 if not ref.isdigit() or int(ref) == place or int(ref) >= len(found):
                     raise AnswerProblem(f"turn {_name(place, found[place])} ({act}) refers to {ref[:10]!r}, which is "
                                         f"not another turn of this item")

@@ -132,7 +132,7 @@ class TrajectoryEditType(SchemeType):
             return None
         unexplained = sorted({entry["step_index"] + 1 for entry in entries
                               if entry["edited"] and scheme.require_reason_on_edit and not entry["reason"].strip()})
-        if unexplained:
+        if unexplained and scheme.required:  # as Potato's page, which holds only a required scheme to it
             raise AnswerProblem(f"no reason given for the edit on step {', '.join(map(str, unexplained))}")
         edited = [entry for entry in entries if entry["edited"]] + ([answer] if answer and answer["edited"] else [])
         return {"steps": entries, "final_answer": answer, "n_steps_edited": len(edited),

@@ -15,7 +15,7 @@ from designs.loader import load_text
 from designs.models import DesignBatch
 from designs.potato import UploadedFolder, import_config, import_file
 from designs.schemes import Fields
-from designs.schemes.base import Record
+from designs.schemes.base import Record, Requirement
 from hits.models import Item
 from projects.models import Project
 
@@ -1177,8 +1177,11 @@ def test_discussion_acts_read_each_turn_s_act_and_the_turn_it_refers_to():
     sent = {f"a-{part}": text for part, text in kind.form_fields(acts, tags).items()}
     assert kind.read(acts, Fields(sent, "a"), record) == tags
     assert kind.read(acts, Fields({}, "a"), record) is None
+    # Half a tag is kept, as Potato keeps it, unless the scheme is required.
+    assert kind.read(acts, Fields({"a-1": "agreement"}, "a"), record) == [{"turn": 1, "act": "agreement"}]
     with pytest.raises(AnswerProblem, match="turn #2 \\(agreement\\): choose the turn it refers to"):
-        kind.read(acts, Fields({"a-1": "agreement"}, "a"), record)
+        kind.read(acts.model_copy(update={"label_requirement": Requirement(required=True)}),
+                  Fields({"a-1": "agreement"}, "a"), record)
     with pytest.raises(AnswerProblem, match="refers to '1', which is not another turn"):
         kind.read(acts, Fields({"a-1": "agreement", "a-1-ref": "1"}, "a"), record)
     with pytest.raises(AnswerProblem, match="'chat' is not one of the acts of turn 1"):

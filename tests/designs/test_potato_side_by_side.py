@@ -895,7 +895,7 @@ def test_a_trajectory_edit_saves_what_potato_saves(chromium, live_server, tmp_pa
     """Potato's trajectory_edit: each step's action in a box starting as it was (a step that is a text is its
     action; an action that is not text is its JSON, keys in order; a step without one has no box), the words and
     characters changed and the words taken out and put in as typed, a box typed in and Reset kept as not edited, a
-    reason asked of each edit (the item kept open without it), the final answer corrected; by keyboard; saved as
+    reason asked of each edit (marked while missing), the final answer corrected; by keyboard; saved as
     Potato's JSON of the boxes typed in, the steps edited and the characters changed."""
     batch, context, page = _start("edits", chromium, live_server, capsys)
     fix = page.locator(".task-item:visible [data-scheme=fix]")
@@ -922,7 +922,8 @@ def test_a_trajectory_edit_saves_what_potato_saves(chromium, live_server, tmp_pa
         if place == 0:
             assert boxes.nth(1).locator(".traj-edit-stats").inner_text() == "Words changed: 1 Chars changed: 2"
             assert boxes.nth(1).locator("del").all_inner_texts() == ["book(flight=TP1944) "]
-            assert page.locator("#cf-progress").inner_text() == "0 of 2 answered"  # no reason yet
+            missing = boxes.nth(1).get_by_label("Reason for edit")
+            assert missing.get_attribute("aria-invalid") == "true"  # marked; not required, so not held (as Potato)
         _type(page, boxes.nth(place + 1).get_by_label("Reason for edit"), reason)
     final = boxes.nth(3).locator("textarea")
     final.focus()

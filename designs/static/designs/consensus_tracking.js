@@ -1,6 +1,7 @@
 // A discussion's turns tagged with acts (designs/schemes/consensus_tracking.py): a turn's "Refers to" is asked
-// only while its act is one that refers (linked), and left empty otherwise; the widget stays open, named as
-// Potato names it ("turn #2 still needs the turn it refers to"), while a referring act lacks its turn.
+// only while its act is one that refers (linked), and left empty otherwise; while a referring act lacks its turn
+// the widget says so as Potato names it ("turn #2 still needs the turn it refers to"), and a required one stays
+// open (Potato's page holds only a required scheme to what its widget says is missing).
 (() => {
   function paint(list) {
     const linked = JSON.parse(list.dataset.linked || "[]");
@@ -20,7 +21,7 @@
     const scheme = list.closest(".scheme") || list.closest("fieldset");
     const status = list.parentElement.querySelector(".turn-acts-status");
     if (dangling.length) {
-      scheme.dataset.invalid = "true";
+      if (scheme.dataset.required === "true") scheme.dataset.invalid = "true";
       status.textContent = `${dangling.length === 1 ? "turn" : "turns"} ${dangling.join(", ")} still needs the turn it refers to`;
     } else {
       delete scheme.dataset.invalid;

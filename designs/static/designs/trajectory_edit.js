@@ -3,7 +3,8 @@
 // put in (a longest common subsequence of words, as Potato's diff), "✎ edited", and the run's count of edited boxes
 // and characters changed; Reset puts a box back as it was (it stays typed in, as in Potato). A box typed in is
 // marked in its "-touched" field, and the scheme's own field counts them (the item is answered once there is one).
-// An edit without the reason the scheme asks for keeps the item open, saying which step.
+// An edit without the reason the scheme asks for is marked, and keeps the item open when the scheme is required
+// (Potato's page holds only a required scheme to what its widget says is missing).
 (() => {
   const words = text => text.trim().split(/\s+/).filter(Boolean);
   function distance(a, b) {  // over characters of two texts, or two lists of words
@@ -78,7 +79,7 @@
       const unexplained = [...new Set(edited.filter(box => box.dataset.reason && !box.querySelector("[name$='-reason']").value.trim())
         .map(box => box.closest(".traj-edit-step").getAttribute("aria-label")))];
       const holder = scheme.closest(".scheme");
-      if (unexplained.length) holder.dataset.invalid = "true";
+      if (unexplained.length && holder.dataset.required === "true") holder.dataset.invalid = "true";
       else delete holder.dataset.invalid;
       boxes.forEach(box => {
         const reason = box.querySelector("[name$='-reason']");
