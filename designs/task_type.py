@@ -216,8 +216,8 @@ class DesignTask(TaskType):
                                                                            standalone=True))
 
 
-# The styles of a design's view of its shown fields (items.dialogues, items.pane_width), kept out of the site's
-# stylesheet, which every MTurk question inlines whole under its 64 KB.
+# The styles of dialogues and panes (and the design's view of them, items.dialogues and items.pane_width), kept out
+# of the site's stylesheet, which every MTurk question inlines whole under its 64 KB.
 VIEWS_STYLE = "designs/views.css"
 
 
@@ -271,8 +271,8 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     if evidence:
         scripts.append("designs/writing-evidence.js")
     styles = list(dict.fromkeys(entry["type"].style for entry in shown_schemes if entry["type"].style))
-    if design.items.dialogues or design.items.pane_width:
-        styles.append(VIEWS_STYLE)  # a dialogue's height, threads and times, a pane's width: only where asked
+    if any(row["said"] or any(turns or sides for _, _, turns, sides in row["shown"] + row["after"]) for row in rows):
+        styles.append(VIEWS_STYLE)  # a dialogue's turns or panes side by side: only where the page draws them
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
             "scripts": scripts, "styles": styles,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,
