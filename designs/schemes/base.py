@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from xml.sax.saxutils import quoteattr
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from core.registry import Registry
 
@@ -174,6 +174,14 @@ def no_labels_shown(scheme: Any, record: Any) -> str | None:
     if shown_labels(scheme, record) == [] and not scheme.has_free_response:
         return f"item {record.id!r} lists none of the scheme's labels to show under {scheme.dynamic_options_field!r}"
     return None
+
+
+def distinct_texts(cls: type, values: list[str], info: ValidationInfo) -> list[str]:
+    """A scheme's list of options (verdicts, categories, acts) as a validator: each a different text, none empty,
+    because the page tells them apart by their text. `_distinct = field_validator("options")(distinct_texts)`."""
+    if any(not value.strip() for value in values) or len(set(values)) < len(values):
+        raise ValueError(f"{info.field_name} must be different texts, none empty")
+    return values
 
 
 def _no_repeats(values: list[str], where: str, what: str) -> None:
@@ -620,6 +628,13 @@ def read_number(fields, low, high, step):
     if step and low is not None and abs(round((found - low) / step) * step - (found - low)) > 1e-9:
         raise AnswerProblem(f"{found:g} is not on a step of {step:g} from {low:g}")
     return found
+
+
+def edit_distances(original: str, edited: str) -> dict[str, int]:
+    """How far an edited text is from where it started, as Potato's page counts it: characters, and words split
+    at spaces (its text_edit and trajectory_edit records carry both)."""
+    return {"edit_distance_chars": levenshtein(original, edited),
+            "edit_distance_words": levenshtein(original.split(), edited.split())}
 
 
 def levenshtein(first, second) -> int:

@@ -11,7 +11,16 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from designs.dialogue import tool_calls
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, pick, point, scheme_type
+from designs.schemes.base import (
+    AnswerProblem,
+    SchemeBase,
+    SchemeType,
+    distinct_texts,
+    majority,
+    pick,
+    point,
+    scheme_type,
+)
 
 CATEGORIES = ["bug", "style", "suggestion", "security", "question"]
 VERDICTS = ["approve", "request_changes", "comment_only"]
@@ -32,12 +41,7 @@ class CodeReview(SchemeBase):
                                                     "none rated without it")
     max_comments: int = Field(10, ge=1, le=50, description="the most comments one review may hold")
 
-    @field_validator("verdict_options", "comment_categories", "file_rating_dimensions")
-    @classmethod
-    def _distinct(cls, options: list[str]) -> list[str]:
-        if any(not option.strip() for option in options) or len(set(options)) < len(options):
-            raise ValueError("must be different texts, none empty")
-        return options
+    _distinct = field_validator("verdict_options", "comment_categories", "file_rating_dimensions")(distinct_texts)
 
 
 def files(scheme: CodeReview, record: Any) -> list[str]:

@@ -11,10 +11,10 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from designs.dialogue import SAYINGS, SPEAKERS, as_line
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, pick, scheme_type
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, distinct_texts, majority, pick, scheme_type
 
 ACTS = ["proposal", "agreement", "disagreement", "decision", "concession"]
 LINKED_ACTS = ["agreement", "disagreement", "concession"]
@@ -37,10 +37,10 @@ class ConsensusTracking(SchemeBase):
     linked_acts: list[str] = Field(LINKED_ACTS, description="the acts that name the turn they refer to")
     hint: str = Field(HINT, description="what the annotator is told under the question")
 
+    _distinct = field_validator("acts")(distinct_texts)
+
     @model_validator(mode="after")
     def _acts(self) -> ConsensusTracking:
-        if any(not act.strip() for act in self.acts) or len(set(self.acts)) < len(self.acts):
-            raise ValueError("acts must be different texts, none empty")
         strays = [act for act in self.linked_acts if act not in self.acts]
         if strays:
             raise ValueError(f"linked_acts {', '.join(map(repr, strays))} are not among the acts; name acts from "

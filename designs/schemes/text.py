@@ -17,8 +17,8 @@ from designs.schemes.base import (
     SchemeBase,
     SchemeType,
     Strict,
+    edit_distances,
     labels_in_any_form,
-    levenshtein,
     scheme_type,
 )
 
@@ -198,9 +198,7 @@ class TextType(SchemeType):
         # text it started as, and the edit distances in characters and in words (as its page computes them).
         original = (prefill(scheme, record) or [""])[0]
         edited = value if isinstance(value, str) else "\n".join(map(str, value.values()))
-        found = {"edited_text": edited, "original_text": original,
-                 "edit_distance_chars": levenshtein(original, edited),
-                 "edit_distance_words": levenshtein(original.split(), edited.split())}
+        found = {"edited_text": edited, "original_text": original, **edit_distances(original, edited)}
         return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
 
     def potato_alias(self, scheme, importer):

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, pick, scheme_type
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, distinct_texts, majority, pick, scheme_type
 
 VERDICTS = ["correct", "wrong_tool", "wrong_args"]
 
@@ -23,12 +23,7 @@ class ToolCallReview(SchemeBase):
     steps_key: str = Field("steps", min_length=1, description="the item field holding the trace's steps (a list)")
     verdict_options: list[str] = Field(VERDICTS, min_length=1, description="the verdicts a call may be given")
 
-    @field_validator("verdict_options")
-    @classmethod
-    def _distinct(cls, options: list[str]) -> list[str]:
-        if any(not option.strip() for option in options) or len(set(options)) < len(options):
-            raise ValueError("verdict_options must be different texts, none empty")
-        return options
+    _distinct = field_validator("verdict_options")(distinct_texts)
 
 
 def calls(scheme: ToolCallReview, record: Any) -> list[dict[str, Any]]:

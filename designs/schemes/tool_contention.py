@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, pick, scheme_type
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, distinct_texts, majority, pick, scheme_type
 
 LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
 
@@ -27,12 +27,7 @@ class ToolContention(SchemeBase):
                                                                     "(else its lock)")
     contention_labels: list[str] = Field(LABELS, min_length=1, description="what a contention may be classified as")
 
-    @field_validator("contention_labels")
-    @classmethod
-    def _distinct(cls, labels: list[str]) -> list[str]:
-        if any(not label.strip() for label in labels) or len(set(labels)) < len(labels):
-            raise ValueError("contention_labels must be different texts, none empty")
-        return labels
+    _distinct = field_validator("contention_labels")(distinct_texts)
 
 
 def _seconds(value: Any) -> float:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, levenshtein, scheme_type
+from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, edit_distances, scheme_type
 
 
 class TrajectoryEdit(SchemeBase):
@@ -73,8 +73,7 @@ def final(scheme: TrajectoryEdit, record: Any) -> str | None:
 def measured(original: str, edited: str) -> dict[str, Any]:
     """A correction as Potato's page measures it: changed at all, characters and words (split at spaces) changed."""
     return {"original_text": original, "edited_text": edited, "edited": edited != original,
-            "edit_distance_chars": levenshtein(original, edited),
-            "edit_distance_words": levenshtein(original.split(), edited.split())}
+            **edit_distances(original, edited)}
 
 
 def _typed(fields: Any, part: str) -> str:
