@@ -740,6 +740,8 @@ class _Translation:
                 converted["description"] = value
             elif key == "humanize_labels" and kind.potato_humanizes:
                 pass  # read with the labels
+            elif key in kind.potato_said:
+                self.notes.append(f"scheme {name!r}: {key}: {kind.potato_said[key]}")
             else:
                 dropped.append(str(key))
         if dropped:

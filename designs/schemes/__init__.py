@@ -40,6 +40,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     conjoint,
     constant_sum,
     ranking,
+    card_sort,
     cloze,
     pure_display,
 )

@@ -245,6 +245,9 @@ class SchemeType:
     aggregators: ClassVar[tuple[str, ...]]
     # Potato's keys of a scheme of this type that carry over unchanged (our names are Potato's).
     potato_keys: ClassVar[tuple[str, ...]]
+    # Potato's keys read and not run because Potato's own page does not run them either, each with what happens
+    # (the import's report says it, not that the key was dropped).
+    potato_said: ClassVar[dict[str, str]] = {}
     # Potato shows its labels humanized ("not_sure" as "Not Sure") unless the scheme says humanize_labels: false,
     # storing the name as written; the import gives each label that text to show (designs.potato).
     potato_humanizes: ClassVar[bool] = False

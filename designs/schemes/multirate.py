@@ -73,7 +73,7 @@ class MultirateType(SchemeType):
     settings = Multirate
     aggregators = ("majority", "none")
     potato_keys = ("options", "options_from_data", "labels")
-    potato_aliases = ("semantic_differential", "rubric_eval", "process_reward", "card_sort")
+    potato_aliases = ("semantic_differential", "rubric_eval", "process_reward")
     page = {"value": "every"}
     asked_once = True
 
@@ -134,11 +134,6 @@ class MultirateType(SchemeType):
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         if alias == "rubric_eval":  # each criterion's point under its name, as a grid's rows are kept
             return self.potato_answer(scheme, value, record)
-        if alias == "card_sort":  # {group: [its cards]}, every group, as JSON in one input of the scheme's name
-            cards = rows(scheme, record)
-            sorted_cards = {label.name: [card for card in cards if value.get(card) == label.name]
-                            for label in scheme.labels}
-            return {"labels": {scheme.name: json.dumps(sorted_cards, ensure_ascii=False, separators=(",", ":"))}}
         if alias == "process_reward":  # each step's reward by its place, as Potato's page keeps them
             steps = [{"index": place, "reward": int(value[row]), "source": "human", "verified": True,
                       "ai_reward": None, "ai_reasoning": "", "confidence": None}
@@ -153,8 +148,6 @@ class MultirateType(SchemeType):
             return self._rubric(scheme)
         if scheme.get("annotation_type") == "process_reward":
             return _process_reward(scheme)
-        if scheme.get("annotation_type") == "card_sort":
-            return _card_sort(scheme)
         # A semantic differential: each pair of opposite words a row, the scale's points the columns.
         pairs = [pair for pair in scheme.get("pairs") or [] if isinstance(pair, list | tuple) and len(pair) == 2]
         points = scheme.get("scale_points", 7)
@@ -207,22 +200,3 @@ def _process_reward(scheme: dict) -> tuple[dict, str]:
             + (", a Wrong picking Wrong on every later step and Correct on every earlier one" if mode == "first_error"
                else "")
             + (f"; not run: {', '.join(left)}" if left else ""))
-
-
-def _card_sort(scheme: dict) -> tuple[dict, str]:
-    """Potato's closed card sort: each card of the item's list (`items_field`) put in one of the scheme's groups,
-    run as a grid, a card a row and the groups its columns, every card sorted. Potato's open sort (groups the
-    annotator makes) has no grid: refused, said how. Its allow_multiple is read and, as on Potato 2.12.1's page
-    (which moves a card, whatever it says), each card goes in one group."""
-    if scheme.get("mode", "closed") != "closed":
-        raise ValueError(f"mode is {scheme.get('mode')!r}: an open card sort, whose annotators make their own "
-                         f"groups, is not run here; give the groups and write mode: closed")
-    groups = scheme.get("groups")
-    if not isinstance(groups, list) or len(groups) < 2:
-        raise ValueError("a closed card sort needs its groups, at least two; add groups: [...]")
-    return ({"options_from_data": str(scheme.get("items_field", "items")), "labels": [str(group) for group in groups]},
-            "a closed card sort, run as a grid: each card of the item's list a row, the groups its columns (Potato "
-            "drags cards into piles; here each card's group is picked in its row, and every card is sorted)"
-            + ("; allow_empty_groups: false is not checked" if scheme.get("allow_empty_groups") is False else "")
-            + ("; allow_multiple: each card still goes in one group, as on Potato 2.12.1's page, which moves a card "
-               "rather than copying it" if scheme.get("allow_multiple") else ""))

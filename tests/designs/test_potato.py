@@ -169,10 +169,10 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"tool_contention, agent_interaction_graph, emergent_behavior, consensus_tracking, "
                                   f"interlinear_gloss, triad_test, slider, range_slider, number, datetime, text, "
                                   f"free_list, span, span_link, pairwise, bws, multirate, price_list, conjoint, "
-                                  f"constant_sum, ranking, cloze, pure_display (and runs Potato's triage, "
+                                  f"constant_sum, ranking, card_sort, cloze, pure_display (and runs Potato's triage, "
                                   f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
                                   f"vas, bdm, belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, rubric_eval, process_reward, card_sort, soft_label as them)"]
+                                  f"semantic_differential, rubric_eval, process_reward, soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 
@@ -1055,24 +1055,32 @@ def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
 
 
 @pytest.mark.parametrize(("settings", "said"), [
-    (b"mode: open", "mode is 'open': an open card sort, whose annotators make their own groups, is not run here; "
-                    "give the groups and write mode: closed"),
-    (b"groups: [A]", "a closed card sort needs its groups, at least two; add groups: [...]"),
+    (b"mode: closed", "a closed card sort needs its groups; name them under groups, or write mode: open for groups "
+                      "the annotator makes"),
+    (b"groups: [A, A]", "groups must be different texts, none empty"),
+    (b"mode: pile", "annotation_schemes.0.mode: is 'pile'; input should be 'closed' or 'open'"),
 ])
-def test_a_card_sort_without_a_grid_is_refused_saying_how(settings, said):
+def test_a_card_sort_that_cannot_run_is_refused_saying_how(settings, said):
     config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
               b"  - {annotation_type: card_sort, name: sort, " + settings + b"}\n")
-    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
-    assert found.errors[0] == f"c.yaml:4: annotation_schemes.0: scheme 'sort' (card_sort): {said}"
+    items = b'{"id": "1", "items": ["x"]}\n'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert not found.ok
+    assert said in " ".join(found.errors)
 
 
-def test_a_card_sort_s_allow_multiple_sorts_each_card_once_as_potato_s_page_does():
+def test_a_card_sort_s_allow_multiple_and_allow_empty_groups_are_said_as_potato_s_page_runs_them():
     config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
-              b"  - {annotation_type: card_sort, name: sort, groups: [A, B], allow_multiple: true}\n")
+              b"  - {annotation_type: card_sort, name: sort, mode: open, groups: [A, 2], allow_multiple: true,"
+              b" allow_empty_groups: false}\n")
     items = b'{"id": "1", "text": "x", "items": ["pear", "plum"]}\n'
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
     assert found.ok, found.errors
-    assert "allow_multiple: each card still goes in one group, as on Potato 2.12.1's page" in " ".join(found.notes)
+    assert found.warnings == []  # read, not dropped
+    notes = " ".join(found.notes)
+    assert "'sort': allow_multiple: each card still goes in one group, as on Potato 2.12.1's page" in notes
+    assert "'sort': allow_empty_groups: not checked, as Potato 2.12.1's page does not check it" in notes
+    assert found.raw["annotation_schemes"][0]["groups"] == ["A", "2"]  # a group named by a number, as its text
 
 
 def test_a_display_option_not_run_here_is_named_never_an_ok():

@@ -474,21 +474,71 @@ def test_free_lists_save_what_potato_saves(chromium, live_server, tmp_path, caps
         for item, row in theirs.items()}
 
 
+def _sort(page, card, key):
+    """A card sent to a group as on Potato's page: the card reached (as Tab reaches it) and the group's number
+    pressed (0 the unsorted cards)."""
+    page.locator(f".task-item:visible .sort-card[data-card='{card}']").focus()
+    page.keyboard.press(key)
+
+
+def _piles(page, scheme):
+    box = page.locator(f".task-item:visible [data-scheme={scheme}]")
+    return box.locator(".sort-zone").evaluate_all(
+        "zones => zones.map(z => [z.querySelector('.sort-head').innerText.replace(/\\s+/g, ' ').trim(), "
+        "[...z.querySelectorAll('.sort-card')].map(c => c.dataset.card)])")
+
+
 def test_a_closed_card_sort_saves_what_potato_saves(chromium, live_server, tmp_path, capsys):
-    """Potato's closed card_sort, run as a grid: each card of the item's list a row, the groups its columns, a
-    card's group picked by keyboard; saved as Potato's JSON of every group and its cards."""
+    """Potato's closed card_sort: the item's cards unsorted beside the scheme's groups, as Potato lays them out; a
+    card sent to a group by its number from the keyboard; saved as Potato's JSON of every group and its cards."""
     batch, context, page = _start("cards", chromium, live_server, capsys, PHONE)
-    grid = page.locator(".task-item:visible [data-scheme=sort]")
-    assert grid.locator("thead th").all_inner_texts() == ["Must have", "Nice to have", "Not needed"]
-    assert grid.locator("tbody th").all_inner_texts() == ["Search", "Dark mode", "Sync", "Stickers"]
-    for row, group in ((0, "Must have"), (1, "Nice to have"), (2, "Must have"), (3, "Not needed")):
-        _tick(page, grid.locator("tbody tr").nth(row).locator(f"input[value='{group}']"))
+    assert _piles(page, "sort") == [["0 Unsorted", ["Search", "Dark mode", "Sync", "Stickers"]],
+                                    ["1 Must have 0", []], ["2 Nice to have 0", []], ["3 Not needed 0", []]]
+    assert page.locator(".task-item:visible .sort-new").count() == 0  # a closed sort's groups are the scheme's
+    for card, key in (("Search", "1"), ("Dark mode", "2"), ("Sync", "1"), ("Stickers", "3")):
+        _sort(page, card, key)
+    assert _piles(page, "sort")[1] == ["1 Must have 2", ["Search", "Sync"]]
     _check(page, "potato-cards", "phone")
     _next(page)
-    grid = page.locator(".task-item:visible [data-scheme=sort]")
-    for row, group in ((0, "Must have"), (1, "Not needed")):
-        _tick(page, grid.locator("tbody tr").nth(row).locator(f"input[value='{group}']"))
+    _sort(page, "Themes", "3")
+    page.locator(".task-item:visible .sort-card[data-card='Transfers']").focus()
+    page.keyboard.press("Enter")  # picked up, then put in a group by Enter on the group
+    page.locator(".task-item:visible .sort-zone[data-group='Must have']").focus()
+    page.keyboard.press("Enter")
     _submit_and_compare(page, context, live_server, batch, "cards", tmp_path / "export")
+
+
+def test_an_open_card_sort_makes_its_groups_as_potato_s_does(chromium, live_server, tmp_path, capsys):
+    """Potato's open card_sort: groups added by name beside the scheme's (Enter in the name box), numbered in page
+    order; a group removed puts its cards back; the sort saved as Potato saves it, the groups in page order."""
+    batch, context, page = _start("piles", chromium, live_server, capsys)
+    name = page.locator(".task-item:visible .sort-new-name")
+    for group in ("Vegetable", "Fish"):
+        _type(page, name, group)
+        page.keyboard.press("Enter")
+    for card, key in (("apple", "1"), ("carrot", "2"), ("pear", "1"), ("salmon", "3")):
+        _sort(page, card, key)
+    assert _piles(page, "piles") == [["0 Unsorted", []], ["1 Fruit 2", ["apple", "pear"]],
+                                     ["2 Vegetable 1 ×", ["carrot"]], ["3 Fish 1 ×", ["salmon"]]]
+    _check(page, "potato-piles", "desktop")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-piles", "phone")
+    page.set_viewport_size(DESKTOP["viewport"])
+    _next(page)
+    name = page.locator(".task-item:visible .sort-new-name")
+    for group in ("Sea", "Other"):
+        _type(page, name, group)
+        page.keyboard.press("Enter")
+    _type(page, name, "Sea")
+    page.keyboard.press("Enter")  # a name taken: said, not added
+    assert page.locator(".task-item:visible .sort-status").inner_text() == "There is a group Sea already."
+    _sort(page, "tuna", "2")
+    _sort(page, "leek", "3")
+    page.get_by_role("button", name="Remove the group Other").focus()
+    page.keyboard.press("Enter")  # leek back among the unsorted
+    _sort(page, "plum", "1")
+    assert _piles(page, "piles") == [["0 Unsorted", ["leek"]], ["1 Fruit 1", ["plum"]], ["2 Sea 1 ×", ["tuna"]]]
+    _submit_and_compare(page, context, live_server, batch, "piles", tmp_path / "export")
 
 
 def test_a_timed_free_list_locks_when_its_time_is_up_as_potato_s_does(chromium, live_server, tmp_path, capsys):

@@ -44,7 +44,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 35
+    assert len(TYPE_NAMES) == 36
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -130,6 +130,7 @@ def _forms(scheme, record):
     yield {"a-0": "2", "a-0-flag-0": "1"}  # a handoff rated and flagged
     yield {"a": json.dumps({"critical_nodes": ["Bot"], "edges": []})}  # an agent on the critical path
     yield {"a-0": "deadlock"}  # the first contention of a run's calls
+    yield {"a": json.dumps({"Money": ["rates", "bank"], "Time": [], "Weather": ["spring"]})}  # a sort, a group added
     yield {"a": "1", "a-0-0": "I will look it up.", "a-0-0-touched": "1",
            "a-0-0-reason": "It was vague."}  # a step corrected, and why
     yield {"a-0-0": "1", "a-0-1": "1", "a-0-note": "both"}  # the turns of a behaviour, and a note
