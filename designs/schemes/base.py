@@ -635,9 +635,15 @@ def read_number(fields, low, high, step):
 
 def edit_distances(original: str, edited: str) -> dict[str, int]:
     """How far an edited text is from where it started, as Potato's page counts it: characters, and words split
-    at spaces (its text_edit and trajectory_edit records carry both)."""
-    return {"edit_distance_chars": levenshtein(original, edited),
+    at spaces (its text_edit and trajectory_edit records carry both). Its script's characters are UTF-16 units, so
+    an emoji is two of them: counted here the same way, or the record would differ from Potato's."""
+    return {"edit_distance_chars": levenshtein(_utf16(original), _utf16(edited)),
             "edit_distance_words": levenshtein(original.split(), edited.split())}
+
+
+def _utf16(text: str) -> list[bytes]:
+    data = text.encode("utf-16-le")
+    return [data[place:place + 2] for place in range(0, len(data), 2)]
 
 
 def levenshtein(first, second) -> int:

@@ -20,7 +20,8 @@ class FreeList(SchemeBase):
     """Items typed one at a time, in the order they come to mind."""
 
     annotation_type: Literal["free_list"]
-    min_items: int | None = Field(None, ge=1, description="the fewest items a list may have")
+    min_items: int | None = Field(None, ge=1, description="the fewest items a required list may have (an optional "
+                                                          "one is taken short, as in Potato)")
     max_items: int | None = Field(None, ge=1, description="the most items a list may have (the box closes then)")
     allow_duplicates: bool = Field(False, description="the same item twice (case and spaces aside) is kept")
     placeholder: str = Field("Type an item, then press Enter", description="shown in the empty box")
@@ -64,7 +65,9 @@ class FreeListType(SchemeType):
         time_up = bool(scheme.time_limit_s) and found.get("time_up") is True
         if not items and not time_up:
             return None
-        if scheme.min_items and len(items) < scheme.min_items and not time_up:
+        # Fewer than min_items hold only a required list, as Potato's page holds only a required scheme to what its
+        # widget says is missing.
+        if scheme.required and scheme.min_items and len(items) < scheme.min_items and not time_up:
             raise AnswerProblem(f"list at least {scheme.min_items} items (now {len(items)})")
         if scheme.max_items and len(items) > scheme.max_items:
             raise AnswerProblem(f"list at most {scheme.max_items} items (now {len(items)})")
@@ -81,8 +84,9 @@ class FreeListType(SchemeType):
                 **({"time_up": time_up} if scheme.time_limit_s else {})}
 
     def answer_schema(self, scheme):
-        # A timed list may end short when its time runs out (read checks min_items against time_up).
-        least = 0 if scheme.time_limit_s else scheme.min_items or 1
+        # A timed list may end short when its time runs out (read checks min_items against time_up), an optional
+        # list at any length.
+        least = 0 if scheme.time_limit_s else (scheme.min_items if scheme.required else None) or 1
         bounds = {"minItems": least, **({"maxItems": scheme.max_items} if scheme.max_items else {})}
         return {"type": "object", "properties": {
             "items": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": LONGEST}, **bounds},

@@ -1016,14 +1016,15 @@ def test_a_conjoint_choice_shows_each_item_s_profiles_and_keeps_the_card_chosen(
 
 
 def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
-    """Potato's free_list: the list read as the page keeps it (spaces collapsed), too few or too many items, a
-    duplicate (case and spaces aside) and an unreadable list refused saying what to do, a list without its times
-    (a model's) kept with none; a timed list short of min_items taken once its time is up; written as Potato's JSON."""
+    """Potato's free_list: the list read as the page keeps it (spaces collapsed), too few (a required list) or too
+    many items, a duplicate (case and spaces aside) and an unreadable list refused saying what to do, a list
+    without its times (a model's) kept with none; a timed list short of min_items taken once its time is up;
+    written as Potato's JSON."""
     from designs.schemes import SCHEME_TYPES, AnswerProblem
 
     config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
               b"  - {annotation_type: free_list, name: fruit, description: Fruit, min_items: 2, max_items: 3,"
-              b" time_limit_s: 60}\n")
+              b" time_limit_s: 60, label_requirement: {required: true}}\n")
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
     assert found.ok, found.errors
     assert found.warnings == []
@@ -1044,6 +1045,9 @@ def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
                         ({"items": [3]}, "the list could not be read; reload the page")):
         with pytest.raises(AnswerProblem, match=said):
             read(value)
+    # Short of min_items holds only a required list, as Potato's page holds only a required scheme to it.
+    optional = scheme.model_copy(update={"label_requirement": None})
+    assert kind.read(optional, Fields({"a": json.dumps({"items": ["fig"]})}, "a"), record)["items"] == ["fig"]
     # Timed: a list short of min_items is taken when its time is up, not before.
     assert read({"items": ["fig"], "time_up": True})["time_up"] is True
     assert read({"items": [], "time_up": True}) == {"items": [], "timings_ms": [], "elapsed_ms": 0, "time_up": True}
@@ -1052,6 +1056,16 @@ def test_a_free_list_keeps_the_items_in_order_with_when_each_came():
                                                               '"elapsed_ms":10,"time_up":false,"started":true}'}}
     assert json.loads(kind.potato_answer(scheme, read({"items": ["fig"], "time_up": True}), record)["labels"][
         "fruit"])["time_up"] is True
+
+
+def test_an_edit_is_measured_as_potato_s_page_measures_it():
+    """Characters as Potato's script counts them (UTF-16 units: an emoji is two), words split at any run of
+    spaces, the ends trimmed."""
+    from designs.schemes.base import edit_distances
+
+    assert edit_distances("sentence 1", "sentence one") == {"edit_distance_chars": 3, "edit_distance_words": 1}
+    assert edit_distances("ok", "ok 😀") == {"edit_distance_chars": 3, "edit_distance_words": 1}
+    assert edit_distances("  one two ", "one\n two") == {"edit_distance_chars": 4, "edit_distance_words": 0}
 
 
 @pytest.mark.parametrize(("settings", "said"), [

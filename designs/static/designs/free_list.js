@@ -109,9 +109,10 @@
       else if (least) said += ` (at least ${least})`;
       else if (most) said += ` (at most ${most})`;
       count.textContent = said;
-      // Too few items keep the item open, as a required answer left empty would, until the time is up.
+      // Too few items keep the item open, as a required answer left empty would, until the time is up: only a
+      // required list, as Potato's page holds only a required scheme to what its widget says is missing.
       const scheme = box.closest(".scheme");
-      if (items.length && items.length < least && !timeUp) scheme.dataset.invalid = "true";
+      if (scheme.dataset.required === "true" && items.length && items.length < least && !timeUp) scheme.dataset.invalid = "true";
       else delete scheme.dataset.invalid;
     }
     function put() {
