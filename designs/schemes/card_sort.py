@@ -76,7 +76,7 @@ class CardSortType(SchemeType):
 
     def read(self, scheme, fields, record):
         given = read_json(fields, "sort", "sort the cards again")
-        if given is None:
+        if not given:  # nothing sorted, or an open sort's every group removed
             return None
         if not isinstance(given, dict) or any(not isinstance(placed, list) for placed in given.values()):
             raise AnswerProblem("the sort could not be read; reload the page and sort the cards again")

@@ -1083,6 +1083,47 @@ def test_a_card_sort_that_cannot_run_is_refused_saying_how(settings, said):
     assert said in " ".join(found.errors)
 
 
+def test_a_card_sort_is_read_checked_and_combined_card_by_card():
+    """A sort read as the page keeps it (Potato's JSON), each group with its cards in the order they went in, a
+    card left unsorted in none; a card twice, a card not the item's, a closed sort's group not the scheme's or one
+    of its groups missing refused saying what to do; nothing sorted is no answer; combined card by card."""
+    from designs.schemes import SCHEME_TYPES, AnswerProblem
+
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: card_sort, name: sort, groups: [Keep, Drop], items_field: cards}\n")
+    items = b'{"id": "1", "text": "x", "cards": ["pear", "plum", "fig"]}\n'
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert found.ok, found.errors
+    scheme = found.design.scheme("sort")
+    kind = SCHEME_TYPES.of(scheme)
+    record = Record("1", "x", {"cards": ["pear", "plum", "fig"]})
+
+    def read(value, which=scheme):
+        return kind.read(which, Fields({"a": value if isinstance(value, str) else json.dumps(value)}, "a"), record)
+
+    assert read({"Keep": ["plum", "pear"], "Drop": []}) == [{"group": "Keep", "cards": ["plum", "pear"]},
+                                                          {"group": "Drop", "cards": []}]
+    assert read("") is None and read({}) is None
+    for value, said in (({"Keep": ["pear"], "Drop": ["pear"]}, "'pear' is in two groups; each card goes in one"),
+                        ({"Keep": ["kiwi"], "Drop": []}, "'kiwi' is not one of the item's cards"),
+                        ({"Keep": [], "Drop": [], "Maybe": []}, "only the groups Keep, Drop may be used"),
+                        ({"Keep": []}, "the group 'Drop' is missing"),
+                        ("{nope", "the sort could not be read; reload the page")):
+        with pytest.raises(AnswerProblem, match=said):
+            read(value)
+    open_sort = scheme.model_copy(update={"mode": "open"})
+    assert read({"Keep": ["fig"], "Drop": [], "Sweet": ["plum"]}, open_sort)[2] == {"group": "Sweet",
+                                                                                   "cards": ["plum"]}
+    with pytest.raises(AnswerProblem, match="each group needs a name of its own"):
+        read({"Keep": [], "Drop": [], " ": ["plum"]}, open_sort)
+    answers = [read({"Keep": ["pear", "fig"], "Drop": ["plum"]}), read({"Keep": ["pear"], "Drop": ["plum", "fig"]}),
+               read({"Keep": ["fig"], "Drop": ["plum"]})]
+    assert kind.units(scheme, answers[0]) == {"pear": "Keep", "fig": "Keep", "plum": "Drop"}
+    assert kind.combine(scheme, answers) == [{"group": "Keep", "cards": ["pear", "fig"]},
+                                             {"group": "Drop", "cards": ["plum"]}]
+    assert kind.form_fields(scheme, answers[1]) == {"": '{"Keep": ["pear"], "Drop": ["plum", "fig"]}'}
+
+
 def test_a_card_sort_s_allow_multiple_and_allow_empty_groups_are_said_as_potato_s_page_runs_them():
     config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
               b"  - {annotation_type: card_sort, name: sort, mode: open, groups: [A, 2], allow_multiple: true,"

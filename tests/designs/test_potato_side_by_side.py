@@ -510,7 +510,8 @@ def test_a_closed_card_sort_saves_what_potato_saves(chromium, live_server, tmp_p
 
 def test_an_open_card_sort_makes_its_groups_as_potato_s_does(chromium, live_server, tmp_path, capsys):
     """Potato's open card_sort: groups added by name beside the scheme's (Enter in the name box), numbered in page
-    order; a group removed puts its cards back; the sort saved as Potato saves it, the groups in page order."""
+    order, and laid out again from a draft; a group removed puts its cards back; the sort saved as Potato saves
+    it, the groups in page order."""
     batch, context, page = _start("piles", chromium, live_server, capsys)
     name = page.locator(".task-item:visible .sort-new-name")
     for group in ("Vegetable", "Fish"):
@@ -524,6 +525,11 @@ def test_an_open_card_sort_makes_its_groups_as_potato_s_does(chromium, live_serv
     page.set_viewport_size(PHONE["viewport"])
     _check(page, "potato-piles", "phone")
     page.set_viewport_size(DESKTOP["viewport"])
+    page.reload()  # the draft's sort laid out again, the groups the annotator made too
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    page.get_by_role("button", name="← Previous").click()  # the page opens on the first item not yet answered
+    assert _piles(page, "piles") == [["0 Unsorted", []], ["1 Fruit 2", ["apple", "pear"]],
+                                     ["2 Vegetable 1 ×", ["carrot"]], ["3 Fish 1 ×", ["salmon"]]]
     _next(page)
     name = page.locator(".task-item:visible .sort-new-name")
     for group in ("Sea", "Other"):

@@ -29,7 +29,7 @@
       zones().slice(1).forEach(zone => {
         sort[zone.dataset.group] = [...zone.querySelectorAll(".sort-card")].map(card => card.dataset.card);
       });
-      field.value = JSON.stringify(sort);
+      field.value = Object.keys(sort).length ? JSON.stringify(sort) : "";  // no group left: nothing answered
       number();
       field.dispatchEvent(new Event("change", {bubbles: true}));
     }
