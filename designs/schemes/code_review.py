@@ -108,7 +108,10 @@ class CodeReviewType(SchemeType):
                 ratings[path] = given
         if scheme.required and not verdict:
             raise AnswerProblem("give the change a verdict")
-        if not (verdict or comments or ratings):
+        # A comment opened and left unwritten answers with nothing in it, as Potato's page keeps one (its JSON is
+        # written once a card opens); the page counts it answered too (a category is picked).
+        opened = any(fields.get(f"c{slot}-category") for slot in range(scheme.max_comments))
+        if not (verdict or comments or ratings or opened):
             return None
         return {"verdict": verdict, "comments": comments, "file_ratings": ratings}
 

@@ -1331,6 +1331,24 @@ def test_an_agent_scorecard_reads_each_agent_s_and_the_team_s_points():
         kind.read(required, Fields({"a-1-0": "3", "a-team-0": "2"}, "a"), record)
 
 
+def test_a_code_review_with_a_comment_opened_and_not_written_is_kept_empty_as_potato_keeps_it():
+    """Potato 2.12.1, seen on its page: "+ Add Comment" pressed, nothing written, Next: it keeps
+    {"verdict":"","comments":[],"file_ratings":{}}. So here; a review never touched is no answer."""
+    from designs.schemes import SCHEME_TYPES
+
+    config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
+              b"  - {annotation_type: code_review, name: review, description: Review}\n")
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": b'{"id": "1", "text": "x"}\n'}))
+    scheme = found.design.scheme("review")
+    kind = SCHEME_TYPES.of(scheme)
+    record = Record("1", "x", {})
+    empty = kind.read(scheme, Fields({"a-c0-category": "bug", "a-c0-text": "", "a-c0-file": ""}, "a"), record)
+    assert empty == {"verdict": "", "comments": [], "file_ratings": {}}
+    assert kind.potato_answer(scheme, empty, record) == {
+        "labels": {"review": '{"verdict":"","comments":[],"file_ratings":{}}'}}
+    assert kind.read(scheme, Fields({}, "a"), record) is None
+
+
 def test_a_handoff_review_reads_each_handoff_s_issues_and_quality():
     """A handoff wherever the acting agent changes; the issues in the scheme's order, the quality left out when not
     given; a quality off the scale refused; a required one needs every handoff reviewed."""
