@@ -10,9 +10,17 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, read_json, scheme_type
+from designs.schemes.base import (
+    AnswerProblem,
+    SchemeBase,
+    SchemeType,
+    distinct_texts,
+    majority,
+    read_json,
+    scheme_type,
+)
 
 
 class CardSort(SchemeBase):
@@ -25,10 +33,10 @@ class CardSort(SchemeBase):
     groups: list[str] = Field([], description="the groups the cards go in (an open sort starts with them)")
     max_groups: int = Field(20, ge=1, le=50, description="the most groups an open sort may hold")
 
+    _distinct = field_validator("groups")(distinct_texts)
+
     @model_validator(mode="after")
     def _groups(self) -> CardSort:
-        if any(not group.strip() for group in self.groups) or len(set(self.groups)) < len(self.groups):
-            raise ValueError("groups must be different texts, none empty")
         if self.mode == "closed" and not self.groups:
             raise ValueError("a closed card sort needs its groups; name them under groups, or write mode: open for "
                              "groups the annotator makes")
@@ -71,8 +79,7 @@ class CardSortType(SchemeType):
         return None
 
     def widget_context(self, scheme, record, field, keys):
-        return {"cards": cards(scheme, record), "groups": scheme.groups, "open": scheme.mode == "open",
-                "more": range(len(scheme.groups), scheme.max_groups)}
+        return {"cards": cards(scheme, record), "groups": scheme.groups, "open": scheme.mode == "open"}
 
     def read(self, scheme, fields, record):
         given = read_json(fields, "sort", "sort the cards again")
@@ -132,7 +139,10 @@ class CardSortType(SchemeType):
                 f"group listed, each card in at most one.{listed}")
 
     def card_labels(self, scheme):
-        return ", ".join(scheme.groups) + (" (and groups of the annotator's)" if scheme.mode == "open" else "")
+        if scheme.mode == "closed":
+            return ", ".join(scheme.groups)
+        return f"{', '.join(scheme.groups)} and groups the annotator makes" if scheme.groups else \
+            "groups the annotator makes"
 
     def from_potato(self, converted, importer):
         if isinstance(converted.get("groups"), list):  # a group named by a number is its text, as on Potato's page

@@ -19,7 +19,7 @@
         const count = zone.querySelector(".sort-count");
         if (count) count.textContent = zone.querySelectorAll(".sort-card").length;
         const key = zone.querySelector(".sort-key");
-        if (key) key.textContent = place;
+        if (key) { key.textContent = place; key.hidden = place > 9; }
         if (place < 10) zone.setAttribute("aria-keyshortcuts", String(place));
         else zone.removeAttribute("aria-keyshortcuts");
       });
