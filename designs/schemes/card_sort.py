@@ -88,14 +88,12 @@ class CardSortType(SchemeType):
         if not isinstance(given, dict) or any(not isinstance(placed, list) for placed in given.values()):
             raise AnswerProblem("the sort could not be read; reload the page and sort the cards again")
         names = [str(group).strip() for group in given]
-        missing = [group for group in scheme.groups if group not in names]
-        if missing:
-            raise AnswerProblem(f"the group {missing[0]!r} is missing; reload the page and sort the cards again")
-        if scheme.mode == "closed" and len(names) > len(scheme.groups):
-            raise AnswerProblem(f"only the groups {', '.join(scheme.groups)} may be used")
         if any(not name for name in names) or len(set(names)) < len(names):
             raise AnswerProblem("each group needs a name of its own")
-        if len(names) > scheme.max_groups:
+        own = [name for name in names if name not in scheme.groups]
+        if scheme.mode == "closed" and own:
+            raise AnswerProblem(f"only the groups {', '.join(scheme.groups)} may be used")
+        if len(scheme.groups) + len(own) > scheme.max_groups:
             raise AnswerProblem(f"make at most {scheme.max_groups} groups")
         known, seen = cards(scheme, record), set()
         for placed in given.values():
@@ -105,7 +103,10 @@ class CardSortType(SchemeType):
                 if card in seen:
                     raise AnswerProblem(f"{card!r} is in two groups; each card goes in one")
                 seen.add(card)
-        return [{"group": name, "cards": list(placed)} for name, placed in zip(names, given.values(), strict=True)]
+        # In page order: the scheme's groups (one left out, as a model may leave an empty one, is empty), then the
+        # annotator's in the order made.
+        placed = dict(zip(names, given.values(), strict=True))
+        return [{"group": name, "cards": list(placed.get(name, []))} for name in [*scheme.groups, *own]]
 
     def answer_schema(self, scheme):
         group = {"type": "object", "required": ["group", "cards"], "additionalProperties": False,

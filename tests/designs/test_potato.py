@@ -1085,8 +1085,9 @@ def test_a_card_sort_that_cannot_run_is_refused_saying_how(settings, said):
 
 def test_a_card_sort_is_read_checked_and_combined_card_by_card():
     """A sort read as the page keeps it (Potato's JSON), each group with its cards in the order they went in, a
-    card left unsorted in none; a card twice, a card not the item's, a closed sort's group not the scheme's or one
-    of its groups missing refused saying what to do; nothing sorted is no answer; combined card by card."""
+    card left unsorted in none, the scheme's groups first (one left out is empty); a card twice, a card not the
+    item's, a closed sort's group not the scheme's refused saying what to do; nothing sorted is no answer; combined
+    card by card."""
     from designs.schemes import SCHEME_TYPES, AnswerProblem
 
     config = (b"annotation_task_name: P\ndata_files: [items.jsonl]\nannotation_schemes:\n"
@@ -1104,10 +1105,10 @@ def test_a_card_sort_is_read_checked_and_combined_card_by_card():
     assert read({"Keep": ["plum", "pear"], "Drop": []}) == [{"group": "Keep", "cards": ["plum", "pear"]},
                                                           {"group": "Drop", "cards": []}]
     assert read("") is None and read({}) is None
+    assert read({"Drop": ["fig"]}) == [{"group": "Keep", "cards": []}, {"group": "Drop", "cards": ["fig"]}]
     for value, said in (({"Keep": ["pear"], "Drop": ["pear"]}, "'pear' is in two groups; each card goes in one"),
                         ({"Keep": ["kiwi"], "Drop": []}, "'kiwi' is not one of the item's cards"),
                         ({"Keep": [], "Drop": [], "Maybe": []}, "only the groups Keep, Drop may be used"),
-                        ({"Keep": []}, "the group 'Drop' is missing"),
                         ("{nope", "the sort could not be read; reload the page")):
         with pytest.raises(AnswerProblem, match=said):
             read(value)
