@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, field_validator, model_validator
 
@@ -128,6 +129,26 @@ class CardSortType(SchemeType):
         names = dict.fromkeys([*scheme.groups, *(group["group"] for value in values for group in value)])
         return [{"group": name, "cards": [card for card, group in placed.items() if group == name]}
                 for name in names if name in scheme.groups or name in placed.values()]
+
+    # Label Studio: a closed sort is its Ranker with a Bucket per group over a List of the cards (each card its own
+    # id, so a result names it as written); an open sort has no tag there (Label Studio's buckets are the config's),
+    # so its answers are left out of that export.
+    def labelstudio_objects(self, scheme):
+        return [("List", scheme.items_field)]
+
+    def labelstudio_data(self, scheme, record):
+        return {scheme.items_field: [{"id": card, "title": card} for card in cards(scheme, record)]}
+
+    def labelstudio_control(self, scheme, to_name):
+        if scheme.mode == "open":
+            return ""
+        buckets = "".join(f"<Bucket name={quoteattr(group)} title={quoteattr(group)}/>" for group in scheme.groups)
+        return (f"<Ranker name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
+                + (' required="true"' if scheme.required else "") + f">{buckets}</Ranker>")
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        return [{"type": "ranker", "value": {"ranker": {group["group"]: group["cards"] for group in value
+                                                         if group["cards"]}}}]
 
     def potato_ordered(self, scheme, value, record):
         return as_potato(value)

@@ -184,6 +184,46 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
     assert len(given) == 2 and again.as_json()["annotations"] == 2 and again.as_json()["annotators"] == 2
 
 
+@pytest.mark.django_db
+def test_a_potato_card_sort_goes_to_label_studio_as_a_ranker_with_buckets(tmp_path, capsys):
+    """A closed card sort (Potato's, imported) goes out as Label Studio's Ranker with a Bucket per group over a List
+    of the item's cards; label-studio-sdk accepts the tasks and their sorts, and the export imports again as a
+    sort into the same buckets, each person's as theirs."""
+    from tests.designs.fixtures import potato_project
+
+    project = potato_project(Path(__file__).parent / "potato_side_by_side" / "cards" / "config.yaml", capsys)
+    batch = batch_publish(batch=project.batches.get())
+    sorts = [{"Must have": ["Sync", "Search"], "Nice to have": [], "Not needed": ["Stickers"]},
+             {"Must have": ["Search"], "Nice to have": ["Dark mode", "Sync"], "Not needed": []}]
+    for number, given in enumerate(sorts):  # k1's sorts; k2 (Transfers, Themes) left unsorted by both
+        worker = Worker.objects.create(provider="inhouse", external_id=f"w{number}")
+        assignment = assignment_claim(batch=batch, worker=worker)
+        item = next(item for item in assignment.hit.ordered_items() if "Search" in json.dumps(item.payload))
+        assignment_submit(assignment=assignment, worker=worker, raw_answers={f"a-{item.pk}-0": json.dumps(given)})
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    config = written["config.xml"].read_text()
+    assert '<List name="features" value="$features"/>' in config
+    assert ('<Ranker name="sort" toName="features"><Bucket name="Must have" title="Must have"/><Bucket name="Nice '
+            'to have" title="Nice to have"/><Bucket name="Not needed" title="Not needed"/></Ranker>') in config
+    tasks = json.loads(written["tasks.json"].read_text())
+    first = next(task for task in tasks if task["data"]["features"][0]["id"] == "Search")
+    assert [annotation["result"][0]["value"] for annotation in first["annotations"]] == [
+        {"ranker": {"Must have": ["Sync", "Search"], "Not needed": ["Stickers"]}},
+        {"ranker": {"Must have": ["Search"], "Nice to have": ["Dark mode", "Sync"]}}]
+    if not LS_PYTHON:
+        pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
+    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"])],
+                             capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
+    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[] for _ in tasks]
+    again = import_project(written["config.xml"].read_bytes(), name="config.xml",
+                           tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
+    assert again.ok, again.errors
+    assert [entry.answers["sort"] for entry in again.given if entry.item == "k1"] == [
+        {"Must have": ["Sync", "Search"], "Not needed": ["Stickers"]},
+        {"Must have": ["Search"], "Nice to have": ["Dark mode", "Sync"]}]
+
+
 STUDY = """<View>
   <Header value="Does the post say something that did not happen?"/>
   <Text name="post" value="$text"/>
