@@ -13,6 +13,7 @@
     const zones = () => [...box.querySelectorAll(".sort-zone")];  // the unsorted cards first, then each group
     const held = () => box.querySelector(".sort-card[aria-pressed=true]");
     const say = text => { status.textContent = text; };
+    const cardOf = text => [...box.querySelectorAll(".sort-card")].find(found => found.dataset.card === text);
     const where = zone => zone.dataset.group || "the unsorted cards";
     function number() {  // each zone's number key (the first nine groups), and each group's count
       zones().forEach((zone, place) => {
@@ -44,6 +45,10 @@
       card.setAttribute("aria-pressed", "true");
       box.classList.add("holding");
       say(`Picked up ${card.dataset.card}: choose a group.`);
+    }
+    function toggle(card) {  // a card picked up, or put down if it was held
+      if (card.getAttribute("aria-pressed") !== "true") pickUp(card);
+      else { putDown(); say(`Put ${card.dataset.card} down.`); }
     }
     function moveTo(card, zone, quiet) {
       putDown();
@@ -94,7 +99,7 @@
       zone.addEventListener("dragover", event => event.preventDefault());
       zone.addEventListener("drop", event => {
         event.preventDefault();
-        const card = [...box.querySelectorAll(".sort-card")].find(found => found.dataset.card === event.dataTransfer.getData("text/plain"));
+        const card = cardOf(event.dataTransfer.getData("text/plain"));
         if (card) moveTo(card, zone);
       });
     }
@@ -103,12 +108,12 @@
       card.addEventListener("dragstart", event => event.dataTransfer.setData("text/plain", card.dataset.card));
       card.addEventListener("click", event => {
         if (event.detail === 0) return;  // Enter's click: the key did it
-        if (card.getAttribute("aria-pressed") === "true") { putDown(); say(`Put ${card.dataset.card} down.`); } else pickUp(card);
+        toggle(card);
       });
       card.addEventListener("keydown", event => {
         const zone = /^[0-9]$/.test(event.key) ? zones()[Number(event.key)] : null;
         if (event.key === "Enter" || event.key === " ") {
-          if (card.getAttribute("aria-pressed") === "true") { putDown(); say(`Put ${card.dataset.card} down.`); } else pickUp(card);
+          toggle(card);
         } else if (event.key === "Escape" && held()) {
           say(`Put ${putDown().dataset.card} down.`);
         } else if (zone) {
@@ -141,7 +146,7 @@
       if (kept && typeof kept === "object") Object.entries(kept).forEach(([name, cards]) => {
         const zone = zones().slice(1).find(found => found.dataset.group === name) || (adder ? addGroup(name, true) : null);
         if (zone) cards.forEach(text => {
-          const card = [...box.querySelectorAll(".sort-card")].find(found => found.dataset.card === text);
+          const card = cardOf(text);
           if (card) moveTo(card, zone, true);
         });
       });
