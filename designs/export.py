@@ -275,8 +275,9 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
     """The answers as Potato 2's jsonl and csv exporters write them (annotations.jsonl, annotations.csv): a record
     per annotator and item, {instance_id, user_id, labels: {scheme: {input: value}}, spans: {scheme: [...]}, links:
     {scheme: [...]}}, each scheme's answer in Potato's own form (designs.schemes' potato_answer; Potato's own
-    exporter leaves links empty, ours writes them as Potato stores them); the csv has a column per scheme and input
-    (scheme.input), per span or link scheme (scheme._spans, scheme._links) and per score Potato adds (a cloze's), in
+    exporter leaves links empty, ours writes them as Potato stores them, and an event scheme's events under events as
+    Potato's page stores them); the csv has a column per scheme and input (scheme.input), per span, link or event
+    scheme (scheme._spans, scheme._links, scheme._events) and per score Potato adds (a cloze's), in
     the order they first appear; an item left unanswered is not written, as Potato keeps nothing of it. Streamed:
     the csv's rows wait in a file of their own until its columns are known, so memory stays flat."""
     folder.mkdir()
@@ -297,12 +298,12 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
                 if written.get("labels"):
                     record["labels"][name] = written["labels"]
                     row.update((f"{name}.{key}", text) for key, text in written["labels"].items())
-                for part in ("spans", "links"):
-                    if written.get(part):
-                        record[part][name] = written[part]
+                for part in ("spans", "links", "events"):
+                    if written.get(part):  # events only where a design has them: Potato's export has no such key
+                        record.setdefault(part, {})[name] = written[part]
                         row[f"{name}._{part}"] = json.dumps(written[part])
                 row.update((f"{name}.{key}", score) for key, score in kind.potato_scores(scheme, value, found).items())
-            if not (record["labels"] or record["spans"] or record["links"]):
+            if not (record["labels"] or record["spans"] or record["links"] or record.get("events")):
                 continue  # an item seen and left unanswered: Potato keeps nothing of it
             columns.update(dict.fromkeys(row))
             out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -33,6 +33,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     free_list,
     span,
     span_link,
+    event_annotation,
     pairwise,
     bws,
     multirate,

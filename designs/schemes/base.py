@@ -134,8 +134,8 @@ class LabelledScheme(SchemeBase):
     @classmethod
     def _distinct_labels(cls, labels: list[Label]) -> list[Label]:
         # A field validator, so that the error points at the labels' line.
-        _no_repeats([label.name for label in labels], "labels", "label")
-        _no_repeats([label.key for label in labels if label.key], "labels", "key_value")
+        no_repeats([label.name for label in labels], "labels", "label")
+        no_repeats([label.key for label in labels if label.key], "labels", "key_value")
         return labels
 
     def keys(self) -> dict[str, str]:
@@ -184,7 +184,8 @@ def distinct_texts(cls: type, values: list[str], info: ValidationInfo) -> list[s
     return values
 
 
-def _no_repeats(values: list[str], where: str, what: str) -> None:
+def no_repeats(values: list[str], where: str, what: str) -> None:
+    """A list whose values must differ (labels, link types, roles): the first repeated one named."""
     seen: set[str] = set()
     for value in values:
         if value in seen:
@@ -573,6 +574,11 @@ SCHEME_TYPES = SchemeTypes()
 def scheme_type(cls: type[SchemeType]) -> type[SchemeType]:
     SCHEME_TYPES.register(cls.name, cls())
     return cls
+
+
+def an(word: str) -> str:
+    """The word after its article, as a message says it: "an ATTACK", "a MOVE" (by its first letter)."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def pick(value: str, allowed: list[str], what: str) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, model_validator
@@ -13,10 +14,12 @@ from pydantic import Field, model_validator
 from core import spans
 from designs.schemes.base import (
     NAME,
+    SCHEME_TYPES,
     AnswerProblem,
     LabelledScheme,
     SchemeType,
     Strict,
+    an,
     one_of,
     read_json,
     scheme_type,
@@ -311,3 +314,46 @@ def char_labels(text: str, marked) -> list[str]:
         for index in range(max(0, span["start"]), min(len(text), span["end"])):
             labels[index] = span["label"]
     return labels
+
+
+# What the schemes over another span scheme's spans share (span_link's links, event_annotation's events).
+def span_at(entry: Any, text: str) -> tuple[int, int, str]:
+    """A span such a scheme's answer names ([start, end, label]: a link's end, an event's trigger), in the text."""
+    if not (isinstance(entry, list) and len(entry) == 3 and all(isinstance(n, int) and not isinstance(n, bool)
+                                                                for n in entry[:2]) and isinstance(entry[2], str)):
+        raise AnswerProblem(f"{str(entry)[:40]} is not a span [start, end, label]")
+    if not 0 <= entry[0] < entry[1] <= len(text):
+        raise AnswerProblem(f"the span {entry[0]}:{entry[1]} is outside the text (0:{len(text)})")
+    return entry[0], entry[1], entry[2]
+
+
+def allowed_label(label: str, allowed: list[str], what: str) -> None:
+    """A span's label where only some may be (a link's end, an event's trigger or role); none named, any may."""
+    if allowed and label not in allowed:
+        raise AnswerProblem(f"{what} is {an(label)}; it must be {' or '.join(map(an, allowed))}")
+
+
+def most_give(values: list[list], key: Callable[[Any], tuple]) -> list:
+    """The entries (links, events) more than half the answers give, the same by `key`, each answer counted once."""
+    counts: dict[tuple, list] = {}
+    for value in values:
+        for found, entry in {key(entry): entry for entry in value}.items():
+            counts.setdefault(found, []).append(entry)
+    return [given[0] for given in counts.values() if len(given) * 2 > len(values)]
+
+
+def spans_named(scheme: Any, design: Any) -> tuple[Any, list[tuple[tuple, str]]]:
+    """The span scheme a scheme's span_schema names, or the problem naming the design's span schemes instead."""
+    marking = [other for other in design.annotation_schemes if SCHEME_TYPES.of(other).marks_text]
+    spans = next((other for other in marking if other.name == scheme.span_schema), None)
+    if spans is not None:
+        return spans, []
+    return None, [(("span_schema",), f"names {scheme.span_schema!r}, which is not a span scheme of the design; its "
+                                     f"span schemes are {', '.join(other.name for other in marking) or '(none)'}")]
+
+
+def unknown_labels(spans: Any, path: tuple, labels: list[str]) -> list[tuple[tuple, str]]:
+    """The labels (a link's or an event's allowed ones, at `path`) the span scheme does not have, each named."""
+    have = sorted(label.name for label in spans.labels)
+    return [(path, f"{label!r} is not a label of {spans.name} ({', '.join(have)})") for label in labels
+            if label not in have]

@@ -12,16 +12,17 @@ from xml.sax.saxutils import quoteattr
 from pydantic import Field, field_validator
 
 from designs.schemes.base import (
-    SCHEME_TYPES,
     AnswerProblem,
     SchemeBase,
     SchemeType,
     Strict,
+    an,
+    no_repeats,
     one_of,
     read_json,
     scheme_type,
 )
-from designs.schemes.span import EXTRAS
+from designs.schemes.span import EXTRAS, allowed_label, most_give, span_at, spans_named, unknown_labels
 
 MAX_LINKS = 100
 # The colours Potato's coreference manager gives its chains in turn (static/coreference-manager.js).
@@ -54,18 +55,8 @@ class SpanLink(SchemeBase):
     @field_validator("link_types", mode="after")
     @classmethod
     def _distinct_types(cls, types: list[LinkType]) -> list[LinkType]:
-        names = [kind.name for kind in types]
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            raise ValueError(f"two link_types have the name {repeated[0]!r}; each must be different")
+        no_repeats([kind.name for kind in types], "link_types", "name")
         return types
-
-
-def _end(entry: Any) -> tuple[int, int, str]:
-    if not (isinstance(entry, list) and len(entry) == 3 and all(isinstance(n, int) and not isinstance(n, bool)
-                                                                for n in entry[:2]) and isinstance(entry[2], str)):
-        raise AnswerProblem(f"{str(entry)[:40]} is not a span [start, end, label]")
-    return entry[0], entry[1], entry[2]
 
 
 def _key(link: dict[str, Any], directed: bool) -> tuple:
@@ -97,17 +88,12 @@ class SpanLinkType(SchemeType):
                 raise AnswerProblem(f"{str(entry)[:40]} is not a link [type, span, span] of one of "
                                     f"{', '.join(kinds)}")
             kind = kinds[entry[0]]
-            ends = [_end(end) for end in entry[1:]]
-            for (start, end, _label) in ends:
-                if not 0 <= start < end <= len(record.text):
-                    raise AnswerProblem(f"the span {start}:{end} is outside the text (0:{len(record.text)})")
+            ends = [span_at(end, record.text) for end in entry[1:]]
             if ends[0] == ends[1]:
-                raise AnswerProblem(f"a {kind.name} link joins two different spans")
+                raise AnswerProblem(f"{an(kind.name)} link joins two different spans")
             for label, allowed, side in ((ends[0][2], kind.allowed_source_labels, "first"),
                                          (ends[1][2], kind.allowed_target_labels, "second")):
-                if allowed and label not in allowed:
-                    raise AnswerProblem(f"a {kind.name} link's {side} span is a {label}; it must be a "
-                                        f"{' or a '.join(allowed)}")
+                allowed_label(label, allowed, f"{an(kind.name)} link's {side} span")
             link = {"type": kind.name, **{name: {"start": start, "end": end, "label": label}
                                           for name, (start, end, label) in zip(("from", "to"), ends, strict=True)}}
             key = _key(link, kind.directed)
@@ -122,22 +108,15 @@ class SpanLinkType(SchemeType):
         for link in value:
             for end in ("from", "to"):
                 if tuple(link[end].values()) not in marked:
-                    raise AnswerProblem(f"a {link['type']} link names a span not marked in {scheme.span_schema} "
+                    raise AnswerProblem(f"{an(link['type'])} link names a span not marked in {scheme.span_schema} "
                                         f"({link[end]['label']} at {link[end]['start']}:{link[end]['end']}); mark it "
                                         f"or remove the link")
 
     def references(self, scheme, design):
-        marking = [other for other in design.annotation_schemes if SCHEME_TYPES.of(other).marks_text]
-        spans = next((other for other in marking if other.name == scheme.span_schema), None)
-        if spans is None:
-            found = [other.name for other in marking]
-            return [(("span_schema",), f"names {scheme.span_schema!r}, which is not a span scheme of the design; "
-                                       f"its span schemes are {', '.join(found) or '(none)'}")]
-        labels = {label.name for label in spans.labels}
-        return [(("link_types", number, key), f"{label!r} is not a label of {spans.name} ({', '.join(sorted(labels))})")
-                for number, kind in enumerate(scheme.link_types)
-                for key in ("allowed_source_labels", "allowed_target_labels")
-                for label in getattr(kind, key) if label not in labels]
+        spans, problems = spans_named(scheme, design)
+        return problems or [problem for number, kind in enumerate(scheme.link_types)
+                            for key in ("allowed_source_labels", "allowed_target_labels")
+                            for problem in unknown_labels(spans, ("link_types", number, key), getattr(kind, key))]
 
     def answer_schema(self, scheme):
         end = {"type": "object", "required": ["start", "end", "label"], "additionalProperties": False,
@@ -150,11 +129,7 @@ class SpanLinkType(SchemeType):
     def combine(self, scheme, values):
         """The links more than half the answers give (an undirected link either way round)."""
         directed = {kind.name: kind.directed for kind in scheme.link_types}
-        counts = {}
-        for value in values:
-            for link in {_key(link, directed.get(link["type"], True)): link for link in value}.values():
-                counts.setdefault(_key(link, directed.get(link["type"], True)), []).append(link)
-        return [found[0] for found in counts.values() if len(found) * 2 > len(values)]
+        return most_give(values, lambda link: _key(link, directed.get(link["type"], True)))
 
     def potato_answer(self, scheme, value, record):
         directed = {kind.name: kind.directed for kind in scheme.link_types}

@@ -168,11 +168,12 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
                                   f"code_review, trajectory_eval, trajectory_edit, agent_scorecard, handoff_review, "
                                   f"tool_contention, agent_interaction_graph, emergent_behavior, consensus_tracking, "
                                   f"interlinear_gloss, triad_test, slider, range_slider, number, datetime, text, "
-                                  f"free_list, span, span_link, pairwise, bws, multirate, price_list, conjoint, "
-                                  f"constant_sum, ranking, card_sort, cloze, pure_display (and runs Potato's triage, "
-                                  f"randomized_response, hierarchical_multiselect, confidence, context_attribution, "
-                                  f"vas, bdm, belief_elicitation, text_edit, error_span, extractive_qa, coreference, "
-                                  f"semantic_differential, rubric_eval, process_reward, soft_label as them)"]
+                                  f"free_list, span, span_link, event_annotation, pairwise, bws, multirate, "
+                                  f"price_list, conjoint, constant_sum, ranking, card_sort, cloze, pure_display (and "
+                                  f"runs Potato's triage, randomized_response, hierarchical_multiselect, confidence, "
+                                  f"context_attribution, vas, bdm, belief_elicitation, text_edit, error_span, "
+                                  f"extractive_qa, coreference, semantic_differential, rubric_eval, process_reward, "
+                                  f"soft_label as them)"]
     assert lines[2]["ok"] is False and "cannot read it" in lines[2]["errors"][0]
     assert "project" not in lines[0]  # --check makes nothing
 

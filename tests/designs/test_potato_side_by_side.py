@@ -1129,3 +1129,60 @@ def test_emergent_behaviours_save_what_potato_saves(chromium, live_server, tmp_p
     for turn in ("1 ops", "2 dev"):
         _tick(page, block("cascading error").get_by_label(turn, exact=True))
     _submit_and_compare(page, context, live_server, batch, "behaviours", tmp_path / "export")
+
+
+def test_events_over_spans_save_what_potato_s_page_keeps(chromium, live_server, tmp_path, capsys):
+    """Potato's event_annotation: the spans dragged over with the mouse and labelled; then an ATTACK made from the
+    keyboard with its trigger, attacker and instrument, and made again on the same trigger with the attacker and the
+    target, which replaces the first as on Potato's page. The spans export as Potato's export wrote them; the event
+    as Potato's page kept it (its id aside: Potato's are random); Potato's export writes no events."""
+    batch, context, page = _start("events", chromium, live_server, capsys)
+    item = page.locator(".task-item").first
+    for start, end, label in ((0, 6, "ACTOR"), (7, 15, "TRIGGER"), (20, 24, "PLACE"), (30, 37, "WEAPON")):
+        drag_characters(page, item.locator(".span-text"), start, end)
+        item.locator("[data-scheme=entities] .span-label", has_text=label).click()
+    widget = item.locator(".event-widget")
+    # Only a TRIGGER may be the trigger, only an ACTOR the attacker: each picker offers just those spans.
+    assert widget.locator(".event-trigger option").all_inner_texts() == ["TRIGGER: “attacked”"]
+    assert widget.get_by_role("combobox", name="attacker").locator("option").all_inner_texts() == [
+        "(none)", "ACTOR: “Rebels”"]
+    add = widget.get_by_role("button", name="Add the event")
+    add.focus()
+    page.keyboard.press("Enter")
+    assert widget.locator(".event-note").inner_text() == "Pick the attacker first."
+    for role in ("attacker", "instrument"):
+        widget.get_by_role("combobox", name=role).focus()
+        page.keyboard.press("ArrowDown")
+    add.focus()
+    page.keyboard.press("Enter")
+    assert widget.locator(".event-list li").first.inner_text().startswith(
+        "ATTACK: TRIGGER: “attacked”, attacker = ACTOR: “Rebels”, instrument = WEAPON: “rockets”")
+    for role in ("attacker", "target"):
+        widget.get_by_role("combobox", name=role).focus()
+        page.keyboard.press("ArrowDown")
+    add.focus()
+    page.keyboard.press("Enter")
+    assert widget.locator(".event-note").inner_text() == "The ATTACK event on that trigger is replaced."
+    assert widget.locator(".event-list li").count() == 1
+    _check(page, "potato-events", "desktop")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-events", "phone")
+    page.set_viewport_size(DESKTOP["viewport"])
+    page.reload()  # the draft's event listed again, over the spans marked again
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    assert page.locator(".event-list li").all_inner_texts() == [
+        "ATTACK: TRIGGER: “attacked”, attacker = ACTOR: “Rebels”, target = PLACE: “town” Remove"]
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
+    ours = _jsonl(written["annotations.jsonl"].read_text())
+    events = ours["e1"].pop("events")["events"]
+    assert ours == _jsonl((FOLDER / "events" / "potato-annotations.jsonl").read_text())
+    columns, rows = _csv(written["annotations.csv"].read_text())
+    assert json.loads(rows["e1"].pop("events._events")) == events
+    assert (columns - {"events._events"}, rows) == _csv((FOLDER / "events" / "potato-annotations.csv").read_text())
+    stored = json.loads((FOLDER / "events" / "potato-stored-events.json").read_text())["e1"]
+    kept = list(stored.values())[-1]  # the one its page kept: Potato's store also keeps the one it replaced
+    assert [{**event, "id": ""} for event in events] == [{**kept, "id": ""}]

@@ -54,7 +54,7 @@ def test_a_link_joins_two_marked_spans_of_the_labels_its_type_allows():
         {"type": "knows", "from": {"start": 0, "end": 3, "label": "person"},
          "to": {"start": 8, "end": 11, "label": "person"}}]
     for spans, links, said in (
-            ([ADA, BOB], [["works_for", ADA, BOB]], "works_for link's second span is a person; it must be a "
+            ([ADA, BOB], [["works_for", ADA, BOB]], "works_for link's second span is a person; it must be an "
                                                      "organisation"),
             ([ADA, ACME], [["works_for", ADA, ADA]], "joins two different spans"),
             ([ADA, BOB], [["knows", ADA, BOB], ["knows", BOB, ADA]], "the same knows link is given twice"),

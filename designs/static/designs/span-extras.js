@@ -49,57 +49,74 @@ window.crowdsetSpanExtras = {
       },
     };
   },
-  // Every link widget of the page, each refreshed when its item's text is drawn again.
+  // Every link and event widget of the page, each refreshed when its item's text is drawn again.
   links({form, spanTexts, changed}) {
-    // Links between two spans a span scheme of the item marked (span_link): pickers a keyboard reaches, the first
-    // span, the link and the second; a link goes when one of its spans is no longer marked.
-    function linkWidget(root) {
+    const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+    const an = word => `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;  // as designs/schemes/base.py's an
+    // What a widget over another scheme's spans shares: its item's text, its field read and written as JSON, the
+    // spans marked now, a picker's options drawn from them (keeping the pick), and a list with a Remove per entry.
+    function over(root, what) {
       const text = spanTexts.get(root.closest(".task-item"));
-      const field = root.querySelector(".link-field");
-      const [from, kind, to] = [".link-from", ".link-type", ".link-to"].map(name => root.querySelector(name));
-      const note = root.querySelector(".link-note");
-      const list = root.querySelector(".link-list");
-      const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+      const field = root.querySelector(`.${what}-field`);
+      const read = () => { try { return JSON.parse(field.value || "[]"); } catch (error) { return []; } };
+      const store = entries => { field.value = entries.length ? JSON.stringify(entries) : ""; };
       const spans = () => {
         const widget = text && text.widgets.find(w => w.name === root.dataset.spans);
         return widget ? widget.read() : [];
       };
-      const read = () => { try { return JSON.parse(field.value || "[]"); } catch (error) { return []; } };
-      const store = links => { field.value = links.length ? JSON.stringify(links) : ""; };
-      function option(span) {
-        const choice = document.createElement("option");
-        choice.value = span ? JSON.stringify(span) : "";
-        choice.textContent = span ? text.shown(span) : "(mark spans first)";
-        return choice;
+      function fill(select, marked, empty) {
+        const before = select.value;
+        select.replaceChildren(...(empty ? [empty] : []), ...(marked.length || empty ? marked : [null]).map(span => {
+          const choice = document.createElement("option");
+          choice.value = span ? JSON.stringify(span) : "";
+          choice.textContent = span ? text.shown(span) : "(mark spans first)";
+          return choice;
+        }));
+        if ([...select.options].some(choice => choice.value === before)) select.value = before;
       }
-      function refresh() {
-        const marked = spans(), given = read();
-        const kept = given.filter(link => [link[1], link[2]].every(end => marked.some(span => same(span, end))));
-        if (kept.length !== given.length) { store(kept); changed(field); }
-        [from, to].forEach(select => {
-          const before = select.value;
-          select.replaceChildren(...(marked.length ? marked : [null]).map(option));
-          if ([...select.options].some(choice => choice.value === before)) select.value = before;
-        });
-        list.replaceChildren(...kept.map((link, n) => {
+      function list(entries, name, words, refresh) {
+        root.querySelector(`.${what}-list`).replaceChildren(...entries.map((entry, n) => {
           const li = document.createElement("li");
-          const directed = [...kind.options].some(choice => choice.value === link[0] && choice.dataset.directed);
           const remove = document.createElement("button");
           remove.type = "button";
           remove.className = "small secondary";
           remove.textContent = "Remove";
-          remove.setAttribute("aria-label", `Remove the ${link[0]} link`);
+          remove.setAttribute("aria-label", `Remove the ${name(entry)} ${what}`);
           remove.addEventListener("click", () => { const rest = read(); rest.splice(n, 1); store(rest); refresh(); changed(field); });
-          li.append(`${text ? text.shown(link[1]) : ""} ${directed ? "→" : "↔"} ${link[0]} ${directed ? "→" : "↔"} ${text ? text.shown(link[2]) : ""} `, remove);
+          li.append(`${words(entry)} `, remove);
           return li;
         }));
+      }
+      // Entries whose spans are all still marked; the others go, and the change is said.
+      function kept(ends) {
+        const marked = spans(), given = read();
+        const keep = given.filter(entry => ends(entry).every(end => marked.some(span => same(span, end))));
+        if (keep.length !== given.length) { store(keep); changed(field); }
+        return [marked, keep];
+      }
+      const shown = span => (text ? text.shown(span) : "");
+      return {text, field, read, store, fill, list, kept, shown, note: root.querySelector(`.${what}-note`)};
+    }
+    // Links between two spans a span scheme of the item marked (span_link): pickers a keyboard reaches, the first
+    // span, the link and the second; a link goes when one of its spans is no longer marked.
+    function linkWidget(root) {
+      const {text, field, read, store, fill, list, kept, shown, note} = over(root, "link");
+      const [from, kind, to] = [".link-from", ".link-type", ".link-to"].map(name => root.querySelector(name));
+      function refresh() {
+        const [marked, links] = kept(link => [link[1], link[2]]);
+        [from, to].forEach(select => fill(select, marked));
+        list(links, link => link[0], link => {
+          const directed = [...kind.options].some(choice => choice.value === link[0] && choice.dataset.directed);
+          const arrow = directed ? "→" : "↔";
+          return `${shown(link[1])} ${arrow} ${link[0]} ${arrow} ${shown(link[2])}`;
+        }, refresh);
       }
       function problem(first, second, picked) {  // as designs/schemes/span_link.py refuses it
         const sources = picked.dataset.sources ? picked.dataset.sources.split("|") : [];
         const targets = picked.dataset.targets ? picked.dataset.targets.split("|") : [];
         if (same(first, second)) return "Pick two different spans.";
-        if (sources.length && !sources.includes(first[2])) return `A ${picked.value} link's first span must be a ${sources.join(" or a ")}.`;
-        if (targets.length && !targets.includes(second[2])) return `A ${picked.value} link's second span must be a ${targets.join(" or a ")}.`;
+        if (sources.length && !sources.includes(first[2])) return `${an(picked.value).replace(/^a/, "A")} link's first span must be ${sources.map(an).join(" or ")}.`;
+        if (targets.length && !targets.includes(second[2])) return `${an(picked.value).replace(/^a/, "A")} link's second span must be ${targets.map(an).join(" or ")}.`;
         const twice = read().some(link => link[0] === picked.value && ((same(link[1], first) && same(link[2], second))
           || (!picked.dataset.directed && same(link[1], second) && same(link[2], first))));
         return twice ? "That link is there already." : "";
@@ -115,6 +132,43 @@ window.crowdsetSpanExtras = {
       });
       if (text) text.links.push({refresh});
     }
+    // Events over the spans a span scheme of the item marked (event_annotation): the event, its trigger (the spans
+    // of the labels its type allows) and a span per role (likewise), added as one; an event of the same type and
+    // trigger replaces the one there, as on Potato's page. An event goes when one of its spans is no longer marked.
+    function eventWidget(root) {
+      const {text, field, read, store, fill, list, kept, shown, note} = over(root, "event");
+      const kind = root.querySelector(".event-type"), trigger = root.querySelector(".event-trigger");
+      const roles = () => root.querySelector(`.event-roles[data-type="${CSS.escape(kind.value)}"]`);
+      const allowed = (marked, labels) => (labels ? marked.filter(span => labels.split("|").includes(span[2])) : marked);
+      function refresh() {
+        const [marked, events] = kept(event => [event[1], ...event[2].map(pair => pair[1])]);
+        root.querySelectorAll(".event-roles").forEach(group => { group.hidden = group !== roles(); });
+        fill(trigger, allowed(marked, kind.selectedOptions[0].dataset.triggers));
+        root.querySelectorAll(".event-role").forEach(select => {
+          const empty = new Option("(none)", "");
+          fill(select, allowed(marked, select.dataset.kinds), empty);
+        });
+        list(events, event => event[0], event => `${event[0]}: ${shown(event[1])}` +
+          event[2].map(([role, span]) => `, ${role} = ${shown(span)}`).join(""), refresh);
+      }
+      kind.addEventListener("change", refresh);
+      root.querySelector(".event-add").addEventListener("click", () => {
+        const missing = [...roles().querySelectorAll(".event-role[data-required]")].filter(select => !select.value);
+        note.textContent = !trigger.value ? "Pick the event's trigger first (mark a span it allows)."
+          : missing.length ? `Pick the ${missing.map(select => select.dataset.role).join(" and the ")} first.` : "";
+        if (note.textContent) return;
+        const made = [kind.value, JSON.parse(trigger.value), [...roles().querySelectorAll(".event-role")]
+          .filter(select => select.value).map(select => [select.dataset.role, JSON.parse(select.value)])];
+        const events = read().filter(event => !(event[0] === made[0] && same(event[1], made[1])));
+        note.textContent = events.length < read().length ? `The ${made[0]} event on that trigger is replaced.` : "";
+        store([...events, made]);
+        roles().querySelectorAll(".event-role").forEach(select => { select.value = ""; });
+        refresh();
+        changed(field);
+      });
+      if (text) text.links.push({refresh});
+    }
     form.querySelectorAll(".link-widget").forEach(linkWidget);
+    form.querySelectorAll(".event-widget").forEach(eventWidget);
   },
 };
