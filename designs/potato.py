@@ -766,6 +766,13 @@ class _Translation:
         return found
 
     # What the type modules' translations ask of the importer (designs.schemes' from_potato).
+    def displayed(self, kind: str) -> list[str]:
+        """The item fields instance_display shows as `kind` (a coding_trace, a conversation_tree), in its order."""
+        display = self.raw.get("instance_display")
+        shown = display.get("fields") if isinstance(display, dict) else None
+        return [str(entry["key"]) for entry in shown if isinstance(entry, dict) and entry.get("key")
+                and entry.get("type") == kind] if isinstance(shown, list) else []
+
     def scale(self, scale: dict[str, Any]) -> dict[str, Any]:
         converted: dict[str, Any] = {key: scale[key] for key in ("min", "max", "step", "min_label", "max_label")
                                      if key in scale}

@@ -252,13 +252,16 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
             # once, and the MTurk question stays under its 64 KB.
             schemes.append({"words": [], **entry, "field": field, "compared": compared, "first": not rows,
                             **entry["type"].widget_context(scheme, found, field, entry["keys"])})
-        # The text is shown once, before the questions; with a span scheme it is the text those schemes mark.
+        # The text is shown once, before the questions; with a span scheme it is the text those schemes mark; a
+        # field a widget draws itself (a conversation tree) is not drawn again.
         words: list[dict[str, Any]] = next((entry["words"] for entry in schemes
                                             if entry["type"].marks_text and entry["words"]), [])
+        drawn_by = {entry["type"].draws(entry["scheme"]) for entry in schemes}
         rows.append({"item": item, "record": found, "schemes": schemes, "suggested": _suggested(found, schemes),
                      "shown": _fields(found, design.items.show, design.items),
                      "after": _fields(found, design.items.show_after, design.items), "words": words,
                      "said": None if words else _said(found, design.items.text_key, design.items),
+                     "drawn": design.items.text_key in drawn_by,
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = WRITING_EVIDENCE in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),

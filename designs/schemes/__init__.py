@@ -12,6 +12,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     multiselect,
     likert,
     turn_rating,
+    tree_annotation,
     failure_attribution,
     tool_call_review,
     code_review,

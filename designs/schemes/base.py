@@ -275,6 +275,8 @@ class SchemeType:
     answers: ClassVar[bool] = True
     # Its answers are spans of the item's text, which other schemes (links) may name.
     marks_text: ClassVar[bool] = False
+    # It may be asked of each node of a conversation tree (tree_annotation's node_scheme): one value, one field.
+    nests: ClassVar[bool] = False
     # Label Studio's control tags it stands for (designs.labelstudio reads them; `labelstudio_claims` decides between
     # two types of one tag, a single and a multiple Choices).
     labelstudio_tags: ClassVar[tuple[str, ...]] = ()
@@ -358,6 +360,10 @@ class SchemeType:
         """What the widget needs of one item beyond its field (the words to mark, the boxes and their rules);
         `keys` are the scheme's keys on this page (key -> choice), none taken by another scheme."""
         return {}
+
+    def draws(self, scheme: Any) -> str | None:
+        """The item field the widget draws itself (a conversation tree), which the page then does not show again."""
+        return None
 
     def potato_answer(self, scheme: Any, value: Any, record: Any) -> dict[str, Any]:
         """The answer as Potato's own export writes it (the potato export format): {"labels": {input: value}}, each

@@ -170,10 +170,7 @@ class CodeReviewType(SchemeType):
 
     def from_potato(self, converted, importer):
         # Potato rates the files of the coding trace its page shows; here the scheme names the trace's field.
-        display = importer.raw.get("instance_display")
-        shown_fields = display.get("fields") if isinstance(display, dict) else None
-        traces = [str(entry["key"]) for entry in shown_fields if isinstance(entry, dict) and entry.get("key")
-                  and entry.get("type") == "coding_trace"] if isinstance(shown_fields, list) else []
+        traces = importer.displayed("coding_trace")
         if traces:
             converted.setdefault("trace_key", traces[0])
         return [converted]

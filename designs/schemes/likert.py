@@ -26,6 +26,7 @@ class Likert(SchemeBase):
 class LikertType(SchemeType):
     name = "likert"
     settings = Likert
+    nests = True
     aggregators = ("median", "mean", "majority", "none")
     potato_keys = ("size", "min_label", "max_label", "sequential_key_binding", "displaying_score")
     potato_aliases = ("confidence",)

@@ -33,6 +33,7 @@ class NumberType(SchemeType):
     name = "number"
     potato_input = "number"
     settings = Number
+    nests = True
     aggregators = ("mean", "median", "none")
     potato_keys = ("min", "max", "step")
     level = "interval"

@@ -35,6 +35,7 @@ class RadioType(SchemeType):
     name = "radio"
     # Declared as wide as SchemeType's: select (designs.schemes.select) is a radio with settings of its own.
     settings: ClassVar[type[SchemeBase]] = Radio
+    nests = True
     aggregators = ("majority", "threshold", "dawid-skene", "mace", "none")
     potato_keys: ClassVar[tuple[str, ...]] = ("labels", "sequential_key_binding", "has_free_response", "horizontal",
                                               "dynamic_options", "dynamic_options_field")

@@ -19,6 +19,7 @@ class SelectType(RadioType):
     name = "select"
     potato_input = "select-one"  # Potato's drop-down is one input, whatever the labels
     settings = Select
+    nests = True
     potato_keys = ("labels", "sequential_key_binding", "has_free_response", "dynamic_options",
                    "dynamic_options_field")
     potato_aliases = ()

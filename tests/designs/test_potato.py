@@ -164,7 +164,8 @@ def test_check_json_prints_one_exact_line_per_config_and_fails_when_any_is_not_o
     assert lines[1]["schemes"] == [{"name": "ok", "type": "radio"}, {"name": "boxes", "type": "image_annotation"}]
     assert lines[1]["errors"] == [f"{bad}:8: annotation_schemes.1.annotation_type: scheme 'boxes' has annotation_type "
                                   f"'image_annotation', which this platform cannot show; it shows text schemes: radio,"
-                                  f" select, multiselect, likert, turn_rating, failure_attribution, tool_call_review, "
+                                  f" select, multiselect, likert, turn_rating, tree_annotation, failure_attribution, "
+                                  f"tool_call_review, "
                                   f"code_review, trajectory_eval, trajectory_edit, agent_scorecard, handoff_review, "
                                   f"tool_contention, agent_interaction_graph, emergent_behavior, consensus_tracking, "
                                   f"interlinear_gloss, triad_test, slider, range_slider, number, datetime, text, "

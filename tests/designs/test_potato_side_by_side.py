@@ -1186,3 +1186,52 @@ def test_events_over_spans_save_what_potato_s_page_keeps(chromium, live_server, 
     stored = json.loads((FOLDER / "events" / "potato-stored-events.json").read_text())["e1"]
     kept = list(stored.values())[-1]  # the one its page kept: Potato's store also keeps the one it replaced
     assert [{**event, "id": ""} for event in events] == [{**kept, "id": ""}]
+
+
+def test_a_conversation_tree_s_nodes_and_path_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
+    """Potato's tree_annotation on a conversation_tree display: the root and Bot A put on the path, Bot A rated 4,
+    Bot B rated 2, Bot B put on the path and taken off again, all by keyboard. The path is Potato's; each node keeps
+    its own rating, where Potato 2.12.1's page gave every node it had opened the last rating given (its README)."""
+    batch, context, page = _start("trees", chromium, live_server, capsys)
+    item = page.locator(".task-item").first
+    assert item.locator(".design-text").count() == 0  # the tree is drawn once, by the scheme, not as the text too
+    assert item.locator(".tree-said").all_inner_texts() == [
+        "User: How do I boil an egg? (2 replies)", "Bot A: Put it in boiling water for 8 minutes. (1 reply)",
+        "User: Soft or hard?", "Bot B: Use a microwave."]
+    node = {name: item.locator(f".tree-node[data-node='{name}']") for name in ("root", "a", "a1", "b")}
+
+    def on_path(name):
+        node[name].get_by_role("button", name="On the path").focus()
+        page.keyboard.press("Enter")
+
+    on_path("root")
+    on_path("a")
+    _tick(page, node["a"].locator("input[value='4']"))
+    _tick(page, node["b"].locator("input[value='2']"))
+    on_path("b")
+    assert item.locator(".tree-path-nodes").inner_text() == "User (root) → Bot A (a) → Bot B (b)"
+    on_path("b")
+    assert item.locator(".tree-path-nodes").inner_text() == "User (root) → Bot A (a)"
+    assert node["a"].get_by_role("button", name="On the path").get_attribute("aria-pressed") == "true"
+    _check(page, "potato-trees", "desktop")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-trees", "phone")
+    page.set_viewport_size(DESKTOP["viewport"])
+    page.reload()  # the draft's ratings and path marked again
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    assert item.locator(".tree-path-nodes").inner_text() == "User (root) → Bot A (a)"
+    assert node["a"].locator("input[value='4']").is_checked()
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    assert next(iter(Assignment.objects.get(hit__batch=batch).answers.values()))["quality"] == {
+        "nodes": {"a": 4, "b": 2}, "path": ["root", "a"]}
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
+    ours = _jsonl(written["annotations.jsonl"].read_text())["t1"]["labels"]["quality"]
+    potato = _jsonl((FOLDER / "trees" / "potato-annotations.jsonl").read_text())["t1"]["labels"]["quality"]
+    assert ours["selected_path"] == potato["selected_path"] == '["root","a"]'
+    assert json.loads(ours["node_annotations"]) == {"a": {"quality_node": "4"}, "b": {"quality_node": "2"}}
+    assert json.loads(potato["node_annotations"]) == {node: {"quality_node": "2"} for node in ("root", "a", "b")}
+    columns, _ = _csv(written["annotations.csv"].read_text())
+    assert columns == _csv((FOLDER / "trees" / "potato-annotations.csv").read_text())[0]

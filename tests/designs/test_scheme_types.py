@@ -44,7 +44,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 37
+    assert len(TYPE_NAMES) == 38
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -137,6 +137,7 @@ def _forms(scheme, record):
     yield {"a": json.dumps({"items": ["apple", "pear", "plum"], "timings_ms": [900, 2100, 2600], "elapsed_ms": 3000})}
     kinds = [kind.name for kind in getattr(scheme, "link_types", None) or []] or ["x"]
     yield {"a": json.dumps([[kinds[0], [3, 9, "person"], [12, 20, "organisation"]]])}
+    yield {"a-n1": "4", "a-n3": "2", "a-path": json.dumps(["q", "a"])}  # a tree's replies rated, a path through it
     for event in getattr(scheme, "event_types", None) or []:  # an event: its trigger ("raised") and each role's span
         yield {"a": json.dumps([[event.type, [24, 30, (event.trigger_labels or ["x"])[0]],
                                  [[argument.role, [7, 19, (argument.entity_types or ["x"])[0]]]

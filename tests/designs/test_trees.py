@@ -1,0 +1,82 @@
+"""tree_annotation (Potato's tree_annotation over its conversation_tree display): each node of an item's tree asked
+the node scheme, read as that scheme reads its own answer, and a path of nodes in the order marked
+(test_potato_side_by_side.py drives it by keyboard beside Potato's page)."""
+
+import json
+
+import pytest
+
+from designs.answers import read_item
+from designs.loader import DesignError, load_text
+from designs.schemes import SCHEME_TYPES, AnswerProblem, Fields, Record
+from designs.schemes.tree_annotation import node_of, nodes
+
+SOURCE = """title: Replies
+annotation_schemes:
+  - annotation_type: tree_annotation
+    name: replies
+    description: Judge each reply.
+    node_scheme: {annotation_type: radio, labels: [good, bad]}
+    path_selection: {enabled: true}
+"""
+TREE = {"id": "q", "speaker": "User", "text": "Hi?", "children": [
+    {"id": "a", "speaker": "Bot A", "text": "Hello.", "children": [{"id": "a1", "speaker": "User", "text": "Thanks."}]},
+    {"id": "b", "speaker": "Bot B", "text": "Go away."}]}
+
+
+def _read(raw, tree=TREE):
+    design = load_text(SOURCE, name="replies.yaml")
+    return read_item(design, Record("t1", "", {"tree": tree}), {f"a-1-0{key}": value for key, value in raw.items()},
+                     1)[0]
+
+
+def test_each_node_is_asked_the_node_scheme_and_a_path_is_its_nodes_in_order():
+    scheme = load_text(SOURCE, name="replies.yaml").scheme("replies")
+    assert [(node["id"], node["depth"], node["replies"]) for node in nodes(scheme, Record("t1", "", {"tree": TREE}))
+            ] == [("q", 0, 2), ("a", 1, 1), ("a1", 2, 0), ("b", 1, 0)]
+    assert node_of(scheme).name == "replies_node" and node_of(scheme).description == "Annotate this node"
+    answer = _read({"-n1": "good", "-n3": "bad", "-path": json.dumps(["q", "b"])})
+    assert answer["replies"] == {"nodes": {"a": "good", "b": "bad"}, "path": ["q", "b"]}
+    assert _read({"-path": json.dumps(["a"])})["replies"] == {"nodes": {}, "path": ["a"]}
+    assert "replies" not in _read({})  # nothing given: no answer
+    for raw, said in (({"-n1": "fine"}, "Bot A 'a': 'fine' is not one of"),
+                      ({"-path": json.dumps(["q", "z"])}, "the path must be node ids of this tree \\(q, a, a1, b\\)"),
+                      ({"-path": json.dumps(["q", "q"])}, "the path names a node twice")):
+        with pytest.raises(AnswerProblem, match=said):
+            _read(raw)
+
+
+def test_a_node_scheme_must_be_one_a_node_can_be_asked():
+    with pytest.raises(DesignError, match="node_scheme: annotation_type 'span' cannot be asked of each node; it may "
+                                          "be radio, select, likert, number"):
+        load_text(SOURCE.replace("annotation_type: radio, labels: [good, bad]", "annotation_type: span, labels: [x]"),
+                  name="replies.yaml")
+    with pytest.raises(DesignError, match="asks nothing"):
+        load_text(SOURCE.replace("    node_scheme: {annotation_type: radio, labels: [good, bad]}\n", "")
+                  .replace("enabled: true", "enabled: false"), name="replies.yaml")
+
+
+def test_an_item_without_a_tree_or_with_a_node_twice_is_refused_before_a_batch_is_made():
+    scheme = load_text(SOURCE, name="replies.yaml").scheme("replies")
+    kind = SCHEME_TYPES.of(scheme)
+    assert "has no conversation tree under 'tree'" in kind.item_problem(scheme, Record("t2", "", {"tree": "oops"}))
+    twice = {**TREE, "children": [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]}
+    assert "two nodes with the same id" in kind.item_problem(scheme, Record("t3", "", {"tree": twice}))
+    assert kind.item_problem(scheme, Record("t4", "", {"tree": json.dumps(TREE)})) is None  # JSON text, as Potato
+
+
+def test_answers_combine_node_by_node_and_write_as_potato_keeps_them():
+    scheme = load_text(SOURCE, name="replies.yaml").scheme("replies")
+    kind = SCHEME_TYPES.of(scheme)
+    one = {"nodes": {"a": "good", "b": "bad"}, "path": ["q", "a"]}
+    two = {"nodes": {"a": "good"}, "path": ["q", "a"]}
+    three = {"nodes": {"a": "bad", "b": "bad"}, "path": ["q", "b"]}
+    assert kind.combine(scheme, [one, two, three]) == {"nodes": {"a": "good", "b": "bad"}, "path": ["q", "a"]}
+    assert kind.potato_answer(scheme, one, None) == {"labels": {
+        "selected_path": '["q","a"]', "node_annotations": '{"a":{"replies_node":"good"},"b":{"replies_node":"bad"}}'}}
+    record = Record("t1", "", {"tree": TREE})
+    assert kind.read(scheme, _fields(kind.form_fields(scheme, one, record)), record) == one
+
+
+def _fields(form):
+    return Fields({(f"a-{part}" if part else "a"): text for part, text in form.items()}, "a")
