@@ -109,6 +109,36 @@ def acting(value: Any, agent_key: str, unnamed: str = "agent") -> list[str]:
             for place, step in enumerate(value if isinstance(value, list) else [])]
 
 
+TREE_NODES = 200  # the most nodes of a conversation tree drawn
+
+
+def tree_nodes(value: Any) -> list[dict[str, Any]]:
+    """A conversation tree (Potato's conversation_tree display: a node {id, speaker, text, children: [nodes]}, or
+    its JSON) as its nodes in the order they are read, depth first, a node before its replies: each {id, speaker,
+    text, depth, replies, asked}; a `synthetic` node (a root made to hold a thread's several) is not asked. [] when
+    the value is not a tree."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    found: list[dict[str, Any]] = []
+
+    def walk(node: Any, depth: int) -> None:
+        if not isinstance(node, dict) or len(found) >= TREE_NODES:
+            return
+        children = [child for child in node.get("children") or [] if isinstance(child, dict)]
+        found.append({"id": str(node.get("id", f"t{len(found)}")), "speaker": str(node.get("speaker", "")),
+                      "text": str(node.get("text", "")), "depth": depth, "replies": len(children),
+                      "asked": not node.get("synthetic")})
+        for child in children:
+            walk(child, depth + 1)
+
+    if isinstance(value, dict) and ("children" in value or "text" in value):
+        walk(value, 0)
+    return found
+
+
 IDENTITY = ("turn_id", "step_id", "id")  # what a reply names the turn it answers by, as Potato reads it
 
 
@@ -123,6 +153,14 @@ class Said(list):
 def drawn(value: Any, view: Any, numbered: bool = False) -> Said | None:
     """The dialogue's turns (turns) as a design draws them: numbered, and with its view (designs.model.DialogueView,
     or None) each turn's depth in the thread and its timestamp's label, as Potato's dialogue display draws them."""
+    nodes = tree_nodes(value) if isinstance(value, dict) and "children" in value else []
+    if nodes:  # a conversation tree, drawn as a thread: each reply indented under what it answers
+        said = drawn([{"speaker": node["speaker"], "text": node["text"]} for node in nodes], None, numbered)
+        if said is not None:
+            said.threaded = True
+            for turn, node in zip(said, nodes, strict=True):
+                turn["depth"], turn["indent"] = node["depth"], min(node["depth"], 6)
+        return said
     found = turns(value)
     if found is None:
         return None

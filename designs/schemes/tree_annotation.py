@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from designs.dialogue import TREE_NODES, tree_nodes
 from designs.schemes.base import (
     SCHEME_TYPES,
     AnswerProblem,
@@ -22,8 +23,6 @@ from designs.schemes.base import (
     read_json,
     scheme_type,
 )
-
-MAX_NODES = 200
 
 
 class PathSelection(Strict):
@@ -69,28 +68,8 @@ def node_of(scheme: TreeAnnotation) -> Any:
 
 
 def nodes(scheme: TreeAnnotation, record: Any) -> list[dict[str, Any]]:
-    """The tree's nodes in the order they are read (depth first, a node before its replies), each {id, speaker,
-    text, depth, replies, asked}; a `synthetic` node (a root made to hold a thread's several) is not asked."""
-    found: list[dict[str, Any]] = []
-
-    def walk(node: Any, depth: int) -> None:
-        if not isinstance(node, dict) or len(found) >= MAX_NODES:
-            return
-        children = [child for child in node.get("children") or [] if isinstance(child, dict)]
-        found.append({"id": str(node.get("id", f"t{len(found)}")), "speaker": str(node.get("speaker", "")),
-                      "text": str(node.get("text", "")), "depth": depth, "replies": len(children),
-                      "asked": not node.get("synthetic")})
-        for child in children:
-            walk(child, depth + 1)
-
-    tree = record.fields.get(scheme.tree_field) if record is not None else None
-    if isinstance(tree, str):  # a tree kept as JSON text, as Potato's display also reads it
-        try:
-            tree = json.loads(tree)
-        except ValueError:
-            tree = None
-    walk(tree, 0)
-    return found
+    """The tree's nodes as read (designs.dialogue.tree_nodes), each {id, speaker, text, depth, replies, asked}."""
+    return tree_nodes(record.fields.get(scheme.tree_field)) if record is not None else []
 
 
 @scheme_type
@@ -158,7 +137,7 @@ class TreeAnnotationType(SchemeType):
         value = SCHEME_TYPES.of(node).answer_schema(node) if node is not None else False
         return {"type": "object", "required": ["nodes", "path"], "additionalProperties": False,
                 "properties": {"nodes": {"type": "object", "additionalProperties": value},
-                               "path": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_NODES}}}
+                               "path": {"type": "array", "items": {"type": "string"}, "maxItems": TREE_NODES}}}
 
     def form_fields(self, scheme, value, record=None):
         node = node_of(scheme)

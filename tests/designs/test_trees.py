@@ -80,3 +80,14 @@ def test_answers_combine_node_by_node_and_write_as_potato_keeps_them():
 
 def _fields(form):
     return Fields({(f"a-{part}" if part else "a"): text for part, text in form.items()}, "a")
+
+
+def test_a_conversation_tree_shown_without_a_tree_scheme_is_drawn_as_a_thread():
+    """Potato's conversation_tree display on its own: each reply under what it answers, indented by its depth."""
+    from designs.dialogue import drawn
+
+    said = drawn(TREE, None)
+    assert said.threaded
+    assert [(turn["speaker"], turn["text"], turn.get("depth", 0)) for turn in said] == [
+        ("User", "Hi?", 0), ("Bot A", "Hello.", 1), ("User", "Thanks.", 2), ("Bot B", "Go away.", 1)]
+    assert drawn({"id": "x", "text": "not a tree"}, None) is None  # a mapping without replies is not drawn so
