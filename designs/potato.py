@@ -49,6 +49,8 @@ READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "an
 # Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
 # shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
 # compares. The others (images, audio, video, PDFs, …) are not a text project's.
+# The keys of an instance_display field that are not its display's options (Potato's STRUCTURAL_FIELD_KEYS).
+STRUCTURAL = ("key", "type", "label", "span_target", "display_options")
 PANED_DISPLAYS = ("pairwise",)  # Potato's displays of several things side by side (items.panes)
 TEXT_DISPLAYS = ("text", "html", "dialogue", *PANED_DISPLAYS, "document", "code", "spreadsheet", "agent_trace",
                  "eval_trace", "coding_trace", "cot_trace", "web_agent_trace", "conversation_tree",
@@ -587,7 +589,9 @@ class _Translation:
         sides, numbered, views, widths = {}, [], {}, {}
         for number, key in shown:
             options = fields[number].get("display_options") or {}
-            options = options if isinstance(options, dict) else {}
+            # Potato reads a field's other keys as display options too (its displays' get_display_options).
+            options = {**{option: value for option, value in fields[number].items() if option not in STRUCTURAL},
+                       **(options if isinstance(options, dict) else {})}
             if kinds[key] in PANED_DISPLAYS and key != text:
                 labels = options.get("labels")
                 sides[key] = [str(label) for label in labels] if isinstance(labels, list) else []

@@ -91,3 +91,25 @@ def test_a_conversation_tree_shown_without_a_tree_scheme_is_drawn_as_a_thread():
     assert [(turn["speaker"], turn["text"], turn.get("depth", 0)) for turn in said] == [
         ("User", "Hi?", 0), ("Bot A", "Hello.", 1), ("User", "Thanks.", 2), ("Bot B", "Go away.", 1)]
     assert drawn({"id": "x", "text": "not a tree"}, None) is None  # a mapping without replies is not drawn so
+
+
+def test_a_display_s_own_keys_are_its_options_and_those_not_run_are_named(tmp_path):
+    """Potato reads an instance_display field's keys beside key, type and label as its display options: a
+    conversation tree's collapsed_depth there is named as not run, as it is under display_options."""
+    from designs.potato import import_file
+
+    (tmp_path / "data.jsonl").write_text(json.dumps({"id": "t1", "tree": TREE}) + "\n")
+    config = tmp_path / "config.yaml"
+    config.write_text("""annotation_task_name: Trees
+data_files: [data.jsonl]
+item_properties: {id_key: id, text_key: tree}
+instance_display:
+  fields:
+    - {key: tree, type: conversation_tree, collapsed_depth: 1, display_options: {node_style: compact}}
+annotation_schemes:
+  - {annotation_type: radio, name: best, description: "Which is better?", labels: [Bot A, Bot B]}
+""")
+    found = import_file(str(config))
+    assert found.ok, found.errors
+    assert found.warnings == ["instance_display.fields.0 ('tree'): display_options collapsed_depth, node_style not "
+                              "run here: the conversation_tree is shown without them"]
