@@ -12,6 +12,7 @@ import zipfile
 import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
+from playwright.sync_api import expect
 
 from accounts import roles
 from designs.models import DesignBatch
@@ -175,6 +176,10 @@ def test_a_new_organizer_makes_a_project_from_a_shipped_design_and_exports_it(ch
     page.locator("#step-export button:has-text('Export answers and labels (zip)')").click()
     # The export is a job too: the page follows it and links the zip it wrote.
     link = page.locator("#step-export a:has-text('Download the export of')")
+    link.wait_for()
+    # The page reloads itself while a job of it runs (static/js/live.js): the link can show on a page that reloads
+    # once more as the report's job ends. Wait for the page that no longer follows a job, then for its link.
+    expect(page.locator("#live[data-busy='true']")).to_have_count(0, timeout=60_000)
     link.wait_for()
     page.locator("#step-report").scroll_into_view_if_needed()
     screenshot(page, "design-project-report", docs="organizer-report")
