@@ -48,6 +48,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """A live-server test's database connections closed where its body opened them. Django keeps a connection per
+    context (asgiref's Local), and here the body's context is not the one its fixtures are torn down in (a page
+    test's ORM calls after Playwright's showed it: the teardown saw no connection while PostgreSQL still held the
+    body's), so the connection stayed open and PostgreSQL could not drop the test database at the end."""
+    try:
+        return (yield)
+    finally:
+        if "live_server" in pyfuncitem.fixturenames:
+            from django.db import connections
+
+            connections.close_all()
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Django removes the SQLite test file; its WAL companions are ours to remove."""
     name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
