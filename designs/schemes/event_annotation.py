@@ -71,6 +71,12 @@ class EventAnnotation(SchemeBase):
         return types
 
 
+def colours(scheme: EventAnnotation) -> list[tuple[str, str]]:
+    """Each event type with its colour: its own, or Potato's next in turn."""
+    return [(kind.type, kind.color or EVENT_COLOURS[number % len(EVENT_COLOURS)])
+            for number, kind in enumerate(scheme.event_types)]
+
+
 def _span(entry: Any, text: str) -> dict[str, Any]:
     start, end, label = span_at(entry, text)
     return {"start": start, "end": end, "label": label}
@@ -171,8 +177,7 @@ class EventAnnotationType(SchemeType):
         # As Potato's page stores an event (static/event-annotation.js): its spans by id, each argument's text, and
         # the type's colour with the trigger's text and label in its properties. Potato's ids are random; these
         # number the events and name each span as the span scheme's export names it.
-        colours = {kind.type: kind.color or EVENT_COLOURS[number % len(EVENT_COLOURS)]
-                   for number, kind in enumerate(scheme.event_types)}
+        colour = dict(colours(scheme))
 
         def span_id(span: dict) -> str:
             return f"{scheme.span_schema}_{span['label']}_{span['start']}_{span['end']}"
@@ -184,7 +189,7 @@ class EventAnnotationType(SchemeType):
                             "trigger_span_id": span_id(event["trigger"]),
                             "arguments": [{"role": argument["role"], "span_id": span_id(argument),
                                            "text": text(argument)} for argument in event["arguments"]],
-                            "properties": {"color": colours[event["type"]], "trigger_text": text(event["trigger"]),
+                            "properties": {"color": colour[event["type"]], "trigger_text": text(event["trigger"]),
                                            "trigger_label": event["trigger"]["label"]}}
                            for number, event in enumerate(value, 1)]}
 
@@ -194,8 +199,8 @@ class EventAnnotationType(SchemeType):
                                 for event in value])}
 
     def widget_context(self, scheme, record, field, keys):
-        return {"kinds": [(kind, kind.color or EVENT_COLOURS[number % len(EVENT_COLOURS)])
-                          for number, kind in enumerate(scheme.event_types)]}
+        return {"kinds": [(kind, colour) for kind, (_, colour) in
+                          zip(scheme.event_types, colours(scheme), strict=True)]}
 
     def card_labels(self, scheme):
         return f"events ({', '.join(kind.type for kind in scheme.event_types)}) over spans of {scheme.span_schema}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from designs.dialogue import TREE_NODES, tree_nodes
 from designs.schemes.base import (
@@ -44,18 +44,17 @@ class TreeAnnotation(SchemeBase):
                                                                  "may be left out)")
     path_selection: PathSelection = PathSelection()
     branch_comparison: BranchComparison = BranchComparison()
+    _node: Any = PrivateAttr(None)  # node_scheme as its type's settings, read once
 
     @model_validator(mode="after")
     def _asks_something(self) -> TreeAnnotation:
         if self.node_scheme is None and not self.path_selection.enabled:
             raise ValueError("a tree annotation asks nothing: give a node_scheme, or path_selection: {enabled: true}")
-        node_of(self)  # a node scheme that is not one is named now, not on the page
+        self._node = _read_node(self)  # a node scheme that is not one is named now, not on the page
         return self
 
 
-def node_of(scheme: TreeAnnotation) -> Any:
-    """The scheme asked of each node, as its type's settings (named "<tree>_node" and asking "Annotate this node"
-    unless it says otherwise, as Potato's page names it), or None."""
+def _read_node(scheme: TreeAnnotation) -> Any:
     if scheme.node_scheme is None:
         return None
     kind_name = str(scheme.node_scheme.get("annotation_type", ""))
@@ -65,6 +64,12 @@ def node_of(scheme: TreeAnnotation) -> Any:
                          f"{', '.join(nested)}")
     return SCHEME_TYPES.get(kind_name).settings.model_validate(
         {"name": f"{scheme.name}_node", "description": "Annotate this node", **scheme.node_scheme})
+
+
+def node_of(scheme: TreeAnnotation) -> Any:
+    """The scheme asked of each node, as its type's settings (named "<tree>_node" and asking "Annotate this node"
+    unless it says otherwise, as Potato's page names it), or None."""
+    return scheme._node
 
 
 def nodes(scheme: TreeAnnotation, record: Any) -> list[dict[str, Any]]:
