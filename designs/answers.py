@@ -17,9 +17,11 @@ def field_prefix(item_key: Any, index: int) -> str:
 
 
 def read_item(design: Design, record: Record, raw: Mapping[str, Any], item_key: Any,
-              schemes: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
+              schemes: list[str] | None = None, facts: Mapping[str, Any] | None = None
+              ) -> tuple[dict[str, Any], list[str]]:
     """({scheme: answer} of the visible answered schemes, [required visible schemes left empty]).
-    AnswerProblem names the scheme. `schemes` limits the read to a stage's schemes."""
+    AnswerProblem names the scheme. `schemes` limits the read to a stage's schemes; `facts` are what display logic
+    may test beside the answers (the person's condition, {"condition.<factor>": level})."""
     answers: dict[str, Any] = {}
     asked = [(index, scheme) for index, scheme in enumerate(design.annotation_schemes)
              if schemes is None or scheme.name in schemes]
@@ -39,7 +41,7 @@ def read_item(design: Design, record: Record, raw: Mapping[str, Any], item_key: 
                 raise AnswerProblem(f"{scheme.description or scheme.name}: {problem}") from None
     missing = []
     for _, scheme in asked:
-        if not visible(scheme, answers):
+        if not visible(scheme, {**answers, **(facts or {})}):
             answers.pop(scheme.name, None)  # an answer to a scheme its logic hides does not count
         elif scheme.required and scheme.name not in answers:
             missing.append(scheme.name)

@@ -19,7 +19,8 @@ from core.components import component_reporters
 from core.items import payload_from_json
 from core.semeval import spreadsheet_cell
 from designs.aggregate import GLOBAL_METHODS, Annotator, Answer, SchemeResult, scheme_accumulators
-from designs.models import OutsideAnswer, batch_design
+from designs.conditions import difference_in_means
+from designs.models import ConditionCell, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record
 from designs.task_type import record_of
@@ -57,7 +58,7 @@ def worked_items(batch: Batch, *, outside: Outside = True) -> Iterator[
     `outside` is False, the answers given in another tool: (None, Annotator, when given, record, gold, answer)."""
     assignments = (Assignment.objects.answered(batch)
                    .order_by("submitted", "pk").values_list("pk", "worker_id", "submitted", "answers"))
-    pseudonyms: dict[int, str] = {}
+    pseudonyms: dict[int, str] = {}  # as pseudonyms() names them
     # A chunk of assignments names a few thousand items (their HITs'), looked up at once.
     for chunk in _chunks(assignments.iterator(chunk_size=CHUNK // 10), CHUNK // 10):
         wanted = {int(key) for *_, answers in chunk for key in answers or {}}
@@ -77,6 +78,42 @@ def worked_items(batch: Batch, *, outside: Outside = True) -> Iterator[
         for item_id, source, annotator, when, answer in chunk:
             if item_id in items:
                 yield None, Annotator(source, annotator), when, items[item_id][0], items[item_id][1], answer
+
+
+def pseudonyms(batch: Batch) -> dict[int, str]:
+    """Each worker of a counted assignment of the batch (by id) as the export names them: W1, W2, ... in the order
+    they first answered."""
+    named: dict[int, str] = {}
+    for worker_id in (Assignment.objects.answered(batch).order_by("submitted", "pk")
+                      .values_list("worker_id", flat=True).iterator(chunk_size=CHUNK)):
+        named.setdefault(worker_id, f"W{len(named) + 1}")
+    return named
+
+
+def conditions_summary(batch: Batch, design: Any) -> dict[str, Any]:
+    """The people of each cell of the design's conditions (given one, and with counted answers), and the estimate of
+    each scheme read by comparing them (a list experiment's: the treatment condition's mean count less the
+    others', designs.conditions.difference_in_means); {} for a design without conditions."""
+    if design.conditions is None:
+        return {}
+    cells = design.conditions.all_cells()
+    named = pseudonyms(batch)
+    given = dict(ConditionCell.objects.filter(batch=batch).values_list("worker_id", "cell"))
+    of_worker = {name: cells[given[worker]].levels for worker, name in named.items() if worker in given}
+    compared = {scheme.name: treatment for scheme in design.annotation_schemes
+                if (treatment := SCHEME_TYPES.of(scheme).treatment(scheme)) is not None}
+    counts: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in compared}
+    if compared:
+        for _, worker, _, _, gold, answer in worked_items(batch, outside=False):
+            levels = of_worker.get(str(worker))
+            for name, (factor, level) in compared.items():
+                if levels is not None and not gold and answer.get(name) is not None:
+                    counts[name][0 if levels.get(factor) == level else 1].append(float(answer[name]))
+    return {"cells": [{"levels": cell.levels, "weight": cell.weight,
+                       "given": sum(1 for place in given.values() if place == number),
+                       "answered": sum(1 for levels in of_worker.values() if levels == cell.levels)}
+                      for number, cell in enumerate(cells)],
+            "estimates": {name: difference_in_means(*groups) for name, groups in counts.items()}}
 
 
 def _records(batch: Batch, wanted: set[int]) -> dict[int, tuple[Record, bool]]:
@@ -236,6 +273,8 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
             if "jsonl" not in formats:  # written for the folder only
                 for name in ("labels", "answers"):
                     (temporary / f"{name}.jsonl").unlink()
+        if design.conditions is not None:
+            written += conditions_output(batch, design, temporary)
         (temporary / "agreement.json").write_text(json.dumps(agreement, indent=2, sort_keys=True) + "\n")
         written.append(temporary / "agreement.json")
         if out.exists():
@@ -245,6 +284,48 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     return [out / path.relative_to(temporary) for path in written]
+
+
+def _cells_given(batch: Batch, design: Any) -> list[tuple[str, dict[str, str], int, int]]:
+    """(pseudonym, levels, arrival in the batch, arrival in the cell) of each worker with counted answers who was
+    given a cell, in the order they arrived."""
+    named = pseudonyms(batch)
+    return [(named[worker], levels, ordinal, cell_ordinal) for worker, levels, ordinal, cell_ordinal in
+            ConditionCell.objects.filter(batch=batch, worker__in=list(named)).order_by("ordinal").values_list(
+                "worker_id", "levels", "ordinal", "cell_ordinal")]
+
+
+def conditions_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
+    """conditions.csv (each annotator's level of every factor, and when they arrived) and conditions.json (the
+    people of each cell, each list experiment's estimate)."""
+    factors = list(design.conditions.factors)
+    with (folder / "conditions.csv").open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["annotator", *factors, "ordinal", "cell_ordinal"])
+        for name, levels, ordinal, cell_ordinal in _cells_given(batch, design):
+            writer.writerow([name, *(levels.get(factor, "") for factor in factors), ordinal, cell_ordinal])
+    (folder / "conditions.json").write_text(json.dumps(conditions_summary(batch, design), indent=2) + "\n")
+    return [folder / "conditions.csv", folder / "conditions.json"]
+
+
+# The columns of Potato's participants.csv (potato.export) after its condition_<factor> ones: what its phases,
+# screening and page orders kept, of which a batch here has none.
+POTATO_PARTICIPANT_COLUMNS = ("latin_ordinal", "final_phase", "screened_out", "screened_out_page", "skipped_pages",
+                              "page_orders", "question_orders", "runtime_runs", "runtime_answers")
+
+
+def potato_participants(batch: Batch, design: Any, folder: Path) -> Path:
+    """participants.csv as Potato's export writes it for a study with conditions: a row per annotator, their level
+    of each factor, their arrival in the study and in their cell."""
+    factors = list(design.conditions.factors)
+    with (folder / "participants.csv").open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["user_id", *(f"condition_{factor}" for factor in factors), "condition_ordinal",
+                         "cell_ordinal", *POTATO_PARTICIPANT_COLUMNS])
+        for name, levels, ordinal, cell_ordinal in _cells_given(batch, design):
+            writer.writerow([name, *(levels.get(factor, "") for factor in factors), ordinal, cell_ordinal,
+                             "", "done", 0, "", "", "{}", "{}", "{}", "{}"])
+    return folder / "participants.csv"
 
 
 def labelstudio_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
@@ -313,7 +394,7 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
         writer.writeheader()
         writer.writerows(map(json.loads, rows))
     waiting.unlink()
-    return [lines, table]
+    return [lines, table] + ([potato_participants(batch, design, folder)] if design.conditions is not None else [])
 
 
 def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from core.components import COMPONENTS
+from designs.conditions import CONDITION, Conditions
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import NAME, Condition, SchemeBase, Strict, _as_label_text
 
@@ -318,6 +319,8 @@ class Design(Strict):
     components: list[str] = Field(default_factory=list, description="named components (core.components)")
     export: Export = Field(default_factory=Export)
     llm: Llm = Field(default_factory=Llm, description="a language model asked as one more annotator")
+    conditions: Conditions | None = Field(None, description="between-subjects conditions: each person is given "
+                                                            "one level of every factor (Potato's)")
 
     model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra={
         "$id": "https://crowdset.example/designs/schema.json", "title": "crowdset design file"})
@@ -330,6 +333,21 @@ class Design(Strict):
             raise ValueError("; ".join(f"{'.'.join(map(str, path))}: {message}" for path, message in problems))
         return self
 
+    def _condition_problems(self, condition: Condition) -> list[tuple[str, str]]:
+        """What is wrong with display logic on a person's condition (Potato's `condition.<factor>`): a factor the
+        design does not declare, or a level it does not have, which would hide the scheme from everyone."""
+        factors = self.conditions.factors if self.conditions is not None else {}
+        factor = condition.schema_.removeprefix(CONDITION)
+        if factor not in factors:
+            return [("schema", f"{condition.schema_!r} names no factor of the design's conditions "
+                               f"({', '.join(factors) or 'none declared'}); declare it under conditions.factors")]
+        if condition.operator not in ("equals", "not_equals", "contains", "not_contains"):
+            return []
+        given = condition.value if isinstance(condition.value, list) else [condition.value]
+        unknown = [str(value) for value in given if str(value) not in factors[factor]]
+        return [("value", f"{', '.join(map(repr, unknown))} is not a level of {factor} "
+                          f"({', '.join(factors[factor])})")] if unknown else []
+
     def reference_problems(self) -> list[tuple[tuple, str]]:
         """Names that point nowhere: (path in the file, message) for each."""
         names = [scheme.name for scheme in self.annotation_schemes]
@@ -339,7 +357,10 @@ class Design(Strict):
                 problems.append((("annotation_schemes", index, "name"),
                                  f"{scheme.name!r} is the name of an earlier scheme too; names must differ"))
             for number, condition in enumerate(scheme.display_logic.show_when if scheme.display_logic else []):
-                if condition.schema_ not in names:
+                if condition.schema_.startswith(CONDITION):
+                    problems += [(("annotation_schemes", index, "display_logic", "show_when", number, key), message)
+                                 for key, message in self._condition_problems(condition)]
+                elif condition.schema_ not in names:
                     problems.append((("annotation_schemes", index, "display_logic", "show_when", number, "schema"),
                                      _unknown_scheme(condition.schema_, names)))
         problems += [(("annotation_schemes", index, *path), message)

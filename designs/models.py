@@ -6,15 +6,17 @@ batch keep the design they were given under (their schemes, labels and rules).
 
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 from django.utils.functional import cached_property
 
+from designs.conditions import Conditions
 from designs.loader import load_text
 from designs.model import Design
-from hits.models import Batch
+from hits.models import Assignment, Batch
 
 
 class DesignVersion(models.Model):
@@ -122,6 +124,57 @@ class OutsideAnswer(models.Model):
         if annotator and annotator not in names:
             raise CrowdError(f"no model {annotator!r} answered batch {batch.pk}; those that did: {', '.join(names)}")
         return annotator or names[0]
+
+
+class ConditionCell(models.Model):
+    """The cell of a design's between-subjects conditions a worker was given in a batch (designs.conditions): kept,
+    so each of their pages in the batch shows the same condition and each of their answers is read with it."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="condition_cells")
+    worker = models.ForeignKey("hits.Worker", on_delete=models.CASCADE, related_name="condition_cells")
+    levels = models.JSONField(help_text="{factor: level}")
+    cell = models.PositiveIntegerField(help_text="its place among the design's cells")
+    ordinal = models.PositiveIntegerField(help_text="the worker's arrival in the batch, from 0")
+    cell_ordinal = models.PositiveIntegerField(help_text="their arrival in the cell, from 0")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["batch_id", "ordinal"]
+        constraints = [models.UniqueConstraint(fields=["batch", "worker"], name="condition_cell_once_a_worker")]
+
+    def __str__(self):
+        return f"{self.worker_id} in batch {self.batch_id}: {self.levels}"
+
+    @classmethod
+    def levels_of(cls, batch_id: int, worker_id: int) -> dict[str, str] | None:
+        """The cell a worker was given in a batch, or None when they were given none (yet)."""
+        return cls.objects.filter(batch_id=batch_id, worker_id=worker_id).values_list("levels", flat=True).first()
+
+    @classmethod
+    def give(cls, batch: Batch, worker: Any, conditions: Conditions) -> dict[str, str]:
+        """The worker's cell in `batch`, given now (designs.conditions) if they have none: once, whoever else
+        arrives at the same moment, since the batch's row is locked while its cells are counted."""
+        given = cls.levels_of(batch.pk, worker.pk)
+        if given is not None:
+            return given
+        with transaction.atomic():
+            Batch.objects.select_for_update().filter(pk=batch.pk).first()
+            kept = cls.objects.filter(batch=batch)
+            found = kept.filter(worker=worker).first()
+            if found is not None:
+                return found.levels
+            if conditions.balance_on == "completed":
+                kept = kept.filter(worker__in=Assignment.objects.filter(
+                    hit__batch=batch, state__in=Assignment.DONE_STATES).values("worker"))
+            cells = conditions.all_cells()
+            counts = [0] * len(cells)
+            for place in kept.values_list("cell", flat=True):
+                counts[place] += 1
+            ordinal = cls.objects.filter(batch=batch).count()
+            place = conditions.choose(worker.external_id or str(worker.pk), ordinal, counts)
+            made = cls.objects.create(batch=batch, worker=worker, levels=cells[place].levels, cell=place,
+                                      ordinal=ordinal, cell_ordinal=cls.objects.filter(batch=batch, cell=place).count())
+        return made.levels
 
 
 class ModelRun(models.Model):

@@ -45,7 +45,7 @@ from qualification.practice import Practice
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
         "annotation_codebook_url", "prolific", "mturk", "bws_config", "assignment_strategy", "gold_standards",
-        "attention_checks", "instance_display", "training", "ai_support")
+        "attention_checks", "instance_display", "training", "ai_support", "conditions")
 # Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
 # shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
 # compares. The others (images, audio, video, PDFs, …) are not a text project's.
@@ -358,6 +358,11 @@ class _Translation:
         self._attention(design)
         self._gold_feedback(design)
         self._gold_accuracy(design)
+        if raw.get("conditions") is not None:
+            # Potato's between-subjects conditions, as ours: each person given a cell the first time they open a
+            # page of the batch (designs.conditions).
+            design["conditions"] = raw["conditions"]
+            self.origin[("conditions",)] = ("conditions",)
         for crowd in ("prolific", "mturk"):
             if raw.get(crowd):
                 design["provider"] = {"name": crowd}

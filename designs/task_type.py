@@ -10,16 +10,19 @@ from typing import Any
 
 from django.core.cache import cache
 from django.template.loader import render_to_string
+from django.utils.html import json_script
+from django.utils.safestring import mark_safe
 
 from core.components import COMPONENTS
 from core.items import Payload, RecordItem, SentenceItem
 from designs.answers import field_prefix, read_item, visible
 from designs.components import WRITING_EVIDENCE
+from designs.conditions import CONDITION, shown
 from designs.dialogue import drawn
 from designs.evidence import canary_word
 from designs.items import SUGGESTED, as_lines, highlight, panes, turns
 from designs.model import Design
-from designs.models import batch_design, batch_designs
+from designs.models import ConditionCell, batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from designs.stages import stages_advance, stages_withdraw
 from designs.suggestions import for_assignment
@@ -128,16 +131,21 @@ class DesignTask(TaskType):
     def labels(self, batch):
         return scheme_labels(label_scheme(*batch_design(batch.pk)))
 
-    def parse_answers(self, items, raw):
+    def parse_answers(self, items, raw, worker=None):
         if not items:
             return {}
         design, stage = batch_design(items[0].batch_id)
         asked = stage_schemes(design, stage)
+        # Display logic may test the sender's condition: it is read with the answers (none on MTurk, which runs no
+        # conditions, and whose synced answers come without a worker here).
+        levels = ConditionCell.levels_of(items[0].batch_id, worker.pk) \
+            if design.conditions is not None and worker is not None else None
+        facts = {f"{CONDITION}{factor}": level for factor, level in (levels or {}).items()}
         noun = design.items.noun
         answers, missing = {}, []
         for position, item in enumerate(items, 1):
             try:
-                found, empty = read_item(design, record(item), raw, item.pk, asked)
+                found, empty = read_item(design, record(item), raw, item.pk, asked, facts)
             except AnswerProblem as problem:
                 raise AnswerError(f"{noun} {position}: {problem}") from None
             if empty:
@@ -186,16 +194,27 @@ class DesignTask(TaskType):
             context = self.page_context(hit.ordered_items())
             page = {"task_html": render_to_string("designs/_task.html", context), "item_count": len(context["items"]),
                     "scripts": context["scripts"],
-                    "task_title": context["task_title"], "item_noun": context["item_noun"]}
+                    "task_title": context["task_title"], "item_noun": context["item_noun"],
+                    "conditional": getattr(context["design"], "conditions", None) is not None}
             cache.set(key, page, timeout=HIT_PAGE_SECONDS)
         return page
 
     def assignment_page(self, assignment):
+        page: dict[str, Any] = {}
+        kept = self.hit_page(assignment.hit)
+        if kept.get("conditional"):  # said by the kept page: no design is read for a page without conditions
+            design, _ = batch_design(assignment.hit.batch_id)
+            # What a person's page holds depends on their condition (a list experiment's sensitive statement is in
+            # it or not at all): the HIT's kept page is cut to their cell's levels before it is served.
+            levels = ConditionCell.give(assignment.hit.batch, assignment.worker, design.conditions)
+            # The page's script reads them too, for display logic on a condition (design.js).
+            page["task_html"] = mark_safe(shown(kept["task_html"], levels)  # our own rendering, cut
+                                          + json_script(levels, "design-conditions"))
         # A model's suggestions differ by worker (a held-out pair sees none), so they are never in the HIT's kept
         # page: the worker's page carries them as form fields its widgets start with.
         model, items, given = for_assignment(assignment)
         if not given:
-            return {}
+            return page
         design, stage = batch_design(assignment.hit.batch_id)
         asked = stage_schemes(design, stage)
         suggestions = {}
@@ -209,7 +228,14 @@ class DesignTask(TaskType):
                                   SCHEME_TYPES.of(scheme).form_fields(scheme, value, record(item)).items())
             if fields:
                 suggestions[str(item.pk)] = fields
-        return {"suggestions": {"model": model, "items": suggestions}} if suggestions else {}
+        if suggestions:
+            page["suggestions"] = {"model": model, "items": suggestions}
+        return page
+
+    def per_worker(self, batch):
+        design, _ = batch_design(batch.pk)
+        return "its design's conditions give each person the page of their own condition" \
+            if design.conditions is not None else ""
 
     def html_question(self, hit, items):
         return render_to_string("designs/task_mturk.html", question_context(hit, **self.page_context(items),

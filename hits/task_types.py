@@ -15,7 +15,7 @@ from core.errors import InputError
 from core.registry import Registry
 
 if TYPE_CHECKING:
-    from hits.models import Assignment, Batch, Hit, Item
+    from hits.models import Assignment, Batch, Hit, Item, Worker
 
 
 class AnswerError(InputError):
@@ -57,8 +57,10 @@ class TaskType:
         """The named components the batch's task runs (a design file's `components`), e.g. the span review's."""
         return []
 
-    def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any]) -> dict[str, Any]:
-        """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit."""
+    def parse_answers(self, items: Sequence[Item], raw: Mapping[str, Any], worker: Worker | None = None
+                      ) -> dict[str, Any]:
+        """Turn submitted form fields into {item id: answer}; raise AnswerError if they do not fit. `worker`, who
+        sent them, where known (a design's display logic may test their condition)."""
         raise NotImplementedError
 
     def page_context(self, items: Sequence[Item]) -> dict[str, Any]:
@@ -72,6 +74,11 @@ class TaskType:
     def assignment_page(self, assignment: Assignment) -> dict[str, Any]:
         """What one worker's page of the HIT adds to the HIT's (`hit_page`, the same for every worker)."""
         return {}
+
+    def per_worker(self, batch: Batch) -> str:
+        """Why one worker's page of a HIT differs from another's (their condition decides what it holds), or "":
+        a provider that shows every worker of a HIT the same page (MTurk's question) cannot run such a batch."""
+        return ""
 
     def html_question(self, hit: Hit, items: Sequence[Item]) -> str:
         """A self-contained HTML form for the HIT, posting to MTurk's externalSubmit."""

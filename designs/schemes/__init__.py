@@ -29,6 +29,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     slider,
     range_slider,
     number,
+    list_experiment,
     datetime,
     text,
     free_list,

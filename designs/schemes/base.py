@@ -361,6 +361,12 @@ class SchemeType:
         `keys` are the scheme's keys on this page (key -> choice), none taken by another scheme."""
         return {}
 
+    def treatment(self, scheme: Any) -> tuple[str, str] | None:
+        """The factor and level of the design's conditions whose people are asked the scheme's treatment form (a
+        list experiment's sensitive statement), for a type whose answers are read by comparing the conditions'
+        groups (designs.export.conditions_summary); None for most."""
+        return None
+
     def draws(self, scheme: Any) -> str | None:
         """The item field the widget draws itself (a conversation tree), which the page then does not show again."""
         return None

@@ -221,7 +221,14 @@ class MTurkProvider(Provider):
                 '<FrameHeight>0</FrameHeight></HTMLQuestion>')
 
     def check(self, batch: Batch, hits: Sequence[Hit]) -> list[str]:
-        """Every HIT's question against MTurk's 65,535-byte limit, before anything is published."""
+        """Every HIT's question against MTurk's 65,535-byte limit, and a batch MTurk cannot show as it is meant,
+        before anything is published."""
+        why = get_task_type(batch.task_type).per_worker(batch)
+        if why:
+            # Both MTurk questions are one page for every worker of the HIT: the HTMLQuestion is uploaded with the
+            # HIT, and the ExternalQuestion's preview is shown before MTurk says who the worker is.
+            return [f"MTurk shows every worker of a HIT the same page, and {why}: run this batch in-house or on "
+                    f"Prolific"]
         problems = []
         for hit in hits:
             size = len(self.question_xml(hit, hit.ordered_items()).encode("utf-8"))

@@ -117,7 +117,7 @@ def assignment_submit(*, assignment: Assignment, worker: Worker,
             raise CrowdError(refusal)
         task_type = get_task_type(assignment.hit.batch.task_type)
         try:
-            answers = task_type.parse_answers(assignment.hit.ordered_items(), raw_answers)
+            answers = task_type.parse_answers(assignment.hit.ordered_items(), raw_answers, worker=worker)
         except AnswerError as error:
             raise CrowdError(str(error)) from None
         assignment.state = Assignment.State.SUBMITTED

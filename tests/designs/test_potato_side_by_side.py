@@ -1235,3 +1235,58 @@ def test_a_conversation_tree_s_nodes_and_path_save_what_potato_saves(chromium, l
     assert json.loads(potato["node_annotations"]) == {node: {"quality_node": "2"} for node in ("root", "a", "b")}
     columns, _ = _csv(written["annotations.csv"].read_text())
     assert columns == _csv((FOLDER / "trees" / "potato-annotations.csv").read_text())[0]
+
+
+def test_a_list_experiment_shows_each_condition_its_own_list_and_saves_what_potato_saves(chromium, live_server,
+                                                                                         tmp_path, capsys):
+    """Potato's list_experiment under round-robin conditions: the first annotator is in control and their page
+    holds no sensitive statement at all (not hidden: absent from the HTML), the second in treatment sees it second;
+    each types a count from the keyboard, and a question asked of the treatment condition only (display logic on
+    condition.list) is shown to the second, who answers it. The answers, and the participants' conditions, are what
+    Potato wrote."""
+    project = potato_project(FOLDER / "counts" / "config.yaml", capsys)
+    batch = batch_publish(batch=project.batches.get())
+    sensitive = "Labelled data for a paper without reading the guidelines"
+    seen = {}
+    for name, count, device in (("ada", "2", DESKTOP), ("bea", "3", PHONE)):
+        project_annotator(project, name)
+        context, page = hit_page(chromium, live_server, name, device)
+        item = page.locator(".task-item").first
+        seen[name] = item.locator(".list-experiment-items li").all_inner_texts()
+        assert (sensitive in page.content()) == (name == "bea")
+        _check(page, f"potato-counts-{name}", "desktop" if device is DESKTOP else "phone")
+        why = item.locator("[data-scheme=why]")
+        assert why.is_visible() == (name == "bea")
+        if name == "bea":
+            _tick(page, why.get_by_role("radio", name="a"))
+        box = item.get_by_role("spinbutton", name="How many?")
+        assert box.get_attribute("max") == "4"
+        _type(page, box, count)
+        page.keyboard.press("Tab")  # the box's change is what a draft keeps
+        page.reload()  # the same condition again, and the draft's count
+        page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+        assert item.locator(".list-experiment-items li").all_inner_texts() == seen[name]
+        assert box.input_value() == count
+        page.locator("#cf-submit").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"{live_server.url}/work/")
+        context.close()
+    assert seen == {"ada": ["Voted in a local election", "Given money to a charity", "Read a novel"],
+                    "bea": ["Voted in a local election", sensitive, "Given money to a charity", "Read a novel"]}
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
+    ours = [json.loads(line) for line in written["annotations.jsonl"].read_text().splitlines()]
+    potato = [json.loads(line) for line in (FOLDER / "counts" / "potato-annotations.jsonl").read_text().splitlines()]
+    assert [_without_user(record) for record in ours] == [_without_user(record) for record in potato]
+    assert [record["user_id"] for record in ours] == ["W1", "W2"]
+    def rows(text):  # each annotator's row, in order, without their name
+        return [{key: value for key, value in row.items() if key != "user_id"}
+                for row in csv.DictReader(io.StringIO(text))]
+
+    assert rows(written["annotations.csv"].read_text()) == rows(
+        (FOLDER / "counts" / "potato-annotations.csv").read_text())
+    potato_people = rows((FOLDER / "counts" / "potato-participants.csv").read_text())
+    ours_people = rows(written["participants.csv"].read_text())
+    assert list(ours_people[0]) == list(potato_people[0])  # Potato's columns, in its order
+    assert [{key: row[key] for key in ("condition_list", "condition_ordinal", "cell_ordinal")}
+            for row in ours_people] == [{key: row[key] for key in ("condition_list", "condition_ordinal",
+                                                                    "cell_ordinal")} for row in potato_people]

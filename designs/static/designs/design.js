@@ -91,12 +91,20 @@
     const contains = values.some(v => wanted.some(w => v.includes(w)));
     return {equals: equal, not_equals: !equal, contains: contains, not_contains: !contains}[op];
   }
+  // The person's condition ({factor: level}), which display logic may test as "condition.<factor>": written into
+  // their page when it is served (designs.conditions); none on a page every worker shares.
+  const conditionsNode = document.getElementById("design-conditions");
+  const conditions = conditionsNode ? JSON.parse(conditionsNode.textContent) : {};
+  function given(byName, name) {
+    if (name.startsWith("condition.")) return conditions[name.slice("condition.".length)] ?? "";
+    return byName[name] ? value(byName[name]) : "";
+  }
   function applyLogic(item) {
     const byName = Object.fromEntries(schemesOf(item).map(s => [s.dataset.scheme, s]));
     schemesOf(item).forEach(scheme => {
       if (!scheme.dataset.showWhen) return;
       const logic = JSON.parse(scheme.dataset.showWhen);
-      const results = logic.show_when.map(c => holds(c, byName[c.schema] ? value(byName[c.schema]) : ""));
+      const results = logic.show_when.map(c => holds(c, given(byName, c.schema)));
       scheme.hidden = !(logic.logic === "any" ? results.some(Boolean) : results.every(Boolean));
     });
   }

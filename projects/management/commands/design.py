@@ -18,7 +18,7 @@ from core.words import counted
 from designs import labelstudio
 from designs.attention import gold_scores
 from designs.compare import compare
-from designs.export import FORMATS, agreement_of, batch_report, export_batch
+from designs.export import FORMATS, agreement_of, batch_report, conditions_summary, export_batch
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.model_runs import Endpoint, ModelError, model_run, run_estimate
@@ -340,6 +340,17 @@ class Command(BaseCommand):
                               f"work claimed from now on; {found['holdout']:.0%} of (annotator, item) pairs see none. "
                               f"`manage.py design compare {batch.pk}` gives the pull of the suggestion")
 
+    def _conditions(self, summary):
+        for cell in summary.get("cells", []):
+            self.stdout.write(f"condition {', '.join(f'{factor}={level}' for factor, level in cell['levels'].items())}"
+                              f": {cell['given']} given it, {cell['answered']} answered")
+        for name, found in summary.get("estimates", {}).items():
+            said = "not enough answers (two a group at least)" if found["estimate"] is None else (
+                f"{found['estimate']:.3f} (standard error {found['standard_error']:.3f}, 95% "
+                f"{found['interval'][0]:.3f} to {found['interval'][1]:.3f})")
+            self.stdout.write(f"{name}: treated {found['treated']}, others {found['control']}; the sensitive "
+                              f"statement's share, by the difference in mean counts: {said}")
+
     def do_report(self, options):
         batch = self._batch(options["batch"])
         # Read an item at a time (designs.export.batch_report): a batch of any size. Each item's label is in the
@@ -350,8 +361,10 @@ class Command(BaseCommand):
             for name, result in report.results.items():
                 found[name].update({"items": result.seen, "decided": result.decided})
             scores = gold_scores(batch)
+            conditions = conditions_summary(batch, batch_design(batch.pk)[0])
             self.stdout.write(json.dumps({**found, **({"components": report.figures} if report.figures else {}),
-                                          **({"known_answers": scores} if scores else {})}))
+                                          **({"known_answers": scores} if scores else {}),
+                                          **({"conditions": conditions} if conditions else {})}))
             return
         self.stdout.write(f"{report.answers} answers")
         for name, result in report.results.items():
@@ -362,6 +375,7 @@ class Command(BaseCommand):
                               f"{result.method}: {result.decided} of {result.seen} items decided{extra}")
         for figure, value in report.figures.items():
             self.stdout.write(f"{figure}: {value}")
+        self._conditions(conditions_summary(batch, batch_design(batch.pk)[0]))
         scores = gold_scores(batch)
         if scores:
             self.stdout.write("known-answer items right: " + "; ".join(
