@@ -16,6 +16,7 @@ urlpatterns = [
     path("accounts/token/", api_token, name="api_token"),
     path("join/<str:token>/", join, name="join"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("work/events/", include("designs.event_urls")),
     path("work/", include("hits.urls")),
     path("review/spans/", include("annotation.urls")),
     path("review/", include("designs.urls")),

@@ -20,7 +20,7 @@ from core.items import payload_from_json
 from core.semeval import spreadsheet_cell
 from designs.aggregate import GLOBAL_METHODS, Annotator, Answer, SchemeResult, scheme_accumulators
 from designs.conditions import difference_in_means
-from designs.models import ConditionCell, OutsideAnswer, batch_design
+from designs.models import ConditionCell, OutsideAnswer, SharedEvent, batch_design
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record
 from designs.task_type import record_of
@@ -275,6 +275,8 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
                     (temporary / f"{name}.jsonl").unlink()
         if design.conditions is not None:
             written += conditions_output(batch, design, temporary)
+        if _shared(design):
+            written.append(shared_output(batch, design, temporary / "shared_events.json", by_scheme=True))
         (temporary / "agreement.json").write_text(json.dumps(agreement, indent=2, sort_keys=True) + "\n")
         written.append(temporary / "agreement.json")
         if out.exists():
@@ -326,6 +328,26 @@ def potato_participants(batch: Batch, design: Any, folder: Path) -> Path:
             writer.writerow([name, *(levels.get(factor, "") for factor in factors), ordinal, cell_ordinal,
                              "", "done", 0, "", "", "{}", "{}", "{}", "{}"])
     return folder / "participants.csv"
+
+
+def _shared(design: Any) -> list[str]:
+    return [scheme.name for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).keeps_shared]
+
+
+def shared_output(batch: Batch, design: Any, path: Path, by_scheme: bool = False) -> Path:
+    """The events the batch's workers kept above its documents (designs.models.SharedEvent) as Potato's registry
+    writes them ({"version": 1, "events": {id: event}}), workers as the export names them: one registry for all of
+    the design's such schemes (Potato's), or one per scheme (`by_scheme`, ours: {scheme: registry})."""
+    names = pseudonyms(batch)
+    registries: dict[str, dict[str, Any]] = {name: {"version": 1, "events": {}} for name in _shared(design)}
+    for event in SharedEvent.objects.filter(batch=batch).order_by("pk"):
+        if event.scheme in registries:
+            registries[event.scheme]["events"][event.key] = event.as_potato(names)
+    merged = {"version": 1, "events": {key: found for registry in registries.values()
+                                       for key, found in registry["events"].items()}}
+    path.write_text(json.dumps(registries if by_scheme else merged, indent=2, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    return path
 
 
 def labelstudio_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
@@ -394,7 +416,8 @@ def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
         writer.writeheader()
         writer.writerows(map(json.loads, rows))
     waiting.unlink()
-    return [lines, table] + ([potato_participants(batch, design, folder)] if design.conditions is not None else [])
+    return [lines, table] + ([potato_participants(batch, design, folder)] if design.conditions is not None else []) \
+        + ([shared_output(batch, design, folder / "event_registry.json")] if _shared(design) else [])
 
 
 def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -37,8 +37,10 @@ class Example:
 
 
 def asked(design: Design) -> list[Any]:
-    """The schemes a model answers: those that take answers."""
-    return [scheme for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).answers]
+    """The schemes a model answers: those that take answers, but for those whose answers name what the batch's
+    workers keep together on the site (events across documents), which a model, no worker of the batch, never sees."""
+    return [scheme for scheme in design.annotation_schemes
+            if SCHEME_TYPES.of(scheme).answers and not SCHEME_TYPES.of(scheme).keeps_shared]
 
 
 def answer_schema(design: Design, reverse: bool = False) -> dict[str, Any]:

@@ -177,6 +177,47 @@ class ConditionCell(models.Model):
         return made.levels
 
 
+class SharedEvent(models.Model):
+    """An event kept above the documents of a batch, shared by everyone who works on it (Potato's event registry,
+    for a multi_document_event scheme): a title, a value for each of the scheme's slots, the documents (items) that
+    belong to it and the evidence cited for its slots, each a span of one document. Any worker of the batch may
+    change it; a change made on a version another has changed since is refused (`version`)."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="shared_events")
+    scheme = models.CharField(max_length=60)
+    key = models.CharField(max_length=64, help_text="its id, as Potato's: evt_ and 12 hex digits, or a seed's own")
+    template_name = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=500, blank=True)
+    slot_values = models.JSONField(default=dict, blank=True)
+    members = models.JSONField(default=list, blank=True, help_text="the ids of the documents (items) in it")
+    evidence = models.JSONField(default=list, blank=True, help_text="[{slot_name, doc_id, span_start, span_end, "
+                                                                    "quoted_text, created_by, created_at}]")
+    created_by = models.ForeignKey("hits.Worker", null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="shared_events")
+    seeded = models.BooleanField(default=False, help_text="given by the design (seed_events), not by a worker")
+    version = models.PositiveIntegerField(default=1)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["batch_id", "scheme", "pk"]
+        constraints = [models.UniqueConstraint(fields=["batch", "scheme", "key"], name="shared_event_key_once")]
+
+    def __str__(self):
+        return f"{self.key} ({self.title or 'untitled'}) in batch {self.batch_id}"
+
+    def as_potato(self, names: dict[int, str]) -> dict[str, Any]:
+        """The event as Potato's registry keeps it (event_registry.json); workers named by `names` (pseudonyms)."""
+        return {"id": self.key, "template_name": self.template_name, "title": self.title,
+                "slot_values": self.slot_values, "member_doc_ids": self.members,
+                "evidence": [{**citation, "created_by": names.get(citation.get("created_by"), "")
+                              if isinstance(citation.get("created_by"), int) else citation.get("created_by", "")}
+                             for citation in self.evidence],
+                "created_by": names.get(self.created_by_id, "") if self.created_by_id else "",
+                "provenance": "seeded" if self.seeded else "annotator",
+                "created_at": self.created.isoformat(), "updated_at": self.updated.isoformat()}
+
+
 class ModelRun(models.Model):
     """One run of a language model over a batch's items (designs.model_runs): who it is as an annotator, what it
     cost and what it refused. Its answers are OutsideAnswers of source "model" under `annotator`; a run again with the

@@ -45,7 +45,7 @@ from qualification.practice import Practice
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
         "annotation_codebook_url", "prolific", "mturk", "bws_config", "assignment_strategy", "gold_standards",
-        "attention_checks", "instance_display", "training", "ai_support", "conditions")
+        "attention_checks", "instance_display", "training", "ai_support", "conditions", "event_template")
 # Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
 # shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
 # compares. The others (images, audio, video, PDFs, …) are not a text project's.
@@ -775,6 +775,17 @@ class _Translation:
         return found
 
     # What the type modules' translations ask of the importer (designs.schemes' from_potato).
+    def json_file(self, path: tuple, value: Any) -> Any:
+        """A JSON file the config names (under task_dir, else beside the config), or None with an error naming the
+        key at `path` and what to do."""
+        try:
+            return json.loads(_read(self.folder, self.raw, str(value))[1].decode("utf-8-sig"))
+        except FileNotFoundError:
+            self.error(path, f"cannot find {value}; upload it beside the config")
+        except (UnicodeDecodeError, ValueError) as problem:
+            self.error(path, f"{value} is not JSON ({problem}); save it as UTF-8 JSON")
+        return None
+
     def displayed(self, kind: str) -> list[str]:
         """The item fields instance_display shows as `kind` (a coding_trace, a conversation_tree), in its order."""
         display = self.raw.get("instance_display")

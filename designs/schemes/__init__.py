@@ -36,6 +36,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     span,
     span_link,
     event_annotation,
+    multi_document_event,
     pairwise,
     bws,
     multirate,

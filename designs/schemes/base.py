@@ -275,6 +275,9 @@ class SchemeType:
     answers: ClassVar[bool] = True
     # Its answers are spans of the item's text, which other schemes (links) may name.
     marks_text: ClassVar[bool] = False
+    # Its answers name objects kept for the whole batch and shared by everyone in it (a multi-document event
+    # registry, designs.models.SharedEvent): its page needs this site while people work, and the export writes them.
+    keeps_shared: ClassVar[bool] = False
     # It may be asked of each node of a conversation tree (tree_annotation's node_scheme): one value, one field.
     nests: ClassVar[bool] = False
     # Label Studio's control tags it stands for (designs.labelstudio reads them; `labelstudio_claims` decides between

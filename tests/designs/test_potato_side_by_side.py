@@ -1290,3 +1290,98 @@ def test_a_list_experiment_shows_each_condition_its_own_list_and_saves_what_pota
     assert [{key: row[key] for key in ("condition_list", "condition_ordinal", "cell_ordinal")}
             for row in ours_people] == [{key: row[key] for key in ("condition_list", "condition_ordinal",
                                                                     "cell_ordinal")} for row in potato_people]
+
+
+def test_events_across_documents_are_kept_and_saved_as_potato_keeps_them(chromium, live_server, tmp_path, capsys):
+    """Potato's multi_document_event: on d1 an event made, named and its place filled and cited, all by keyboard; the
+    answer (the document's events) and the registry are what Potato kept, ids and times aside. Then a second
+    annotator finds the event listed on d2 and puts d2 in it: one event, two documents."""
+    from designs.models import SharedEvent
+
+    batch, context, page = _start("storms", chromium, live_server, capsys)
+    item = page.locator(".task-item.current")
+    widget = item.locator(".mde")
+    expect_listed = widget.locator(".mde-events li")
+    expect_listed.first.wait_for()  # read from the site once the page is there
+    assert expect_listed.all_inner_texts() == ["No events yet."]
+    widget.get_by_role("button", name="New event").focus()
+    page.keyboard.press("Enter")
+    name = widget.get_by_label("Event name")
+    name.wait_for(state="visible")
+    assert page.evaluate("document.activeElement.classList.contains('mde-title')")
+    page.keyboard.type("Galway storm")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('.task-item.current .mde-status').textContent === 'Name saved.'")
+    place = widget.get_by_role("textbox", name="place", exact=True)
+    _type(page, place, "Galway")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('.task-item.current .mde-status').textContent === 'place saved.'")
+    _type(page, widget.locator(".mde-slot[aria-label=place] .mde-quote"), "Galway")
+    page.keyboard.press("Enter")
+    widget.locator(".mde-citations li").wait_for()
+    assert widget.locator(".mde-citations li").inner_text().startswith("“Galway” (d1)")
+    assert widget.get_by_label("This document belongs to this event").is_checked()
+    assert widget.locator(".mde-confirm").is_hidden()  # her own changes are her answer already
+    assert expect_listed.all_inner_texts() == ["Galway storm\n1 document, this one"]
+    _check(page, "potato-storms", "desktop")
+    page.set_viewport_size(PHONE["viewport"])
+    _check(page, "potato-storms", "phone")
+    page.set_viewport_size(DESKTOP["viewport"])
+    _next(page)
+    # d2: Potato's page let the annotator go on without a word; ours asks each document be answered, so it is said
+    # to be in no event (written to the potato export as [], where Potato wrote nothing).
+    nothing = page.locator(".task-item.current .mde").get_by_role("button", name="It is in no event")
+    nothing.focus()
+    page.keyboard.press("Enter")
+    _submit_and_compare_shared(page, context, live_server, batch, tmp_path)
+
+    from projects.models import Project
+
+    project_annotator(Project.objects.get(batches=batch), "bea")
+    context, page = hit_page(chromium, live_server, "bea", DESKTOP)
+    widget = page.locator(".task-item.current .mde")
+    confirm = widget.get_by_role("button", name="It is in this event")
+    confirm.focus()  # d1 is in the storm already (ada put it there): bea says so
+    page.keyboard.press("Enter")
+    _next(page)  # to d2
+    widget = page.locator(".task-item.current .mde")
+    widget.locator(".mde-events li").first.wait_for()
+    assert widget.locator(".mde-events li").all_inner_texts() == ["Galway storm\n1 document"]
+    widget.get_by_role("button", name="Galway storm").focus()
+    page.keyboard.press("Enter")
+    _tick(page, widget.get_by_label("This document belongs to this event"))
+    page.wait_for_function("document.querySelector('.task-item.current .mde-status').textContent"
+                           " === 'This document is in the event.'")
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    event = SharedEvent.objects.get(batch=batch)
+    assert event.members == ["d1", "d2"]
+    second = Assignment.objects.get(hit__batch=batch, worker__user__username="bea")
+    assert [answer.get("storms") for answer in second.answers.values()] == [[event.key], [event.key]]
+
+
+def _submit_and_compare_shared(page, context, live_server, batch, tmp_path):
+    page.locator("#cf-submit").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "export", formats=("potato",))}
+    ours = _jsonl(written["annotations.jsonl"].read_text())
+    potato = _jsonl((FOLDER / "storms" / "potato-annotations.jsonl").read_text())
+    assert set(potato) == {"d1"} and ours["d2"]["labels"] == {"storms": {"storms": "[]"}}
+    ours_ids, potato_ids = (json.loads(found["d1"]["labels"]["storms"]["storms"]) for found in (ours, potato))
+    assert len(ours_ids) == len(potato_ids) == 1 and ours_ids[0].startswith("evt_") and len(ours_ids[0]) == 16
+    registry = json.loads(written["event_registry.json"].read_text())
+    kept = json.loads((FOLDER / "storms" / "potato-event-registry.json").read_text())
+    assert list(registry["events"]) == ours_ids and registry["version"] == kept["version"]
+
+    def same(event):  # ids, times and who aside
+        return {**{key: value for key, value in event.items() if key not in ("id", "created_at", "updated_at",
+                                                                            "created_by", "evidence")},
+                "evidence": [{key: value for key, value in citation.items() if key not in ("created_at", "created_by")}
+                             for citation in event["evidence"]]}
+
+    assert [same(event) for event in registry["events"].values()] == [same(event) for event in kept["events"].values()]
+    assert next(iter(registry["events"].values()))["created_by"] == "W1"

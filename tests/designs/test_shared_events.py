@@ -1,0 +1,140 @@
+"""Events kept above the documents of a batch (a multi_document_event scheme): the widget's one URL lists and changes
+them for a worker holding a claimed HIT of the batch, refuses a stale edit, another HIT's document and a stranger's
+delete, makes the design's seeds once, and the export writes them as Potato's registry."""
+
+import json
+import tempfile
+from pathlib import Path
+
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from accounts import roles
+from designs.export import export_batch
+from designs.items import read_items
+from designs.models import SharedEvent
+from designs.services import design_batch_create, design_version_save
+from emulators.mturk import MTurkEmulator
+from hits.models import Assignment
+from hits.providers import use_provider
+from hits.providers.mturk import MTurkProvider
+from hits.services import batch_publish
+from hits.services.errors import CrowdError
+from tests.base import BaseTestCase
+
+DESIGN = """\
+title: Storms
+annotation_schemes:
+  - annotation_type: multi_document_event
+    name: storms
+    description: Which storms does it tell of?
+    template_name: storm
+    slots: [{name: place, description: Where}, {name: date}]
+    seed_events:
+      - {id: evt_known, title: Known storm, member_doc_ids: [d3]}
+hits: {items_per_hit: 1, assignments_per_hit: 2}
+"""
+ITEMS = (b'{"id": "d1", "text": "A storm hit Galway on Monday."}\n'
+         b'{"id": "d2", "text": "Galway was flooded on Monday, the council said."}\n'
+         b'{"id": "d3", "text": "Cork stayed dry."}\n')
+
+
+class SharedEventTests(BaseTestCase):
+    def setUp(self):
+        version = design_version_save(source=DESIGN, slug="storms")
+        records = read_items(ITEMS, name="docs.jsonl", design=version.design)
+        self.batch = batch_publish(batch=design_batch_create(version=version, records=records, name="storms"))
+
+    def person(self, name):
+        user = User.objects.create_user(name, password="pw")
+        user.groups.add(roles.group(roles.ANNOTATOR))
+        self.client.force_login(user)
+        self.assertEqual(self.client.post(reverse("hits:claim", args=[self.batch.pk])).status_code, 302)
+        return Assignment.objects.get(worker__user=user, hit__batch=self.batch)
+
+    def act(self, assignment, **fields):
+        self.client.force_login(assignment.worker.user)
+        response = self.client.post(reverse("events:shared", args=[assignment.pk, "storms"]), fields)
+        return response.status_code, response.json()
+
+    def doc(self, assignment):
+        return assignment.hit.ordered_items()[0].content.record_id
+
+    def test_events_are_shared_and_a_stale_edit_is_refused(self):
+        ada, bea = self.person("ada"), self.person("bea")
+        here = self.doc(ada)
+        status, found = self.act(ada, action="create", doc=here)
+        self.assertEqual(status, 200)
+        self.assertEqual(len(found["events"]), 2)
+        self.assertEqual(found["events"][0]["id"], "evt_known")  # the seed, made once
+        made = found["events"][1]
+        self.assertTrue(made["id"].startswith("evt_") and made["mine"] and made["members"] == [here])
+        status, _ = self.act(ada, action="title", event=made["id"], version=str(made["version"]), title="Galway")
+        self.assertEqual(status, 200)
+        # bea read the event before ada named it: her edit of that version is refused, with the event as it is now
+        status, found = self.act(bea, action="slot", event=made["id"], version=str(made["version"]), slot="place",
+                                 value="Cork")
+        self.assertEqual(status, 409)
+        self.assertIn("someone changed “Galway” while you were editing it", found["error"])
+        self.assertEqual(found["events"][1]["slot_values"], {})
+        self.assertFalse(found["events"][1]["mine"])
+        status, found = self.act(bea, action="slot", event=made["id"], version=str(found["events"][1]["version"]),
+                                 slot="place", value="Galway")
+        self.assertEqual((status, found["events"][1]["slot_values"]), (200, {"place": "Galway"}))
+        # bea cites the words of her own document (her HIT's: the first, as ada's, each HIT asked of two); it is
+        # in the event once
+        status, found = self.act(bea, action="cite", event=made["id"], slot="place", doc=self.doc(bea),
+                                 quote="Galway", start="0")
+        self.assertEqual(status, 200)
+        event = SharedEvent.objects.get(key=made["id"])
+        self.assertEqual(event.members, list(dict.fromkeys([here, self.doc(bea)])))
+        self.assertEqual([(cite["doc_id"], cite["span_start"], cite["quoted_text"]) for cite in event.evidence],
+                         [(self.doc(bea), {"d1": 12, "d2": 0}[self.doc(bea)], "Galway")])
+        # only ada, who made it, deletes it; nobody deletes the seed
+        self.assertEqual(self.act(bea, action="delete", event=made["id"])[0], 403)
+        self.assertEqual(self.act(ada, action="delete", event="evt_known")[0], 403)
+        self.assertEqual(self.act(ada, action="delete", event=made["id"])[0], 200)
+        self.assertEqual(list(SharedEvent.objects.values_list("key", flat=True)), ["evt_known"])
+
+    def test_a_document_of_another_hit_and_another_worker_s_hit_are_refused(self):
+        ada, bea = self.person("ada"), self.person("bea")
+        other = next(doc for doc in ("d1", "d2", "d3") if doc != self.doc(ada))
+        status, found = self.act(ada, action="member", event="evt_known", doc=other, attach="1")
+        self.assertEqual(status, 400)
+        self.assertIn(f"document {other!r} is not in this HIT", found["error"])
+        self.client.force_login(ada.worker.user)
+        self.assertEqual(self.client.get(reverse("events:shared", args=[bea.pk, "storms"])).status_code, 404)
+        self.assertEqual(self.client.get(reverse("events:shared", args=[ada.pk, "nothing"])).status_code, 404)
+        status, _ = self.act(ada, action="member", event="evt_known", doc=self.doc(ada), attach="1")
+        self.assertEqual(status, 200)
+        self.assertEqual(SharedEvent.objects.get(key="evt_known").members, ["d3", self.doc(ada)])
+
+    def test_the_export_writes_the_registry_as_potato_keeps_it(self):
+        ada = self.person("ada")
+        _, found = self.act(ada, action="create", doc=self.doc(ada))
+        item = ada.hit.ordered_items()[0]
+        response = self.client.post(reverse("hits:submit", args=[ada.pk]),
+                                    {f"a-{item.pk}-0": json.dumps([found["events"][1]["id"]])})
+        self.assertEqual(response.status_code, 302, response.content.decode()[:500])
+        out = Path(tempfile.mkdtemp()) / "out"
+        written = {path.name: path for path in export_batch(batch=self.batch, out=out, formats=("jsonl", "potato"))}
+        registry = json.loads(written["event_registry.json"].read_text())
+        self.assertEqual(list(registry["events"]), ["evt_known", found["events"][1]["id"]])
+        self.assertEqual(registry["events"]["evt_known"]["provenance"], "seeded")
+        self.assertEqual(registry["events"][found["events"][1]["id"]]["created_by"], "W1")
+        ours = json.loads(written["shared_events.json"].read_text())
+        self.assertEqual(list(ours), ["storms"])
+        self.assertEqual(ours["storms"]["events"], registry["events"])
+
+
+class MTurkSharedEventTests(BaseTestCase):
+    def test_a_batch_keeping_events_is_not_published_on_mturk(self):
+        emulator = MTurkEmulator(seed=6).start()
+        self.addCleanup(emulator.stop)
+        previous = use_provider("mturk", MTurkProvider(emulator.client()))
+        self.addCleanup(use_provider, "mturk", previous)
+        version = design_version_save(source=DESIGN, slug="storms")
+        records = read_items(ITEMS, name="docs.jsonl", design=version.design)
+        batch = design_batch_create(version=version, records=records, name="storms", provider="mturk")
+        with self.assertRaisesRegex(CrowdError, "the events of storms are kept on this site while people work"):
+            batch_publish(batch=batch)
