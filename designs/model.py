@@ -333,6 +333,15 @@ class Design(Strict):
             raise ValueError("; ".join(f"{'.'.join(map(str, path))}: {message}" for path, message in problems))
         return self
 
+    def served_per_worker(self) -> str:
+        """Why each worker's page must be this site's own, served to them as they work (their condition decides
+        what it holds; the events they make are kept on the site), or "": a crowd whose page is one for every
+        worker of a HIT (MTurk's question) cannot run the design."""
+        if self.conditions is not None:
+            return "its design's conditions give each person the page of their own condition"
+        shared = [scheme.name for scheme in self.annotation_schemes if SCHEME_TYPES.of(scheme).keeps_shared]
+        return f"the events of {', '.join(shared)} are kept on this site while people work" if shared else ""
+
     def _condition_problems(self, condition: Condition) -> list[tuple[str, str]]:
         """What is wrong with display logic on a person's condition (Potato's `condition.<factor>`): a factor the
         design does not declare, or a level it does not have, which would hide the scheme from everyone."""

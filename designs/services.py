@@ -138,6 +138,10 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
         assignments_per_hit = assignments_per_hit or own.assignments_per_hit
         reward = own.reward if reward is None else reward
     _check_records(design, records)
+    why = design.served_per_worker()
+    if (provider or design.provider.name) == "mturk" and why:
+        raise InputError(f"MTurk shows every worker of a HIT the same page, and {why}: make the batch in-house or on "
+                         f"Prolific", field="provider")
     plain, gold = item_specs(design, records, stage)
     requirements = requirements_of(design) if requirements is None else requirements
     if design.qualification is not None:

@@ -233,11 +233,7 @@ class DesignTask(TaskType):
         return page
 
     def per_worker(self, batch):
-        design, _ = batch_design(batch.pk)
-        if design.conditions is not None:
-            return "its design's conditions give each person the page of their own condition"
-        shared = [scheme.name for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).keeps_shared]
-        return f"the events of {', '.join(shared)} are kept on this site while people work" if shared else ""
+        return batch_design(batch.pk)[0].served_per_worker()
 
     def html_question(self, hit, items):
         return render_to_string("designs/task_mturk.html", question_context(hit, **self.page_context(items),

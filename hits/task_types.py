@@ -76,8 +76,9 @@ class TaskType:
         return {}
 
     def per_worker(self, batch: Batch) -> str:
-        """Why one worker's page of a HIT differs from another's (their condition decides what it holds), or "":
-        a provider that shows every worker of a HIT the same page (MTurk's question) cannot run such a batch."""
+        """Why each worker's page of a HIT must be this site's own, served to them as they work (their condition
+        decides what it holds; what they make is kept on the site), or "": a provider that shows every worker of a
+        HIT the same page (MTurk's question) cannot run such a batch."""
         return ""
 
     def html_question(self, hit: Hit, items: Sequence[Item]) -> str:

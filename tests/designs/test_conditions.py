@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts import roles
+from core.errors import InputError
 from designs.conditions import Conditions, difference_in_means, shown
 from designs.export import export_batch
 from designs.items import read_items
@@ -17,7 +18,7 @@ from designs.loader import DesignError, load_text
 from designs.models import ConditionCell
 from designs.services import design_batch_create, design_version_save
 from emulators.mturk import MTurkEmulator
-from hits.models import Assignment
+from hits.models import Assignment, Batch
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.services import batch_publish
@@ -213,10 +214,16 @@ class MTurkConditionsTests(BaseTestCase):
         version = design_version_save(source=DESIGN, slug="counts")
         records = read_items(b'{"id": "q1", "text": "About your last year."}\n', name="q.jsonl",
                              design=version.design)
-        batch = design_batch_create(version=version, records=records, name="counts", provider="mturk")
-        with self.assertRaisesRegex(CrowdError, "MTurk shows every worker of a HIT the same page, and its design's "
-                                                "conditions give each person the page of their own condition"):
-            batch_publish(batch=batch)
+        why = ("MTurk shows every worker of a HIT the same page, and its design's conditions give each person the "
+               "page of their own condition")
+        with self.assertRaisesRegex(InputError, why):
+            design_batch_create(version=version, records=records, name="counts", provider="mturk")
+        self.assertFalse(Batch.objects.exists())  # nothing half made
+        # a batch that reached MTurk some other way is refused before anything is published
+        batch = design_batch_create(version=version, records=records, name="counts")
+        Batch.objects.filter(pk=batch.pk).update(provider="mturk")
+        with self.assertRaisesRegex(CrowdError, why):
+            batch_publish(batch=Batch.objects.get(pk=batch.pk))
         self.assertEqual(emulator.account.hits, {})
 
 

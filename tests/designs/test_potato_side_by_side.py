@@ -1328,8 +1328,12 @@ def test_events_across_documents_are_kept_and_saved_as_potato_keeps_them(chromiu
     _check(page, "potato-storms", "phone")
     page.set_viewport_size(DESKTOP["viewport"])
     _next(page)
-    # d2: Potato's page let the annotator go on without a word; ours asks each document be answered, so it is said
-    # to be in no event (written to the potato export as [], where Potato wrote nothing).
+    # d2: the storm made on d1 is listed (Potato's page lists none). Potato's page let the annotator go on without a
+    # word; ours asks each document be answered, so it is said to be in no event (written to the potato export as
+    # [], where Potato wrote nothing).
+    listed = page.locator(".task-item.current .mde .mde-events li")
+    page.wait_for_function("document.querySelector('.task-item.current .mde-events li:not(.mde-none)')")
+    assert listed.all_inner_texts() == ["Galway storm\n1 document"]
     nothing = page.locator(".task-item.current .mde").get_by_role("button", name="It is in no event")
     nothing.focus()
     page.keyboard.press("Enter")

@@ -10,12 +10,13 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from accounts import roles
+from core.errors import InputError
 from designs.export import export_batch
 from designs.items import read_items
 from designs.models import SharedEvent
 from designs.services import design_batch_create, design_version_save
 from emulators.mturk import MTurkEmulator
-from hits.models import Assignment
+from hits.models import Assignment, Batch
 from hits.providers import use_provider
 from hits.providers.mturk import MTurkProvider
 from hits.services import batch_publish
@@ -135,6 +136,10 @@ class MTurkSharedEventTests(BaseTestCase):
         self.addCleanup(use_provider, "mturk", previous)
         version = design_version_save(source=DESIGN, slug="storms")
         records = read_items(ITEMS, name="docs.jsonl", design=version.design)
-        batch = design_batch_create(version=version, records=records, name="storms", provider="mturk")
+        with self.assertRaisesRegex(InputError, "the events of storms are kept on this site while people work"):
+            design_batch_create(version=version, records=records, name="storms", provider="mturk")
+        batch = design_batch_create(version=version, records=records, name="storms")
+        Batch.objects.filter(pk=batch.pk).update(provider="mturk")
         with self.assertRaisesRegex(CrowdError, "the events of storms are kept on this site while people work"):
-            batch_publish(batch=batch)
+            batch_publish(batch=Batch.objects.get(pk=batch.pk))
+        self.assertEqual(emulator.account.hits, {})

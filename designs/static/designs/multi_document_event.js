@@ -57,10 +57,15 @@
       draw();
     }
 
+    // The other documents' widgets on the page show the events as this one last read or changed them.
+    const tell = data => document.dispatchEvent(new CustomEvent("mde-events", {detail: {url, from: box, data}}));
+
     async function load() {
       const response = await fetch(url, {credentials: "same-origin", headers: {"Accept": "application/json"}});
       if (!response.ok) { say("The events could not be read; reload the page."); return; }
-      take(await response.json(), false);
+      const data = await response.json();
+      take(data, false);
+      tell(data);
     }
 
     function change(fields, done) {
@@ -73,7 +78,7 @@
             headers: {"X-CSRFToken": csrf ? csrf.value : "", "Accept": "application/json"}});
         } catch (error) { say("Not saved: the site cannot be reached. Try again."); return; }
         const data = await response.json().catch(() => ({}));
-        if (data.events) take(data, true);
+        if (data.events) { take(data, true); tell(data); }
         say(response.ok ? (done || "") : (data.error || "Not saved. Try again."));
       });
       return queue;
@@ -187,7 +192,18 @@
       if (event.target.classList.contains("mde-quote")) event.target.nextElementSibling.click();
       else event.target.dispatchEvent(new Event("change", {bubbles: true}));
     });
-    load();
+    document.addEventListener("mde-events", event => {
+      if (event.detail.url === url && event.detail.from !== box) take(event.detail.data, false);
+    });
+    // Read afresh whenever the worker comes to this document (others may have changed the events meanwhile), and
+    // at the start by the document the worker is on, which tells the others.
+    new MutationObserver(() => {
+      const now = item.classList.contains("current");
+      if (now && !box.dataset.current) load();
+      box.dataset.current = now ? "1" : "";
+    }).observe(item, {attributes: true, attributeFilter: ["class"]});
+    box.dataset.current = item.classList.contains("current") ? "1" : "";
+    if (box.dataset.current || !document.querySelector(".task-item.current")) load();
   }
 
   document.querySelectorAll(".mde").forEach(widget);
