@@ -358,6 +358,14 @@ class _Translation:
         self._attention(design)
         self._gold_feedback(design)
         self._gold_accuracy(design)
+        kinds = [str(scheme.get("annotation_type")) for scheme in design["annotation_schemes"]
+                 if isinstance(scheme, dict)]
+        if raw.get("event_template") is not None and not any(
+                kind in SCHEME_TYPES and SCHEME_TYPES.get(kind).keeps_shared for kind in kinds):
+            # Potato's event registry is read by a multi_document_event scheme (and drawn by its corpus map, which
+            # is not run here): without such a scheme nothing here uses it.
+            self.warnings.append("event_template: no multi_document_event scheme reads it here; its events are not "
+                                 "kept")
         if raw.get("conditions") is not None:
             # Potato's between-subjects conditions, as ours: each person given a cell the first time they open a
             # page of the batch (designs.conditions).

@@ -143,3 +143,18 @@ class MTurkSharedEventTests(BaseTestCase):
         with self.assertRaisesRegex(CrowdError, "the events of storms are kept on this site while people work"):
             batch_publish(batch=Batch.objects.get(pk=batch.pk))
         self.assertEqual(emulator.account.hits, {})
+
+
+def test_an_event_template_no_scheme_reads_is_named(tmp_path):
+    from designs.potato import import_file
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "docs.jsonl").write_bytes(ITEMS)
+    config = tmp_path / "config.yaml"
+    config.write_text("annotation_task_name: Storms\ndata_files: [data/docs.jsonl]\n"
+                      "item_properties: {id_key: id, text_key: text}\n"
+                      "event_template: {enabled: true, slots: [{name: place}]}\n"
+                      "annotation_schemes:\n  - {annotation_type: radio, name: any, labels: [a, b]}\n")
+    found = import_file(str(config))
+    assert found.ok
+    assert "event_template: no multi_document_event scheme reads it here; its events are not kept" in found.warnings
