@@ -111,7 +111,8 @@ class TwoStudies(BaseTestCase):
                 "job_id": self.b_job.pk, "upload_id": self.b_upload.pk, "invite_id": self.b_invite.pk,
                 "member_id": self.b_member.pk, "item_id": self.b_test.items.first().pk, "name": test_or_version,
                 "attempt_id": self.b_attempt.pk, "origin": self.b_batch.items.first().pk, "state": "paused",
-                "action": "sync", "filename": "README.md", "pk": self.b_batch.pk, "token": self.b_invite.token}
+                "action": "sync", "filename": "README.md", "pk": self.b_batch.pk, "token": self.b_invite.token,
+                "scheme_name": "events"}
 
     def _path(self, name, route):
         values = self._values(name)

@@ -51,7 +51,7 @@ ORGANIZER_ONLY = {"dashboard:index", "dashboard:start", "dashboard:status", "das
                                     "project_open")}
 ANNOTATOR_ONLY = {"hits:work_list", "hits:claim", "hits:assignment", "hits:submit", "hits:draft", "hits:extend",
                   "hits:return", "qualification:take",
-                  "qualification:submit", "qualification:result"}
+                  "qualification:submit", "qualification:result", "events:shared"}
 RESEARCHER_ONLY = {"releases:versions", "releases:export", "releases:file"}
 REFUSED = (403, 404)  # forbidden by role; or, within a project, not found
 
