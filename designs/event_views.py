@@ -33,17 +33,6 @@ class Refused(Exception):
         self.status = status
 
 
-def seed(batch: Any, scheme: Any) -> None:
-    """The design's seed events, made once for the batch (a seed already there, changed or not, is left alone)."""
-    kept = set(SharedEvent.objects.filter(batch=batch, scheme=scheme.name).values_list("key", flat=True))
-    for key, given in zip(scheme.seed_ids(), scheme.seed_events, strict=True):
-        if key not in kept:
-            SharedEvent.objects.get_or_create(batch=batch, scheme=scheme.name, key=key, defaults={
-                "template_name": given.template_name or scheme.template_name, "title": given.title,
-                "slot_values": given.slot_values, "members": given.member_doc_ids, "seeded": True,
-                "evidence": [citation.model_dump() for citation in given.evidence]})
-
-
 def listing(batch: Any, scheme: Any, worker: Worker) -> dict[str, Any]:
     """The batch's events of `scheme` as the widget shows them; evidence says only whether the worker cited it."""
     events = []
@@ -67,7 +56,6 @@ def shared_events(request, assignment_id: int, scheme_name: str):
     if scheme is None:
         return JsonResponse({"error": f"this batch has no scheme {scheme_name!r} that keeps events"}, status=404)
     batch = assignment.hit.batch
-    seed(batch, scheme)
     if request.method == "GET":
         return JsonResponse(listing(batch, scheme, request.worker))
     if assignment.state != Assignment.State.CLAIMED:

@@ -206,6 +206,15 @@ class SharedEvent(models.Model):
     def __str__(self):
         return f"{self.key} ({self.title or 'untitled'}) in batch {self.batch_id}"
 
+    @classmethod
+    def seed(cls, batch: Batch, scheme: Any) -> None:
+        """The scheme's seed events (the design's), made with the batch, before anyone works on it."""
+        SharedEvent.objects.bulk_create([
+            SharedEvent(batch=batch, scheme=scheme.name, key=key, title=given.title, slot_values=given.slot_values,
+                        template_name=given.template_name or scheme.template_name, members=given.member_doc_ids,
+                        seeded=True, evidence=[citation.model_dump() for citation in given.evidence])
+            for key, given in zip(scheme.seed_ids(), scheme.seed_events, strict=True)])
+
     def as_potato(self, names: dict[int, str]) -> dict[str, Any]:
         """The event as Potato's registry keeps it (event_registry.json); workers named by `names` (pseudonyms)."""
         return {"id": self.key, "template_name": self.template_name, "title": self.title,

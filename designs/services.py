@@ -16,7 +16,8 @@ from designs.items import Given, Record, highlight
 from designs.loader import load_text
 from designs.model import Design, Qualification
 from designs.model import slug as make_slug
-from designs.models import DesignBatch, DesignVersion, OutsideAnswer
+from designs.models import DesignBatch, DesignVersion, OutsideAnswer, SharedEvent
+from designs.schemes import SCHEME_TYPES
 from designs.schemes.text import rules as text_rules
 from designs.stages import later_stages_create
 from designs.task_type import stage_schemes, task_context
@@ -157,6 +158,9 @@ def design_batch_create(*, version: DesignVersion, records: Sequence[Record], na
             assignment_duration=hits.assignment_duration, lifetime=hits.lifetime, shuffle=hits.order == "shuffled"),
             items=plain, gold_items=gold)
         DesignBatch.objects.create(batch=batch, version=version, stage=stage)
+        for scheme in design.annotation_schemes:
+            if SCHEME_TYPES.of(scheme).keeps_shared:  # its seed events are there before anyone works
+                SharedEvent.seed(batch, scheme)
         if design.stages and stage == design.stages[0].name:
             later_stages_create(first=batch, version=version)
     return batch

@@ -7,6 +7,8 @@ import io
 import json
 from pathlib import Path
 
+from playwright.sync_api import expect
+
 from designs.export import export_batch
 from designs.task_type import DESIGN
 from hits.models import Assignment
@@ -1332,8 +1334,8 @@ def test_events_across_documents_are_kept_and_saved_as_potato_keeps_them(chromiu
     # word; ours asks each document be answered, so it is said to be in no event (written to the potato export as
     # [], where Potato wrote nothing).
     listed = page.locator(".task-item.current .mde .mde-events li")
-    page.wait_for_function("document.querySelector('.task-item.current .mde-events li:not(.mde-none)')")
-    assert listed.all_inner_texts() == ["Galway storm\n1 document"]
+    page.locator(".task-item.current .mde .mde-events li:not(.mde-none)").first.wait_for(state="visible")
+    expect(listed).to_have_text(["Galway storm\n1 document"], use_inner_text=True)  # once drawn
     nothing = page.locator(".task-item.current .mde").get_by_role("button", name="It is in no event")
     nothing.focus()
     page.keyboard.press("Enter")
@@ -1350,7 +1352,7 @@ def test_events_across_documents_are_kept_and_saved_as_potato_keeps_them(chromiu
     _next(page)  # to d2
     widget = page.locator(".task-item.current .mde")
     widget.locator(".mde-events li").first.wait_for()
-    assert widget.locator(".mde-events li").all_inner_texts() == ["Galway storm\n1 document"]
+    expect(widget.locator(".mde-events li")).to_have_text(["Galway storm\n1 document"], use_inner_text=True)
     widget.get_by_role("button", name="Galway storm").focus()
     page.keyboard.press("Enter")
     _tick(page, widget.get_by_label("This document belongs to this event"))

@@ -8,6 +8,11 @@
   const form = document.getElementById("cf-task");
   const csrf = form && form.querySelector("input[name=csrfmiddlewaretoken]");
   const assignment = form && /assignments\/(\d+)\//.exec(form.dataset.draftUrl || "");
+  // Every read or change of the events is numbered as it is sent, page-wide: an answer that comes back after a
+  // later one was shown (a first read slower than a change), or that was sent before a change still on its way (it
+  // would undo a box just ticked until the change's answer comes), is older than what the page shows: dropped.
+  let sent = 0;
+  let changeSent = 0;
 
   function make(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -49,7 +54,10 @@
       answer.dispatchEvent(new Event("change", {bubbles: true}));
     }
 
-    function take(data, changed) {
+    let shownNumber = 0;
+    function take(data, changed, number) {
+      if (number < shownNumber || number < changeSent) return;
+      shownNumber = number;
       events = data.events || [];
       if (open && !current()) open = null;
       create.hidden = !data.allow_create;
@@ -58,17 +66,21 @@
     }
 
     // The other documents' widgets on the page show the events as this one last read or changed them.
-    const tell = data => document.dispatchEvent(new CustomEvent("mde-events", {detail: {url, from: box, data}}));
+    const tell = (data, number) => document.dispatchEvent(new CustomEvent("mde-events",
+      {detail: {url, from: box, data, number}}));
 
     async function load() {
+      const number = ++sent;
       const response = await fetch(url, {credentials: "same-origin", headers: {"Accept": "application/json"}});
       if (!response.ok) { say("The events could not be read; reload the page."); return; }
       const data = await response.json();
-      take(data, false);
-      tell(data);
+      take(data, false, number);
+      tell(data, number);
     }
 
     function change(fields, done) {
+      const number = ++sent;  // numbered when the worker acts, not when its turn in the queue comes
+      changeSent = number;
       queue = queue.then(async () => {
         const event = current();
         const body = new URLSearchParams({...fields, doc, ...(event ? {version: String(event.version)} : {})});
@@ -78,7 +90,7 @@
             headers: {"X-CSRFToken": csrf ? csrf.value : "", "Accept": "application/json"}});
         } catch (error) { say("Not saved: the site cannot be reached. Try again."); return; }
         const data = await response.json().catch(() => ({}));
-        if (data.events) { take(data, true); tell(data); }
+        if (data.events) { take(data, true, number); tell(data, number); }
         say(response.ok ? (done || "") : (data.error || "Not saved. Try again."));
       });
       return queue;
@@ -193,7 +205,7 @@
       else event.target.dispatchEvent(new Event("change", {bubbles: true}));
     });
     document.addEventListener("mde-events", event => {
-      if (event.detail.url === url && event.detail.from !== box) take(event.detail.data, false);
+      if (event.detail.url === url && event.detail.from !== box) take(event.detail.data, false, event.detail.number);
     });
     // Read afresh whenever the worker comes to this document (others may have changed the events meanwhile), and
     // at the start by the document the worker is on, which tells the others.
