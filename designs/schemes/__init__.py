@@ -33,6 +33,7 @@ from designs.schemes import (  # noqa: F401, I001  (each registers itself, in th
     datetime,
     text,
     free_list,
+    ego_network,
     span,
     span_link,
     event_annotation,

@@ -44,7 +44,7 @@ def test_a_type_that_lacks_a_part_is_named_with_what_it_lacks():
 
 def test_the_list_of_types_is_the_registry_s():
     assert tuple(kind.name for kind in SCHEME_TYPES.in_order()) == TYPE_NAMES
-    assert len(TYPE_NAMES) == 40
+    assert len(TYPE_NAMES) == 41
 
 
 def test_a_type_s_name_is_written_only_in_its_own_module():
@@ -54,9 +54,10 @@ def test_a_type_s_name_is_written_only_in_its_own_module():
         module = path.stem
         tree = ast.parse(path.read_text(encoding="utf-8"))
         # Potato's display names (designs/potato.py's *_DISPLAYS) are another namespace: its "pairwise" display
-        # shows things side by side and is not our pairwise scheme.
+        # shows things side by side and is not our pairwise scheme. So are the kinds of an ego network's questions
+        # (*_QUESTIONS: a "radio" question about each person named).
         displays = {id(node) for assign in ast.walk(tree) if isinstance(assign, ast.Assign)
-                    and any(isinstance(target, ast.Name) and target.id.endswith("_DISPLAYS")
+                    and any(isinstance(target, ast.Name) and target.id.endswith(("_DISPLAYS", "_QUESTIONS"))
                             for target in assign.targets)
                     for node in ast.walk(assign.value)}
         for node in ast.walk(tree):
@@ -135,6 +136,12 @@ def _forms(scheme, record):
            "a-0-0-reason": "It was vague."}  # a step corrected, and why
     yield {"a-0-0": "1", "a-0-1": "1", "a-0-note": "both"}  # the turns of a behaviour, and a note
     yield {"a": json.dumps({"items": ["apple", "pear", "plum"], "timings_ms": [900, 2100, 2600], "elapsed_ms": 3000})}
+    yield {"a": json.dumps({"alters": [{"id": "a1", "name": "Ann", "named_in": ["discuss"]},
+                                       {"id": "a2", "name": "Bob", "named_in": ["discuss"]}],
+                            "attributes": {"a1": {"close": labels[0] if labels != ["x"] else "Very close"},
+                                           "a2": {"close": "Not close", "years": 3}},
+                            "ties": [["a1", "a2"]], "positions": {"a1": [0.5, 0.16], "a2": [0.5, 0.84]},
+                            "census": {"a1|a2": True}})}  # a personal network of two who know each other
     kinds = [kind.name for kind in getattr(scheme, "link_types", None) or []] or ["x"]
     yield {"a": json.dumps([[kinds[0], [3, 9, "person"], [12, 20, "organisation"]]])}
     yield {"a-n1": "4", "a-n3": "2", "a-path": json.dumps(["q", "a"])}  # a tree's replies rated, a path through it
