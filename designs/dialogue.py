@@ -148,6 +148,7 @@ class Said(list):
     max_height = ""
     threaded = False
     reply_lines = False
+    folds = False  # a conversation tree's replies fold (collapsed_depth): Expand all and Collapse all are drawn
 
 
 def drawn(value: Any, view: Any, numbered: bool = False) -> Said | None:
@@ -156,10 +157,16 @@ def drawn(value: Any, view: Any, numbered: bool = False) -> Said | None:
     nodes = tree_nodes(value) if isinstance(value, dict) and "children" in value else []
     if nodes:  # a conversation tree, drawn as a thread: each reply indented under what it answers
         said = drawn([{"speaker": node["speaker"], "text": node["text"]} for node in nodes], None, numbered)
+        folded = view.collapsed_depth if view is not None else None
         if said is not None:
-            said.threaded = True
+            said.threaded, said.folds = True, folded is not None and any(node["replies"] for node in nodes)
             for turn, node in zip(said, nodes, strict=True):
                 turn["depth"], turn["indent"] = node["depth"], min(node["depth"], 6)
+                if folded is not None:
+                    # As on Potato's page: a node this deep starts with its replies folded, so every node deeper is
+                    # hidden until its fold is opened (designs.js opens and folds them).
+                    turn["replies"] = node["replies"]
+                    turn["open"], turn["hidden"] = node["depth"] < folded, node["depth"] > folded
         return said
     found = turns(value)
     if found is None:

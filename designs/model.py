@@ -49,6 +49,9 @@ class DialogueView(Strict):
     meta_fields: list[str] = Field(default_factory=list, description="the fields of each turn's metadata (its "
                                                                      "meta_key object) shown on the turn, name: value")
     meta_key: str = Field("meta", description="the turn field holding its metadata (an object)")
+    collapsed_depth: int | None = Field(None, ge=0, description="a conversation tree's replies to a node this deep "
+                                                               "or deeper start folded behind the node's toggle (0: "
+                                                               "the root's; none: every reply shown)")
 
     @field_validator("max_height")
     @classmethod

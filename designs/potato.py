@@ -664,6 +664,11 @@ class _Translation:
             if options.get("show_timestamps"):
                 view["timestamps"] = options.get("timestamp_format") or "relative"
             ran |= {theirs for _, theirs in DIALOGUE_VIEW} | {"show_timestamps", "timestamp_format"}
+        if kind == "conversation_tree":  # Potato folds a node's replies from depth 2 unless told otherwise
+            depth = options.get("collapsed_depth", 2)
+            if isinstance(depth, int) and not isinstance(depth, bool) and depth >= 0:
+                view["collapsed_depth"] = depth
+                ran.add("collapsed_depth")
         left = []
         for option, value in options.items():
             if option in ran or (option == "alternating_shading" and value is not False) or (

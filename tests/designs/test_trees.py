@@ -93,9 +93,56 @@ def test_a_conversation_tree_shown_without_a_tree_scheme_is_drawn_as_a_thread():
     assert drawn({"id": "x", "text": "not a tree"}, None) is None  # a mapping without replies is not drawn so
 
 
+def test_a_conversation_tree_folds_replies_from_its_collapsed_depth_as_potato_does(chromium, live_server, tmp_path,
+                                                                                   capsys):
+    """Potato folds a node's replies from `collapsed_depth` down (2 unless the display says): here 1, so Bot A's
+    reply starts hidden behind Bot A's toggle; Enter on the toggle shows it and folds it again. The root's replies
+    are open, and a node without replies has no toggle; Collapse all and Expand all set every toggle."""
+    from hits.services import batch_publish
+    from tests.designs.fixtures import hit_page, potato_project, project_annotator
+    from tests.test_accessibility import PHONE, _check
+
+    (tmp_path / "data.jsonl").write_text(json.dumps({"id": "t1", "tree": TREE}) + "\n")
+    (tmp_path / "config.yaml").write_text("""annotation_task_name: Trees
+data_files: [data.jsonl]
+item_properties: {id_key: id, text_key: id}
+instance_display:
+  fields:
+    - {key: tree, type: conversation_tree, collapsed_depth: 1}
+annotation_schemes:
+  - {annotation_type: radio, name: best, description: "Which is better?", labels: [Bot A, Bot B]}
+""")
+    project = potato_project(tmp_path / "config.yaml", capsys)
+    batch_publish(batch=project.batches.get())
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    turns = page.locator(".task-item.current .turn")
+    assert [turn.is_visible() for turn in turns.all()] == [True, True, False, True]
+    folds = page.locator(".task-item.current .turn-fold")
+    assert folds.count() == 2 and folds.nth(0).get_attribute("aria-expanded") == "true"
+    bot_a = folds.nth(1)
+    assert bot_a.text_content() == "▶ 1 branch" and bot_a.get_attribute("aria-expanded") == "false"
+    bot_a.focus()
+    page.keyboard.press("Enter")
+    assert [turn.is_visible() for turn in turns.all()] == [True, True, True, True]
+    assert bot_a.get_attribute("aria-expanded") == "true"
+    _check(page, "potato-tree-folds", "phone")
+    folds.nth(0).focus()
+    page.keyboard.press("Enter")  # the root folded: every reply under it hidden, Bot A's open fold with them
+    assert [turn.is_visible() for turn in turns.all()] == [True, False, False, False]
+    page.keyboard.press("Enter")
+    assert [turn.is_visible() for turn in turns.all()] == [True, True, True, True]
+    for button, shown in (("Collapse all", [True, False, False, False]), ("Expand all", [True] * 4)):
+        page.get_by_role("button", name=button).focus()
+        page.keyboard.press("Enter")
+        assert [turn.is_visible() for turn in turns.all()] == shown
+        assert {fold.get_attribute("aria-expanded") for fold in folds.all()} == {str(button == "Expand all").lower()}
+    context.close()
+
+
 def test_a_display_s_own_keys_are_its_options_and_those_not_run_are_named(tmp_path):
     """Potato reads an instance_display field's keys beside key, type and label as its display options: a
-    conversation tree's collapsed_depth there is named as not run, as it is under display_options."""
+    conversation tree's collapsed_depth there is run, its node_style named as not run, as under display_options."""
     from designs.potato import import_file
 
     (tmp_path / "data.jsonl").write_text(json.dumps({"id": "t1", "tree": TREE}) + "\n")
@@ -111,5 +158,6 @@ annotation_schemes:
 """)
     found = import_file(str(config))
     assert found.ok, found.errors
-    assert found.warnings == ["instance_display.fields.0 ('tree'): display_options collapsed_depth, node_style not "
-                              "run here: the conversation_tree is shown without them"]
+    assert found.warnings == ["instance_display.fields.0 ('tree'): display_options node_style not "
+                              "run here: the conversation_tree is shown without it"]
+    assert found.design.items.dialogues["tree"].collapsed_depth == 1
