@@ -77,6 +77,10 @@ CHANGES = {
                                 "limit",
     "displays": "items are shown by their text_key; the display types are not",
     "crowdsourcing": "the crowd is the project's provider (in-house, Prolific or MTurk), set here",
+    # Potato embeds every document with a sentence-transformers model to draw its map; nothing here may download a
+    # model while it runs.
+    "corpus_map": "the map of the documents (embedded, clustered and drawn in 2-D) is not drawn: annotators work "
+                  "through the documents in the batch's order",
 }
 BWS_TUPLE_IDS = "bws_tuple_{:04d}"  # Potato's ids for the sets it draws, so answers compare set by set
 # The Potato keys every scheme carries over (each type's own: designs.schemes' potato_keys).
@@ -252,8 +256,10 @@ class _Translation:
         # dialogue, before the questions), each with the display option it came from.
         self.turn_ratings: list[tuple[dict[str, Any], tuple]] = []
         self.ignored = [str(key) for key in raw if key in SERVER]
+        # A block Potato runs only when enabled changes nothing while it says `enabled: false`.
         self.warnings = [f"{key}: {CHANGES.get(str(key), 'not a key this importer knows; it is not used')}"
-                         for key in raw if key not in READ and key not in SERVER]
+                         for key, value in raw.items() if key not in READ and key not in SERVER
+                         and not (isinstance(value, dict) and value.get("enabled") is False)]
         users = raw.get("user_config", {}).get("users") if isinstance(raw.get("user_config"), dict) else None
         if users:
             self.warnings.append("user_config.users: those accounts are not made here; invite the annotators from "

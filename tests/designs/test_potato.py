@@ -322,18 +322,21 @@ def test_blocks_and_settings_that_change_the_study_are_named_warnings():
     config = (b"annotation_task_name: T\ndata_files: [items.jsonl]\nnum_annotators_per_item: -1\n"
               b"port: 8000\nuser_config: {allow_all_users: false, users: [ann1@lab.org]}\n"
               b"training: {enabled: false, data_file: training.json}\nattention_checks: {enabled: true}\n"
-              b"gold_standards: {enabled: true}\nfancy_new_feature: on\n"
+              b"gold_standards: {enabled: true}\nfancy_new_feature: on\ncorpus_map: {enabled: true}\n"
+              b"fancy_map: {enabled: false}\n"
               b"annotation_schemes:\n  - {annotation_type: radio, name: grade, labels: [1, 2, 3]}\n"
               b"  - {annotation_type: radio, name: agree, labels: [yes, no], displaying_score: true}\n")
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
     assert found.ok, found.errors
     assert found.ignored == ["port", "user_config"]
     assert [warning.split(":")[0] for warning in found.warnings] == [
-        "fancy_new_feature", "user_config.users", "scheme 'agree'", "scheme 'agree'", "scheme 'agree'",
-        "num_annotators_per_item", "training", "gold_standards", "attention_checks"]
-    assert "there is no practice round before the work" in found.warnings[6]
+        "fancy_new_feature", "corpus_map", "user_config.users", "scheme 'agree'", "scheme 'agree'",
+        "scheme 'agree'", "num_annotators_per_item", "training", "gold_standards", "attention_checks"]
+    assert "there is no practice round before the work" in found.warnings[7]
+    # A block Potato runs only when enabled (a map of the corpus, drawn by an embedding model) is named when it is.
+    assert "the map of the documents (embedded, clustered and drawn in 2-D) is not drawn" in found.warnings[1]
     # Potato 2.12.1 refuses a label YAML read as a boolean; here it is kept as its text, and the report says so.
-    assert found.warnings[3] == ("scheme 'agree': the label 'True' was read by YAML as a boolean and is kept as that "
+    assert found.warnings[4] == ("scheme 'agree': the label 'True' was read by YAML as a boolean and is kept as that "
                                  "text; Potato 2.12.1 refuses the config for it: quote it (labels: [\"Yes\", \"No\"]) "
                                  "to keep the word written")
     assert "not a key this importer knows" in found.warnings[0]
