@@ -388,8 +388,8 @@ class _Translation:
 
     def _model(self, design: dict[str, Any]) -> None:
         """Potato's ai_support as the design's llm block: the model, its temperature and max_tokens. Where it runs
-        is given when it is asked (`design ask-model --url`), never kept in the design; the suggestions on people's
-        pages and their holdout are not built here."""
+        is given when it is asked (`design ask-model --url`), never kept in the design; its answers are shown on
+        people's pages, with a holdout, by `design suggest` once it has answered (designs.suggestions)."""
         support = self.raw.get("ai_support")
         if not isinstance(support, dict) or support.get("enabled") is False:
             if support is not None:
@@ -412,9 +412,17 @@ class _Translation:
         if kind not in ("openai", "vllm", "ollama", "openai_compatible", "llamacpp", "litellm"):
             self.warnings.append(f"ai_support.endpoint_type: {kind!r} is asked here through its OpenAI-compatible API "
                                  f"only; point --url at one")
-        if support.get("holdout") is not None or (config.get("include") or {}):
-            self.warnings.append("ai_support: the model's suggestions on people's pages (and their holdout) are not "
-                                 "shown here yet; the model answers as one more annotator instead")
+        holdout = support.get("holdout")
+        share = holdout.get("fraction") if isinstance(holdout, dict) else None  # Potato's {fraction, salt}
+        # Potato shows the model's help on the page as the annotator works; here the model answers the batch
+        # first, and its answers are then put on people's pages as suggestions, a share of pairs held out.
+        self.notes.append("ai_support: to show the model's answers on people's pages as Potato does, run `manage.py "
+                          "design suggest BATCH"
+                          + (f" --holdout {share}" if isinstance(share, int | float) and not isinstance(share, bool)
+                             else "") + "` once it has answered (ask-model)")
+        if config.get("include") or {}:
+            self.warnings.append("ai_support.ai_config.include: the model's hints, keywords and rationales are not "
+                                 "drawn here; its answers are shown as the page's answers, pre-filled and marked")
 
     def _training(self, design: dict[str, Any]) -> None:
         """Potato's training round as the design's screening test (qualification), which must be passed before the

@@ -674,7 +674,8 @@ annotation_schemes:
 def test_ai_support_becomes_the_design_s_model_and_its_key_is_never_kept():
     config = (b"annotation_task_name: T\ndata_files: items.json\nannotation_schemes:\n"
               b"  - {annotation_type: radio, name: q, labels: [a, b]}\n"
-              b"ai_support:\n  enabled: true\n  endpoint_type: vllm\n  ai_config:\n    model: qwen2.5-7b-instruct\n"
+              b"ai_support:\n  enabled: true\n  endpoint_type: vllm\n  holdout: {fraction: 0.25, salt: s1}\n"
+              b"  ai_config:\n    model: qwen2.5-7b-instruct\n"
               b"    base_url: http://gpu-box:8000/v1\n    api_key: sk-not-for-files\n    temperature: 0.2\n"
               b"    max_tokens: 300\n    include: {all: true}\n")
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.json": b'[{"id": 1, "text": "x"}]'}))
@@ -683,7 +684,9 @@ def test_ai_support_becomes_the_design_s_model_and_its_key_is_never_kept():
                                              "max_tokens": 300, "examples": 0}
     assert "sk-not-for-files" not in found.source()
     assert any(warning.startswith("ai_support.ai_config.api_key: not kept") for warning in found.warnings)
-    assert any("suggestions on people's pages" in warning for warning in found.warnings)
+    # Potato's help on the page: the model's answers shown as suggestions, the same share held out.
+    assert any("`manage.py design suggest BATCH --holdout 0.25` once it has answered" in note for note in found.notes)
+    assert any(warning.startswith("ai_support.ai_config.include: the model's hints") for warning in found.warnings)
     assert any("design ask-model BATCH --url http://gpu-box:8000/v1" in note for note in found.notes)
 
 
