@@ -31,7 +31,9 @@
       });
       const said = [];
       if (critical.length) said.push(`Critical path: ${critical.join(" · ")}.`);
-      if (edges.length) said.push(`Flagged: ${edges.map(edge => `${edge.from} → ${edge.to} (${edge.status})`).join(" · ")}.`);
+      // Each edge's words are made apart: a template literal inside another's ${} loses its spaces when minified.
+      const flagged = edges.map(edge => `${edge.from} → ${edge.to} (${edge.status})`);
+      if (edges.length) said.push(`Flagged: ${flagged.join(" · ")}.`);
       summary.textContent = said.join(" ") || "Nothing marked yet.";
     }
     function save() {

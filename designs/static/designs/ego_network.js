@@ -153,7 +153,8 @@
     function generator(stage, section) {
       const here = namedHere(stage);
       const limits = [stage.min_alters ? `at least ${stage.min_alters}` : "", stage.max_alters ? `at most ${stage.max_alters}` : ""].filter(Boolean);
-      section.append(make("p", {className: "ego-count", text: `${plural(here.length, "person", "people")} named${limits.length ? ` (${limits.join(", ")})` : ""}`}));
+      const bounds = limits.length ? ` (${limits.join(", ")})` : "";
+      section.append(make("p", {className: "ego-count", text: `${plural(here.length, "person", "people")} named${bounds}`}));
       const roster = stage.roster || rosters[stage.id];
       if (roster && roster.length) {
         const search = make("input", {type: "search", className: "ego-name", "data-fk": `search-${stage.id}`, placeholder: "Search the list",

@@ -113,7 +113,7 @@
       // say so: "in no event", as a span scheme's "nothing to mark", or the events it is in.
       const mine = inEvents();
       confirm.hidden = answer.value === (mine.length ? JSON.stringify(mine) : "[]");
-      confirm.textContent = mine.length ? `It is in ${mine.length === 1 ? "this event" : `these ${mine.length} events`}`
+      confirm.textContent = mine.length ? "It is in " + (mine.length === 1 ? "this event" : `these ${mine.length} events`)
         : "It is in no event";
       const event = current();
       editor.hidden = !event;
