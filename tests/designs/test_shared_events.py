@@ -158,3 +158,40 @@ def test_an_event_template_no_scheme_reads_is_named(tmp_path):
     found = import_file(str(config))
     assert found.ok
     assert "event_template: no multi_document_event scheme reads it here; its events are not kept" in found.warnings
+
+
+def test_a_slot_typed_in_keeps_its_words_when_the_events_are_drawn_again(chromium, live_server, capsys):
+    """The events are drawn again whenever a change comes back; a slot's box the worker is typing in stays where it
+    is: what it held so far is not sent as the slot's value, and the words typed after go on where the caret was
+    (the box was taken out of the page and put back: "Gal" was saved, or "wayGal")."""
+    from playwright.sync_api import expect
+
+    from tests.designs.fixtures import hit_page, potato_project, project_annotator
+
+    project = potato_project(Path(__file__).parent / "potato_side_by_side" / "storms" / "config.yaml", capsys)
+    batch = batch_publish(batch=project.batches.get())
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", {"viewport": {"width": 1280, "height": 900}})
+    widget = page.locator(".task-item.current .mde")
+    widget.locator(".mde-events li").first.wait_for()
+    widget.get_by_role("button", name="New event").focus()
+    page.keyboard.press("Enter")
+    widget.get_by_label("Event name").wait_for(state="visible")
+    page.keyboard.type("Storm")
+    page.keyboard.press("Enter")
+    expect(widget.locator(".mde-status")).to_have_text("Name saved.")
+    place = widget.get_by_role("textbox", name="place", exact=True)
+    place.focus()
+    page.keyboard.type("Gal")
+    # A change made meanwhile (here the name, changed without leaving the box) comes back and is drawn.
+    page.evaluate("""() => { const title = document.querySelector('.task-item.current .mde-title');
+                             title.value = 'Big storm'; title.dispatchEvent(new Event('change')); }""")
+    expect(widget.locator(".mde-events li").first).to_contain_text("Big storm")
+    assert page.evaluate("document.activeElement.classList.contains('mde-value')")
+    page.keyboard.type("way")
+    page.keyboard.press("Enter")
+    expect(widget.locator(".mde-status")).to_have_text("place saved.")
+    assert place.input_value() == "Galway"
+    event = SharedEvent.objects.get(batch=batch)
+    assert (event.title, event.slot_values) == ("Big storm", {"place": "Galway"})
+    context.close()

@@ -88,8 +88,9 @@
         try {
           response = await fetch(url, {method: "POST", credentials: "same-origin", body,
             headers: {"X-CSRFToken": csrf ? csrf.value : "", "Accept": "application/json"}});
-        } catch (error) { say("Not saved: the site cannot be reached. Try again."); return; }
+        } catch (error) { say("Not saved: the site cannot be reached. Try again."); unsent(); return; }
         const data = await response.json().catch(() => ({}));
+        if (!response.ok) unsent();
         if (data.events) { take(data, true, number); tell(data, number); }
         say(response.ok ? (done || "") : (data.error || "Not saved. Try again."));
       });
@@ -122,11 +123,18 @@
       if (document.activeElement !== title) title.value = event.title;
       member.checked = event.members.includes(doc);
       remove.hidden = !event.mine;
-      // Drawn again after each change: the box the worker is in keeps its focus and what they have typed in it.
-      const focused = slotsBox.contains(document.activeElement) ? document.activeElement : null;
-      slotsBox.replaceChildren(...slots.map(slot => drawSlot(event, slot)));
-      const again = focused && focused.id ? document.getElementById(focused.id) : null;
-      if (again) { again.value = focused.value; again.focus(); }
+      // The slots are made once for the event opened, then brought up to date in place: a box taken out of the page
+      // while the worker types in it would send what it held so far as a change, and lose the focus and the caret.
+      if (slotsBox.dataset.event !== event.id) {
+        slotsBox.replaceChildren(...slots.map(slot => drawSlot(event, slot)));
+        slotsBox.dataset.event = event.id;
+      }
+      slots.forEach((slot, place) => {
+        const part = slotsBox.children[place];
+        const value = part.querySelector(".mde-value");
+        if (value !== document.activeElement) value.value = event.slot_values[slot.name] || "";
+        part.querySelector(".mde-citations").replaceChildren(...citations(event, slot));
+      });
     }
 
     function drawSlot(event, slot) {
@@ -135,26 +143,39 @@
       const label = make("label", {"for": id}, slot.name);
       const input = make("input", {"type": "text", "id": id, "class": "mde-value", "placeholder": slot.description || ""});
       input.value = event.slot_values[slot.name] || "";
-      input.addEventListener("change", () => change({action: "slot", event: event.id, slot: slot.name, value: input.value},
-        `${slot.name} saved.`));
+      input.addEventListener("change", () => once(input) && change({action: "slot", event: event.id, slot: slot.name,
+        value: input.value}, `${slot.name} saved.`));
       const quote = make("input", {"type": "text", "id": `${id}-quote`, "class": "mde-quote"});
       const cite = make("button", {"type": "button", "class": "secondary small"}, "Cite");
       cite.setAttribute("aria-label", `Cite these words for ${slot.name}`);
       cite.addEventListener("click", () => citeFor(event, slot, quote));
       const cites = make("ul", {"class": "mde-citations"});
-      event.evidence.forEach((citation, index) => {
-        if (citation.slot_name !== slot.name) return;
+      part.append(label, input, make("label", {"for": `${id}-quote`, "class": "mde-quote-label"},
+        "Words to cite (or select them in the text)"), quote, cite, cites);
+      return part;
+    }
+
+    // Enter sends a box's change at once; the browser sends it again when the box loses the focus: once is enough
+    // (unless it was not saved: then the same words may be sent again).
+    const unsent = () => box.querySelectorAll("[data-sent]").forEach(input => { delete input.dataset.sent; });
+    function once(input) {
+      const key = `${open}\u0000${input.value}`;
+      if (input.dataset.sent === key) return false;
+      input.dataset.sent = key;
+      return true;
+    }
+
+    function citations(event, slot) {
+      return event.evidence.flatMap((citation, index) => {
+        if (citation.slot_name !== slot.name) return [];
         const row = make("li", {}, `“${citation.quoted_text}” (${citation.doc_id}) `);
         const drop = make("button", {"type": "button", "class": "secondary small"}, "Remove");
         drop.setAttribute("aria-label", `Remove the citation “${citation.quoted_text}”`);
         drop.addEventListener("click", () => change({action: "uncite", event: event.id, index: String(index)},
           "Citation removed."));
         row.append(drop);
-        cites.append(row);
+        return [row];
       });
-      part.append(label, input, make("label", {"for": `${id}-quote`, "class": "mde-quote-label"},
-        "Words to cite (or select them in the text)"), quote, cite, cites);
-      return part;
     }
 
     function citeFor(event, slot, quote) {
@@ -189,7 +210,8 @@
       draw();
       create.focus();
     });
-    title.addEventListener("change", () => change({action: "title", event: open, title: title.value}, "Name saved."));
+    title.addEventListener("change", () => once(title) && change({action: "title", event: open, title: title.value},
+      "Name saved."));
     member.addEventListener("change", () => change({action: "member", event: open, attach: member.checked ? "1" : "0"},
       member.checked ? "This document is in the event." : "This document is out of the event."));
     remove.addEventListener("click", () => {
