@@ -142,3 +142,16 @@ def test_the_page_names_people_by_keyboard_and_keeps_them_across_a_reload(chromi
     page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
     assert page.locator("[data-scheme=net] .ego-chips li span").all_inner_texts() == ["Ann", "Bob"]
     context.close()
+
+
+def test_a_roster_from_the_item_is_its_names_and_an_item_without_a_list_is_refused():
+    found = _imported("      - {type: name_generator, id: class, roster_field: pupils}")
+    assert found.ok, found.errors
+    scheme = found.design.scheme("net")
+    kind = SCHEME_TYPES.of(scheme)
+    record = Record("1", "x", {"pupils": ["Ann", {"id": 7, "name": " Bob "}, {"name": ""}, 3]})
+    assert json.loads(kind.widget_context(scheme, record, "a", {})["rosters"]) == {
+        "class": [{"name": "Ann"}, {"name": "Bob", "id": "7"}, {"name": "3"}]}
+    assert kind.item_problem(scheme, Record("2", "x", {"pupils": "Ann, Bob"})) == (
+        "its pupils must be a list of names (the step 'class' picks from it)")
+    assert kind.item_problem(scheme, record) is None

@@ -180,6 +180,7 @@
         });
         section.append(search, list);
       } else {
+        if (stage.roster_field) section.append(make("p", {className: "ego-note", text: "There is no list of names for this item, so type the names instead."}));
         const input = make("input", {type: "text", className: "ego-name", id: `${uid}-name-${stage.id}`, "data-fk": `name-${stage.id}`, maxlength: "60",
           autocomplete: "off", placeholder: stage.placeholder || "First name or nickname", disabled: full(stage), "aria-keyshortcuts": "Enter"});
         const add = () => {
