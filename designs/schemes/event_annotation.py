@@ -133,8 +133,9 @@ class EventAnnotationType(SchemeType):
             missing = [role for role, argument in roles.items() if argument.required and role not in filled]
             if missing:
                 raise AnswerProblem(f"{an(kind.type)} event needs its {' and its '.join(missing)}")
+            # The arguments in the order they were picked, as Potato's page keeps them.
             events.append({"type": kind.type, "trigger": trigger,
-                           "arguments": [{"role": role, **filled[role]} for role in roles if role in filled]})
+                           "arguments": [{"role": role, **span} for role, span in filled.items()]})
         return events
 
     def check_answers(self, scheme, value, answers):

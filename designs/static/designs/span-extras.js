@@ -152,17 +152,26 @@ window.crowdsetSpanExtras = {
           event[2].map(([role, span]) => `, ${role} = ${shown(span)}`).join(""), refresh);
       }
       kind.addEventListener("change", refresh);
+      // The roles in the order they were first filled: an event's arguments are kept so, as on Potato's page (a role
+      // given another span keeps its place; one emptied and filled again goes last).
+      let picked = [];
+      root.querySelectorAll(".event-role").forEach(select => select.addEventListener("change", () => {
+        if (!select.value) picked = picked.filter(other => other !== select);
+        else if (!picked.includes(select)) picked.push(select);
+      }));
+      const inOrder = selects => selects.sort((one, other) => picked.indexOf(one) - picked.indexOf(other));
       root.querySelector(".event-add").addEventListener("click", () => {
         const missing = [...roles().querySelectorAll(".event-role[data-required]")].filter(select => !select.value);
         note.textContent = !trigger.value ? "Pick the event's trigger first (mark a span it allows)."
           : missing.length ? `Pick the ${missing.map(select => select.dataset.role).join(" and the ")} first.` : "";
         if (note.textContent) return;
-        const made = [kind.value, JSON.parse(trigger.value), [...roles().querySelectorAll(".event-role")]
-          .filter(select => select.value).map(select => [select.dataset.role, JSON.parse(select.value)])];
+        const made = [kind.value, JSON.parse(trigger.value), inOrder([...roles().querySelectorAll(".event-role")]
+          .filter(select => select.value)).map(select => [select.dataset.role, JSON.parse(select.value)])];
         const events = read().filter(event => !(event[0] === made[0] && same(event[1], made[1])));
         note.textContent = events.length < read().length ? `The ${made[0]} event on that trigger is replaced.` : "";
         store([...events, made]);
         roles().querySelectorAll(".event-role").forEach(select => { select.value = ""; });
+        picked = [];
         refresh();
         changed(field);
       });
