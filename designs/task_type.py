@@ -243,6 +243,7 @@ class DesignTask(TaskType):
 # The styles of dialogues and panes (and the design's view of them, items.dialogues and items.pane_width), kept out
 # of the site's stylesheet, which every MTurk question inlines whole under its 64 KB.
 VIEWS_STYLE = "designs/views.css"
+FOLDS_SCRIPT = "designs/folds.js"  # a conversation tree's folds, likewise only where a tree folds
 
 
 def task_context(design: Design, asked: list[str] | None, items) -> dict:
@@ -300,6 +301,9 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
     styles = list(dict.fromkeys(entry["type"].style for entry in shown_schemes if entry["type"].style))
     if any(row["said"] or any(turns or sides for _, _, turns, sides in row["shown"] + row["after"]) for row in rows):
         styles.append(VIEWS_STYLE)  # a dialogue's turns or panes side by side: only where the page draws them
+    drawn = [row["said"] for row in rows] + [turns for row in rows for _, _, turns, _ in row["shown"] + row["after"]]
+    if any(getattr(turns, "folds", False) for turns in drawn):
+        scripts.append(FOLDS_SCRIPT)
     return {"rows": rows, "design": design, "scheme_settings": settings, "question": once, "task_title": design.title,
             "scripts": scripts, "styles": styles,
             "item_noun": design.items.noun, "items": items, "evidence": evidence,

@@ -98,18 +98,22 @@
     }
 
     function draw() {
+      // The list is drawn anew from what the site said last: the event the worker is on keeps the focus (a read that
+      // came back just then took the button from under a key press).
+      const focused = list.contains(document.activeElement) ? document.activeElement.dataset.event : null;
       list.replaceChildren(...events.map(event => {
         const count = event.members.length;
         const here = event.members.includes(doc);
         const row = make("li", {"class": "mde-event" + (event.id === open ? " open" : "") + (here ? " here" : "")});
-        const button = make("button", {"type": "button", "class": "mde-open", "aria-expanded": String(event.id === open)},
-          event.title || "Untitled event");
+        const button = make("button", {"type": "button", "class": "mde-open", "aria-expanded": String(event.id === open),
+          "data-event": event.id}, event.title || "Untitled event");
         button.addEventListener("click", () => { open = open === event.id ? null : event.id; draw(); if (open) title.focus(); });
         row.append(button, make("span", {"class": "mde-meta"},
           `${count} document${count === 1 ? "" : "s"}${here ? ", this one" : ""}${event.seeded ? ", given" : ""}`));
         return row;
       }));
       if (!events.length) list.append(make("li", {"class": "mde-none"}, "No events yet."));
+      if (focused) list.querySelector(`[data-event="${CSS.escape(focused)}"]`)?.focus();
       // The document's events as they stand (others may have put it in some) are the worker's answer once they
       // say so: "in no event", as a span scheme's "nothing to mark", or the events it is in.
       const mine = inEvents();
