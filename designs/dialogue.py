@@ -164,7 +164,7 @@ def drawn(value: Any, view: Any, numbered: bool = False) -> Said | None:
                 turn["depth"], turn["indent"] = node["depth"], min(node["depth"], 6)
                 if folded is not None:
                     # As on Potato's page: a node this deep starts with its replies folded, so every node deeper is
-                    # hidden until its fold is opened (designs.js opens and folds them).
+                    # hidden until its fold is opened (designs/folds.js opens and folds them).
                     turn["replies"] = node["replies"]
                     turn["open"], turn["hidden"] = node["depth"] < folded, node["depth"] > folded
         return said
