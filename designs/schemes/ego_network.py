@@ -149,6 +149,7 @@ PROMPTS = {
     "dyad_census": "Do {a} and {b} know each other?",
     "sociogram": "Place the people, and draw a line between two people who know each other.",
 }
+PLACED = "Place the people: the closer to the centre, the closer they are to you."
 AnyStage = Annotated[NameGenerator | NameInterpreter | DyadCensus | Sociogram, Field(discriminator="type")]
 
 
@@ -170,8 +171,10 @@ class EgoNetwork(SchemeBase):
         for place, stage in enumerate(data["stages"]):
             if isinstance(stage, dict) and stage.get("type") in TITLES:
                 kind = stage["type"]
+                # A sociogram without ties only places people: its question does not ask for lines.
+                prompt = PLACED if kind == "sociogram" and stage.get("allow_ties") is False else PROMPTS[kind]
                 stage = {**stage, "id": stage.get("id", f"{kind}_{place + 1}"),
-                         "title": stage.get("title") or TITLES[kind], "prompt": stage.get("prompt") or PROMPTS[kind]}
+                         "title": stage.get("title") or TITLES[kind], "prompt": stage.get("prompt") or prompt}
                 if kind == "name_interpreter" and isinstance(stage.get("questions"), list):
                     stage["questions"] = [{**question, "required": question.get("required", stage.get("required",
                                                                                                           False))}
@@ -217,7 +220,8 @@ def _attribute(question: Question, value: Any, who: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise AnswerProblem(f"{where} must be a number")
         if (question.min is not None and value < question.min) or (question.max is not None and value > question.max):
-            raise AnswerProblem(f"{where} is outside {question.min:g} to {question.max:g}".replace("None", "…"))
+            low, high = ("…" if bound is None else f"{bound:g}" for bound in (question.min, question.max))
+            raise AnswerProblem(f"{where} is outside {low} to {high}")
     if question.type == WORDS and not isinstance(value, str):
         raise AnswerProblem(f"{where} must be text")
     return value

@@ -97,6 +97,8 @@ def test_a_network_is_read_as_its_page_keeps_it_and_held_to_what_its_steps_ask()
             ({**whole, "alters": [*people, *({"id": f"b{n}", "name": f"P{n}", "named_in": ["talk"]}
                                              for n in range(2))]}, "at most 3 people \\(4 named\\)"),
             ({**whole, "positions": {"a1": [1.5, 0]}}, "two numbers from 0 to 1"),
+            ({**whole, "attributes": {**whole["attributes"], "a1": {"close": "Very", "years": -1}}},
+             "Ann's years is outside 0 to 99"),
             ({"people": []}, "the network could not be read")):
         with pytest.raises(AnswerProblem, match=said):
             read(value)
@@ -155,3 +157,15 @@ def test_a_roster_from_the_item_is_its_names_and_an_item_without_a_list_is_refus
     assert kind.item_problem(scheme, Record("2", "x", {"pupils": "Ann, Bob"})) == (
         "its pupils must be a list of names (the step 'class' picks from it)")
     assert kind.item_problem(scheme, record) is None
+
+
+def test_a_number_with_one_bound_says_the_other_is_open_and_a_placing_sociogram_asks_no_lines():
+    found = _imported("      - {type: name_generator, id: talk}\n"
+                      "      - {type: name_interpreter, questions: [{name: age, type: number, min: 18}]}\n"
+                      "      - {type: sociogram, allow_ties: false}")
+    assert found.ok, found.errors
+    scheme = found.design.scheme("net")
+    assert scheme.stages[2].prompt == "Place the people: the closer to the centre, the closer they are to you."
+    given = {"alters": [{"id": "a1", "name": "Ann", "named_in": ["talk"]}], "attributes": {"a1": {"age": 10}}}
+    with pytest.raises(AnswerProblem, match="Ann's age is outside 18 to …"):
+        SCHEME_TYPES.of(scheme).read(scheme, Fields({"a": json.dumps(given)}, "a"), Record("1", "x", {}))
