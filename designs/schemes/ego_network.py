@@ -357,11 +357,11 @@ class EgoNetworkType(SchemeType):
         for stage in scheme.stages:
             if isinstance(stage, NameGenerator) and stage.roster_field:
                 listed = record.fields.get(stage.roster_field)
-                names[stage.id] = [{"name": str(entry.get("name", "")).strip(),
-                                    **({"id": str(entry["id"])} if entry.get("id") is not None else {})}
-                                   if isinstance(entry, dict) else {"name": str(entry).strip()}
-                                   for entry in listed if isinstance(listed, list)]
-                names[stage.id] = [entry for entry in names[stage.id] if entry["name"]]
+                people = [({"name": str(entry.get("name", "")).strip(), "id": entry.get("id")}
+                           if isinstance(entry, dict) else {"name": str(entry).strip(), "id": None})
+                          for entry in (listed if isinstance(listed, list) else [])]
+                names[stage.id] = [{"name": person["name"], **({"id": str(person["id"])} if person["id"] is not None
+                                                               else {})} for person in people if person["name"]]
         return {"config": scheme.page_config(), "rosters": json.dumps(names, ensure_ascii=False),
                 "first": scheme.stages[0]}
 

@@ -157,6 +157,8 @@ def test_a_roster_from_the_item_is_its_names_and_an_item_without_a_list_is_refus
     assert kind.item_problem(scheme, Record("2", "x", {"pupils": "Ann, Bob"})) == (
         "its pupils must be a list of names (the step 'class' picks from it)")
     assert kind.item_problem(scheme, record) is None
+    # An item without the list: the step asks for names to be typed (the page says so).
+    assert json.loads(kind.widget_context(scheme, Record("3", "x", {}), "a", {})["rosters"]) == {"class": []}
 
 
 def test_a_number_with_one_bound_says_the_other_is_open_and_a_placing_sociogram_asks_no_lines():

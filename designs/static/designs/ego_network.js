@@ -83,11 +83,10 @@
       }
       return [];
     }
-    function save() {
-      field.value = answer.alters.length ? JSON.stringify(answer) : "";
+    // A required network short of what its stages ask keeps the item open, as Potato's page holds a required one.
+    function mark() {
       const scheme = box.closest(".scheme");
       const missing = stages.flatMap(reasons);
-      // A required network short of what its stages ask keeps the item open, as Potato's page holds a required one.
       if (scheme.dataset.required === "true" && answer.alters.length && missing.length) {
         scheme.dataset.invalid = "true";
         box.title = missing.join("; ");
@@ -95,6 +94,10 @@
         delete scheme.dataset.invalid;
         box.removeAttribute("title");
       }
+    }
+    function save() {
+      field.value = answer.alters.length ? JSON.stringify(answer) : "";
+      mark();
       field.dispatchEvent(new Event("change", {bubbles: true}));
     }
     function say(text) {
@@ -476,7 +479,7 @@
     // The widget's keys are its own (a name typed, a person moved, Enter on its buttons); Tab still leaves it.
     box.addEventListener("keydown", event => { if (event.key !== "Tab") event.stopPropagation(); });
     draw();
-    if (field.value) save();
+    mark();  // a draft's network is marked, not sent again
   }
   const begin = () => document.querySelectorAll(".ego").forEach(setup);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", begin);
