@@ -97,12 +97,15 @@ def test_a_conversation_tree_folds_replies_from_its_collapsed_depth_as_potato_do
                                                                                    capsys):
     """Potato folds a node's replies from `collapsed_depth` down (2 unless the display says): here 1, so Bot A's
     reply starts hidden behind Bot A's toggle; Enter on the toggle shows it and folds it again. The root's replies
-    are open, and a node without replies has no toggle; Collapse all and Expand all set every toggle."""
+    are open, and a node without replies has no toggle; Collapse all and Expand all set every toggle. On the phone a
+    reply's depth label sits beside its words, not over them."""
     from hits.services import batch_publish
     from tests.designs.fixtures import hit_page, potato_project, project_annotator
     from tests.test_accessibility import PHONE, _check
 
-    (tmp_path / "data.jsonl").write_text(json.dumps({"id": "t1", "tree": TREE}) + "\n")
+    long = json.loads(json.dumps(TREE))
+    long["children"][0]["text"] = "Hello. You can return it from your orders page within thirty days of delivery."
+    (tmp_path / "data.jsonl").write_text(json.dumps({"id": "t1", "tree": long}) + "\n")
     (tmp_path / "config.yaml").write_text("""annotation_task_name: Trees
 data_files: [data.jsonl]
 item_properties: {id_key: id, text_key: id}
@@ -127,6 +130,15 @@ annotation_schemes:
     assert [turn.is_visible() for turn in turns.all()] == [True, True, True, True]
     assert bot_a.get_attribute("aria-expanded") == "true"
     _check(page, "potato-tree-folds", "phone")
+    # Each line of Bot A's words (wrapped at 390 px) clear of its "↳ depth 1" label.
+    assert page.locator(".task-item.current .turn").nth(1).evaluate("""turn => {
+        const label = turn.querySelector(".turn-depth").getBoundingClientRect();
+        const words = document.createRange();
+        words.selectNodeContents(turn.querySelector(".pre-line"));
+        const lines = [...words.getClientRects()];
+        return lines.length > 1 && lines.every(line => line.right <= label.left || line.left >= label.right
+            || line.bottom <= label.top || line.top >= label.bottom);
+    }""")
     folds.nth(0).focus()
     page.keyboard.press("Enter")  # the root folded: every reply under it hidden, Bot A's open fold with them
     assert [turn.is_visible() for turn in turns.all()] == [True, False, False, False]
