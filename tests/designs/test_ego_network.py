@@ -138,6 +138,9 @@ def test_the_page_names_people_by_keyboard_and_keeps_them_across_a_reload(chromi
         page.keyboard.press("Enter")
     expect(network.locator(".ego-status")).to_have_text("Bob added.")
     assert network.get_attribute("data-invalid") == "true"  # required: the rest of the steps are still to do
+    expect(network.locator(".ego-left")).to_have_text(  # and said where it is seen, not only on hover
+        "Still to do: About each person: 'How close is this person?' unanswered for 2 people; "
+        "Who knows whom: 0 of 1 pairs answered.")
     _check(page, "ego-network-names", "phone")
     expect(page.locator("#task-saved")).to_contain_text("Saved")  # the server keeps the draft
     page.reload()

@@ -31,6 +31,7 @@
     const field = box.querySelector("input[type=hidden]");
     const body = box.querySelector(".ego-body");
     const status = box.querySelector(".ego-status");
+    const left = box.querySelector(".ego-left");
     const stages = config.stages;
     const uid = field.name.replace(/[^A-Za-z0-9_-]/g, "_");
     const answer = {alters: [], attributes: {}, ties: [], positions: {}, census: {}, tie_attributes: {}};
@@ -87,13 +88,12 @@
     function mark() {
       const scheme = box.closest(".scheme");
       const missing = stages.flatMap(reasons);
-      if (scheme.dataset.required === "true" && answer.alters.length && missing.length) {
-        scheme.dataset.invalid = "true";
-        box.title = missing.join("; ");
-      } else {
-        delete scheme.dataset.invalid;
-        box.removeAttribute("title");
-      }
+      // Said in a line under the network, where a phone or a screen reader finds it (a title is hover only).
+      const shown = scheme.dataset.required === "true" && answer.alters.length && missing.length;
+      if (shown) scheme.dataset.invalid = "true";
+      else delete scheme.dataset.invalid;
+      left.hidden = !shown;
+      left.textContent = shown ? `Still to do: ${missing.join("; ")}.` : "";
     }
     function save() {
       field.value = answer.alters.length ? JSON.stringify(answer) : "";
