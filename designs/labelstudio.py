@@ -229,10 +229,17 @@ class _Translation:
         a Bucket is known by its name)."""
         found = [(child, child.attrs.get("alias") or child.attrs.get(key, "")) for child in control.walk()
                  if child.tag == tag]
+        kept: dict[str, Tag] = {}
         for child, value in found:
             if not value:
                 self.at(child, f"<{tag}> has no {key}; give it {key}=\"...\"")
-        return [(child, value) for child, value in found if value]
+            elif value in kept:
+                # Label Studio draws both and stores the same answer from either: one is shown here.
+                self.warnings.append(f"<{tag} {key}={value!r}> (line {child.line}) repeats line "
+                                     f"{kept[value].line}'s; it is shown once, the same answer either way")
+            else:
+                kept[value] = child
+        return [(child, value) for value, child in kept.items()]
 
     def choices(self, control: Tag) -> list[dict[str, str]]:
         return [{"name": value, **({"key_value": child.attrs["hotkey"]} if child.attrs.get("hotkey") else {}),
@@ -315,9 +322,15 @@ class _Translation:
     def _design(self, root: Tag) -> dict[str, Any]:
         controls = [tag for tag in self.tags if tag.tag not in OBJECTS and tag.tag not in VISUAL]
         for tag in self.tags:
-            if tag.tag in MEDIA:
+            if tag.tag == "Chat":
+                self.at(tag, "<Chat> has the annotator write the conversation (with a model's replies where it names "
+                             "an llm), which is not built here; a conversation already had is shown with "
+                             "<Paragraphs>")
+            elif tag.tag in MEDIA:
                 self.at(tag, f"<{tag.tag}> is a media tag; this platform shows text only (Text, HyperText, "
                              f"Paragraphs, Header, Table, List)")
+        # What is said of a refused object is not said again of the controls about it.
+        self.refused: set[str | None] = {tag.attrs.get("name") for tag in self.tags if tag.tag in MEDIA}
         main = self._main(controls)
         items = self._items(main)
         schemes: list[dict[str, Any]] = []
@@ -379,8 +392,9 @@ class _Translation:
         self.main_field = main.attrs.get("value", "")[1:] if main is not None and main.attrs.get(
             "value", "").startswith("$") else ""
         if not self.main_field:
-            self.errors.append(f"{self.name}: no object shows a task field (value=\"$text\"); add a <Text "
-                               f"name=\"text\" value=\"$text\"/>")
+            if not self.refused:
+                self.errors.append(f"{self.name}: no object shows a task field (value=\"$text\"); add a <Text "
+                                   f"name=\"text\" value=\"$text\"/>")
             return {}
         order = list(self.fields)
         place = order.index(self.main_field)
@@ -422,6 +436,8 @@ class _Translation:
             return None
         self.names[name] = control.line
         for target in filter(None, control.attrs.get("toName", "").split(",")):
+            if target in self.refused:
+                return None
             if target not in self.objects:
                 self.at(control, f"toName={target!r} names no object; the objects are "
                                  f"{', '.join(self.objects) or '(none)'}")

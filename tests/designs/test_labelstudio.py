@@ -64,7 +64,8 @@ def test_label_studio_s_own_text_examples_import(example, capsys):
     assert list(found) == ["config", "ok", "items", "schemes", "ignored", "errors"] + (
         ["annotations", "annotators"] if example in ("question-answering", "text-summarization") else [])
     tags = {scheme["type"] for scheme in found["schemes"]}
-    assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations", "Pairwise", "Ranker"} and tags
+    assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations", "Pairwise", "Ranker", "Rating",
+                    "ParagraphLabels", "HyperTextLabels"} and tags
 
 
 def test_what_is_not_carried_over_is_named_by_tag_line_and_attribute(capsys):
@@ -111,6 +112,35 @@ def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     assert any(error.startswith(said) for error in found.errors), found.errors
 
 
+def test_a_media_object_is_refused_once_and_a_chat_says_what_it_asks():
+    """The controls about a refused object are not refused again, nor is the missing text said again; a <Chat>
+    (Label Studio's conversation the annotator writes) is named for what it is, not as media."""
+    image = import_project(b"<View>\n<Image name='img' value='$image'/>\n<Choices name='c' toName='img'>"
+                           b"<Choice value='cat'/></Choices>\n</View>", name="config.xml",
+                           tasks=b'[{"data": {"image": "a.png"}}]', tasks_name="tasks.json")
+    assert image.errors == ["config.xml:2: <Image> is a media tag; this platform shows text only (Text, HyperText, "
+                            "Paragraphs, Header, Table, List)"]
+    chat = import_project(b"<View>\n<Text name='text' value='$text'/>\n<Chat name='chat' value='$chat' "
+                          b"minMessages='2'/>\n<TextArea name='why' toName='chat'/>\n</View>", name="config.xml",
+                          tasks=b'[{"data": {"text": "Hi.", "chat": []}}]', tasks_name="tasks.json")
+    assert chat.errors == ["config.xml:3: <Chat> has the annotator write the conversation (with a model's replies "
+                           "where it names an llm), which is not built here; a conversation already had is shown "
+                           "with <Paragraphs>"]
+
+
+def test_a_choice_given_twice_is_shown_once_and_said():
+    """Label Studio draws a repeated <Choice> twice and stores the same answer from either (its document-retrieval
+    template has one): shown once here, with a warning naming both lines."""
+    found = import_project(b"<View>\n<Text name='text' value='$text'/>\n<Choices name='c' toName='text'>\n"
+                           b"<Choice value='One'/>\n<Choice value='Two'/>\n<Choice value='Two'/>\n</Choices>\n"
+                           b"</View>", name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    assert [label.name for label in found.design.scheme("c").labels] == ["One", "Two"]
+    assert found.warnings == ["<Choice value='Two'> (line 6) repeats line 5's; it is shown once, the same answer "
+                              "either way"]
+
+
 @pytest.mark.django_db
 def test_a_bad_import_writes_nothing_and_exits_1(tmp_path, capsys):
     config = tmp_path / "c.xml"
@@ -124,6 +154,7 @@ def test_a_bad_import_writes_nothing_and_exits_1(tmp_path, capsys):
     assert "NOT OK" in capsys.readouterr().out
 
 
+SPANS_AS_LABELS = {"intent-classification-and-slot-filling", "html-entity-recognition"}
 ANSWERS = {  # example -> each of two annotators' form fields by scheme place (the text is the example task's)
     "named-entity-recognition": [{"0": json.dumps([[0, 12, "PER"], [25, 40, "PER"]])},
                                  {"0": json.dumps([[0, 12, "PER"], [44, 50, "LOC"]])}],
@@ -136,6 +167,21 @@ ANSWERS = {  # example -> each of two annotators' form fields by scheme place (t
     "pairwise-classification": [{"0": "left"}, {"0": "right"}],
     "llm-ranker": [{"0": json.dumps({"relevant_results": ["llama_model", "turtle_mind"], "biased_results": [
         "cobra_ai"]})}, {"0": json.dumps({"biased_results": ["wold_processor"]})}],
+    "coreference-resolution-and-entity-linking": [{"0": json.dumps([[0, 4, "Noun"], [24, 27, "Pronoun"]])},
+                                                  {"0": json.dumps([[12, 15, "Noun"], [35, 38, "Pronoun"]])}],
+    # Spans inside the dialogue's turns (shown one a line) and the intent of the whole.
+    "intent-classification-and-slot-filling": [
+        {"0": json.dumps([[39, 45, "Location"], [49, 55, "Datetime"]]), "1": "Customer request"},
+        {"0": json.dumps([[118, 128, "Person"], [108, 112, "Quantity"]]), "1": "Greeting"}],
+    "response-generation": [{"0": "It is moved to Friday."}, {"0": "Which day would you like instead?"}],
+    "response-selection": [{"0": "One"}, {"0": "Three"}],
+    "tabular-data": [{"0": "Correct"}, {"0": "Incorrect"}],
+    "html-entity-recognition": [{"0": json.dumps([[0, 13, "Title"], [17, 24, "Author"]])},
+                                {"0": json.dumps([[25, 52, "Body"]])}],
+    "document-retrieval": [{"0-0": "1", "0-1": "1"}, {"0-1": "1"}],  # its repeated <Choice value="Two"> shown once
+    "human-feedback-collection": [{"0": "left"}, {"0": "right"}],
+    "response-grading": [{"0": "4"}, {"0": "2"}],
+    "supervised-llm": [{"0": "def even_sum(xs): return sum(x for x in xs if x % 2 == 0)"}, {"0": "sum(filter(even))"}],
 }
 
 
@@ -165,7 +211,14 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
                               str(EXAMPLES / example / "config.xml")], capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stderr[-2000:]
     found = json.loads(checked.stdout)
-    assert [entry["errors"] for entry in found] == [[], []], found  # ours and the project's own config
+    if example in SPANS_AS_LABELS:
+        # Spans inside dialogue turns or HTML go back as Labels on a Text of the item's lines (docs/labelstudio.md):
+        # our config takes them; the project's own, whose control is ParagraphLabels or HyperTextLabels, says so.
+        assert found[0]["errors"] == [] and found[1]["errors"], found
+        assert all("does not match expected type" in error or "Invalid value for control" in error
+                   for error in found[1]["errors"]), found
+    else:
+        assert [entry["errors"] for entry in found] == [[], []], found  # ours and the project's own config
     assert all(entry["results"] >= 2 for entry in found)
     # The exported project imports again as the same study over the same items.
     again = import_project(written["config.xml"].read_bytes(), name="config.xml",
