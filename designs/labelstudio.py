@@ -30,7 +30,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from designs import potato
 from designs.aggregate import Annotator
 from designs.answers import read_values
-from designs.items import SUGGESTED, Given, ItemsError, Record, as_lines, read_rows, unanswerable
+from designs.items import SUGGESTED, TURNS, Given, ItemsError, Record, as_lines, read_rows, unanswerable
 from designs.loader import DesignError, Problem, validate
 from designs.schemes import SCHEME_TYPES
 from designs.schemes import Record as SchemeRecord
@@ -368,6 +368,11 @@ class _Translation:
                 named_apart[f"{pair}_{side}"] = self.fields[field_name].attrs.get("name", field_name)
         if named_apart:
             design["export"] = {"labelstudio_objects": named_apart}
+        dialogues = {field: {key: tag.attrs.get(key, default) for key, default in (("nameKey", "author"),
+                                                                                  ("textKey", "text"))}
+                     for field, tag in self.fields.items() if tag.tag == "Paragraphs"}
+        if dialogues:  # given back as Paragraphs of their turns, and spans in them as ParagraphLabels
+            design.setdefault("export", {})["labelstudio_dialogues"] = dialogues
         return design
 
     def _main(self, controls: list[Tag]) -> Tag | None:
@@ -536,6 +541,10 @@ class _Translation:
                 raise ValueError(f"{where}: the id {task_id!r} is task {seen[task_id]}'s too; ids must be unique")
             seen[task_id] = number
             fields = {key: self._shown(key, value) for key, value in found.items()}
+            turns = {key: value for key, value in found.items() if self.kinds.get(key) == "Paragraphs"
+                     and isinstance(value, list)}
+            if turns:
+                fields[TURNS] = turns
             fields.update((pair, [found[left], found[right]]) for pair, (left, right) in self.pairs.items())
             # A pair or a ranked list that is the item's text is its field too, and the text is empty.
             text = "" if self.main_field in self.pairs or self.main_field in self.ranked else fields.pop(
@@ -733,8 +742,12 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
     objects = [*((called.get(field, field), field) for field in items.show if field not in covered),
                *([(main, items.text_key)] if items.text_key not in covered else []),
                *((called.get(field, field), field) for field in items.show_after if field not in covered)]
+    dialogues = design.export.labelstudio_dialogues
     parts = [f"<Header value={quoteattr(design.instructions)}/>"] if design.instructions else []
-    parts += [f"<Text name={quoteattr(name)} value={quoteattr('$' + field)}/>" for name, field in objects]
+    parts += [f"<Paragraphs name={quoteattr(name)} value={quoteattr('$' + field)} layout=\"dialogue\" nameKey="
+              f"{quoteattr(dialogues[field]['nameKey'])} textKey={quoteattr(dialogues[field]['textKey'])}/>"
+              if field in dialogues else f"<Text name={quoteattr(name)} value={quoteattr('$' + field)}/>"
+              for name, field in objects]
     left_out = []
     for scheme in design.annotation_schemes:
         kind = SCHEME_TYPES.of(scheme)
@@ -742,6 +755,8 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
         # the item's text.
         target = ",".join(called.get(field, field) for _, field in own[scheme.name]) or main
         control = kind.labelstudio_control(scheme, target) if kind.answers else ""
+        if control and kind.marks_text and items.text_key in dialogues and target == main:
+            control = _in_paragraphs(control)
         if not control:
             if kind.answers:
                 left_out.append(scheme.name)
@@ -752,6 +767,11 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
                   for tag, field in own[scheme.name]]
         parts.append(control)
     return "<View>\n  " + "\n  ".join(parts) + "\n</View>\n", main, left_out
+
+
+def _in_paragraphs(control: str) -> str:
+    """A span control as Label Studio's over Paragraphs: its Labels are ParagraphLabels (the rest unchanged)."""
+    return re.sub(r"<(/?)Labels\b", r"<\1ParagraphLabels", control)
 
 
 def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
@@ -767,8 +787,9 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
             by_worker.setdefault(answer.worker, {})[answer.scheme] = answer.value
         annotations: list[dict[str, Any]] = []
         annotators: list[str] = []
+        turns = _turn_places(design, record)
         for worker, given in by_worker.items():
-            results = _results(schemes, given, to_name, called)
+            results = _results(schemes, given, to_name, called, turns)
             annotations.append({"id": len(annotations) + 1, "result": results})
             # An outside annotator goes back under their own name (the tool they worked in is this one, or will be).
             annotators.append(worker.name if isinstance(worker, Annotator) else
@@ -777,7 +798,10 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         # annotations come in as the importing user's; who gave each is in the task's meta, in their order.
         fields = dict(record.fields)
         suggested = fields.pop(SUGGESTED, None)
+        given_turns = fields.pop(TURNS, None)
         data = {"id": record.id, design.items.text_key: record.text, **fields}
+        if isinstance(given_turns, dict):  # a dialogue goes back as the turns it came as
+            data.update((key, value) for key, value in given_turns.items() if key in data)
         for scheme in schemes.values():
             data.update(SCHEME_TYPES.of(scheme).labelstudio_data(scheme, record))
         task = {"id": number, "data": data,
@@ -785,15 +809,50 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         if isinstance(suggested, dict) and isinstance(suggested.get("answers"), dict):
             # The item's suggestion goes back as the prediction it came from.
             task["predictions"] = [{"model_version": suggested.get("model"), "result": _results(
-                schemes, suggested["answers"], to_name, called), **({"score": suggested["score"]} if isinstance(
+                schemes, suggested["answers"], to_name, called, turns), **({"score": suggested["score"]} if isinstance(
                     suggested.get("score"), int | float) else {})}]
         yield task
 
 
-def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str,
-             called: dict[str, str]) -> list[dict[str, Any]]:
+def _turn_places(design: Any, record: Any) -> list[tuple[int, int]] | None:
+    """Where each turn's words start and end in the item's text, when the text is a Label Studio dialogue (one turn
+    a line, "speaker: words", as the import showed it); None otherwise."""
+    key = design.items.text_key
+    keys = design.export.labelstudio_dialogues.get(key)
+    given = record.fields.get(TURNS)
+    raw = given.get(key) if isinstance(given, dict) else None
+    if keys is None or not isinstance(raw, list):
+        return None
+    places, start = [], 0
+    for turn in raw:
+        line = as_lines([turn])
+        said = str(turn.get(keys["textKey"], "")) if isinstance(turn, dict) else line
+        end = start + len(line)
+        places.append((end - len(said) if line.endswith(said) else start, end))
+        start = end + 1
+    return places
+
+
+def _on_turns(value: dict[str, Any], places: list[tuple[int, int]]) -> dict[str, Any]:
+    """A span's value (character offsets in the item's text) as Label Studio's in Paragraphs: the turns it starts
+    and ends in and the offsets in their words."""
+    def at(offset: int, ending: bool) -> tuple[int, int]:
+        index = next((number for number, (_, end) in enumerate(places) if offset < end + ending), len(places) - 1)
+        start, end = places[index]
+        return index, min(max(offset - start, 0), end - start)
+
+    first, start = at(value["start"], False)
+    last, end = at(value["end"], True)
+    moved = {key: entry for key, entry in value.items() if key not in ("start", "end", "labels")}
+    return {"start": str(first), "end": str(last), "startOffset": start, "endOffset": end, **moved,
+            **({"paragraphlabels": value["labels"]} if "labels" in value else {})}
+
+
+def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str, called: dict[str, str],
+             turns: list[tuple[int, int]] | None = None) -> list[dict[str, Any]]:
     """One person's (or a model's) answers to an item as Label Studio results, spans before the links that name
-    them; a scheme Label Studio has no control for is left out."""
+    them (in a dialogue's turns, where `turns` places them); a scheme Label Studio has no control for is left
+    out."""
     regions: dict[tuple, str] = {}
     results: list[dict[str, Any]] = []
     ordered = sorted(given, key=lambda name: not SCHEME_TYPES.of(schemes[name]).marks_text if name in schemes else True)
@@ -805,6 +864,9 @@ def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str,
         own = kind.labelstudio_objects(scheme)
         target = called.get(own[0][1], own[0][1]) if own else to_name  # as config_of names its objects
         for result in kind.labelstudio_results(scheme, given[name], target, regions):
+            if turns and kind.marks_text and target == to_name and "start" in result.get("value", {}):
+                result = {**result, "value": _on_turns(result["value"], turns),
+                          **({"type": "paragraphlabels"} if result["type"] == "labels" else {})}
             if result["type"] != "relation":
                 result = {"id": result.get("id", f"{name}-{len(results) + 1}"),
                           "from_name": result.get("from_name", name), "to_name": result.get("to_name", target),

@@ -154,7 +154,7 @@ def test_a_bad_import_writes_nothing_and_exits_1(tmp_path, capsys):
     assert "NOT OK" in capsys.readouterr().out
 
 
-SPANS_AS_LABELS = {"intent-classification-and-slot-filling", "html-entity-recognition"}
+SPANS_AS_LABELS = {"html-entity-recognition"}
 ANSWERS = {  # example -> each of two annotators' form fields by scheme place (the text is the example task's)
     "named-entity-recognition": [{"0": json.dumps([[0, 12, "PER"], [25, 40, "PER"]])},
                                  {"0": json.dumps([[0, 12, "PER"], [44, 50, "LOC"]])}],
@@ -198,6 +198,16 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
     written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
     tasks = json.loads(written["tasks.json"].read_text())
     assert [len(task["annotations"]) for task in tasks] == [2]
+    if example == "intent-classification-and-slot-filling":
+        # A dialogue goes back as its turns, and a span in it as Label Studio's: a turn and offsets in its words.
+        assert tasks[0]["data"]["humanMachineDialogue"][0] == {
+            "author": "Human", "text": "Hi, I need to move my flight to Berlin on Friday."}
+        assert tasks[0]["annotations"][0]["result"][0] == {
+            "id": "entity_slot-1", "from_name": "entity_slot", "to_name": "dialogue", "type": "paragraphlabels",
+            "value": {"start": "0", "end": "0", "startOffset": 32, "endOffset": 38, "text": "Berlin",
+                      "paragraphlabels": ["Location"]}}
+        assert '<Paragraphs name="dialogue" value="$humanMachineDialogue" layout="dialogue" nameKey="author" ' \
+               'textKey="text"/>' in written["config.xml"].read_text()
     # Label Studio refuses a completed_by naming none of its accounts: who gave each is in the task's meta, as
     # pseudonyms (no account's id goes out).
     assert tasks[0]["meta"] == {"annotators": ["W1", "W2"]}
@@ -717,3 +727,17 @@ def test_tasks_annotations_are_their_annotators_answers_beside_the_crowd_s_and_n
                for row in rows), rows
     task = next(task for task in json.loads(written["tasks.json"].read_text()) if task["data"]["id"] == "7")
     assert task["meta"]["annotators"][-2:] == ["ana@lab.example", "user 4"]
+
+
+def test_a_span_across_turns_goes_back_as_the_turns_it_starts_and_ends_in():
+    """The dialogue is shown one turn a line ("speaker: words"); a span from one turn into the next goes back as
+    Label Studio's: the turns and the offsets in their words (a start in a speaker's name counts from the words)."""
+    from designs.labelstudio import _on_turns
+
+    places = [(7, 56), (66, 92), (100, 128)]  # the intent template's three turns, as _turn_places finds them
+    assert _on_turns({"start": 39, "end": 80, "text": "Berlin on Friday.\nMachine: Sure. Which bo",
+                      "labels": ["Location"]}, places) == {
+        "start": "0", "end": "1", "startOffset": 32, "endOffset": 14,
+        "text": "Berlin on Friday.\nMachine: Sure. Which bo", "paragraphlabels": ["Location"]}
+    assert _on_turns({"start": 57, "end": 92, "choices": ["sure"]}, places) == {
+        "start": "1", "end": "1", "startOffset": 0, "endOffset": 26, "choices": ["sure"]}
