@@ -89,8 +89,9 @@ def chain_detail(request, batch_id, origin):
     design, _ = batch_design(first.pk)
     steps = [{"step": step, "answers": _answers(design, step.item, step.answer)} for step in chain.steps]
     start = record(chain.origin)
+    # Fields kept for the machine (a suggestion, a dialogue's turns as they came: "_" names) are not shown.
     fields = [(name, " ".join(map(str, value)) if isinstance(value, list) else value)
-              for name, value in start.fields.items()]
+              for name, value in start.fields.items() if not name.startswith("_")]
     return render(request, "designs/chain.html", {
         "batch": first, "chain": chain, "origin": start, "fields": fields, "steps": steps,
         "waiting": any(row["origin"] == chain.origin.pk for row in rows)})
