@@ -12,9 +12,9 @@ is an error at its line.
 from __future__ import annotations
 
 import difflib
-import html
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from html.parser import HTMLParser
@@ -30,7 +30,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from designs import potato
 from designs.aggregate import Annotator
 from designs.answers import read_values
-from designs.items import SUGGESTED, TURNS, Given, ItemsError, Record, as_lines, read_rows, unanswerable
+from designs.items import GIVEN, SUGGESTED, Given, ItemsError, Record, as_lines, read_rows, unanswerable
 from designs.loader import DesignError, Problem, validate
 from designs.schemes import SCHEME_TYPES
 from designs.schemes import Record as SchemeRecord
@@ -50,6 +50,8 @@ NOT_BUILT: dict[str, str] = {}  # text controls no type runs yet, by what they d
 # Attributes every control may have, read here (the type reads its own).
 COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",
           "whenLabelValue", "hotkey", "perRegion")
+# Objects whose task value is shown as text here and given back as it came (turns, markup), spans in it placed so.
+KEPT = {"Paragraphs": "ParagraphLabels", "HyperText": "HyperTextLabels"}
 SHOWN = ("Text", "HyperText", "Paragraphs", "Markdown", "Table", "List")  # objects a task's field is shown in
 
 
@@ -368,11 +370,11 @@ class _Translation:
                 named_apart[f"{pair}_{side}"] = self.fields[field_name].attrs.get("name", field_name)
         if named_apart:
             design["export"] = {"labelstudio_objects": named_apart}
-        dialogues = {field: {key: tag.attrs.get(key, default) for key, default in (("nameKey", "author"),
-                                                                                  ("textKey", "text"))}
-                     for field, tag in self.fields.items() if tag.tag == "Paragraphs"}
-        if dialogues:  # given back as Paragraphs of their turns, and spans in them as ParagraphLabels
-            design.setdefault("export", {})["labelstudio_dialogues"] = dialogues
+        shown = {field: {"tag": tag.tag, **({key: tag.attrs.get(key, default) for key, default in (
+            ("nameKey", "author"), ("textKey", "text"))} if tag.tag == "Paragraphs" else {})}
+            for field, tag in self.fields.items() if tag.tag in KEPT}
+        if shown:  # given back so, and spans in them as ParagraphLabels or HyperTextLabels
+            design.setdefault("export", {})["labelstudio_shown"] = shown
         return design
 
     def _main(self, controls: list[Tag]) -> Tag | None:
@@ -541,10 +543,10 @@ class _Translation:
                 raise ValueError(f"{where}: the id {task_id!r} is task {seen[task_id]}'s too; ids must be unique")
             seen[task_id] = number
             fields = {key: self._shown(key, value) for key, value in found.items()}
-            turns = {key: value for key, value in found.items() if self.kinds.get(key) == "Paragraphs"
-                     and isinstance(value, list)}
-            if turns:
-                fields[TURNS] = turns
+            given = {key: value for key, value in found.items() if self.kinds.get(key) in KEPT
+                     and isinstance(value, list if self.kinds[key] == "Paragraphs" else str)}
+            if given:
+                fields[GIVEN] = given
             fields.update((pair, [found[left], found[right]]) for pair, (left, right) in self.pairs.items())
             # A pair or a ranked list that is the item's text is its field too, and the text is empty.
             text = "" if self.main_field in self.pairs or self.main_field in self.ranked else fields.pop(
@@ -694,33 +696,71 @@ def _score(value: Any) -> float:
         return 0.0
 
 
-class _Text(HTMLParser):
+# Tags a line break is put before (their text starts a line), and tags that hold nothing.
+BREAKS = ("br", "p", "div", "li", "tr")
+VOID = ("br", "img", "hr", "input", "meta", "link", "wbr", "area", "base", "col", "embed", "source", "track")
+
+
+class _Nodes(HTMLParser):
+    """HTML's text nodes, each with its XPath from the markup's top (as Label Studio names a place in a HyperText:
+    /p[2]/b[1]/text()[1]), scripts and styles left out, a line break before each block."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
+        self.open: list[tuple[str, str, Counter[str]]] = [("", "", Counter())]  # (tag, path, children counted)
+        self.pieces: list[tuple[str, str | None]] = []  # (text, its node's XPath; None for a break put in)
         self.skipping = 0
 
     def handle_starttag(self, tag, attrs):
+        _, path, counted = self.open[-1]
+        counted[tag] += 1
         if tag in ("script", "style"):
             self.skipping += 1
-        elif tag in ("br", "p", "div", "li", "tr"):
-            self.parts.append("\n")
+        elif tag in BREAKS:
+            self.pieces.append(("\n", None))
+        if tag not in VOID:
+            self.open.append((tag, f"{path}/{tag}[{counted[tag]}]", Counter()))
 
     def handle_endtag(self, tag):
         if tag in ("script", "style"):
             self.skipping = max(0, self.skipping - 1)
+        depth = next((depth for depth in range(len(self.open) - 1, 0, -1) if self.open[depth][0] == tag), None)
+        if depth is not None:  # an end tag that closes nothing open is passed over, as a browser does
+            del self.open[depth:]
 
     def handle_data(self, data):
+        _, path, counted = self.open[-1]
+        counted["text()"] += 1
         if not self.skipping:
-            self.parts.append(data)
+            self.pieces.append((data, f"{path}/text()[{counted['text()']}]"))
+
+
+def _html_text(markup: str) -> tuple[str, list[tuple[str, int] | None]]:
+    """HTML as the text a person reads in it (blank lines closed up, its ends trimmed), with each character's place
+    in the markup: its text node's XPath and offset there (None for a line break put in)."""
+    reader = _Nodes()
+    reader.feed(markup)
+    reader.close()
+    raw = "".join(text for text, _ in reader.pieces)
+    places: list[tuple[str, int] | None] = [
+        (path, at) if path else None for text, path in reader.pieces for at in range(len(text))]
+    text, nodes, done = [], [], 0
+    for gap in re.finditer(r"\n\s*\n+", raw):
+        text += [raw[done:gap.start()], "\n"]
+        nodes += [*places[done:gap.start()], None]
+        done = gap.end()
+    text.append(raw[done:])
+    nodes += places[done:]
+    joined = "".join(text)
+    lead = len(joined) - len(joined.lstrip())
+    kept = len(joined.rstrip()) - lead
+    return joined[lead:lead + kept], nodes[lead:lead + kept]
 
 
 def _text_of(markup: str) -> str:
-    """HTML as the text a person reads in it (scripts and styles left out)."""
-    reader = _Text()
-    reader.feed(markup)
-    reader.close()
-    return html.unescape(re.sub(r"\n\s*\n+", "\n", "".join(reader.parts))).strip()
+    """HTML as the text a person reads in it (scripts and styles left out; each entity read once, as a browser
+    reads it)."""
+    return _html_text(markup)[0]
 
 
 # --- export -----------------------------------------------------------------------------------------------------
@@ -742,12 +782,9 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
     objects = [*((called.get(field, field), field) for field in items.show if field not in covered),
                *([(main, items.text_key)] if items.text_key not in covered else []),
                *((called.get(field, field), field) for field in items.show_after if field not in covered)]
-    dialogues = design.export.labelstudio_dialogues
+    shown = design.export.labelstudio_shown
     parts = [f"<Header value={quoteattr(design.instructions)}/>"] if design.instructions else []
-    parts += [f"<Paragraphs name={quoteattr(name)} value={quoteattr('$' + field)} layout=\"dialogue\" nameKey="
-              f"{quoteattr(dialogues[field]['nameKey'])} textKey={quoteattr(dialogues[field]['textKey'])}/>"
-              if field in dialogues else f"<Text name={quoteattr(name)} value={quoteattr('$' + field)}/>"
-              for name, field in objects]
+    parts += [_object(name, field, shown.get(field, {})) for name, field in objects]
     left_out = []
     for scheme in design.annotation_schemes:
         kind = SCHEME_TYPES.of(scheme)
@@ -755,8 +792,8 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
         # the item's text.
         target = ",".join(called.get(field, field) for _, field in own[scheme.name]) or main
         control = kind.labelstudio_control(scheme, target) if kind.answers else ""
-        if control and kind.marks_text and items.text_key in dialogues and target == main:
-            control = _in_paragraphs(control)
+        if control and kind.marks_text and items.text_key in shown and target == main:
+            control = re.sub(r"<(/?)Labels\b", rf"<\1{KEPT[shown[items.text_key]['tag']]}", control)
         if not control:
             if kind.answers:
                 left_out.append(scheme.name)
@@ -769,9 +806,12 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
     return "<View>\n  " + "\n  ".join(parts) + "\n</View>\n", main, left_out
 
 
-def _in_paragraphs(control: str) -> str:
-    """A span control as Label Studio's over Paragraphs: its Labels are ParagraphLabels (the rest unchanged)."""
-    return re.sub(r"<(/?)Labels\b", r"<\1ParagraphLabels", control)
+def _object(name: str, field: str, shown: dict[str, str]) -> str:
+    """The object a field is shown in: a Text, or the Paragraphs or HyperText the imported project showed it in."""
+    if shown.get("tag") == "Paragraphs":
+        return (f"<Paragraphs name={quoteattr(name)} value={quoteattr('$' + field)} layout=\"dialogue\" "
+                f"nameKey={quoteattr(shown['nameKey'])} textKey={quoteattr(shown['textKey'])}/>")
+    return f"<{shown.get('tag', 'Text')} name={quoteattr(name)} value={quoteattr('$' + field)}/>"
 
 
 def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
@@ -787,9 +827,9 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
             by_worker.setdefault(answer.worker, {})[answer.scheme] = answer.value
         annotations: list[dict[str, Any]] = []
         annotators: list[str] = []
-        turns = _turn_places(design, record)
+        placed = _placing(design, record)
         for worker, given in by_worker.items():
-            results = _results(schemes, given, to_name, called, turns)
+            results = _results(schemes, given, to_name, called, placed)
             annotations.append({"id": len(annotations) + 1, "result": results})
             # An outside annotator goes back under their own name (the tool they worked in is this one, or will be).
             annotators.append(worker.name if isinstance(worker, Annotator) else
@@ -798,10 +838,10 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         # annotations come in as the importing user's; who gave each is in the task's meta, in their order.
         fields = dict(record.fields)
         suggested = fields.pop(SUGGESTED, None)
-        given_turns = fields.pop(TURNS, None)
+        came = fields.pop(GIVEN, None)
         data = {"id": record.id, design.items.text_key: record.text, **fields}
-        if isinstance(given_turns, dict):  # a dialogue goes back as the turns it came as
-            data.update((key, value) for key, value in given_turns.items() if key in data)
+        if isinstance(came, dict):  # a dialogue goes back as its turns, HTML as its markup
+            data.update((key, value) for key, value in came.items() if key in data)
         for scheme in schemes.values():
             data.update(SCHEME_TYPES.of(scheme).labelstudio_data(scheme, record))
         task = {"id": number, "data": data,
@@ -809,28 +849,32 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         if isinstance(suggested, dict) and isinstance(suggested.get("answers"), dict):
             # The item's suggestion goes back as the prediction it came from.
             task["predictions"] = [{"model_version": suggested.get("model"), "result": _results(
-                schemes, suggested["answers"], to_name, called, turns), **({"score": suggested["score"]} if isinstance(
+                schemes, suggested["answers"], to_name, called, placed), **({"score": suggested["score"]} if isinstance(
                     suggested.get("score"), int | float) else {})}]
         yield task
 
 
-def _turn_places(design: Any, record: Any) -> list[tuple[int, int]] | None:
-    """Where each turn's words start and end in the item's text, when the text is a Label Studio dialogue (one turn
-    a line, "speaker: words", as the import showed it); None otherwise."""
+def _placing(design: Any, record: Any) -> Callable[[dict[str, Any]], tuple[str, dict[str, Any]]] | None:
+    """How a span of the item's text goes back into the Paragraphs or HyperText Label Studio showed it in (the
+    result's type and value), when it was shown in one; None otherwise."""
     key = design.items.text_key
-    keys = design.export.labelstudio_dialogues.get(key)
-    given = record.fields.get(TURNS)
+    shown = design.export.labelstudio_shown.get(key, {})
+    given = record.fields.get(GIVEN)
     raw = given.get(key) if isinstance(given, dict) else None
-    if keys is None or not isinstance(raw, list):
-        return None
-    places, start = [], 0
-    for turn in raw:
-        line = as_lines([turn])
-        said = str(turn.get(keys["textKey"], "")) if isinstance(turn, dict) else line
-        end = start + len(line)
-        places.append((end - len(said) if line.endswith(said) else start, end))
-        start = end + 1
-    return places
+    if shown.get("tag") == "Paragraphs" and isinstance(raw, list):
+        places, start = [], 0
+        for turn in raw:
+            line = as_lines([turn])
+            said = str(turn.get(shown["textKey"], "")) if isinstance(turn, dict) else line
+            end = start + len(line)
+            places.append((end - len(said) if line.endswith(said) else start, end))
+            start = end + 1
+        return lambda value: ("paragraphlabels", _on_turns(value, places))
+    if shown.get("tag") == "HyperText" and isinstance(raw, str):
+        text, nodes = _html_text(raw)
+        if text == record.text:
+            return lambda value: ("hypertextlabels", _on_nodes(value, nodes))
+    return None
 
 
 def _on_turns(value: dict[str, Any], places: list[tuple[int, int]]) -> dict[str, Any]:
@@ -848,11 +892,24 @@ def _on_turns(value: dict[str, Any], places: list[tuple[int, int]]) -> dict[str,
             **({"paragraphlabels": value["labels"]} if "labels" in value else {})}
 
 
+def _on_nodes(value: dict[str, Any], nodes: list[tuple[str, int] | None]) -> dict[str, Any]:
+    """A span's value (character offsets in the HTML's text) as Label Studio's in HyperText: the XPaths of the text
+    nodes it starts and ends in and the offsets in them (a line break the text adds between blocks is in no node:
+    the span starts after it, ends before it)."""
+    start = next((nodes[at] for at in range(value["start"], value["end"]) if nodes[at]), None)
+    last = next((nodes[at] for at in range(value["end"] - 1, value["start"] - 1, -1) if nodes[at]), None)
+    if start is None or last is None:
+        raise ValueError(f"its span {value['start']}..{value['end']} holds none of the HTML's text")
+    moved = {key: entry for key, entry in value.items() if key not in ("start", "end", "labels")}
+    return {"start": start[0], "end": last[0], "startOffset": start[1], "endOffset": last[1] + 1, **moved,
+            **({"hypertextlabels": value["labels"]} if "labels" in value else {})}
+
+
 def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str, called: dict[str, str],
-             turns: list[tuple[int, int]] | None = None) -> list[dict[str, Any]]:
+             placed: Callable[[dict[str, Any]], tuple[str, dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
     """One person's (or a model's) answers to an item as Label Studio results, spans before the links that name
-    them (in a dialogue's turns, where `turns` places them); a scheme Label Studio has no control for is left
-    out."""
+    them (in a dialogue's turns or an HTML's nodes, where `placed` places them); a scheme Label Studio has no control
+    for is left out."""
     regions: dict[tuple, str] = {}
     results: list[dict[str, Any]] = []
     ordered = sorted(given, key=lambda name: not SCHEME_TYPES.of(schemes[name]).marks_text if name in schemes else True)
@@ -864,9 +921,9 @@ def _results(schemes: dict[str, Any], given: dict[str, Any], to_name: str, calle
         own = kind.labelstudio_objects(scheme)
         target = called.get(own[0][1], own[0][1]) if own else to_name  # as config_of names its objects
         for result in kind.labelstudio_results(scheme, given[name], target, regions):
-            if turns and kind.marks_text and target == to_name and "start" in result.get("value", {}):
-                result = {**result, "value": _on_turns(result["value"], turns),
-                          **({"type": "paragraphlabels"} if result["type"] == "labels" else {})}
+            if placed and kind.marks_text and target == to_name and "start" in result.get("value", {}):
+                kind_there, value = placed(result["value"])
+                result = {**result, "value": value, **({"type": kind_there} if result["type"] == "labels" else {})}
             if result["type"] != "relation":
                 result = {"id": result.get("id", f"{name}-{len(results) + 1}"),
                           "from_name": result.get("from_name", name), "to_name": result.get("to_name", target),

@@ -282,11 +282,11 @@ class Export(Strict):
         default_factory=dict, description="{item field: Label Studio object name} where they differ: the names of a "
                                           "Label Studio project's objects, which the labelstudio export keeps so its "
                                           "tasks fit the project's own config (its import writes this)")
-    labelstudio_dialogues: dict[str, dict[str, str]] = Field(
-        default_factory=dict, description="{item field: {nameKey, textKey}} for the fields a Label Studio project "
-                                          "showed as Paragraphs: the labelstudio export gives them back as Paragraphs "
-                                          "of their turns, and spans in them as ParagraphLabels (its import writes "
-                                          "this)")
+    labelstudio_shown: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="{item field: {tag, and a Paragraphs' nameKey and textKey}} for the fields "
+                                          "a Label Studio project showed as Paragraphs or HyperText: the labelstudio "
+                                          "export gives them back so, as the task gave them, and spans in them as "
+                                          "ParagraphLabels or HyperTextLabels (its import writes this)")
     potato_types: dict[str, str] = Field(
         default_factory=dict, description="{scheme: Potato annotation type} for schemes of a Potato type that one of "
                                           "ours runs (a vas runs as a slider): the potato export writes their "

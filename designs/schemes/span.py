@@ -251,10 +251,10 @@ class SpanType(SchemeType):
         words = importer.object_of(control).attrs.get("granularity") == "word"
         if control.tag != "Labels":
             # Spans inside dialogue turns or HTML: the dialogue one turn a line ("author: text"), the HTML as its text.
-            shown, back = (("the dialogue shown one turn a line", "as ParagraphLabels on its turns")
-                           if control.tag == "ParagraphLabels" else ("the HTML's text", "as Labels on a Text"))
+            shown, back = (("the dialogue shown one turn a line", "its turns") if control.tag == "ParagraphLabels"
+                           else ("the HTML's text", "the nodes of its markup"))
             importer.notes.append(f"<{control.tag} name={control.attrs.get('name', '')!r}>: spans of {shown}; "
-                                  f"written back to Label Studio {back}")
+                                  f"written back to Label Studio as {control.tag} in {back}")
         return {"labels": labels, "unit": "words" if words else "characters",
                 **({"one_per_label": True} if uses == {"1"} else {})}
 

@@ -154,7 +154,6 @@ def test_a_bad_import_writes_nothing_and_exits_1(tmp_path, capsys):
     assert "NOT OK" in capsys.readouterr().out
 
 
-SPANS_AS_LABELS = {"html-entity-recognition"}
 ANSWERS = {  # example -> each of two annotators' form fields by scheme place (the text is the example task's)
     "named-entity-recognition": [{"0": json.dumps([[0, 12, "PER"], [25, 40, "PER"]])},
                                  {"0": json.dumps([[0, 12, "PER"], [44, 50, "LOC"]])}],
@@ -208,6 +207,14 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
                       "paragraphlabels": ["Location"]}}
         assert '<Paragraphs name="dialogue" value="$humanMachineDialogue" layout="dialogue" nameKey="author" ' \
                'textKey="text"/>' in written["config.xml"].read_text()
+    if example == "html-entity-recognition":
+        # HTML goes back as its markup, and a span in it as Label Studio's: the XPaths of its text nodes and offsets.
+        assert tasks[0]["data"]["html"].startswith("<h1>Cheap flights</h1>")
+        assert [result["value"] for result in tasks[0]["annotations"][0]["result"]] == [
+            {"start": "/h1[1]/text()[1]", "end": "/h1[1]/text()[1]", "startOffset": 0, "endOffset": 13,
+             "text": "Cheap flights", "hypertextlabels": ["Title"]},
+            {"start": "/p[1]/b[1]/text()[1]", "end": "/p[1]/b[1]/text()[1]", "startOffset": 0, "endOffset": 7,
+             "text": "Ben Ott", "hypertextlabels": ["Author"]}]
     # Label Studio refuses a completed_by naming none of its accounts: who gave each is in the task's meta, as
     # pseudonyms (no account's id goes out).
     assert tasks[0]["meta"] == {"annotators": ["W1", "W2"]}
@@ -221,14 +228,7 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
                               str(EXAMPLES / example / "config.xml")], capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stderr[-2000:]
     found = json.loads(checked.stdout)
-    if example in SPANS_AS_LABELS:
-        # Spans inside dialogue turns or HTML go back as Labels on a Text of the item's lines (docs/labelstudio.md):
-        # our config takes them; the project's own, whose control is ParagraphLabels or HyperTextLabels, says so.
-        assert found[0]["errors"] == [] and found[1]["errors"], found
-        assert all("does not match expected type" in error or "Invalid value for control" in error
-                   for error in found[1]["errors"]), found
-    else:
-        assert [entry["errors"] for entry in found] == [[], []], found  # ours and the project's own config
+    assert [entry["errors"] for entry in found] == [[], []], found  # ours and the project's own config
     assert all(entry["results"] >= 2 for entry in found)
     # The exported project imports again as the same study over the same items.
     again = import_project(written["config.xml"].read_bytes(), name="config.xml",
@@ -741,3 +741,17 @@ def test_a_span_across_turns_goes_back_as_the_turns_it_starts_and_ends_in():
         "text": "Berlin on Friday.\nMachine: Sure. Which bo", "paragraphlabels": ["Location"]}
     assert _on_turns({"start": 57, "end": 92, "choices": ["sure"]}, places) == {
         "start": "1", "end": "1", "startOffset": 0, "endOffset": 26, "choices": ["sure"]}
+
+
+def test_html_is_read_as_its_words_each_in_its_node():
+    """The HTML's text as a person reads it (a break before each block, blank lines closed up, scripts left out,
+    an entity read once), each character placed in its text node as Label Studio's XPaths name them."""
+    from designs.labelstudio import _html_text, _on_nodes
+
+    text, nodes = _html_text("<div><p>One &amp;lt; <i>two</i> three</p>\n\n<script>x()</script><p>four</p></div>")
+    assert text == "One &lt; two three\nfour"
+    assert nodes[0] == ("/div[1]/p[1]/text()[1]", 0) and nodes[9] == ("/div[1]/p[1]/i[1]/text()[1]", 0)
+    assert nodes[12] == ("/div[1]/p[1]/text()[2]", 0) and nodes[18] is None
+    assert _on_nodes({"start": 9, "end": 23, "labels": ["X"]}, nodes) == {
+        "start": "/div[1]/p[1]/i[1]/text()[1]", "end": "/div[1]/p[2]/text()[1]", "startOffset": 0, "endOffset": 4,
+        "hypertextlabels": ["X"]}
