@@ -651,16 +651,26 @@ class _Translation:
                                                                                  value.get("endOffset", 0))
             labels = value.get("paragraphlabels")
         elif kind == "hypertextlabels":
-            # Its offsets count in the page's HTML; its text is found in the HTML's text instead (the occurrence
-            # nearest where its global offsets say, when it occurs more than once).
+            # Placed by its XPaths and offsets in the markup's text nodes, where they name characters of the text;
+            # else its text is found in the HTML's text (the occurrence nearest where its global offsets say).
+            shown, nodes = _html_text(raw) if isinstance(raw, str) else ("", [])
+            placed: dict[tuple[Any, int], int] = {node: index for index, node in enumerate(nodes)
+                                                   if node and shown == text}
+            begins, ends = _offset(value.get("startOffset")), _offset(value.get("endOffset"))
+            first = placed.get((value.get("start"), begins)) if begins is not None else None
+            last = placed.get((value.get("end"), ends - 1)) if ends is not None else None
             marked = str(value.get("text") or "")
-            places = [found.start() for found in re.finditer(re.escape(marked), text)] if marked else []
-            if not places:
-                raise ValueError(f"its text {marked[:40]!r} is not in the HTML's text")
-            near = (value.get("globalOffsets") or {}).get("start", 0) if isinstance(
-                value.get("globalOffsets"), dict) else 0
-            start = min(places, key=lambda place: abs(place - _score(near)))
-            end, labels = start + len(marked), value.get("hypertextlabels")
+            if first is not None and last is not None and first <= last:
+                start, end = first, last + 1
+            else:
+                places = [found.start() for found in re.finditer(re.escape(marked), text)] if marked else []
+                if not places:
+                    raise ValueError(f"its text {marked[:40]!r} is not in the HTML's text")
+                near = (value.get("globalOffsets") or {}).get("start", 0) if isinstance(
+                    value.get("globalOffsets"), dict) else 0
+                start = min(places, key=lambda place: abs(place - _score(near)))
+                end = start + len(marked)
+            labels = value.get("hypertextlabels")
         else:
             return result
         if not 0 <= start < end <= len(text):
@@ -687,6 +697,10 @@ def _when(value: Any) -> datetime | None:
         return datetime.fromisoformat(str(value)) if value else None
     except ValueError:
         return None
+
+
+def _offset(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _score(value: Any) -> float:

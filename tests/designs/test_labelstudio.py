@@ -617,11 +617,21 @@ def test_spans_on_html_mark_its_text():
                                                  "globalOffsets": {"start": 24, "end": 29},
                                                  "hypertextlabels": ["Place"]}},
                              {**place, "value": {"start": "/p[1]", "startOffset": 0, "text": "Lyon",
+                                                 "hypertextlabels": ["Place"]}}]},
+                                         {"completed_by": 2, "result": [
+                             {**place, "value": {"start": "/p[1]/text()[2]", "end": "/p[1]/text()[2]",
+                                                 "startOffset": 9, "endOffset": 14, "text": "Paris",
+                                                 "hypertextlabels": ["Place"]}},
+                             {**place, "value": {"start": "/p[1]/text()[9]", "end": "/p[1]/text()[9]",
+                                                 "startOffset": 0, "endOffset": 4, "text": "Rain",
                                                  "hypertextlabels": ["Place"]}}]}]}])
     found = import_project(config, name="html.xml", tasks=tasks.encode(), tasks_name="t.json")
     assert found.ok, found.errors
-    # A span of the HTML is found in its text: the occurrence nearest its global offsets (the second Paris).
+    # A span of the HTML is placed by its XPaths and offsets in the markup (the second Paris)...
     assert found.given[0].answers["ner"] == [{"start": 22, "end": 27, "label": "Place", "text": "Paris"}]
+    # ... without global offsets too; where they name no text node, its text is found in the HTML's text.
+    assert found.given[1].answers["ner"] == [{"start": 0, "end": 4, "label": "Place", "text": "Rain"},
+                                             {"start": 22, "end": 27, "label": "Place", "text": "Paris"}]
     assert any("ner: its text 'Lyon' is not in the HTML's text; left out" in warning for warning in found.warnings)
     assert found.design.scheme("ner").annotation_type == "span"
     assert found.records[0].text == "Rain in Paris, not in Paris, Texas"
