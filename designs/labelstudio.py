@@ -543,6 +543,15 @@ class _Translation:
                 raise ValueError(f"{where}: the id {task_id!r} is task {seen[task_id]}'s too; ids must be unique")
             seen[task_id] = number
             fields = {key: self._shown(key, value) for key, value in found.items()}
+            for key, value in fields.items():
+                if self.kinds.get(key) == "List" and isinstance(value, list):
+                    blank = next((entry for entry in value if isinstance(entry, dict) and not any(
+                        str(entry.get(part) or "").strip() for part in ("title", "body", "text"))), None)
+                    if blank is not None:
+                        markup = "; its html is markup without text, an image?" if blank.get("html") else ""
+                        raise ValueError(f"{where}: {key} entry {blank.get('id', '')!r} has no words to show (no "
+                                         f"title, body or text{markup}); this platform shows text: give it a "
+                                         f"title or a body")
             given = {key: value for key, value in found.items() if self.kinds.get(key) in KEPT
                      and isinstance(value, list if self.kinds[key] == "Paragraphs" else str)}
             if given:
@@ -680,6 +689,10 @@ class _Translation:
 
     def _shown(self, key: str, value: Any) -> Any:
         kind = self.kinds.get(key)
+        if kind == "List" and isinstance(value, list):
+            # An entry shown by its html alone is read as that markup's text (never the markup).
+            return [{**entry, "body": _text_of(str(entry["html"]))} if isinstance(entry, dict) and entry.get("html")
+                    and not (entry.get("body") or entry.get("text")) else entry for entry in value]
         if kind == "HyperText" and isinstance(value, str):
             return _text_of(value)  # sanitised: its text, never its markup
         if kind == "Paragraphs" and isinstance(value, list):

@@ -765,3 +765,22 @@ def test_html_is_read_as_its_words_each_in_its_node():
     assert _on_nodes({"start": 9, "end": 23, "labels": ["X"]}, nodes) == {
         "start": "/div[1]/p[1]/i[1]/text()[1]", "end": "/div[1]/p[2]/text()[1]", "startOffset": 0, "endOffset": 4,
         "hypertextlabels": ["X"]}
+
+
+def test_a_list_entry_shown_by_html_is_its_text_and_one_without_words_is_refused():
+    """A List entry may be shown by its html alone (Label Studio's visual-ranker template: an <img>): its text is
+    what is shown; markup without text is refused by task and entry, never imported as a blank card."""
+    config = (b"<View>\n<Text name='prompt' value='$prompt'/>\n<List name='answers' value='$answers' title='A'/>\n"
+              b"<Ranker name='rank' toName='answers'/>\n</View>")
+
+    def imported(entries):
+        tasks = json.dumps([{"data": {"prompt": "Which is best?", "answers": entries}}]).encode()
+        return import_project(config, name="config.xml", tasks=tasks, tasks_name="tasks.json")
+
+    found = imported([{"id": "a", "html": "<p>Yes, <b>gladly</b>.</p>"}, {"id": "b", "title": "B", "body": "No."}])
+    assert found.ok, found.errors
+    assert [entry.get("body") for entry in found.records[0].fields["answers"]] == ["Yes, gladly.", "No."]
+    refused = imported([{"id": "chair_1", "html": "<img src='chair1.png'/>"}, {"id": "b", "title": "B"}])
+    assert refused.errors == ["tasks.json: task 1 (line 1): answers entry 'chair_1' has no words to show (no title, "
+                              "body or text; its html is markup without text, an image?); this platform shows text: "
+                              "give it a title or a body"]
