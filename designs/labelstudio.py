@@ -644,17 +644,15 @@ class _Translation:
         (character offsets, end exclusive), which shows the dialogue one turn a line and the HTML as its text."""
         kind, value = result.get("type"), result.get("value") or {}
         if kind == "paragraphlabels":
-            lines = text.split("\n")
-            key = self.main_tag.attrs.get("textKey", "text") if self.main_tag is not None else "text"
+            attrs = self.main_tag.attrs if self.main_tag is not None else {}
+            places = _turn_places(raw, attrs.get("nameKey", "author"), attrs.get("textKey", "text")) if isinstance(
+                raw, list) else []
 
             def at(turn: Any, offset: Any) -> int:
                 index = int(turn)
-                said = raw[index].get(key) if isinstance(raw, list) and 0 <= index < len(raw) and isinstance(
-                    raw[index], dict) else None
-                if said is None or index >= len(lines):
-                    raise ValueError(f"its turn {turn!r} is not one of the dialogue's {len(lines)}")
-                start = sum(len(line) + 1 for line in lines[:index]) + len(lines[index]) - len(str(said))
-                return start + int(offset)
+                if not 0 <= index < len(places):
+                    raise ValueError(f"its turn {turn!r} is not one of the dialogue's {len(places)}")
+                return places[index][0] + int(offset)
 
             start, end = at(value.get("start"), value.get("startOffset", 0)), at(value.get("end"),
                                                                                  value.get("endOffset", 0))
@@ -672,12 +670,12 @@ class _Translation:
             if first is not None and last is not None and first <= last:
                 start, end = first, last + 1
             else:
-                places = [found.start() for found in re.finditer(re.escape(marked), text)] if marked else []
-                if not places:
+                occurs = [found.start() for found in re.finditer(re.escape(marked), text)] if marked else []
+                if not occurs:
                     raise ValueError(f"its text {marked[:40]!r} is not in the HTML's text")
                 near = (value.get("globalOffsets") or {}).get("start", 0) if isinstance(
                     value.get("globalOffsets"), dict) else 0
-                start = min(places, key=lambda place: abs(place - _score(near)))
+                start = min(occurs, key=lambda place: abs(place - _score(near)))
                 end = start + len(marked)
             labels = value.get("hypertextlabels")
         else:
@@ -696,7 +694,9 @@ class _Translation:
         if kind == "HyperText" and isinstance(value, str):
             return _text_of(value)  # sanitised: its text, never its markup
         if kind == "Paragraphs" and isinstance(value, list):
-            return as_lines(value)
+            attrs = self.fields[key].attrs
+            return "\n".join(_turn_line(turn, attrs.get("nameKey", "author"), attrs.get("textKey", "text"))
+                             for turn in value)
         return value
 
 
@@ -889,19 +889,34 @@ def _placing(design: Any, record: Any) -> Callable[[dict[str, Any]], tuple[str, 
     given = record.fields.get(GIVEN)
     raw = given.get(key) if isinstance(given, dict) else None
     if shown.get("tag") == "Paragraphs" and isinstance(raw, list):
-        places, start = [], 0
-        for turn in raw:
-            line = as_lines([turn])
-            said = str(turn.get(shown["textKey"], "")) if isinstance(turn, dict) else line
-            end = start + len(line)
-            places.append((end - len(said) if line.endswith(said) else start, end))
-            start = end + 1
+        places = _turn_places(raw, shown["nameKey"], shown["textKey"])
         return lambda value: ("paragraphlabels", _on_turns(value, places))
     if shown.get("tag") == "HyperText" and isinstance(raw, str):
         text, nodes = _html_text(raw)
         if text == record.text:
             return lambda value: ("hypertextlabels", _on_nodes(value, nodes))
     return None
+
+
+def _turn_line(turn: Any, name_key: str, text_key: str) -> str:
+    """A Paragraphs turn as its line of the item's text: "speaker: words" by the object's nameKey and textKey."""
+    if not isinstance(turn, dict) or turn.get(text_key) is None:
+        return as_lines([turn])
+    who = turn.get(name_key)
+    return f"{who}: {turn[text_key]}" if who not in (None, "") else str(turn[text_key])
+
+
+def _turn_places(turns: list[Any], name_key: str, text_key: str) -> list[tuple[int, int]]:
+    """Where each turn's words start and end in the item's text (its turns one a line, as `_turn_line` writes
+    them; words that hold a line break of their own still count as one turn)."""
+    places, start = [], 0
+    for turn in turns:
+        line = _turn_line(turn, name_key, text_key)
+        said = str(turn[text_key]) if isinstance(turn, dict) and turn.get(text_key) is not None else line
+        end = start + len(line)
+        places.append((end - len(said), end))
+        start = end + 1
+    return places
 
 
 def _on_turns(value: dict[str, Any], places: list[tuple[int, int]]) -> dict[str, Any]:

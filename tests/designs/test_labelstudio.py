@@ -784,3 +784,28 @@ def test_a_list_entry_shown_by_html_is_its_text_and_one_without_words_is_refused
     assert refused.errors == ["tasks.json: task 1 (line 1): answers entry 'chair_1' has no words to show (no title, "
                               "body or text; its html is markup without text, an image?); this platform shows text: "
                               "give it a title or a body"]
+
+
+def test_a_dialogue_is_read_by_its_own_keys_and_a_turn_of_several_lines_stays_one_turn():
+    """Paragraphs name the keys of a turn's speaker and words (nameKey, textKey): the dialogue is shown by them,
+    and a span in a turn whose words hold a line break is placed in that turn, there and back."""
+    config = (b"<View>\n<Paragraphs name='chat' value='$chat' nameKey='who' textKey='said'/>\n"
+              b"<ParagraphLabels name='ner' toName='chat'><Label value='Place'/></ParagraphLabels>\n</View>")
+    chat = [{"who": "Ann", "said": "Hi.\nI am in Rome."}, {"who": "Bo", "said": "Paris for me."}]
+    place = {"from_name": "ner", "to_name": "chat", "type": "paragraphlabels"}
+    tasks = json.dumps([{"data": {"chat": chat}, "annotations": [{"completed_by": 1, "result": [
+        {**place, "value": {"start": "1", "end": "1", "startOffset": 0, "endOffset": 5, "paragraphlabels": ["Place"]}},
+        {**place, "value": {"start": "0", "end": "0", "startOffset": 12, "endOffset": 16,
+                            "paragraphlabels": ["Place"]}}]}]}])
+    found = import_project(config, name="config.xml", tasks=tasks.encode(), tasks_name="tasks.json")
+    assert found.ok, found.errors
+    assert found.records[0].text == "Ann: Hi.\nI am in Rome.\nBo: Paris for me."
+    assert found.given[0].answers["ner"] == [{"start": 17, "end": 21, "label": "Place", "text": "Rome"},
+                                             {"start": 27, "end": 32, "label": "Place", "text": "Paris"}]
+    from designs.labelstudio import _on_turns, _turn_places
+
+    places = _turn_places(chat, "who", "said")
+    assert _on_turns({"start": 27, "end": 32, "labels": ["Place"]}, places) == {
+        "start": "1", "end": "1", "startOffset": 0, "endOffset": 5, "paragraphlabels": ["Place"]}
+    assert _on_turns({"start": 17, "end": 21, "labels": ["Place"]}, places) == {
+        "start": "0", "end": "0", "startOffset": 12, "endOffset": 16, "paragraphlabels": ["Place"]}
