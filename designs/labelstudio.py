@@ -883,12 +883,13 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
 
 def _placing(design: Any, record: Any) -> Callable[[dict[str, Any]], tuple[str, dict[str, Any]]] | None:
     """How a span of the item's text goes back into the Paragraphs or HyperText Label Studio showed it in (the
-    result's type and value), when it was shown in one; None otherwise."""
+    result's type and value), when it was shown in one and the text is still what it showed; None otherwise."""
     key = design.items.text_key
     shown = design.export.labelstudio_shown.get(key, {})
     given = record.fields.get(GIVEN)
     raw = given.get(key) if isinstance(given, dict) else None
-    if shown.get("tag") == "Paragraphs" and isinstance(raw, list):
+    if shown.get("tag") == "Paragraphs" and isinstance(raw, list) and record.text == "\n".join(
+            _turn_line(turn, shown["nameKey"], shown["textKey"]) for turn in raw):
         places = _turn_places(raw, shown["nameKey"], shown["textKey"])
         return lambda value: ("paragraphlabels", _on_turns(value, places))
     if shown.get("tag") == "HyperText" and isinstance(raw, str):
