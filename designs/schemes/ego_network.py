@@ -250,7 +250,8 @@ def shortfalls(scheme: EgoNetwork, answer: dict[str, Any]) -> list[str]:
                      for place, one in enumerate(alters) for other in alters[place + 1:]]
             done = sum(key in answer["census"] for key in pairs)
             if done < len(pairs):
-                missing.append(f"{stage.title}: {done} of {len(pairs)} pairs answered")
+                missing.append(f"{stage.title}: {done} of {len(pairs)} {'pair' if len(pairs) == 1 else 'pairs'} "
+                               f"answered")
     return missing
 
 

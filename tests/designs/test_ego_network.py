@@ -83,7 +83,7 @@ def test_a_network_is_read_as_its_page_keeps_it_and_held_to_what_its_steps_ask()
             ({"alters": people[:1], "attributes": {"a1": {"close": "Very"}}},
              "Name people: name at least 2 people \\(1 so far\\)"),
             ({**whole, "alters": people[:1]}, "answers are given about 'a2', who is not among the people named"),
-            ({**whole, "census": {}}, "Who knows whom: 0 of 1 pairs answered"),
+            ({**whole, "census": {}}, "Who knows whom: 0 of 1 pair answered"),
             ({**whole, "attributes": {"a1": {"close": "Very"}}},
              "About each person: 'How close is this person\\?' unanswered for 1 person"),
             ({**whole, "attributes": {"a1": {"close": "Maybe"}, "a2": {"close": "Not"}}},
@@ -140,7 +140,7 @@ def test_the_page_names_people_by_keyboard_and_keeps_them_across_a_reload(chromi
     assert network.get_attribute("data-invalid") == "true"  # required: the rest of the steps are still to do
     expect(network.locator(".ego-left")).to_have_text(  # and said where it is seen, not only on hover
         "Still to do: About each person: 'How close is this person?' unanswered for 2 people; "
-        "Who knows whom: 0 of 1 pairs answered.")
+        "Who knows whom: 0 of 1 pair answered.")
     _check(page, "ego-network-names", "phone")
     expect(page.locator("#task-saved")).to_contain_text("Saved")  # the server keeps the draft
     page.reload()

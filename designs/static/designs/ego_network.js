@@ -80,7 +80,7 @@
       });
       if (stage.type === "dyad_census") {
         const total = pairs().length, done = censusDone(stage);
-        return done < total ? [`${stage.title}: ${done} of ${total} pairs answered`] : [];
+        return done < total ? [`${stage.title}: ${done} of ${plural(total, "pair", "pairs")} answered`] : [];
       }
       return [];
     }
