@@ -132,6 +132,15 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
     found.errors = list(translation.errors)
     if found.errors:
         return found
+    if translation.task_choices_of:
+        if tasks is None:
+            found.errors.append(f"{name}: its choices come from the tasks; give them with --tasks")
+            return found
+        try:
+            translation.fill_task_choices(tasks, tasks_name)
+        except (ItemsError, ValueError) as error:
+            found.errors.append(str(error))
+            return found
     try:
         found.design = validate(translation.design, translation.lines, name=name)
     except DesignError as error:
@@ -211,6 +220,7 @@ class _Translation:
         self.names: dict[str, int] = {}
         self.targets: dict[str, str] = {}  # scheme name -> the object its control names
         self.per_region: list[tuple[Tag, str | None]] = []
+        self.task_choices_of: dict[str, tuple[Tag, str]] = {}  # a scheme -> its control and the task field listing
         self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
         self.ranked: set[str] = set()  # task fields holding lists a control ranks
         self.given: list[Given] = []  # the tasks' annotations, as answers of who gave them
@@ -249,12 +259,48 @@ class _Translation:
                  **({"description": child.attrs["value"]} if child.attrs.get("alias") else {})}
                 for child, value in self.children(control, "Choice")]
 
-    @staticmethod
-    def fixed_choices(control: Tag) -> None:
-        """ValueError for choices a control takes from each task's data (value="$options"): not built here."""
-        if control.attrs.get("value", "").startswith("$"):
-            raise ValueError(f"<{control.tag}> takes its choices from each task's data ({control.attrs['value']}), "
-                             f"which is not built here yet: list them as <Choice> tags")
+    def task_choices(self, control: Tag) -> dict[str, Any]:
+        """A control that takes its choices from each task's data (value="$options"): each item shows its task's,
+        and the labels are every task's, read with the tasks (`fill_task_choices`). {} for a control of its own
+        choices."""
+        value = control.attrs.get("value", "")
+        if not value.startswith("$"):
+            return {}
+        self.task_choices_of[control.attrs.get("name", "")] = (control, value[1:])
+        return {"dynamic_options": True, "dynamic_options_field": value[1:]}
+
+    def fill_task_choices(self, data: bytes, name: str) -> None:
+        """The labels of the controls whose choices each task gives: every task's, in the order first given.
+        ValueError names the task whose choices cannot be read, or one shown as something other than its value."""
+        if not self.task_choices_of:
+            return
+        rows = read_rows(data, name=name)
+        for scheme in self.design["annotation_schemes"]:
+            if scheme.get("name") not in self.task_choices_of:
+                continue
+            control, field_name = self.task_choices_of[scheme["name"]]
+            where = f"<Choices name={scheme['name']!r}> ({self.name}:{control.line})"
+            values: list[str] = []
+            for number, (line, row) in enumerate(rows, 1):
+                task = f"{name}: task {number}" + (f" (line {line})" if line else "")
+                found = row.get("data") if isinstance(row, dict) and isinstance(row.get("data"), dict) else row
+                listed = found.get(field_name) if isinstance(found, dict) else None
+                if not isinstance(listed, list):
+                    raise ValueError(f"{task}: its {field_name} is not a list of choices, which {where} shows")
+                for option in listed:
+                    value = option.get("value") if isinstance(option, dict) else option
+                    if isinstance(option, dict) and (option.get("html") or option.get("children")):
+                        raise ValueError(f"{task}: the choice {value!r} of {field_name} is shown by its own html or "
+                                         f"holds choices of its own, which is not built here; {where} runs choices "
+                                         f"given by their value alone")
+                    if value in (None, "") or isinstance(value, dict | list):
+                        raise ValueError(f"{task}: a choice of {field_name} has no value; give each "
+                                         f"{{\"value\": ...}}")
+                    values.append(str(value))
+            scheme["labels"] = list(dict.fromkeys(values))
+            if not scheme["labels"]:
+                raise ValueError(f"{name}: no task gives {where} a choice")
+            self.notes.append(f"{where}: each item shows its task's {field_name}, of {len(scheme['labels'])} in all")
 
     def tree(self, control: Tag, above: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
         """A Taxonomy's nodes as paths, parents before children."""

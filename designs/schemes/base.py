@@ -164,8 +164,9 @@ def shown_labels(scheme: Any, record: Any) -> list[str] | None:
     found = record.fields.get(scheme.dynamic_options_field)
     if found is None:
         return None
-    listed = {str(entry) for entry in ([found] if isinstance(found, str) else found if isinstance(found, list)
-                                       else [])}
+    # An entry is a label's name, or (a Label Studio task's choices) an object with its value.
+    listed = {str(entry.get("value") if isinstance(entry, dict) else entry)
+              for entry in ([found] if isinstance(found, str) else found if isinstance(found, list) else [])}
     return [label.name for label in scheme.labels if label.name in listed]
 
 

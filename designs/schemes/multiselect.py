@@ -98,8 +98,7 @@ class MultiselectType(SchemeType):
         if control.tag == "Taxonomy":
             # A taxonomy's nodes are boxes named by their paths, as Potato's hierarchical_multiselect runs here.
             return {"labels": [PATH.join(path) for path in importer.tree(control)]}
-        importer.fixed_choices(control)
-        return {"labels": importer.choices(control)}
+        return {"labels": importer.choices(control), **importer.task_choices(control)}
 
     def labelstudio_control(self, scheme, to_name):
         if not _tree(scheme):

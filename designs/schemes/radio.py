@@ -75,10 +75,8 @@ class RadioType(SchemeType):
         return control.tag == "Choices" and control.attrs.get("choice", "single") != "multiple"
 
     def from_labelstudio(self, control, importer):
-        importer.fixed_choices(control)
-        if control.attrs.get("showInline") == "true":
-            return {"labels": importer.choices(control), "horizontal": True}
-        return {"labels": importer.choices(control)}
+        own = {"labels": importer.choices(control), **importer.task_choices(control)}
+        return {**own, "horizontal": True} if control.attrs.get("showInline") == "true" else own
 
     def labelstudio_control(self, scheme, to_name):
         return choices_control(scheme, to_name, "single")

@@ -97,13 +97,14 @@ BAD = [
     ("<View>\n<Image name='img' value='$image'/>\n<Text name='text' value='$text'/>\n</View>",
      "config.xml:2: <Image> is a media tag; this platform shows text only"),
     ("<View>\n<Text name='text' value='$text'/>\n<Choices name='c' toName='text' value='$options' "
-     "choice='multiple'/>\n</View>", "config.xml:3: <Choices> takes its choices from each task's data ($options)"),
+     "choice='multiple'/>\n</View>", "tasks.json: task 1 (line 1): its options is not a list of choices, which "
+                                     "<Choices name='c'> (config.xml:3) shows"),
     ("<Text name='text' value='$text'/>", "config.xml:1: the config's top tag is <Text>"),
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><View/>", "config.xml: refused: DTDForbidden"),
 ]
 
 
-@pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "not-built",
+@pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "task-choices",
                                                    "top", "dtd"])
 def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     found = import_project(config.encode(), name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
@@ -809,3 +810,69 @@ def test_a_dialogue_is_read_by_its_own_keys_and_a_turn_of_several_lines_stays_on
         "start": "1", "end": "1", "startOffset": 0, "endOffset": 5, "paragraphlabels": ["Place"]}
     assert _on_turns({"start": 17, "end": 21, "labels": ["Place"]}, places) == {
         "start": "0", "end": "0", "startOffset": 12, "endOffset": 16, "paragraphlabels": ["Place"]}
+
+
+DYNAMIC = """<View>
+  <Text name="text" value="$text"/>
+  <Header value="Which answer is right?"/>
+  <Choices name="best" toName="text" value="$options" choice="single"/>
+  <Choices name="flags" toName="text" value="$flags" choice="multiple"/>
+</View>
+"""
+DYNAMIC_TASKS = [
+    {"data": {"text": "Capital of France?", "options": [{"value": "Paris"}, {"value": "Lyon"}],
+              "flags": ["short", "vague"]}},
+    {"data": {"text": "Capital of Italy?", "options": [{"value": "Rome"}, {"value": "Milan"}, {"value": "Paris"}],
+              "flags": ["vague"]}}]
+
+
+def test_choices_each_task_gives_are_its_item_s_and_one_shown_by_html_is_refused():
+    """<Choices value="$options">: each item shows its task's choices (objects with a value, or plain values); the
+    scheme's labels are every task's. A choice shown by its own html (serp-ranking's search results, text-to-image's
+    pictures) is refused by task, choice and control."""
+    from designs.schemes.base import shown_labels
+
+    found = import_project(DYNAMIC.encode(), name="config.xml", tasks=json.dumps(DYNAMIC_TASKS).encode(),
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    best, flags = found.design.scheme("best"), found.design.scheme("flags")
+    assert ([label.name for label in best.labels], best.annotation_type, best.dynamic_options_field) == (
+        ["Paris", "Lyon", "Rome", "Milan"], "radio", "options")
+    assert ([label.name for label in flags.labels], flags.annotation_type) == (["short", "vague"], "multiselect")
+    assert [shown_labels(best, record) for record in found.records] == [["Paris", "Lyon"], ["Paris", "Rome", "Milan"]]
+    assert shown_labels(flags, found.records[1]) == ["vague"]
+    html = [{"data": {"text": "Black holes?", "options": [{"value": "result1", "html": "<h2>Wikipedia</h2>"}],
+                      "flags": []}}]
+    refused = import_project(DYNAMIC.encode(), name="config.xml", tasks=json.dumps(html).encode(),
+                             tasks_name="tasks.json")
+    assert refused.errors == ["tasks.json: task 1 (line 1): the choice 'result1' of options is shown by its own html "
+                              "or holds choices of its own, which is not built here; <Choices name='best'> "
+                              "(config.xml:4) runs choices given by their value alone"]
+    missing = import_project(DYNAMIC.encode(), name="config.xml", tasks=b'[{"data": {"text": "x", "flags": []}}]',
+                             tasks_name="tasks.json")
+    assert missing.errors == ["tasks.json: task 1 (line 1): its options is not a list of choices, which "
+                              "<Choices name='best'> (config.xml:4) shows"]
+
+
+@pytest.mark.django_db
+def test_answers_to_choices_each_task_gives_go_back_as_label_studio_takes_them(tmp_path):
+    (tmp_path / "config.xml").write_text(DYNAMIC)
+    (tmp_path / "tasks.json").write_text(json.dumps(DYNAMIC_TASKS))
+    _, batch, _ = _published(tmp_path / "config.xml", tmp_path / "tasks.json", "--title", "capitals")
+    worker = Worker.objects.create(provider="inhouse", external_id="w1")
+    while (assignment := assignment_claim(batch=batch, worker=worker)) is not None:
+        answers = {}
+        for item in assignment.hit.ordered_items():
+            right = "Paris" if "France" in item.payload["text"] else "Rome"
+            answers |= {f"a-{item.pk}-0": right, f"a-{item.pk}-1-2": "1"}  # the second flag, "vague"
+        assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    tasks = json.loads(written["tasks.json"].read_text())
+    assert sorted(task["annotations"][0]["result"][0]["value"]["choices"][0] for task in tasks) == ["Paris", "Rome"]
+    assert [task["data"]["options"] for task in tasks] == [entry["data"]["options"] for entry in DYNAMIC_TASKS]
+    if not LS_PYTHON:
+        pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
+    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
+                              str(tmp_path / "config.xml")], capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
+    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[], [], [], []]
