@@ -132,25 +132,26 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
     found.errors = list(translation.errors)
     if found.errors:
         return found
-    if translation.task_choices_of:
-        if tasks is None:
-            found.errors.append(f"{name}: its choices come from the tasks; give them with --tasks")
-            return found
-        try:
-            translation.fill_task_choices(tasks, tasks_name)
-        except (ItemsError, ValueError) as error:
-            found.errors.append(str(error))
-            return found
+    try:  # read once: the choices some controls take from the tasks, then the items
+        rows = read_rows(tasks, name=tasks_name) if tasks is not None else None
+        if translation.task_choices_of:
+            if rows is None:
+                found.errors.append(f"{name}: its choices come from the tasks; give them with --tasks")
+                return found
+            translation.fill_task_choices(rows, tasks_name)
+    except (ItemsError, ValueError) as error:
+        found.errors.append(str(error))
+        return found
     try:
         found.design = validate(translation.design, translation.lines, name=name)
     except DesignError as error:
         found.errors += [str(problem) for problem in error.problems]
         return found
-    if tasks is None:
+    if rows is None:
         found.errors.append(f"{name}: no tasks; give them with --tasks (JSON, JSON Lines, CSV or TSV)")
         return found
     try:
-        found.records = translation.records(tasks, tasks_name, found.design)
+        found.records = translation.records(rows, tasks_name, found.design)
         found.given, found.given_source = translation.given, "labelstudio"
     except (ItemsError, ValueError) as error:
         found.errors.append(str(error))
@@ -269,12 +270,9 @@ class _Translation:
         self.task_choices_of[control.attrs.get("name", "")] = (control, value[1:])
         return {"dynamic_options": True, "dynamic_options_field": value[1:]}
 
-    def fill_task_choices(self, data: bytes, name: str) -> None:
+    def fill_task_choices(self, rows: list[tuple[int, Any]], name: str) -> None:
         """The labels of the controls whose choices each task gives: every task's, in the order first given.
         ValueError names the task whose choices cannot be read, or one shown as something other than its value."""
-        if not self.task_choices_of:
-            return
-        rows = read_rows(data, name=name)
         for scheme in self.design["annotation_schemes"]:
             if scheme.get("name") not in self.task_choices_of:
                 continue
@@ -564,12 +562,11 @@ class _Translation:
         scheme["display_logic"] = {"show_when": [condition]}
 
     # --- the tasks --------------------------------------------------------------------------------------------
-    def records(self, data: bytes, name: str, design: Any) -> list[Record]:
+    def records(self, rows: list[tuple[int, Any]], name: str, design: Any) -> list[Record]:
         """The tasks as items: a task's data (or a bare data dict, or a CSV row) its fields, its id the task's id
         (else its number); a dialogue shown one turn a line; HTML shown as its text. Every $field an object shows
         must be in every task. A task's prediction (its best scored) is the item's suggestion, kept apart from the
         answers (SUGGESTED)."""
-        rows = read_rows(data, name=name)
         records: list[Record] = []
         seen: dict[str, int] = {}
         for number, (line, row) in enumerate(rows, 1):
@@ -608,20 +605,20 @@ class _Translation:
                 self.main_field)
             text = text if isinstance(text, str) else as_lines(text)
             record = Record(id=task_id, text=text, fields=fields, line=number, file=name)
-            raw = found.get(self.main_field)
+            places = self._places(found.get(self.main_field), text)
             predictions = [entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
                            and isinstance(entry.get("result"), list)]
             if predictions:
                 best = max(predictions, key=lambda entry: _score(entry.get("score")))
-                suggested = self._answers(design, best["result"], record, raw, f"{where}: the prediction's")
+                suggested = self._answers(design, best["result"], record, places, f"{where}: the prediction's")
                 if suggested:
                     fields[SUGGESTED] = {"model": str(best.get("model_version") or "a model"),
                                          "score": best.get("score"), "answers": suggested}
-            self._annotations(design, row, record, raw, where)
+            self._annotations(design, row, record, places, where)
             records.append(record)
         return records
 
-    def _annotations(self, design: Any, row: dict, record: Record, raw: Any, where: str) -> None:
+    def _annotations(self, design: Any, row: dict, record: Record, places: _Places, where: str) -> None:
         """A task's annotations as the answers of the annotators who gave them (`given`): each named by its meta's
         annotators (this platform's export), else by completed_by (an email, else a user id), else as the task's
         annotation it is; a cancelled (skipped) one is no answer."""
@@ -645,11 +642,11 @@ class _Translation:
                 self.warnings.append(f"{said}: {who} annotated this task before; the first annotation is kept")
                 continue
             named.add(who)
-            answers = self._answers(design, annotation["result"], record, raw, f"{said}'s")
+            answers = self._answers(design, annotation["result"], record, places, f"{said}'s")
             if answers:
                 self.given.append(Given(record.id, who, answers, _when(annotation.get("created_at"))))
 
-    def _answers(self, design: Any, given: list, record: Record, raw: Any, where: str) -> dict[str, Any]:
+    def _answers(self, design: Any, given: list, record: Record, places: _Places, where: str) -> dict[str, Any]:
         """Label Studio results (a prediction's or an annotation's) as the answers a form would send: each
         control's results read by its scheme's type (spans first, for the relations that name them) and checked as
         the form's are; one that does not fit is left out and named. Spans of dialogue turns and of HTML are moved
@@ -658,7 +655,7 @@ class _Translation:
         for result in given:
             if isinstance(result, dict) and isinstance(result.get("value") or {}, dict):
                 try:
-                    result = self._on_text(result, record.text, raw)
+                    result = _on_text(result, record.text, places)
                 except ValueError as problem:
                     self.warnings.append(f"{where} {result.get('from_name')}: {problem}; left out")
                     continue
@@ -685,51 +682,18 @@ class _Translation:
         self.warnings += [f"{where} {name} does not fit ({problem}); left out" for name, problem in problems]
         return answers
 
-    def _on_text(self, result: dict, text: str, raw: Any) -> dict:
-        """A span of dialogue turns (a turn and an offset in it) or of HTML (its text) as a span of the item's text
-        (character offsets, end exclusive), which shows the dialogue one turn a line and the HTML as its text."""
-        kind, value = result.get("type"), result.get("value") or {}
-        if kind == "paragraphlabels":
+    def _places(self, raw: Any, text: str) -> _Places:
+        """Where the task's dialogue turns (their words' start and end) or the text nodes of its HTML (by XPath and
+        offset) fall in the item's text, for placing the spans Label Studio gives in them; found once a task."""
+        kind = self.kinds.get(self.main_field)
+        if kind == "Paragraphs" and isinstance(raw, list):
             attrs = self.main_tag.attrs if self.main_tag is not None else {}
-            places = _turn_places(raw, attrs.get("nameKey", "author"), attrs.get("textKey", "text")) if isinstance(
-                raw, list) else []
-
-            def at(turn: Any, offset: Any) -> int:
-                index = int(turn)
-                if not 0 <= index < len(places):
-                    raise ValueError(f"its turn {turn!r} is not one of the dialogue's {len(places)}")
-                return places[index][0] + int(offset)
-
-            start, end = at(value.get("start"), value.get("startOffset", 0)), at(value.get("end"),
-                                                                                 value.get("endOffset", 0))
-            labels = value.get("paragraphlabels")
-        elif kind == "hypertextlabels":
-            # Placed by its XPaths and offsets in the markup's text nodes, where they name characters of the text;
-            # else its text is found in the HTML's text (the occurrence nearest where its global offsets say).
-            shown, nodes = _html_text(raw) if isinstance(raw, str) else ("", [])
-            placed: dict[tuple[Any, int], int] = {node: index for index, node in enumerate(nodes)
-                                                   if node and shown == text}
-            begins, ends = _offset(value.get("startOffset")), _offset(value.get("endOffset"))
-            first = placed.get((value.get("start"), begins)) if begins is not None else None
-            last = placed.get((value.get("end"), ends - 1)) if ends is not None else None
-            marked = str(value.get("text") or "")
-            if first is not None and last is not None and first <= last:
-                start, end = first, last + 1
-            else:
-                occurs = [found.start() for found in re.finditer(re.escape(marked), text)] if marked else []
-                if not occurs:
-                    raise ValueError(f"its text {marked[:40]!r} is not in the HTML's text")
-                near = (value.get("globalOffsets") or {}).get("start", 0) if isinstance(
-                    value.get("globalOffsets"), dict) else 0
-                start = min(occurs, key=lambda place: abs(place - _score(near)))
-                end = start + len(marked)
-            labels = value.get("hypertextlabels")
-        else:
-            return result
-        if not 0 <= start < end <= len(text):
-            raise ValueError(f"its span {start}..{end} is outside the text")
-        return {**result, "type": "labels", "value": {**value, "start": start, "end": end, "text": text[start:end],
-                                                      "labels": labels or []}}
+            return _Places(turns=_turn_places(raw, attrs.get("nameKey", "author"), attrs.get("textKey", "text")))
+        if kind == "HyperText" and isinstance(raw, str):
+            shown, nodes = _html_text(raw)
+            if shown == text:
+                return _Places(nodes={node: index for index, node in enumerate(nodes) if node})
+        return _Places()
 
     def _shown(self, key: str, value: Any) -> Any:
         kind = self.kinds.get(key)
@@ -744,6 +708,52 @@ class _Translation:
             return "\n".join(_turn_line(turn, attrs.get("nameKey", "author"), attrs.get("textKey", "text"))
                              for turn in value)
         return value
+
+
+@dataclass(frozen=True)
+class _Places:
+    turns: list[tuple[int, int]] = field(default_factory=list)  # each turn's words, start and end in the text
+    nodes: dict[tuple[Any, int], int] = field(default_factory=dict)  # (XPath, offset) -> a character of the text
+
+
+def _on_text(result: dict, text: str, places: _Places) -> dict:
+    """A span of dialogue turns (a turn and an offset in it) or of HTML (its text) as a span of the item's text
+    (character offsets, end exclusive), which shows the dialogue one turn a line and the HTML as its text."""
+    kind, value = result.get("type"), result.get("value") or {}
+    if kind == "paragraphlabels":
+        def at(turn: Any, offset: Any) -> int:
+            index = int(turn)
+            if not 0 <= index < len(places.turns):
+                raise ValueError(f"its turn {turn!r} is not one of the dialogue's {len(places.turns)}")
+            return places.turns[index][0] + int(offset)
+
+        start, end = at(value.get("start"), value.get("startOffset", 0)), at(value.get("end"),
+                                                                             value.get("endOffset", 0))
+        labels = value.get("paragraphlabels")
+    elif kind == "hypertextlabels":
+        # Placed by its XPaths and offsets in the markup's text nodes, where they name characters of the text;
+        # else its text is found in the HTML's text (the occurrence nearest where its global offsets say).
+        begins, ends = _offset(value.get("startOffset")), _offset(value.get("endOffset"))
+        first = places.nodes.get((value.get("start"), begins)) if begins is not None else None
+        last = places.nodes.get((value.get("end"), ends - 1)) if ends is not None else None
+        marked = str(value.get("text") or "")
+        if first is not None and last is not None and first <= last:
+            start, end = first, last + 1
+        else:
+            occurs = [found.start() for found in re.finditer(re.escape(marked), text)] if marked else []
+            if not occurs:
+                raise ValueError(f"its text {marked[:40]!r} is not in the HTML's text")
+            near = (value.get("globalOffsets") or {}).get("start", 0) if isinstance(
+                value.get("globalOffsets"), dict) else 0
+            start = min(occurs, key=lambda place: abs(place - _score(near)))
+            end = start + len(marked)
+        labels = value.get("hypertextlabels")
+    else:
+        return result
+    if not 0 <= start < end <= len(text):
+        raise ValueError(f"its span {start}..{end} is outside the text")
+    return {**result, "type": "labels", "value": {**value, "start": start, "end": end, "text": text[start:end],
+                                                  "labels": labels or []}}
 
 
 def _said(header: Tag) -> str:

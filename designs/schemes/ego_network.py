@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from core.words import counted
 from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, Strict, no_repeats, read_json, scheme_type
 
 NAME = r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"  # a stage's id, a question's name, a relation (Potato's rule)
@@ -236,22 +237,21 @@ def shortfalls(scheme: EgoNetwork, answer: dict[str, Any]) -> list[str]:
         if isinstance(stage, NameGenerator):
             here = sum(stage.id in alter["named_in"] for alter in alters)
             if here < stage.min_alters:
-                missing.append(f"{stage.title}: name at least {stage.min_alters} "
-                               f"{'person' if stage.min_alters == 1 else 'people'} ({here} so far)")
+                missing.append(f"{stage.title}: name at least {counted(stage.min_alters, 'person', 'people')} "
+                               f"({here} so far)")
         elif isinstance(stage, NameInterpreter):
             for question in stage.questions:
                 left = sum(not answered(answer["attributes"].get(alter["id"], {}).get(question.name))
                            for alter in alters)
                 if question.required and left:
                     missing.append(f"{stage.title}: '{question.asked.replace('{name}', 'this person')}' unanswered "
-                                   f"for {left} {'person' if left == 1 else 'people'}")
+                                   f"for {counted(left, 'person', 'people')}")
         elif isinstance(stage, DyadCensus):
             pairs = [pair(one["id"], other["id"], stage.relation, order)
                      for place, one in enumerate(alters) for other in alters[place + 1:]]
             done = sum(key in answer["census"] for key in pairs)
             if done < len(pairs):
-                missing.append(f"{stage.title}: {done} of {len(pairs)} {'pair' if len(pairs) == 1 else 'pairs'} "
-                               f"answered")
+                missing.append(f"{stage.title}: {done} of {counted(len(pairs), 'pair')} answered")
     return missing
 
 
