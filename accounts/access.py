@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
 
 from core.registry import Registry
@@ -61,10 +61,6 @@ def get_or_404(user: Any, queryset: QuerySet, action: str, **lookup: Any) -> Any
     if found is None:
         raise Http404(f"no {queryset.model._meta.verbose_name} like that here")
     return found
-
-
-def may(user: Any, obj: Model, action: str) -> bool:
-    return rows(user, type(obj)._default_manager.filter(pk=obj.pk), action).exists()
 
 
 def project_roles(user: Any) -> frozenset[str]:

@@ -131,26 +131,6 @@ class Outcome:
     confidence: float | None = None
 
 
-def label_distribution(votes):
-    """{item: {label: votes}}, each worker counted once per item (their first vote).
-
-    Plain dicts, not Counters: this runs over every vote several times per aggregation, and creating a
-    Counter per item (its __init__ is Python code) was most of its time at 100,000 items.
-    """
-    distribution: dict = {}
-    seen = set()
-    for item, worker, label in votes:
-        if (item, worker) in seen:
-            continue
-        seen.add((item, worker))
-        counts = distribution.get(item)
-        if counts is None:
-            distribution[item] = {label: 1}
-        else:
-            counts[label] = counts.get(label, 0) + 1
-    return distribution
-
-
 def rule_outcome(yes, no, rules=PAPER_RULES):
     """The outcome of one item with `yes` and `no` votes under the rules (before any partial-negative
     sampling): what `item_outcomes` gives it."""

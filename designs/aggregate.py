@@ -283,14 +283,6 @@ class Agreement:
         return delta
 
 
-def krippendorff_alpha(cells: dict[Any, dict[str, Any]], level: str) -> float | None:
-    """Alpha of {unit: {coder: value}} (see Agreement)."""
-    found = Agreement(level)
-    for coded in cells.values():
-        found.add(list(coded.values()))
-    return found.alpha()
-
-
 # --- aggregation --------------------------------------------------------------------------------------
 
 def threshold(values: list[Any], rule: Aggregation) -> str:
@@ -331,16 +323,6 @@ def majority_spans(text: str, answers: list[Any]) -> list[dict[str, Any]]:
                 found.append({"start": start, "end": index, "label": current, "text": text[start:index]})
             start, current = index, label
     return [span for span in found if span["text"].strip()]
-
-
-def bradley_terry(comparisons: list[tuple[list[str], Any]], scheme, iterations: int = 200) -> dict[str, float]:
-    """Bradley-Terry strengths (summing to the number of options) from binary pairwise answers, by the
-    minorization-maximization updates of Hunter (2004); a tie counts half a win each way."""
-    wins: dict[tuple[str, str], float] = defaultdict(float)
-    options: set[str] = set()
-    for pair, value in comparisons:
-        _count_win(wins, options, pair, value, scheme)
-    return bradley_terry_strengths(wins, options, iterations)
 
 
 def _count_win(wins: dict[tuple[str, str], float], options: set[str], pair: list[str], value: Any, scheme) -> None:

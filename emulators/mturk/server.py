@@ -12,27 +12,19 @@ the work; `drop`, `502`, `504` and `timeout` do the work and then lose its answe
 """
 
 import json
-import threading
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+from emulators import http
 from emulators.faults import AFTER, Faults
 from emulators.mturk.state import Account, RequestError, WorkerError
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(http.Handler):
     server_version = "MTurkEmulator/1.0"
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out as separate writes; with Nagle on, the body waits for the client's
-    # delayed ACK of the headers: 40 ms a call.
-    disable_nagle_algorithm = True
-
-    def log_message(self, format, *args):
-        if self.server.verbose:
-            super().log_message(format, *args)
+    content_type = "application/x-amz-json-1.1"
 
     def do_POST(self):
         path = urlparse(self.path).path
@@ -92,16 +84,6 @@ class Handler(BaseHTTPRequestHandler):
             return self.server.faults.lose_answer(self, fault, self._send_text)
         return self._send(HTTPStatus.OK, result)
 
-    def _send_text(self, status, text):
-        """A gateway's answer: HTML, not the service's JSON."""
-        data = text.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        return None
-
     def _worker(self, call):
         try:
             with self.server.account.lock:
@@ -110,50 +92,16 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(error.status, {"message": str(error)})
         return self._send(HTTPStatus.OK, result)
 
-    def _send(self, status, payload):
-        data = json.dumps(payload, default=str).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/x-amz-json-1.1")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        return None
 
-
-class MTurkEmulator:
+class MTurkEmulator(http.Emulator):
     """Run in a thread for tests (`with MTurkEmulator() as emulator:`), or
     serve forever from `manage.py mturk_emulator`."""
 
     def __init__(self, host="127.0.0.1", port=0, *, seed=0, balance="10000.00", verbose=False, clock=None,
                  timeout_seconds=2.0):
         self.account = Account(seed=seed, balance=balance, **({"clock": clock} if clock else {}))
-        self.faults = Faults(seed, timeout_seconds=timeout_seconds)
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.account = self.account
-        self.httpd.faults = self.faults
-        self.httpd.verbose = verbose
-        self.thread = None
-
-    @property
-    def url(self):
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self):
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        super().__init__(Handler, host, port, Faults(seed, timeout_seconds=timeout_seconds), verbose,
+                         account=self.account)
 
     def client(self, *, backoff=True, **config):
         """A real boto3 MTurk client pointed at this emulator.

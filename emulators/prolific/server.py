@@ -25,9 +25,9 @@ import urllib.error
 import urllib.request
 import uuid
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
 
+from emulators import http
 from emulators.faults import AFTER, Faults
 from emulators.prolific.state import ApiError, Workspace
 
@@ -72,14 +72,13 @@ LISTS = {"studies.list", "submissions.list", "groups.list", "groups.members", "w
          "filters.list"}
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(http.Handler):
     server_version = "ProlificEmulator/1.0"
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # see the MTurk emulator: 40 ms a call otherwise
 
-    def log_message(self, format, *args):
-        if self.server.verbose:
-            super().log_message(format, *args)
+    @staticmethod
+    def json_default(value):
+        # Amounts with fractions of a minor unit (fees) go out as JSON numbers, as Prolific sends them.
+        return float(value) if isinstance(value, Decimal) else str(value)
 
     def do_GET(self):
         self._handle("GET")
@@ -181,41 +180,13 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(error.status, error.body())
         return self._send(404, {"message": "Not found", "detail": f"No such path {url.path}."})
 
-    def _send_text(self, status, text):
-        """A gateway's answer: HTML, not Prolific's JSON."""
-        data = text.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        return None
-
-    def _send(self, status, payload, headers=None):
-        data = json.dumps(payload, default=_number).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
-        return None
-
-
-def _number(value):
-    # Amounts with fractions of a minor unit (fees) go out as JSON numbers, as Prolific sends them.
-    if isinstance(value, Decimal):
-        return float(value)
-    return str(value)
-
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     """Prolific's webhook signature: base64 of HMAC-SHA256 over timestamp + body."""
     return base64.b64encode(hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()).decode()
 
 
-class ProlificEmulator:
+class ProlificEmulator(http.Emulator):
     """Run in a thread for tests (`with ProlificEmulator() as emulator:`), or serve forever from
     `manage.py prolific_emulator`. Events go to confirmed webhook subscriptions from a sender thread."""
 
@@ -223,22 +194,13 @@ class ProlificEmulator:
                  seed=0, verbose=False, clock=None, vat_region="uk", timeout_seconds=2.0):
         self.workspace = Workspace(token=token, currency=currency, balance=balance, clock=clock,
                                    vat_region=vat_region)
-        self.faults = Faults(seed, timeout_seconds=timeout_seconds)
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.workspace = self.workspace
-        self.httpd.faults = self.faults
-        self.httpd.verbose = verbose
+        super().__init__(Handler, host, port, Faults(seed, timeout_seconds=timeout_seconds), verbose,
+                         workspace=self.workspace)
         self.delivered: list[dict] = []  # every webhook sent, for tests: {event, status}
         # Events taken from the outbox and not yet sent: a test that reads delivered + outbox + sending under the
         # workspace lock sees every event once raised, wherever the sender thread is.
         self.sending: list[tuple[str, dict]] = []
         self._running = False
-
-    @property
-    def url(self):
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
 
     @property
     def api_url(self):
@@ -250,20 +212,12 @@ class ProlificEmulator:
 
     def start(self):
         self._running = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         threading.Thread(target=self._send_events, daemon=True).start()
-        return self
+        return super().start()
 
     def stop(self):
         self._running = False
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        super().stop()
 
     def _send_events(self):
         while self._running:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from aggregation.maths import PAPER_RULES, rule_outcome
-from designs.aggregate import Answer, aggregate, bradley_terry, majority_spans, threshold
+from designs.aggregate import Answer, aggregate, majority_spans, threshold
 from designs.loader import load_file, load_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,16 +47,17 @@ def test_spans_are_the_characters_most_annotators_marked():
 
 
 def test_bradley_terry_orders_options_by_how_often_they_win():
-    design = load_text("title: t\nannotation_schemes:\n  - {annotation_type: pairwise, name: p}\n")
-    scheme = design.annotation_schemes[0]
+    design = load_text("title: t\nannotation_schemes:\n  - {annotation_type: pairwise, name: p}\n"
+                       "aggregation: {p: {method: bradley-terry}}\n")
     rng = random.Random(0)
     strength = {"strong": 0.9, "middle": 0.5, "weak": 0.1}
-    comparisons = []
-    for _ in range(300):
+    answers, compared = [], {}
+    for number in range(300):
         a, b = rng.sample(sorted(strength), 2)
         p = strength[a] / (strength[a] + strength[b])
-        comparisons.append(([a, b], "A" if rng.random() < p else "B"))
-    scores = bradley_terry(comparisons, scheme)
+        compared[f"i{number}"] = [a, b]
+        answers.append(Answer(f"i{number}", "w1", "p", "A" if rng.random() < p else "B"))
+    scores = aggregate(design, answers, compared=compared)["p"].scores
     assert list(scores) == ["strong", "middle", "weak"]
     assert sum(scores.values()) == pytest.approx(3, abs=1e-3)  # strengths sum to the options (rounded to 4 places)
 
@@ -107,7 +108,7 @@ def test_alpha_from_coincidences_is_the_krippendorff_package_s(level):
     import krippendorff
     import numpy as np
 
-    from designs.aggregate import krippendorff_alpha
+    from designs.aggregate import Agreement
 
     rng = random.Random(level)
     for _ in range(20):
@@ -122,7 +123,10 @@ def test_alpha_from_coincidences_is_the_krippendorff_package_s(level):
                  for unit in range(units)}
         if level == "nominal":
             cells = {unit: {coder: f"v{int(value)}" for coder, value in coded.items()} for unit, coded in cells.items()}
-        ours = krippendorff_alpha(cells, level)
+        agreement = Agreement(level)
+        for coded in cells.values():
+            agreement.add(list(coded.values()))
+        ours = agreement.alpha()
         pairable = [unit for unit in range(units) if (~np.isnan(matrix[:, unit])).sum() >= 2]
         values = {matrix[coder, unit] for unit in pairable for coder in range(coders)} - {np.nan}
         if len({value for value in values if not np.isnan(value)}) < 2:
