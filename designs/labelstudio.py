@@ -12,6 +12,7 @@ is an error at its line.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -134,6 +135,8 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
         return found
     try:  # read once: the choices some controls take from the tasks, then the items
         rows = read_rows(tasks, name=tasks_name) if tasks is not None else None
+        if rows and _flattened(rows):
+            rows = translation.unflattened(rows, tasks_name)
         if translation.task_choices_of:
             if rows is None:
                 found.errors.append(f"{name}: its choices come from the tasks; give them with --tasks")
@@ -161,6 +164,40 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
         record, what = problem
         found.errors.append(f"{tasks_name}: task {record.line}: {what}")
     return found
+
+
+# The keys Label Studio's JSON-MIN and CSV exports add to a task's data on each annotation's row (label-studio-sdk's
+# converter: convert_to_json_min, exports/csv2.py), the answers beside them under their controls' names.
+FLATTENED = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
+STRUCTURED = ("Paragraphs", "List", "Table")  # objects whose field a CSV export writes as JSON text
+
+
+def _flattened(rows: list[tuple[int, Any]]) -> bool:
+    """Rows of Label Studio's JSON-MIN or CSV export: one an annotation, each with every key those exports add."""
+    return all(isinstance(row, dict) and "data" not in row and all(key in row for key in FLATTENED)
+               for _, row in rows)
+
+
+def _cell(value: Any) -> Any:
+    """A CSV export's cell: JSON text where Label Studio wrote a list or an object as such, else the text."""
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _flat_results(control: str, tag: str, value: Any) -> list[dict[str, Any]]:
+    """One control's answer as Label Studio's flat exports write it, as results: one choice or one text as itself,
+    several as {"choices": [...]} or {"text": [...]}, anything else as the list of its results' values. Each region
+    gets an id, for the per-region picks given back to it."""
+    if isinstance(value, str):
+        value = {"choices": [value]} if tag == "Choices" else {"text": [value]}
+    entries = value if isinstance(value, list) else [value]
+    return [{"from_name": control, "type": tag.lower(), "value": entry,
+             **({"id": f"{control}-{place}"} if isinstance(entry, dict) and "start" in entry else {})}
+            for place, entry in enumerate(entries)]
 
 
 class _Lines(TreeBuilder):
@@ -562,6 +599,56 @@ class _Translation:
         scheme["display_logic"] = {"show_when": [condition]}
 
     # --- the tasks --------------------------------------------------------------------------------------------
+    def unflattened(self, rows: list[tuple[int, Any]], name: str) -> list[tuple[int, Any]]:
+        """Label Studio's JSON-MIN or CSV export (a row an annotation: the task's data, its id, each control's
+        answer under the control's name, who gave it and when) as the tasks it flattened, each with its
+        annotations' results, so they are read as a JSON export's are. What those exports lose is named: the
+        relations (Label Studio leaves them out), and per-region picks that cannot be given back their regions."""
+        controls = {control["name"]: control["type"] for control in self.controls}
+        picks = {control.attrs.get("name", ""): control.attrs.get("toName", "") for control, _ in self.per_region}
+        tasks: dict[str, tuple[int, dict[str, Any]]] = {}
+        for number, (line, row) in enumerate(rows, 1):
+            where = f"{name}: row {number}" + (f" (line {line})" if line else "")
+            data = {key.removeprefix("_data_"): _cell(value) if self.kinds.get(key) in STRUCTURED else value
+                    for key, value in row.items() if key not in controls and key not in FLATTENED and key != "id"}
+            task_id = str(row.get("id") if row.get("id") not in (None, "") else number)
+            task = tasks.setdefault(task_id, (line, {"id": task_id, "data": data, "annotations": []}))[1]
+            given = {control: _cell(value) for control, value in row.items()
+                     if control in controls and value not in (None, "")}
+            results = [result for control, value in given.items() if control not in picks
+                       for result in _flat_results(control, controls[control], value)]
+            for control, value in given.items():
+                if control in picks:
+                    found = self._region_picks(control, value, results, picks[control])
+                    if found is None:
+                        self.warnings.append(f"{where}: {control}: the export keeps each region's pick without its "
+                                             f"region, and the picks ({len(value) if isinstance(value, list) else 1}) "
+                                             f"are not one a region; left out (export JSON from Label Studio to "
+                                             f"bring them)")
+                    results += found or []
+            if not results and row["annotation_id"] in (None, ""):
+                continue  # a task nobody annotated
+            by = row["annotator"]
+            task["annotations"].append({"id": row["annotation_id"], "result": results, "created_at": row["created_at"],
+                                        "completed_by": int(by) if str(by).isdigit() else by})
+        if any(control == "Relations" for control in controls.values()):
+            self.notes.append(f"{name} is Label Studio's JSON-MIN or CSV export, which carries no relations: export "
+                              f"JSON to bring them")
+        self.notes.append(f"{name}: read as Label Studio's JSON-MIN or CSV export ({len(rows)} rows, "
+                          f"{len(tasks)} tasks)")
+        return list(tasks.values())
+
+    def _region_picks(self, control: str, value: Any, results: list[dict], target: str) -> list[dict] | None:
+        """A per-region control's picks, which those exports write as bare choices in the order of the regions
+        they were asked of (a region's results together, as Label Studio keeps them): given to the regions of the
+        object's spans in turn when there is one a region, else None."""
+        regions = [result for result in results if "id" in result and self.targets.get(result["from_name"]) == target]
+        chosen = value if isinstance(value, list) else [value]
+        if len(chosen) != len(regions) or not all(isinstance(pick, str) for pick in chosen):
+            return None
+        return [{"from_name": control, "type": "choices", "id": region["id"], "value": {"choices": [pick]}}
+                for region, pick in zip(regions, chosen, strict=True)]
+
     def records(self, rows: list[tuple[int, Any]], name: str, design: Any) -> list[Record]:
         """The tasks as items: a task's data (or a bare data dict, or a CSV row) its fields, its id the task's id
         (else its number); a dialogue shown one turn a line; HTML shown as its text. Every $field an object shows

@@ -39,6 +39,24 @@ for config in sys.argv[2:]:
 print(json.dumps(found))
 """
 
+# Label Studio's own converter (label-studio-sdk) writing its flat exports, JSON-MIN and CSV (one row an annotation),
+# of tasks as two of its accounts annotated them (an export there names each annotation's user).
+FLATTEN = """
+import json, sys
+from label_studio_sdk.converter import Converter
+tasks, config, out, kind = sys.argv[1:]
+data = json.load(open(tasks))
+for task in data:
+    for number, annotation in enumerate(task["annotations"], 1):
+        annotation["completed_by"] = number
+json.dump(data, open(out + ".json", "w"))
+converter = Converter(config=open(config).read(), project_dir=None, download_resources=False)
+if kind == "json-min":
+    converter.convert_to_json_min(out + ".json", out, is_dir=False)
+else:
+    converter.convert_to_csv(out + ".json", out, is_dir=False, sep=",")
+"""
+
 
 def _check(config: Path, tasks: Path, capsys) -> dict:
     call_command("design", "import-labelstudio", str(config), "--tasks", str(tasks), "--check", "--json")
@@ -246,6 +264,25 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
         given.setdefault((row["item"], row["annotator"]), {})[row["scheme"]] = row["value"]
     assert {(entry.item, entry.annotator): entry.answers for entry in again.given} == given
     assert len(given) == 2 and again.as_json()["annotations"] == 2 and again.as_json()["annotators"] == 2
+    # Label Studio's flat exports of those annotations (JSON-MIN, CSV) import as the same answers, each person's as
+    # theirs, but for the relations, which those exports leave out (and the import says so).
+    relations = {scheme.name for scheme in again.design.annotation_schemes if scheme.annotation_type == "span_link"}
+    by_person = {entry.annotator: {name: value for name, value in entry.answers.items() if name not in relations}
+                 for entry in again.given}
+    for kind in ("json-min", "csv"):
+        out = tmp_path / kind
+        converted = subprocess.run([LS_PYTHON, "-c", FLATTEN, str(written["tasks.json"]), str(written["config.xml"]),
+                                    str(out), kind], capture_output=True, text=True, timeout=300)
+        assert converted.returncode == 0, converted.stderr[-2000:]
+        flat = out / ("result.json" if kind == "json-min" else "result.csv")
+        found = import_project(written["config.xml"].read_bytes(), name="config.xml", tasks=flat.read_bytes(),
+                               tasks_name=flat.name)
+        assert found.ok, found.errors
+        assert [record.text for record in found.records] == [record.text for record in first.records]
+        assert {entry.annotator: entry.answers for entry in found.given} == {
+            f"user {number}": by_person[name] for number, name in enumerate(("W1", "W2"), 1)}, kind
+        assert any("JSON-MIN or CSV export" in note for note in found.notes)
+        assert any("carries no relations" in note for note in found.notes) == bool(relations)
 
 
 @pytest.mark.django_db
@@ -876,3 +913,44 @@ def test_answers_to_choices_each_task_gives_go_back_as_label_studio_takes_them(t
                               str(tmp_path / "config.xml")], capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stderr[-2000:]
     assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[], [], [], []]
+
+
+def test_a_json_min_export_is_read_as_its_annotations_and_what_it_lost_is_named():
+    """Label Studio's JSON-MIN export (a row an annotation, as its converter writes one) imports as tasks with their
+    annotations, not as tasks whose answers are extra fields: a task nobody annotated is an item with no answers, each
+    person's answers are theirs (an account's id or email), per-region picks (written as bare choices) go back to
+    their regions in turn, and where they are not one a region that is named and the spans left out."""
+    config = b"""<View>
+  <Text name="text" value="$text"/>
+  <Labels name="parts" toName="text"><Label value="antecedent"/><Label value="consequent"/></Labels>
+  <Choices name="sure" toName="text" perRegion="true"><Choice value="yes"/><Choice value="no"/></Choices>
+  <Choices name="kind" toName="text"><Choice value="counterfactual"/><Choice value="not"/></Choices>
+  <TextArea name="why" toName="text"/>
+</View>"""
+    when = {"created_at": "2026-11-02T10:00:00Z", "updated_at": "2026-11-02T10:00:00Z", "lead_time": 4.5}
+    text = "If it had rained, we would have stayed."
+    antecedent = {"start": 0, "end": 16, "text": "If it had rained", "labels": ["antecedent"]}
+    consequent = {"start": 18, "end": 38, "text": "we would have stayed", "labels": ["consequent"]}
+    rows = [
+        {"id": 1, "text": text, "kind": "counterfactual", "why": "a wish", "annotator": 7, "annotation_id": 11,
+         "parts": [antecedent, consequent], "sure": ["yes", "no"], **when},
+        {"id": 1, "text": text, "kind": {"choices": ["not"]}, "annotator": "ada@example.org", "annotation_id": 12,
+         "parts": [antecedent, consequent], "sure": "yes", **when},
+        {"id": 2, "text": "It rained.", "annotator": None, "annotation_id": None, "created_at": None,
+         "updated_at": None, "lead_time": None},
+    ]
+    found = import_project(config, name="config.xml", tasks=json.dumps(rows).encode(), tasks_name="result.json")
+    assert found.ok, found.errors
+    assert [(record.id, record.text) for record in found.records] == [("1", text), ("2", "It rained.")]
+    assert {entry.annotator: (entry.item, entry.answers) for entry in found.given} == {
+        "user 7": ("1", {"kind": "counterfactual", "why": "a wish", "parts": [
+            {"start": 0, "end": 16, "label": "antecedent", "text": "If it had rained", "sure": "yes"},
+            {"start": 18, "end": 38, "label": "consequent", "text": "we would have stayed", "sure": "no"}]}),
+        "ada@example.org": ("1", {"kind": "not"})}
+    assert found.warnings[0] == (
+        "result.json: row 2 (line 1): sure: the export keeps each region's pick without its region, and the picks "
+        "(1) are not one a region; left out (export JSON from Label Studio to bring them)")
+    assert found.warnings[1].startswith("result.json: task 1 (line 1): annotation 2's parts does not fit (pick the "
+                                        "sure of the antecedent")
+    assert "result.json: read as Label Studio's JSON-MIN or CSV export (3 rows, 2 tasks)" in found.notes
+    assert found.as_json()["items"] == 2 and found.as_json()["annotations"] == 2
