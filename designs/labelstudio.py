@@ -169,7 +169,6 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
 # The keys Label Studio's JSON-MIN and CSV exports add to a task's data on each annotation's row (label-studio-sdk's
 # converter: convert_to_json_min, exports/csv2.py), the answers beside them under their controls' names.
 FLATTENED = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
-STRUCTURED = ("Paragraphs", "List", "Table")  # objects whose field a CSV export writes as JSON text
 
 
 def _flattened(rows: list[tuple[int, Any]]) -> bool:
@@ -178,13 +177,12 @@ def _flattened(rows: list[tuple[int, Any]]) -> bool:
                for _, row in rows)
 
 
-def _cell(value: Any) -> Any:
-    """A CSV export's cell: JSON text where Label Studio wrote a list or an object as such, else the text."""
-    if isinstance(value, str) and value[:1] in "[{":
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
+def _answer_cell(tag: str, value: Any) -> Any:
+    """A control's answer in a flat export. A CSV export writes answers other than one choice as JSON, which the
+    CSV reader reads as such (as it does a dialogue or a list a task field holds), but a text box's one text as it
+    is: one that looked like JSON is its text again."""
+    if tag == "TextArea" and not isinstance(value, dict | str):
+        return json.dumps(value, ensure_ascii=False)
     return value
 
 
@@ -609,11 +607,12 @@ class _Translation:
         tasks: dict[str, tuple[int, dict[str, Any]]] = {}
         for number, (line, row) in enumerate(rows, 1):
             where = f"{name}: row {number}" + (f" (line {line})" if line else "")
-            data = {key.removeprefix("_data_"): _cell(value) if self.kinds.get(key) in STRUCTURED else value
-                    for key, value in row.items() if key not in controls and key not in FLATTENED and key != "id"}
+            # A CSV export names a field that is also a control's name "_data_<field>".
+            data = {key.removeprefix("_data_"): value for key, value in row.items()
+                    if key not in controls and key not in FLATTENED and key != "id"}
             task_id = str(row.get("id") if row.get("id") not in (None, "") else number)
             task = tasks.setdefault(task_id, (line, {"id": task_id, "data": data, "annotations": []}))[1]
-            given = {control: _cell(value) for control, value in row.items()
+            given = {control: _answer_cell(controls[control], value) for control, value in row.items()
                      if control in controls and value not in (None, "")}
             results = [result for control, value in given.items() if control not in picks
                        for result in _flat_results(control, controls[control], value)]

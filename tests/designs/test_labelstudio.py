@@ -954,3 +954,15 @@ def test_a_json_min_export_is_read_as_its_annotations_and_what_it_lost_is_named(
                                         "sure of the antecedent")
     assert "result.json: read as Label Studio's JSON-MIN or CSV export (3 rows, 2 tasks)" in found.notes
     assert found.as_json()["items"] == 2 and found.as_json()["annotations"] == 2
+
+
+def test_a_csv_export_whose_field_shares_a_control_s_name_is_read_apart():
+    """Label Studio's CSV export names a task field that is also a control's name "_data_<field>" (exports/csv2.py):
+    the field is the task's, the column under the control's name its answer."""
+    config = b'<View><Text name="post" value="$text"/><TextArea name="text" toName="post"/></View>'
+    rows = ('"_data_text","annotation_id","annotator","created_at","id","lead_time","text","updated_at"\n'
+            '"Hello there",4,"3","2026-11-02T10:00:00Z",5,2.0,"[1, 2]","2026-11-02T10:00:00Z"\n')
+    found = import_project(config, name="config.xml", tasks=rows.encode(), tasks_name="result.csv")
+    assert found.ok, found.errors
+    assert [(record.id, record.text) for record in found.records] == [("5", "Hello there")]
+    assert [(entry.annotator, entry.answers) for entry in found.given] == [("user 3", {"text": "[1, 2]"})]
