@@ -708,7 +708,9 @@ class _Translation:
         """A task's annotations as the answers of the annotators who gave them (`given`): each named by its meta's
         annotators (this platform's export), else by completed_by (an email, else a user id), else as the task's
         annotation it is; a cancelled (skipped) one is no answer."""
-        annotations = [entry for entry in row.get("annotations") or [] if isinstance(entry, dict)]
+        # Label Studio before 1.0 exported them as "completions" (its converter still reads both).
+        annotations = [entry for entry in row.get("annotations") or row.get("completions") or []
+                       if isinstance(entry, dict)]
         meta = row.get("meta")
         names = meta.get("annotators") if isinstance(meta, dict) else None
         names = names if isinstance(names, list) else []

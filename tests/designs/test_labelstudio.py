@@ -966,3 +966,14 @@ def test_a_csv_export_whose_field_shares_a_control_s_name_is_read_apart():
     assert found.ok, found.errors
     assert [(record.id, record.text) for record in found.records] == [("5", "Hello there")]
     assert [(entry.annotator, entry.answers) for entry in found.given] == [("user 3", {"text": "[1, 2]"})]
+
+
+def test_an_export_from_before_label_studio_1_0_brings_its_completions():
+    """Label Studio before 1.0 exported a task's annotations as "completions": they are read as annotations are."""
+    config = STUDY.encode()
+    legacy = [{"id": task["id"], "data": task["data"], "completions": task["annotations"]} for task in ANNOTATED]
+    found = import_project(config, name="study.xml", tasks=json.dumps(legacy).encode(), tasks_name="old.json")
+    current = import_project(config, name="study.xml", tasks=json.dumps(ANNOTATED).encode(), tasks_name="old.json")
+    assert found.ok and found.as_json()["annotations"] == 4
+    assert [(entry.item, entry.annotator, entry.answers) for entry in found.given] == [
+        (entry.item, entry.annotator, entry.answers) for entry in current.given]
