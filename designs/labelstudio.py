@@ -410,8 +410,14 @@ class _Translation:
             elif tag.tag in MEDIA:
                 self.at(tag, f"<{tag.tag}> is a media tag; this platform shows text only (Text, HyperText, "
                              f"Paragraphs, Header, Table, List)")
+            elif tag.tag in OBJECTS and tag.attrs.get("valueType") == "url":
+                # Label Studio's browser fetches the text from where each task points; fetching pages named in an
+                # uploaded file from the server is not something an import does.
+                self.at(tag, f"<{tag.tag} valueType=\"url\"> shows the text at the address each task gives, "
+                             f"which is not fetched here: put the text itself in the tasks and drop valueType")
         # What is said of a refused object is not said again of the controls about it.
-        self.refused: set[str | None] = {tag.attrs.get("name") for tag in self.tags if tag.tag in MEDIA}
+        self.refused: set[str | None] = {tag.attrs.get("name") for tag in self.tags if tag.tag in MEDIA
+                                         or tag.attrs.get("valueType") == "url"}
         main = self._main(controls)
         items = self._items(main)
         schemes: list[dict[str, Any]] = []

@@ -119,11 +119,15 @@ BAD = [
                                      "<Choices name='c'> (config.xml:3) shows"),
     ("<Text name='text' value='$text'/>", "config.xml:1: the config's top tag is <Text>"),
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><View/>", "config.xml: refused: DTDForbidden"),
+    ("<View>\n<Text name='text' value='$text' valueType='url'/>\n<Choices name='c' toName='text'><Choice value='a'/>"
+     "<Choice value='b'/></Choices>\n</View>", "config.xml:2: <Text valueType=\"url\"> shows the text at the address "
+                                            "each task gives, which is not fetched here: put the text itself in the "
+                                            "tasks and drop valueType"),
 ]
 
 
 @pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "task-choices",
-                                                   "top", "dtd"])
+                                                   "top", "dtd", "url"])
 def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     found = import_project(config.encode(), name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
                            tasks_name="tasks.json")
