@@ -439,7 +439,10 @@ class _Translation:
         for scheme in schemes:
             if "display_logic" in scheme:
                 self._logic(scheme, schemes)
-        headers = [_said(tag) for tag in self.tags if tag.tag == "Header" and "$" not in _said(tag)
+        # The headers no control asks by, and the fixed words an object shows (its value names no $field), are the
+        # instructions, in the config's order.
+        headers = [_text_of(_said(tag)) if tag.tag == "HyperText" else _said(tag) for tag in self.tags
+                   if tag.tag in ("Header", "Text", "HyperText", "Markdown") and "$" not in _said(tag)
                    and not any(scheme.get("description") == _said(tag) for scheme in schemes)]
         named = self.title or Path(self.name).stem.replace("_", " ").replace("-", " ")
         design: dict[str, Any] = {"title": named[:200] or "study",

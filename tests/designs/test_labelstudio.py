@@ -981,3 +981,20 @@ def test_an_export_from_before_label_studio_1_0_brings_its_completions():
     assert found.ok and found.as_json()["annotations"] == 4
     assert [(entry.item, entry.annotator, entry.answers) for entry in found.given] == [
         (entry.item, entry.annotator, entry.answers) for entry in current.given]
+
+
+def test_fixed_words_an_object_shows_are_instructions_with_the_headers():
+    """A Text, HyperText or Markdown whose value names no task field shows the same words on every task: they are
+    the instructions, with the headers no control asks by, in the config's order (they were dropped)."""
+    config = b"""<View>
+  <Header value="Posts"/>
+  <Text name="intro" value="Read the post, then answer."/>
+  <HyperText name="note" value="&lt;p&gt;Be &lt;b&gt;quick&lt;/b&gt;.&lt;/p&gt;"/>
+  <Text name="text" value="$text"/>
+  <Header value="Is it about the past?"/>
+  <Choices name="c" toName="text"><Choice value="yes"/><Choice value="no"/></Choices>
+</View>"""
+    found = import_project(config, name="c.xml", tasks=b'[{"text": "Hello."}]', tasks_name="t.json")
+    assert found.ok, found.errors
+    assert found.design.instructions == "Posts\nRead the post, then answer.\nBe quick."
+    assert found.design.scheme("c").description == "Is it about the past?"
