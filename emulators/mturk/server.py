@@ -15,14 +15,14 @@ import json
 from http import HTTPStatus
 from urllib.parse import parse_qs, urlparse
 
-from emulators import http
+from emulators import serving
 from emulators.faults import AFTER, Faults
 from emulators.mturk.state import Account, RequestError, WorkerError
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 
 
-class Handler(http.Handler):
+class Handler(serving.Handler):
     server_version = "MTurkEmulator/1.0"
     content_type = "application/x-amz-json-1.1"
 
@@ -93,7 +93,7 @@ class Handler(http.Handler):
         return self._send(HTTPStatus.OK, result)
 
 
-class MTurkEmulator(http.Emulator):
+class MTurkEmulator(serving.Emulator):
     """Run in a thread for tests (`with MTurkEmulator() as emulator:`), or
     serve forever from `manage.py mturk_emulator`."""
 

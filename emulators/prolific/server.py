@@ -27,7 +27,7 @@ import uuid
 from decimal import Decimal
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from emulators import http
+from emulators import serving
 from emulators.faults import AFTER, Faults
 from emulators.prolific.state import ApiError, Workspace
 
@@ -72,7 +72,7 @@ LISTS = {"studies.list", "submissions.list", "groups.list", "groups.members", "w
          "filters.list"}
 
 
-class Handler(http.Handler):
+class Handler(serving.Handler):
     server_version = "ProlificEmulator/1.0"
 
     @staticmethod
@@ -186,7 +186,7 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
     return base64.b64encode(hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()).decode()
 
 
-class ProlificEmulator(http.Emulator):
+class ProlificEmulator(serving.Emulator):
     """Run in a thread for tests (`with ProlificEmulator() as emulator:`), or serve forever from
     `manage.py prolific_emulator`. Events go to confirmed webhook subscriptions from a sender thread."""
 
