@@ -51,6 +51,12 @@ NOT_BUILT: dict[str, str] = {}  # text controls no type runs yet, by what they d
 # Attributes every control may have, read here (the type reads its own).
 COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",
           "whenLabelValue", "hotkey", "perRegion")
+# Label Studio reads attribute names in any case (its own templates write showInline and showInLine, hotkey and
+# hotKey): the names read here that are not all lower case, by the name they are read by; others are lowered.
+CASED = {name.lower(): name for name in (
+    "toName", "showInline", "perRegion", "maxSubmissions", "visibleWhen", "whenTagName", "whenChoiceValue",
+    "whenLabelValue", "valueType", "maxRating", "nameKey", "textKey", "requiredMessage", "maxUsage",
+    "showSubmitButton")}
 # Objects whose task value is shown as text here and given back as it came (turns, markup), spans in it placed so.
 KEPT = {"Paragraphs": "ParagraphLabels", "HyperText": "HyperTextLabels"}
 SHOWN = ("Text", "HyperText", "Paragraphs", "Markdown", "Table", "List")  # objects a task's field is shown in
@@ -230,7 +236,8 @@ def parse(data: bytes, name: str) -> Tag:
     lines = iter(builder.lines)
 
     def tree(element) -> Tag:
-        node = Tag(element.tag, dict(element.attrib), next(lines), text=(element.text or "").strip())
+        attrs = {CASED.get(key.lower(), key.lower()): value for key, value in element.attrib.items()}
+        node = Tag(element.tag, attrs, next(lines), text=(element.text or "").strip())
         node.children = [tree(child) for child in element]
         return node
 

@@ -6,6 +6,7 @@ against the config the export writes and against the project's own."""
 import io
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -998,3 +999,30 @@ def test_fixed_words_an_object_shows_are_instructions_with_the_headers():
     assert found.ok, found.errors
     assert found.design.instructions == "Posts\nRead the post, then answer.\nBe quick."
     assert found.design.scheme("c").description == "Is it about the past?"
+
+
+def test_attribute_names_are_read_in_any_case_as_label_studio_reads_them():
+    """Label Studio reads a config's attribute names in any case (its own templates write showInline and showInLine):
+    a config written in other cases imports as the same study."""
+    config = STUDY.encode()
+    shouted = re.sub(rb" ([A-Za-z]+)=", lambda match: b" " + match[1].upper() + b"=", config)
+    assert shouted != config and b" TONAME=" in shouted
+    tasks = json.dumps(TASKS).encode()
+    found = import_project(shouted, name="study.xml", tasks=tasks, tasks_name="t.json")
+    plain = import_project(config, name="study.xml", tasks=tasks, tasks_name="t.json")
+    assert found.ok, found.errors
+    assert found.design.model_dump() == plain.design.model_dump()
+    assert (found.ignored, found.warnings) == (plain.ignored, plain.warnings)
+
+
+def test_every_attribute_read_in_mixed_case_is_known_by_its_lower_case():
+    """An attribute name read here in mixed case must be in CASED, or a config writing it in another case (as Label
+    Studio allows) would lose it."""
+    from designs.labelstudio import CASED
+
+    root = Path(__file__).resolve().parents[2] / "designs"
+    read = set()
+    for path in root.rglob("*.py"):
+        read |= set(re.findall(r"attrs(?:\.get)?[\[(]\"([a-z]+[A-Z][A-Za-z]*)\"", path.read_text()))
+        read |= set(re.findall(r"(?:integer|ignore)\(control, \"([a-z]+[A-Z][A-Za-z]*)\"", path.read_text()))
+    assert read and read <= set(CASED.values()), read - set(CASED.values())
