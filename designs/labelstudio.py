@@ -234,10 +234,13 @@ def parse(data: bytes, name: str) -> Tag:
         raise DesignError([Problem(name, None, "", f"refused: {type(error).__name__} (entities and DTDs are not "
                                                    f"read)")]) from None
     lines = iter(builder.lines)
+    # Tag names too are read in any case, as Label Studio reads them (<choices> is <Choices>).
+    tags = {tag.lower(): tag for tag in (*OBJECTS, *VISUAL, *MEDIA, *(
+        tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags))}
 
     def tree(element) -> Tag:
         attrs = {CASED.get(key.lower(), key.lower()): value for key, value in element.attrib.items()}
-        node = Tag(element.tag, attrs, next(lines), text=(element.text or "").strip())
+        node = Tag(tags.get(element.tag.lower(), element.tag), attrs, next(lines), text=(element.text or "").strip())
         node.children = [tree(child) for child in element]
         return node
 

@@ -1002,11 +1002,12 @@ def test_fixed_words_an_object_shows_are_instructions_with_the_headers():
 
 
 def test_attribute_names_are_read_in_any_case_as_label_studio_reads_them():
-    """Label Studio reads a config's attribute names in any case (its own templates write showInline and showInLine):
-    a config written in other cases imports as the same study."""
+    """Label Studio reads a config's tag and attribute names in any case (its own templates write showInline and
+    showInLine): a config written in other cases imports as the same study."""
     config = STUDY.encode()
     shouted = re.sub(rb" ([A-Za-z]+)=", lambda match: b" " + match[1].upper() + b"=", config)
-    assert shouted != config and b" TONAME=" in shouted
+    shouted = re.sub(rb"<(/?)([A-Za-z]+)", lambda match: b"<" + match[1] + match[2].lower(), shouted)
+    assert b" TONAME=" in shouted and b"<choices " in shouted and b"</view>" in shouted
     tasks = json.dumps(TASKS).encode()
     found = import_project(shouted, name="study.xml", tasks=tasks, tasks_name="t.json")
     plain = import_project(config, name="study.xml", tasks=tasks, tasks_name="t.json")
