@@ -628,7 +628,7 @@ class _Translation:
             where = f"{name}: row {number}" + (f" (line {line})" if line else "")
             # A CSV export names a field that is also a control's name "_data_<field>".
             data = {key.removeprefix("_data_"): value for key, value in row.items()
-                    if key not in controls and key not in FLATTENED and key != "id"}
+                    if key not in controls and key not in FLATTENED and key not in ("id", "agreement")}
             task_id = str(row.get("id") if row.get("id") not in (None, "") else number)
             task = tasks.setdefault(task_id, (line, {"id": task_id, "data": data, "annotations": []}))[1]
             given = {control: _answer_cell(controls[control], value) for control, value in row.items()

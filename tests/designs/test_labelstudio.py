@@ -938,7 +938,7 @@ def test_a_json_min_export_is_read_as_its_annotations_and_what_it_lost_is_named(
     consequent = {"start": 18, "end": 38, "text": "we would have stayed", "labels": ["consequent"]}
     rows = [
         {"id": 1, "text": text, "kind": "counterfactual", "why": "a wish", "annotator": 7, "annotation_id": 11,
-         "parts": [antecedent, consequent], "sure": ["yes", "no"], **when},
+         "parts": [antecedent, consequent], "sure": ["yes", "no"], "agreement": 50.0, **when},
         {"id": 1, "text": text, "kind": {"choices": ["not"]}, "annotator": "ada@example.org", "annotation_id": 12,
          "parts": [antecedent, consequent], "sure": "yes", **when},
         {"id": 2, "text": "It rained.", "annotator": None, "annotation_id": None, "created_at": None,
@@ -947,6 +947,7 @@ def test_a_json_min_export_is_read_as_its_annotations_and_what_it_lost_is_named(
     found = import_project(config, name="config.xml", tasks=json.dumps(rows).encode(), tasks_name="result.json")
     assert found.ok, found.errors
     assert [(record.id, record.text) for record in found.records] == [("1", text), ("2", "It rained.")]
+    assert [record.fields for record in found.records] == [{}, {}]  # the export's own keys are no task fields
     assert {entry.annotator: (entry.item, entry.answers) for entry in found.given} == {
         "user 7": ("1", {"kind": "counterfactual", "why": "a wish", "parts": [
             {"start": 0, "end": 16, "label": "antecedent", "text": "If it had rained", "sure": "yes"},
