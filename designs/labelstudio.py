@@ -39,6 +39,8 @@ from designs.schemes.base import NAME
 
 # Tags that show data; `value="$field"` reads the task's data.field.
 OBJECTS = ("Text", "HyperText", "Paragraphs", "Header", "Table", "List", "Markdown")
+# A task field named inside an object's words, as Label Studio's parseValue finds one.
+FIELD = re.compile(r"\$[A-Za-z_][\w.\[\]{}]*")
 # Tags that only arrange the page (their styles are not carried over).
 VISUAL = ("View", "Style", "Collapse", "Panel", "Filter", "Choice", "Label", "Relation", "Bucket")
 # Label Studio's media objects and their controls: not for a text platform.
@@ -425,16 +427,21 @@ class _Translation:
                 # uploaded file from the server is not something an import does.
                 self.at(tag, f"<{tag.tag} valueType=\"url\"> shows the text at the address each task gives, "
                              f"which is not fetched here: put the text itself in the tasks and drop valueType")
+            elif inside := _inside(tag):
+                # Label Studio fills the field into the words on each task; shown apart, the words would be lost.
+                self.at(tag, f"<{tag.tag}> shows {_said(tag)!r}: a task field inside other words, which is not "
+                             f"built here; show the field on its own (value=\"{inside}\") and put the words in a "
+                             f"<Header> before it")
         # What is said of a refused object is not said again of the controls about it.
         self.refused: set[str | None] = {tag.attrs.get("name") for tag in self.tags if tag.tag in MEDIA
-                                         or tag.attrs.get("valueType") == "url"}
+                                         or tag.attrs.get("valueType") == "url" or _inside(tag)}
         main = self._main(controls)
         items = self._items(main)
         schemes: list[dict[str, Any]] = []
         header = None
         for tag in self.tags:
             # A header is the question of the control that comes next, with nothing shown between them.
-            if tag.tag == "Header" and "$" not in _said(tag):
+            if tag.tag == "Header" and not FIELD.search(_said(tag)):
                 header = _said(tag)
             elif tag.tag in OBJECTS:
                 header = None
@@ -452,7 +459,7 @@ class _Translation:
         # The headers no control asks by, and the fixed words an object shows (its value names no $field), are the
         # instructions, in the config's order.
         headers = [_text_of(_said(tag)) if tag.tag == "HyperText" else _said(tag) for tag in self.tags
-                   if tag.tag in ("Header", "Text", "HyperText", "Markdown") and "$" not in _said(tag)
+                   if tag.tag in ("Header", "Text", "HyperText", "Markdown") and not FIELD.search(_said(tag))
                    and not any(scheme.get("description") == _said(tag) for scheme in schemes)]
         named = self.title or Path(self.name).stem.replace("_", " ").replace("-", " ")
         design: dict[str, Any] = {"title": named[:200] or "study",
@@ -866,6 +873,13 @@ def _on_text(result: dict, text: str, places: _Places) -> dict:
 def _said(header: Tag) -> str:
     """A Header's words: its value, or the text it holds."""
     return header.attrs.get("value") or header.text
+
+
+def _inside(tag: Tag) -> str:
+    """The task field an object's words name inside them ("Post: $text"), or "" (its value is one field, or none)."""
+    said = _said(tag)
+    found = FIELD.search(said) if tag.tag in OBJECTS and not said.startswith("$") else None
+    return found.group() if found else ""
 
 
 def _when(value: Any) -> datetime | None:

@@ -124,16 +124,36 @@ BAD = [
      "<Choice value='b'/></Choices>\n</View>", "config.xml:2: <Text valueType=\"url\"> shows the text at the address "
                                             "each task gives, which is not fetched here: put the text itself in the "
                                             "tasks and drop valueType"),
+    ("<View>\n<Text name='text' value='$text'/>\n<Header value='About: $topic'/>\n<Choices name='c' toName='text'>"
+     "<Choice value='a'/></Choices>\n</View>", "config.xml:3: <Header> shows 'About: $topic': a task field inside "
+                                              "other words, which is not built here; show the field on its own "
+                                              "(value=\"$topic\")"),
 ]
 
 
 @pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "task-choices",
-                                                   "top", "dtd", "url"])
+                                                   "top", "dtd", "url", "field-in-words"])
 def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     found = import_project(config.encode(), name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
                            tasks_name="tasks.json")
     assert not found.ok and found.errors
     assert any(error.startswith(said) for error in found.errors), found.errors
+
+
+def test_an_object_naming_a_field_inside_its_words_is_refused_once_and_a_price_is_words():
+    """Label Studio fills "$title" into "Post: $title" on each task; shown apart here, the words would be lost, so
+    the object is refused at its line (and the missing text is not said again). A dollar amount names no field."""
+    found = import_project(b"<View>\n<Text name='post' value='Post: $text'/>\n<Choices name='c' toName='post'>"
+                           b"<Choice value='a'/></Choices>\n</View>", name="config.xml",
+                           tasks=b'[{"data": {"text": "Hi."}}]', tasks_name="tasks.json")
+    assert found.errors == ["config.xml:2: <Text> shows 'Post: $text': a task field inside other words, which is not "
+                            "built here; show the field on its own (value=\"$text\") and put the words in a <Header> "
+                            "before it"]
+    priced = import_project(b"<View>\n<Header value='Each answer earns $5.'/>\n<Text name='text' value='$text'/>\n"
+                            b"<TextArea name='why' toName='text'/>\n</View>", name="config.xml",
+                            tasks=b'[{"data": {"text": "Hi."}}]', tasks_name="tasks.json")
+    assert priced.ok, priced.errors
+    assert priced.design.instructions == "Each answer earns $5."
 
 
 def test_a_media_object_is_refused_once_and_a_chat_says_what_it_asks():
