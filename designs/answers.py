@@ -55,19 +55,39 @@ def read_values(design: Design, record: Record, values: Mapping[str, Any]) -> tu
     across schemes, so what a page could not send is refused. ({scheme: answer}, [(scheme, why it was left out)]);
     a name no scheme has is left out by name too."""
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    fields: dict[str, dict[str, str]] = {}
+    problems = []
+    for name, value in values.items():
+        if name not in schemes or value is None:
+            fields[name] = {}
+            continue
+        try:
+            fields[name] = SCHEME_TYPES.of(schemes[name]).form_fields(schemes[name], value, record)
+        except (KeyError, TypeError, ValueError, AttributeError) as problem:
+            problems.append((name, str(problem)))
+            continue
+        if not fields[name]:
+            problems.append((name, f"{value!r} is no answer it takes"))
+    answers, unread = read_fields(design, record, {name: found for name, found in fields.items()
+                                                   if found or name not in schemes})
+    return answers, problems + unread
+
+
+def read_fields(design: Design, record: Record, fields: Mapping[str, Mapping[str, str]]) -> tuple[
+        dict[str, Any], list[tuple[str, str]]]:
+    """Answers given as the form fields each scheme's widget would send ({scheme: {part: text}}, "" its own field)
+    read by the schemes' types, then checked across schemes: (answers, [(scheme, why it was left out)]), as
+    read_values."""
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     answers: dict[str, Any] = {}
-    problems = [(name, f"the design has no scheme {name!r}") for name in values if name not in schemes]
+    problems = [(name, f"the design has no scheme {name!r}") for name in fields if name not in schemes]
     for name, scheme in schemes.items():
-        value = values.get(name)
-        if value is None:
+        if not fields.get(name):
             continue
         kind = SCHEME_TYPES.of(scheme)
         try:
-            fields = kind.form_fields(scheme, value, record)
-            if not fields:
-                raise AnswerProblem(f"{value!r} is no answer it takes")
-            answer = kind.read(scheme, Fields({(f"s-{part}" if part else "s"): text for part, text in fields.items()},
-                                              "s"), record)
+            answer = kind.read(scheme, Fields({(f"s-{part}" if part else "s"): text
+                                               for part, text in fields[name].items()}, "s"), record)
         except (AnswerProblem, KeyError, TypeError, ValueError, AttributeError) as problem:
             problems.append((name, str(problem)))
             continue

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import yaml
 
+from designs.answers import read_fields
 from designs.items import (
     FORMATS,
     SAYINGS,
@@ -37,6 +38,7 @@ from designs.items import (
 from designs.loader import DesignError, decode, nearest, parse_yaml, validate
 from designs.model import NAME, TYPE_NAMES, Design, Items
 from designs.schemes import SCHEME_TYPES
+from designs.schemes import Record as SchemeRecord
 from designs.schemes.base import LabelledScheme
 from designs.schemes.turn_rating import from_per_turn_ratings
 from qualification.practice import Practice
@@ -45,7 +47,8 @@ from qualification.practice import Practice
 READ = ("annotation_task_name", "task_dir", "data_files", "item_properties", "annotation_schemes",
         "num_annotators_per_item", "max_annotations_per_item", "annotation_instructions", "task_description",
         "annotation_codebook_url", "prolific", "mturk", "bws_config", "assignment_strategy", "gold_standards",
-        "attention_checks", "instance_display", "training", "ai_support", "conditions", "event_template")
+        "attention_checks", "instance_display", "training", "ai_support", "conditions", "event_template",
+        "output_annotation_dir")
 # Potato's display types that are text to read (a dialogue's turns, an agent trace's steps, code, a document):
 # shown here as text, one turn or step a line; a display named as a scheme type (pairwise) shows what that scheme
 # compares. The others (images, audio, video, PDFs, …) are not a text project's.
@@ -61,8 +64,8 @@ KNOWN_ANSWERS = {"gold_standards": "gold_label", "attention_checks": "expected_a
 # Keys that only set up Potato's own server, pages and output files: nothing an annotator meets or an answer
 # holds changes without them, so they are listed as ignored.
 SERVER = ("port", "server", "server_name", "site_dir", "site_file", "debug", "base_html_template", "header_file",
-          "html_layout", "customjs", "customjs_hostname", "ui", "hide_navbar", "output_annotation_dir",
-          "output_annotation_format", "export_annotation_format", "login", "secret_key", "persist_sessions",
+          "html_layout", "customjs", "customjs_hostname", "ui", "hide_navbar", "output_annotation_format",
+          "export_annotation_format", "login", "secret_key", "persist_sessions",
           "require_password", "jumping_to_id_disabled", "list_as_text", "user_config")
 # Keys that change the study in Potato and are not carried over: each is a warning, saying what happens here
 # instead. A key in neither list is a warning too: an import never passes over what it does not know.
@@ -97,11 +100,19 @@ OPERATORS = {"equals": "equals", "not_equals": "not_equals", "contains": "contai
              "lt": "lt", "lte": "lte", "in_range": "in_range", "not_in_range": "not_in_range"}
 
 
+STATE = "user_state.json"  # what Potato saves of each annotator's work, under output_annotation_dir/<user>/
+
+
 class Folder(Protocol):
     """Where a config's relative paths are read from."""
 
     def read(self, path: str) -> bytes:
         """The file at `path` (posix, relative to the config's folder); FileNotFoundError if there is none."""
+        ...
+
+    def states(self, path: str) -> list[str]:
+        """The paths of the user_state.json files one level under the folder `path`, as Potato saves each
+        annotator's (`<output_annotation_dir>/<user>/user_state.json`), in order."""
         ...
 
 
@@ -114,6 +125,9 @@ class DiskFolder:
             return (self.root / path).read_bytes()
         except OSError:
             raise FileNotFoundError(path) from None
+
+    def states(self, path: str) -> list[str]:
+        return sorted(posixpath.join(path, found.parent.name, STATE) for found in (self.root / path).glob(f"*/{STATE}"))
 
 
 class UploadedFolder:
@@ -131,6 +145,11 @@ class UploadedFolder:
         if len(named) == 1:
             return self.files[named[0]]
         raise FileNotFoundError(path)
+
+    def states(self, path: str) -> list[str]:
+        path = posixpath.normpath(path)
+        return sorted(name for name in self.files if posixpath.dirname(posixpath.dirname(name)) == path
+                      and posixpath.basename(name) == STATE)
 
 
 @dataclass
@@ -155,6 +174,7 @@ class Imported:
     # Answers given in the other tool (a Label Studio task's annotations), stored beside the crowd's with the project.
     given: list[Given] = field(default_factory=list)
     given_source: str = ""
+    saved_work: str = ""  # the folder Potato's saved answers were read from (its output_annotation_dir)
 
     @property
     def ok(self) -> bool:
@@ -167,8 +187,12 @@ class Imported:
                 for scheme in schemes if isinstance(scheme, dict)] if isinstance(schemes, list) else []
 
     def as_json(self) -> dict[str, Any]:
-        return {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
-                "ignored": self.ignored, "warnings": self.warnings, "errors": self.errors}
+        found = {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
+                 "ignored": self.ignored, "warnings": self.warnings, "errors": self.errors}
+        if self.given:  # answers Potato saved, kept as their annotators'
+            found.update(annotations=len(self.given), annotators=len({given.annotator for given in self.given}),
+                         saved_work=self.saved_work)
+        return found
 
     def source(self) -> str:
         """The design file this config became, as YAML, headed by where it came from."""
@@ -230,6 +254,7 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
             found.records = _bws_tuples(found, best_worst, raw["bws_config"], lines)
         elif raw.get("bws_config") is not None:
             found.warnings.append("bws_config: no bws scheme uses it")
+        _saved(found, design, raw, folder, translation.names)
         unanswered = unanswerable(design, found.records)
         if unanswered:
             record, problem = unanswered
@@ -956,6 +981,102 @@ def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder, sett
             seen[record.id] = relative
         records += [_readable(record, settings.text_key, compared) for record in found]
     return records, errors
+
+
+def _saved(found: Imported, design: Design, raw: dict, folder: Folder, names: dict[str, str]) -> None:
+    """The answers Potato saved for the project (each annotator's user_state.json under output_annotation_dir, read
+    as Potato's own export reads them) as the given answers of their annotators (`found.given`), checked as a form's
+    are: a half-done study carries its work over. What cannot be read back is named in the warnings and left out."""
+    output = str(raw.get("output_annotation_dir") or "annotation_output")
+    places = dict.fromkeys((_joined(raw, output), posixpath.normpath(output.replace("\\", "/"))))
+    place, paths = next(((place, listed) for place in places if (listed := folder.states(place))), ("", []))
+    records = {record.id: record for record in found.records}
+    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+    unread: dict[str, str] = {}
+    users: dict[str, str] = {}  # whose work was read, from where
+    for path in paths:
+        try:
+            state = json.loads(folder.read(path))
+        except (ValueError, FileNotFoundError) as error:
+            found.warnings.append(f"{path}: not read ({error}); that annotator's saved answers are left out")
+            continue
+        if not isinstance(state, dict):
+            found.warnings.append(f"{path}: is not a saved state (a JSON object); left out")
+            continue
+        user = str(state.get("user_id") or posixpath.basename(posixpath.dirname(path)))
+        if user in users:
+            found.warnings.append(f"{path}: {user}'s work was read from {users[user]} already; this one is left out")
+            continue
+        users[user] = path
+        for item, saved in _saved_records(state).items():
+            record = records.get(item)
+            if record is None:
+                found.warnings.append(f"{path}: item {item!r} is not among the project's items; {user}'s answer to "
+                                      f"it is left out")
+                continue
+            shown = SchemeRecord(id=record.id, text=record.text, fields=record.fields)
+            # The spans links and events name by id, whichever scheme marked them.
+            spans = {span.get("id"): span for written in saved.values() for span in written.get("spans", [])}
+            values: dict[str, dict[str, str]] = {}
+            for potato_name, written in saved.items():
+                scheme = schemes.get(names.get(potato_name, potato_name))
+                if scheme is None:
+                    unread.setdefault(potato_name, "no scheme of the config has that name")
+                    continue
+                kind, alias = SCHEME_TYPES.of(scheme), design.export.potato_types.get(scheme.name)
+                try:
+                    written = {**written, "spans_by_id": spans}
+                    values[scheme.name] = kind.potato_alias_fields(
+                        alias, scheme, written, shown, design.export.potato_settings.get(scheme.name)) if alias \
+                        else kind.potato_fields(scheme, written, shown)
+                except NotImplementedError as error:
+                    unread.setdefault(potato_name, str(error))
+                except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+                    # A saved state is a file like any other: what its answer holds is not trusted.
+                    found.warnings.append(f"{path}: {user}'s {potato_name} on item {item!r} does not fit ({error}); "
+                                          f"left out")
+            answers, problems = read_fields(design, shown, values)
+            problems += [(name, "nothing in it reads as an answer") for name, sent in values.items()
+                         if sent and name not in answers and name not in dict(problems)]
+            found.warnings += [f"{path}: {user}'s {scheme} on item {item!r} does not fit ({problem}); left out"
+                               for scheme, problem in problems]
+            if answers:
+                found.given.append(Given(record.id, user, answers))
+    found.warnings += [f"{place}: the saved answers of scheme {scheme!r}: {why}; left out"
+                       for scheme, why in unread.items()]
+    found.given_source, found.saved_work = "potato", place
+
+
+def _saved_records(state: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """One annotator's saved state as {item: {scheme: {"labels": {input: value}, "spans": [...], "links": [...],
+    "events": [...]}}}, read as Potato 2.12.1's export reads it (potato/export/cli.py): labels as [[{schema, name},
+    value], ...] or {schema: {name: value}}, spans as [[span, value], ...] or {schema: [span, ...]}; and the links
+    and events its export leaves out, as its UserState saves them."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    labels, spans = state.get("instance_id_to_label_to_value") or {}, state.get("instance_id_to_span_to_value") or {}
+    for item, saved in labels.items():
+        pairs = ((entry[0].get("schema", ""), entry[0].get("name", ""), entry[1]) for entry in saved
+                 if isinstance(entry, list | tuple) and len(entry) == 2 and isinstance(entry[0], dict)) \
+            if isinstance(saved, list) else ((schema, label, value) for schema, named in saved.items()
+                                             if isinstance(named, dict) for label, value in named.items())
+        for schema, label, value in pairs:
+            found.setdefault(str(item), {}).setdefault(str(schema), {}).setdefault("labels", {})[str(label)] = value
+    for item, saved in spans.items():
+        listed = [entry[0] if isinstance(entry, list | tuple) else entry for entry in saved] \
+            if isinstance(saved, list) else [span for each in saved.values() if isinstance(each, list | dict)
+                                             for span in (each if isinstance(each, list) else each.values())]
+        for span in listed:
+            if isinstance(span, dict):
+                found.setdefault(str(item), {}).setdefault(str(span.get("schema", "")), {}).setdefault(
+                    "spans", []).append(span)
+    # Links and events, which Potato's export leaves out: {item: {id: link or event}}, as its UserState saves them.
+    for key, part in (("instance_id_to_link_to_value", "links"), ("instance_id_to_event_to_value", "events")):
+        for item, saved in (state.get(key) or {}).items():
+            for entry in (saved.values() if isinstance(saved, dict) else []):
+                if isinstance(entry, dict):
+                    found.setdefault(str(item), {}).setdefault(str(entry.get("schema", "")), {}).setdefault(
+                        part, []).append(entry)
+    return found
 
 
 def _training_items(raw: dict, name: str, folder: Folder, found: Imported) -> list[str]:

@@ -148,6 +148,15 @@ class AgentInteractionGraphType(SchemeType):
                 **({"edges": {f"{edge['from']}->{edge['to']}": edge["status"] for edge in value["edges"]}}
                    if value["edges"] else {})}
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        if not found:
+            return {}
+        given = json.loads(found)
+        edges = [{"from": key.split("->", 1)[0], "to": key.split("->", 1)[-1], "status": status}
+                 for key, status in (given.get("edges") or {}).items()]
+        return self.form_fields(scheme, {"critical_nodes": given.get("critical_nodes") or [], "edges": edges})
+
     def told(self, scheme, record=None):
         listed = ""
         if record is not None:

@@ -402,6 +402,36 @@ class SchemeType:
         keep, export.potato_settings); this type's own form where they are the same."""
         return self.potato_answer(scheme, value, record)
 
+    def potato_fields(self, scheme: Any, saved: dict[str, Any], record: Any) -> dict[str, str]:
+        """What Potato saved for the scheme on one item ({"labels": {input: value}, "spans": [...]}, as its export
+        reads a user_state.json) as the form fields this type's widget would send ({} when nothing was saved), for
+        `read` to read as a person's answer: the way back from potato_answer. A type kept as JSON sends it as its
+        page wrote it. NotImplementedError where this type's own Potato form is not read back."""
+        if type(self).potato_answer is not SchemeType.potato_answer:
+            raise NotImplementedError(f"Potato's saved {self.name} answers are not read back here")
+        labels = saved.get("labels") or {}
+        if self.potato_input:
+            found = labels.get(self.potato_input)
+            return {} if found in (None, "") else {"": str(found)}
+        if self.potato_json:  # the answer, its keys in the order Potato's page writes them
+            return self.form_fields(scheme, json.loads(labels[scheme.name]), record) if labels.get(scheme.name) else {}
+        picked = [OTHER + str(text) if key == "free_response" else key for key, text in labels.items()
+                  if text not in (None, False, "", "false")]
+        if not picked:
+            return {}
+        if self.answer_schema(scheme).get("type") == "array":
+            return self.form_fields(scheme, picked, record)
+        if len(picked) > 1:  # Potato before its single-select fix could keep an earlier pick beside the last
+            raise ValueError(f"{', '.join(picked)} were saved where the scheme takes one")
+        return self.form_fields(scheme, picked[0], record)
+
+    def potato_alias_fields(self, alias: str, scheme: Any, saved: dict[str, Any], record: Any,
+                            settings: dict[str, Any] | None = None) -> dict[str, str]:
+        """The way back from potato_alias_answer: what Potato saved for a scheme imported as its type `alias`."""
+        if type(self).potato_alias_answer is not SchemeType.potato_alias_answer:
+            raise NotImplementedError(f"Potato's saved {alias} answers are not read back here")
+        return self.potato_fields(scheme, saved, record)
+
     def potato_scores(self, scheme: Any, value: Any, record: Any) -> dict[str, int]:
         """The score columns Potato's csv export adds for the scheme on every record, answered (`value`) or not
         (None): a cloze's blanks right against their keys. None for most types."""

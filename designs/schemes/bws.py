@@ -38,6 +38,11 @@ class BestWorstType(SchemeType):
         options = record.options(scheme.items_key, scheme.tuple_size)
         return {"labels": {role: chr(ord("A") + options.index(value[role])) for role in ("best", "worst")}}
 
+    def potato_fields(self, scheme, saved, record):
+        # A, B, C, ... are the rows 1, 2, 3, ... the widget numbers.
+        return {role: str(ord(letter) - ord("A") + 1) for role, letter in (saved.get("labels") or {}).items()
+                if role in ("best", "worst") and isinstance(letter, str) and len(letter) == 1}
+
     def keys(self, scheme):
         # Potato's: 1, 2, 3, … pick the best of the rows in order, q, w, e, … the worst (nine rows have keys).
         rows = min(scheme.tuple_size, len(WORST_KEYS))

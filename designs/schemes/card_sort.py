@@ -153,6 +153,10 @@ class CardSortType(SchemeType):
     def potato_ordered(self, scheme, value, record):
         return as_potato(value)
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        return {"": found} if found else {}  # the widget sends Potato's own {group: [cards]}
+
     def told(self, scheme, record=None):
         listed = f" Cards: {'; '.join(cards(scheme, record))}." if record is not None else ""
         groups = f"the groups {'; '.join(scheme.groups)}" if scheme.groups else "groups you name"

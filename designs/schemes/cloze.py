@@ -152,5 +152,8 @@ class ClozeType(SchemeType):
     def potato_answer(self, scheme, value, record):
         return {"labels": dict(value)}
 
+    def potato_fields(self, scheme, saved, record):
+        return self.form_fields(scheme, saved.get("labels") or {})
+
     def card_labels(self, scheme):
         return "the words of each blank"

@@ -119,6 +119,10 @@ class ConjointType(SchemeType):
     def potato_answer(self, scheme, value, record):
         return {"labels": {scheme.name: value}}  # the card's number, or "none", under the scheme's own name
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        return {} if found in (None, "") else {"": str(found)}
+
     def told(self, scheme, record=None):
         names, shown, _ = profiles(scheme, record)
         if record is None or not shown:  # the profiles are each item's

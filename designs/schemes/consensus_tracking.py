@@ -168,6 +168,10 @@ class ConsensusTrackingType(SchemeType):
                  len(found) else "", **({"ref": tag["ref"]} if "ref" in tag else {})} for tag in value]
         return {"labels": {scheme.name: json.dumps(tags, ensure_ascii=False, separators=(",", ":"))}}
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        return self.form_fields(scheme, json.loads(found)) if found else {}  # each turn's agent is the item's
+
     def potato_alias(self, scheme, importer):
         own = {key: scheme[key] for key in self.potato_keys if key in scheme}
         return ({**CONTEXT, **own},

@@ -4,6 +4,7 @@ soft_label, a distribution over labels, is one with sliders that start evenly sp
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -101,6 +102,9 @@ class ConstantSumType(SchemeType):
     def potato_answer(self, scheme, value, record):
         return {"labels": {name: potato_text(points) for name, points in value.items()}}
 
+    def potato_fields(self, scheme, saved, record):
+        return self.form_fields(scheme, saved.get("labels") or {})
+
     def potato_claims(self, scheme):
         # A belief spread over ranges (one probability is a slider's).
         return super().potato_claims(scheme) and (scheme.get("annotation_type") != "belief_elicitation"
@@ -111,6 +115,14 @@ class ConstantSumType(SchemeType):
             return {"labels": {scheme.name: potato_json("bins", [value.get(label.name, 0) for label in
                                                                  scheme.labels])}}
         return self.potato_answer(scheme, value, record)
+
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        if alias != "belief_elicitation":
+            return self.potato_fields(scheme, saved, record)
+        found = (saved.get("labels") or {}).get(scheme.name)
+        points = json.loads(found)["bins"] if found else []
+        return self.form_fields(scheme, {label.name: point for label, point in zip(scheme.labels, points,
+                                                                                    strict=True)}) if points else {}
 
     def potato_alias(self, scheme, importer):
         if scheme.get("annotation_type") == "belief_elicitation":

@@ -194,6 +194,20 @@ class EventAnnotationType(SchemeType):
                                            "trigger_label": event["trigger"]["label"]}}
                            for number, event in enumerate(value, 1)]}
 
+    def potato_fields(self, scheme, saved, record):
+        spans = saved.get("spans_by_id") or {}
+
+        def end(span_id: str) -> dict[str, Any]:
+            return {"start": spans[span_id]["start"], "end": spans[span_id]["end"], "label": spans[span_id]["name"]}
+
+        # Potato's page keeps one event of a type on a trigger, a second replacing the first; its server's store
+        # keeps both, in the order made: the last is the one its page kept.
+        kept = {(event["event_type"], event["trigger_span_id"]): {
+            "type": event["event_type"], "trigger": end(event["trigger_span_id"]),
+            "arguments": [{"role": argument["role"], **end(argument["span_id"])} for argument in event["arguments"]]}
+            for event in saved.get("events") or []}
+        return self.form_fields(scheme, list(kept.values())) if kept else {}
+
     def form_fields(self, scheme, value, record=None):
         return {"": json.dumps([[event["type"], list(_where(event["trigger"])),
                                  [[argument["role"], list(_where(argument))] for argument in event["arguments"]]]

@@ -108,6 +108,10 @@ class FreeListType(SchemeType):
                 "elapsed_ms": value.get("elapsed_ms", 0), "time_up": value.get("time_up", False), "started": True}
         return {"labels": {scheme.name: json.dumps(said, ensure_ascii=False, separators=(",", ":"))}}
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        return {"": found} if found else {}
+
     def told(self, scheme, record=None):
         return ('Answer {"items": [...]}, the items in the order they come to mind'
                 + (f", at least {scheme.min_items}" if scheme.min_items else "")

@@ -80,6 +80,9 @@ class MultirateType(SchemeType):
     def potato_answer(self, scheme, value, record):
         return {"labels": {option: potato_text(rating) for option, rating in value.items()}}
 
+    def potato_fields(self, scheme, saved, record):
+        return self.form_fields(scheme, saved.get("labels") or {}, record)
+
     def form_fields(self, scheme, value, record=None):
         return {str(place): str(value[row]) for place, row in enumerate(rows(scheme, record), 1)
                 if isinstance(value, dict) and row in value}
@@ -142,6 +145,18 @@ class MultirateType(SchemeType):
             return {"labels": {scheme.name: json.dumps({"steps": steps, "mode": mode}, separators=(",", ":"))}}
         # Potato's semantic differential names each row by its two words joined by "__", the point as its value.
         return {"labels": {option.replace(PAIR, "__", 1): potato_text(point) for option, point in value.items()}}
+
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        labels = saved.get("labels") or {}
+        if alias == "process_reward":  # each step's reward by its place
+            found = labels.get(scheme.name)
+            steps = json.loads(found)["steps"] if found else []
+            grid = rows(scheme, record)
+            return self.form_fields(scheme, {grid[step["index"]]: step["reward"] for step in steps
+                                             if step.get("reward") is not None}, record)
+        if alias == "semantic_differential":  # a row is its two words joined by "__"
+            labels = {option.replace("__", PAIR, 1): point for option, point in labels.items()}
+        return self.form_fields(scheme, labels, record)
 
     def potato_alias(self, scheme, importer):
         if scheme.get("annotation_type") == "rubric_eval":

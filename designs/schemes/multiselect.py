@@ -128,6 +128,20 @@ class MultiselectType(SchemeType):
         # Potato's hierarchical multiselect keeps the ticked nodes' own names, joined by commas, in one input.
         return {"labels": {"selected_labels": ",".join(path.split(PATH)[-1] for path in value)}}
 
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        # Each ticked node by its own name: the label whose path ends in it (a name two nodes share is refused).
+        ends: dict[str, list[str]] = {}
+        for label in scheme.labels:
+            ends.setdefault(label.name.split(PATH)[-1], []).append(label.name)
+        found = (saved.get("labels") or {}).get("selected_labels") or ""
+        ticked = []
+        for name in filter(None, found.split(",")):
+            if len(ends.get(name, [])) != 1:
+                raise ValueError(f"{name!r} is {'no node' if name not in ends else 'the name of several nodes'} "
+                                 f"of the taxonomy")
+            ticked.append(ends[name][0])
+        return self.form_fields(scheme, ticked) if ticked else {}
+
     def potato_alias(self, scheme, importer):
         # A taxonomy: each of its nodes a box, named by its path ("Animals › Mammals"), in the tree's order.
         paths = _paths(scheme.get("taxonomy"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 from xml.sax.saxutils import quoteattr
 
@@ -51,6 +52,10 @@ class NumberType(SchemeType):
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         # Potato's bdm keeps {"bid": …} as JSON in one input of the scheme's name.
         return {"labels": {scheme.name: potato_json("bid", value)}}
+
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        return {"": str(json.loads(found)["bid"])} if found else {}
 
     def read(self, scheme, fields, record):
         return read_number(fields, scheme.min, scheme.max, scheme.step)

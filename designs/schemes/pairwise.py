@@ -106,6 +106,10 @@ class PairwiseType(SchemeType):
         # Potato's pairwise form has one input: its selection (A, B, tie) or, on a scale, its value.
         return {"labels": {"scale_value" if scheme.mode == "scale" else "selection": potato_text(value)}}
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get("scale_value" if scheme.mode == "scale" else "selection")
+        return {} if found is None else {"": str(found)}
+
     def read(self, scheme, fields, record):
         record.options(scheme.items_key, 2)
         value = fields.get()

@@ -175,6 +175,10 @@ class PriceListType(SchemeType):
         said = {"choices": value, "switches": count, "multiple_switching": count > 1}
         return {"labels": {scheme.name: json.dumps(said, separators=(",", ":"))}}
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        return self.form_fields(scheme, json.loads(found)["choices"]) if found else {}  # the switches follow
+
     def told(self, scheme, record=None):
         return "Decisions (answer A or B for each, in order): " + "; ".join(
             f"{place}. A: {a} or B: {b}" for place, (a, b) in enumerate(decisions(scheme), 1)) + "."

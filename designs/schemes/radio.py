@@ -97,6 +97,12 @@ class RadioType(SchemeType):
             return {"labels": {"decision": str(value)}}
         return self.potato_answer(scheme, value, record)
 
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        if alias == "triage":
+            found = (saved.get("labels") or {}).get("decision")
+            return {"": str(found)} if found else {}
+        return self.potato_fields(scheme, saved, record)
+
     def potato_alias(self, scheme, importer):
         if scheme.get("annotation_type") == "randomized_response":
             return _randomized_response(scheme)

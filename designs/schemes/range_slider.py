@@ -75,5 +75,9 @@ class RangeSliderType(SchemeType):
     def potato_answer(self, scheme, value, record):
         return {"labels": {f"range_{end}": potato_text(value[end]) for end in ENDS}}
 
+    def potato_fields(self, scheme, saved, record):
+        labels = saved.get("labels") or {}
+        return {end: str(labels[f"range_{end}"]) for end in ENDS if f"range_{end}" in labels}
+
     def card_labels(self, scheme):
         return f"a range from {scheme.min_value:g} to {scheme.max_value:g}"

@@ -137,6 +137,10 @@ class RankingType(SchemeType):
         # Potato's ranking form has one input, rank_order: the labels in order, comma-joined.
         return {"labels": {"rank_order": ",".join(value)}}
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get("rank_order")
+        return self.form_fields(scheme, found.split(",")) if found else {}
+
     def from_labelstudio(self, control, importer):
         buckets = [name for _, name in importer.children(control, "Bucket", key="name")]
         return {"items_key": importer.list_of(control), **({"buckets": buckets} if buckets else {})}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -58,6 +59,14 @@ class SliderType(SchemeType):
         if alias == "belief_elicitation":
             return {"labels": {scheme.name: potato_json("report", value)}}
         return {"labels": {scheme.name: f"{value:g}"}}
+
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        if found in (None, ""):
+            return {}
+        if alias in ("bdm", "belief_elicitation"):  # the JSON its page keeps
+            return {"": str(json.loads(found)["bid" if alias == "bdm" else "report"])}
+        return {"": str(found)}
 
     def potato_alias(self, scheme, importer):
         if scheme.get("annotation_type") == "bdm":

@@ -173,6 +173,20 @@ class SpanType(SchemeType):
                      "unanswerable": False}
         return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
 
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        if not found:
+            return {}
+        given = json.loads(found)
+        if alias == "error_span":  # each error a span labelled "type: subtype", its severity the pick asked of it
+            spans = [{"start": error["start"], "end": error["end"], "label": error["type"] + (
+                f": {error['subtype']}" if error.get("subtype") else ""), scheme.attribute.name: error["severity"]}
+                for error in given["errors"]]
+        else:  # an extractive answer: its one span, or none (unanswerable)
+            spans = [] if given.get("unanswerable") else [{"start": given["start"], "end": given["end"],
+                                                           "label": "answer"}]
+        return self.form_fields(scheme, spans)
+
     def _error_record(self, scheme, value, settings):
         # Potato's error_span keeps one JSON record under the scheme's name: each error with its type, subtype and
         # severity, and the quality score (max_score less the severities' weights).
@@ -224,6 +238,10 @@ class SpanType(SchemeType):
         return {"spans": [{"schema": scheme.name, "name": span["label"], "title": span["label"], "start": span["start"],
                            "end": span["end"], "id": f"{scheme.name}_{span['label']}_{span['start']}_{span['end']}",
                            "text": span["text"]} for span in value]}
+
+    def potato_fields(self, scheme, saved, record):
+        return self.form_fields(scheme, [{"start": span["start"], "end": span["end"], "label": span["name"]}
+                                         for span in saved.get("spans") or []])
 
     def units(self, scheme, value, text=""):
         # Agreement is per character of the text: which label marks it ("" for none).

@@ -5,6 +5,7 @@ as JSON, [[type, [start, end, label], [start, end, label]], ...], which the page
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any, Literal
 from xml.sax.saxutils import quoteattr
@@ -156,6 +157,19 @@ class SpanLinkType(SchemeType):
                            "direction": "undirected", "properties": {"color": CHAIN_COLOURS[(number - 1) % 10]}}
                           for number, chain in enumerate(chains, 1)]}
 
+    def potato_fields(self, scheme, saved, record):
+        links = [{"type": link["link_type"], **dict(zip(("from", "to"), _ends(link, saved), strict=True))}
+                 for link in saved.get("links") or []]
+        return self.form_fields(scheme, links) if links else {}
+
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        if alias != "coreference":
+            return self.potato_fields(scheme, saved, record)
+        # A chain of mentions: each linked to the next, which gives the chain back when written again.
+        links = [{"type": "coreference", "from": first, "to": second} for chain in saved.get("links") or []
+                 for first, second in itertools.pairwise(_ends(chain, saved, every=True))]
+        return self.form_fields(scheme, links) if links else {}
+
     def potato_alias(self, scheme, importer):
         # Coreference chains: the mentions of one entity linked to each other, the chain being what is linked.
         return ({"span_schema": scheme.get("span_schema", ""),
@@ -204,3 +218,12 @@ class SpanLinkType(SchemeType):
 
     def card_labels(self, scheme):
         return f"links ({', '.join(kind.name for kind in scheme.link_types)}) between spans of {scheme.span_schema}"
+
+
+def _ends(link: dict[str, Any], saved: dict[str, Any], every: bool = False) -> list[dict[str, Any]]:
+    """The spans a link Potato saved joins (its span_ids, among the item's spans), as this scheme's ends; a link of
+    other than two is refused unless `every` (a coreference chain's mentions)."""
+    ends = [saved["spans_by_id"][span_id] for span_id in link["span_ids"]]
+    if len(ends) != 2 and not every:
+        raise ValueError(f"the link {link.get('id')!r} joins {len(ends)} spans; links of two are read here")
+    return [{"start": span["start"], "end": span["end"], "label": span["name"]} for span in ends]

@@ -136,6 +136,10 @@ class TextType(SchemeType):
         # Potato's one box is its input text_box; several boxes are named by their labels.
         return {"labels": dict(value) if isinstance(value, dict) else {"text_box": value}}
 
+    def potato_fields(self, scheme, saved, record):
+        labels = saved.get("labels") or {}
+        return self.form_fields(scheme, labels["text_box"] if set(labels) == {"text_box"} else labels)
+
     def answer_schema(self, scheme):
         box = {"type": "string", "minLength": 1, "maxLength": scheme.max_chars}
         if not scheme.labels:
@@ -200,6 +204,10 @@ class TextType(SchemeType):
         edited = value if isinstance(value, str) else "\n".join(map(str, value.values()))
         found = {"edited_text": edited, "original_text": original, **edit_distances(original, edited)}
         return {"labels": {scheme.name: json.dumps(found, ensure_ascii=False, separators=(",", ":"))}}
+
+    def potato_alias_fields(self, alias, scheme, saved, record, settings=None):
+        found = (saved.get("labels") or {}).get(scheme.name)
+        return self.form_fields(scheme, json.loads(found)["edited_text"]) if found else {}
 
     def potato_alias(self, scheme, importer):
         # Potato's text_edit: a box that starts as the item's source_field for the annotator to edit. Without one,

@@ -178,6 +178,13 @@ class TreeAnnotationType(SchemeType):
                                                      value["nodes"].items()}, separators=(",", ":"))
         return {"labels": labels}
 
+    def potato_fields(self, scheme, saved, record):
+        labels, node = saved.get("labels") or {}, node_of(scheme)
+        answers = json.loads(labels.get("node_annotations") or "{}")
+        value = {"path": json.loads(labels.get("selected_path") or "[]"),
+                 "nodes": {each: found[node.name] for each, found in answers.items() if node is not None}}
+        return self.form_fields(scheme, value, record) if value["path"] or value["nodes"] else {}
+
     def from_potato(self, converted, importer):
         # Potato draws the tree with its conversation_tree display; here the scheme draws it from that field.
         trees = importer.displayed("conversation_tree")

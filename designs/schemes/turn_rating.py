@@ -89,6 +89,10 @@ class TurnRatingType(SchemeType):
         ordered = {place: value[place] for place in sorted(value, key=int)}
         return {"labels": {"_data": json.dumps(ordered, separators=(",", ":"))}}
 
+    def potato_fields(self, scheme, saved, record):
+        found = (saved.get("labels") or {}).get("_data")
+        return self.form_fields(scheme, json.loads(found)) if found else {}
+
     def told(self, scheme, record=None):
         if record is None:
             return ""

@@ -378,3 +378,36 @@ def test_a_potato_best_worst_set_is_answered_by_its_keys(chromium, live_server):
         answer = assignment.answers[str(item.pk)]["bw"]
         answers[str(item.pk)] = (options.index(answer["best"]) + 1, options.index(answer["worst"]) + 1)
     assert answers[first] == (2, 4) and sorted(answers.values()) == [(1, 2), (2, 4)]
+
+
+def test_a_potato_zip_with_saved_work_says_what_came_over_on_a_phone_too(chromium, live_server, tmp_path):
+    """The weather project zipped with the work Potato saved for it: the check's report says how many answers came
+    over and from where, and what of them could not be read, at 1280 px and on a 390 px phone."""
+    from pathlib import Path
+
+    _people("9")
+    here = Path(__file__).parent
+    state = json.loads((here / "potato_saved" / "weather" / "ada" / "user_state.json").read_text())
+    state["instance_id_to_label_to_value"]["t2"].append([{"schema": "stance", "name": "stormy"}, "stormy"])
+    zipped = tmp_path / "weather.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for name in ("config.yaml", "data/tweets.jsonl"):
+            archive.write(here / "potato_side_by_side" / "weather" / name, f"weather/{name}")
+        archive.writestr("weather/annotation_output/ada/user_state.json", json.dumps(state))
+    for device, name in ((DESKTOP, "potato-saved-work-desktop"), (PHONE, "potato-saved-work-phone")):
+        context = chromium.new_context(**device)
+        page = context.new_page()
+        log_in(page, live_server, "boss9", "pass-word-1", "/projects/designs/new/")
+        page.set_input_files("#potato-files", str(zipped))
+        page.click("#potato-check")
+        report = page.wait_for_selector(".potato-report")
+        text = " ".join(report.inner_text().split())
+        assert ("2 annotations by 1 annotator came with the project's saved work (annotation_output): kept as "
+                "their answers beside the crowd's") in text
+        # Two stances on t2 where the scheme takes one: named with its file, that answer left out.
+        assert "annotation_output/ada/user_state.json: ada's stance on item 't2' does not fit" in text
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the page scrolls sideways by {overflow} px"
+        report.scroll_into_view_if_needed()
+        axe_clean(page, name)
+        context.close()

@@ -70,3 +70,28 @@ def test_the_design_pages_are_for_organizers_only(client):
     client.force_login(annotator)
     assert client.get("/projects/designs/new/").status_code == 403
     assert client.post("/projects/designs/check.json", {"source": "title: t"}).status_code == 403
+
+
+def test_a_potato_zip_with_its_saved_work_brings_the_answers(organizer):
+    """The weather project zipped with its annotation_output/: the check says how many answers came over and from
+    where; the import keeps them as the annotator's beside the crowd's."""
+    from pathlib import Path
+
+    from designs.models import OutsideAnswer
+
+    runs, saved = Path(__file__).parent / "potato_side_by_side", Path(__file__).parent / "potato_saved"
+    files = {"weather/config.yaml": (runs / "weather" / "config.yaml").read_text(),
+             "weather/data/tweets.jsonl": (runs / "weather" / "data" / "tweets.jsonl").read_text(),
+             "weather/annotation_output/ada/user_state.json": (saved / "weather" / "ada" / "user_state.json")
+             .read_text()}
+    check = organizer.post("/projects/designs/potato/", {"files": [_zip(files)], "action": "check"})
+    assert ("2 annotations by 1 annotator came with the project's saved work (annotation_output): kept as their "
+            "answers beside the crowd's") in " ".join(check.content.decode().split())
+    organizer.post("/projects/designs/potato/", {"files": [_zip(files)], "action": "import"})
+    stored = {answer.item.key: answer.answers for answer in OutsideAnswer.objects.filter(source="potato",
+                                                                                          annotator="ada")}
+    spans = [{"start": 0, "end": 5, "label": "cause", "text": "Final"},
+             {"start": 13, "end": 17, "label": "cause", "text": "rain"}]
+    assert stored == {"record:t1": {"stance": "happy", "cause": spans, "topics": ["rain"], "sure": 4,
+                                    "comment": "nothing odd"},
+                      "record:t2": {"stance": "unhappy", "topics": ["wind"]}}

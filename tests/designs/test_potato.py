@@ -129,7 +129,7 @@ def test_every_text_scheme_type_carries_over_with_its_options(tmp_path):
     assert [record.id for record in found.records] == ["1", "r2", "r3"]
     assert found.records[2].fields["replies"] == ["Noted", "We are sorry"]
     # Potato's server keys are ignored; what changes the study is a named warning with what happens instead.
-    assert found.ignored == ["port", "server_name", "output_annotation_dir", "output_annotation_format",
+    assert found.ignored == ["port", "server_name", "output_annotation_format",
                              "user_config", "site_dir", "base_html_template"]
     assert [warning.split(":")[0] for warning in found.warnings] == [
         "alert_time_each_instance", "max_annotations_per_user", "scheme 'summary'", "scheme 'Opinion words'",

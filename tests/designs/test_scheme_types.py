@@ -96,7 +96,21 @@ def test_each_type_s_answer_schema_is_a_json_schema_its_read_answers_fit(example
                 assert start, (scheme.name, answer)
                 form = {(f"a-{part}" if part else "a"): text for part, text in start.items()}
                 assert kind.read(scheme, Fields(form, "a"), record) == answer, (scheme.name, start)
+                # What Potato saves of it (its export's form) reads back as it too: a Potato project's saved work.
+                saved = {**kind.potato_answer(scheme, answer, record), "spans_by_id": _spans_named(scheme, answer)}
+                form = {(f"a-{part}" if part else "a"): text for part, text in
+                        kind.potato_fields(scheme, saved, record).items()}
+                assert kind.read(scheme, Fields(form, "a"), record) == answer, (scheme.name, saved)
         assert bool(answers) == kind.answers, (scheme.name, answers)
+
+
+def _spans_named(scheme, answer):
+    """The spans of another scheme that a link's or an event's Potato form names by id, as Potato saves them."""
+    ends = [end for each in answer if isinstance(each, dict) for end in (
+        [each.get("from"), each.get("to"), each.get("trigger"), *each.get("arguments", [])]) if isinstance(end, dict)] \
+        if isinstance(answer, list) else []
+    return {f"{scheme.span_schema}_{end['label']}_{end['start']}_{end['end']}": {
+        "start": end["start"], "end": end["end"], "name": end["label"]} for end in ends}
 
 
 def _forms(scheme, record):

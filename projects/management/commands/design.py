@@ -463,8 +463,10 @@ class Command(BaseCommand):
         parts = [f"{line['config']}: {state}: {line['items']} items; schemes: {schemes or '-'}"]
         if line.get("annotations"):
             parts.append(f"  answers: {counted(line['annotations'], 'annotation')} by "
-                         f"{counted(line['annotators'], 'annotator')}, kept as "
-                         f"their answers beside the crowd's (reports and exports read them; no one is paid for them)")
+                         f"{counted(line['annotators'], 'annotator')}"
+                         + (f" from the project's saved work ({line['saved_work']})" if line.get("saved_work") else "")
+                         + ", kept as their answers beside the crowd's (reports and exports read them; no one is "
+                           "paid for them)")
         if line["ignored"]:
             parts.append(f"  ignored (Potato's own server and pages): {', '.join(line['ignored'])}")
         parts += [f"  warning: {warning}" for warning in line["warnings"]]

@@ -133,7 +133,8 @@
       const given = document.createElement("p");
       given.className = "report-annotations";
       given.textContent = entry.annotations + " annotation" + (entry.annotations === 1 ? "" : "s") + " by " +
-        entry.annotators + " annotator" + (entry.annotators === 1 ? "" : "s") + " came with the tasks: kept as " +
+        entry.annotators + " annotator" + (entry.annotators === 1 ? "" : "s") + " came with " +
+        (entry.saved_work ? "the project's saved work (" + entry.saved_work + ")" : "the tasks") + ": kept as " +
         "their answers beside the crowd's (reports and exports read them; no one is paid for them).";
       found.append(given);
     }
