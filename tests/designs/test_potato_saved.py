@@ -27,9 +27,22 @@ def _project_folder(name: str, into: Path) -> Path:
 
 
 def _records(text: str) -> dict[str, dict]:
-    """Records by item, without the annotator's name (ours says where the answer came from: potato:ada)."""
-    return {record["instance_id"]: {key: value for key, value in record.items() if key != "user_id"}
-            for record in map(json.loads, text.splitlines())}
+    """Records by item, without the annotator's name (ours says where the answer came from: potato:ada), an input
+    that holds a JSON object read as one: PostgreSQL keeps a stored answer's keys in its own order (jsonb), so the
+    export lists them so, where Potato lists them in the order its page was answered."""
+    def read(value):
+        try:
+            found = json.loads(value)
+        except (TypeError, ValueError):
+            return value
+        return found if isinstance(found, dict) else value
+
+    records = {record["instance_id"]: {key: value for key, value in record.items() if key != "user_id"}
+               for record in map(json.loads, text.splitlines())}
+    for record in records.values():
+        record["labels"] = {scheme: {name: read(value) for name, value in inputs.items()}
+                            for scheme, inputs in record["labels"].items()}
+    return records
 
 
 def _unread(found) -> set[str]:
