@@ -1008,7 +1008,12 @@ def _saved(found: Imported, design: Design, raw: dict, folder: Folder, names: di
             found.warnings.append(f"{path}: {user}'s work was read from {users[user]} already; this one is left out")
             continue
         users[user] = path
-        for item, saved in _saved_records(state).items():
+        try:
+            saved_items = _saved_records(state)
+        except (AttributeError, TypeError) as error:
+            found.warnings.append(f"{path}: its answers are not in the shape Potato saves them ({error}); left out")
+            continue
+        for item, saved in saved_items.items():
             record = records.get(item)
             if record is None:
                 found.warnings.append(f"{path}: item {item!r} is not among the project's items; {user}'s answer to "

@@ -121,7 +121,8 @@ def test_saved_work_that_cannot_be_read_is_named_and_left_out():
         _weather({"ada/user_state.json": good, "bob/user_state.json": b"{not json", "cy/user_state.json": b"[]",
                   "dee/user_state.json": good, "eve/user_state.json": _state("eve", {"t1": [
                       [{"schema": "stance", "name": "happy"}, "happy"],
-                      [{"schema": "stance", "name": "unhappy"}, "unhappy"]]})})))
+                      [{"schema": "stance", "name": "unhappy"}, "unhappy"]]}),
+                  "fay/user_state.json": b'{"user_id": "fay", "instance_id_to_label_to_value": {"t1": "happy"}}'})))
     assert found.ok, found.errors
     assert [(given.item, given.annotator, given.answers) for given in found.given] == [
         ("t1", "ada", {"stance": "happy"}), ("t2", "ada", {"topics": ["wind"]})]
@@ -139,6 +140,8 @@ def test_saved_work_that_cannot_be_read_is_named_and_left_out():
         "already; this one is left out",
         "annotation_output/eve/user_state.json: eve's stance on item 't1' does not fit (happy, unhappy were saved "
         "where the scheme takes one); left out",
+        "annotation_output/fay/user_state.json: its answers are not in the shape Potato saves them ('str' object "
+        "has no attribute 'items'); left out",
         "annotation_output: the saved answers of scheme 'mood': no scheme of the config has that name; left out"]
     assert found.as_json()["annotations"] == 2 and found.as_json()["saved_work"] == "annotation_output"
 
