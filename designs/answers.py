@@ -91,7 +91,9 @@ def read_fields(design: Design, record: Record, fields: Mapping[str, Mapping[str
         except (AnswerProblem, KeyError, TypeError, ValueError, AttributeError) as problem:
             problems.append((name, str(problem)))
             continue
-        if answer is not None:
+        if answer is None:  # fields were sent and nothing came of them: said, never lost without a word
+            problems.append((name, "nothing in it reads as an answer"))
+        else:
             answers[name] = answer
     for name in list(answers):
         try:

@@ -1041,8 +1041,6 @@ def _saved(found: Imported, design: Design, raw: dict, folder: Folder, names: di
                     found.warnings.append(f"{path}: {user}'s {potato_name} on item {item!r} does not fit ({error}); "
                                           f"left out")
             answers, problems = read_fields(design, shown, values)
-            problems += [(name, "nothing in it reads as an answer") for name, sent in values.items()
-                         if sent and name not in answers and name not in dict(problems)]
             found.warnings += [f"{path}: {user}'s {scheme} on item {item!r} does not fit ({problem}); left out"
                                for scheme, problem in problems]
             if answers:
