@@ -39,6 +39,14 @@ def model_votes_start(*, batch: Batch, annotator: str = "", min_confidence: floa
     return link.model_vote
 
 
+def model_votes_said(settings: dict[str, Any]) -> str:
+    """What counting the model does, in words (the command's and the batch page's)."""
+    gate = f"from confidence {settings['min_confidence']}" if settings["min_confidence"] else "whatever its confidence"
+    people = "1 person" if settings["min_people"] == 1 else f"{settings['min_people']} people"
+    return (f"{settings['annotator']}'s answers count as one more voter ({gate}, after {people} or more): an item "
+            f"stops where they and the first people settle it; the rest get the full crowd")
+
+
 def model_votes_stop(*, batch: Batch) -> None:
     DesignBatch.objects.filter(batch=batch).update(model_vote={})
 

@@ -431,13 +431,29 @@ class ModelRunForm(forms.Form):
         return url
 
 
-class SuggestForm(forms.Form):
-    """A model's answers shown to people as suggestions (designs.suggestions)."""
+class _ModelForm(forms.Form):
+    """A form about one of the models that answered the batch (OutsideAnswer.model_names)."""
 
     model = forms.ChoiceField(label="Whose answers")
-    holdout = forms.FloatField(min_value=0, max_value=0.99, initial=0.2, label="Held out",
-                               help_text="the share of (annotator, item) pairs that see no suggestion")
 
     def __init__(self, *args: Any, models: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["model"].choices = [(name, name) for name in models]
+
+
+class SuggestForm(_ModelForm):
+    """A model's answers shown to people as suggestions (designs.suggestions)."""
+
+    holdout = forms.FloatField(min_value=0, max_value=0.99, initial=0.2, label="Held out",
+                               help_text="the share of (annotator, item) pairs that see no suggestion")
+
+
+class ModelVotesForm(_ModelForm):
+    """A model counted as one more voter in the batch's adaptive redundancy (designs.model_votes)."""
+
+    min_confidence = forms.FloatField(min_value=0.01, max_value=1, initial=0.9, required=False,
+                                      label="Least confidence",
+                                      help_text="its vote counts only where its answer is this sure (empty: "
+                                                "whatever its confidence)")
+    min_people = forms.IntegerField(min_value=1, initial=1, label="People first",
+                                    help_text="how many people answer an item before its vote counts")

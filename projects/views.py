@@ -33,6 +33,7 @@ from aggregation.services import batch_vote_rule, runs_compare, spot_checked, sp
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
 from core.words import counted
+from designs.model_votes import model_votes_said, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, ModelRun, OutsideAnswer
 from designs.suggestions import suggestions_start, suggestions_stop
 from designs.task_type import writing_evidence
@@ -434,7 +435,9 @@ def _models_context(request: HttpRequest, batch: Batch) -> dict[str, Any]:
     return {"design_batch": True, "model_runs": list(ModelRun.objects.filter(batch=batch)[:10]),
             "model_form": forms.ModelRunForm(initial=kept or None, prefix="ask"),
             "suggest_form": forms.SuggestForm(models=names, prefix="suggest") if names else None,
-            "suggesting": link.suggest}
+            "suggesting": link.suggest,
+            "votes_form": forms.ModelVotesForm(models=names, prefix="votes") if names and batch.adaptive else None,
+            "model_vote": model_votes_said(link.model_vote) if link.model_vote else ""}
 
 
 @project_view(MANAGE)
@@ -514,7 +517,7 @@ def batch_action(request: HttpRequest, project: Project, batch_id: int, action: 
         for field, errors in form.errors.items():
             messages.error(request, f"{field}: {' '.join(errors)}")
         target += "#aggregate"
-    elif action in ("ask-model", "suggest"):
+    elif action in ("ask-model", "suggest", "model-votes"):
         return _models(request, project, batch, action)
     elif action == "bonus":
         # No anchor: the page opens at its top, where the outcome (a refusal names the amounts) is shown.
@@ -526,27 +529,10 @@ def batch_action(request: HttpRequest, project: Project, batch_id: int, action: 
 
 def _models(request: HttpRequest, project: Project, batch: Batch, action: str) -> HttpResponse:
     """A language model asked the batch's items (a project job: its progress and any error on the project page), or
-    its answers shown to people as suggestions (started or stopped)."""
+    its answers shown to people as suggestions or counted as one more voter (started or stopped)."""
     target = reverse("projects:batch", args=[project.slug, batch.pk]) + "#models"
-    if action == "suggest":
-        if request.POST.get("stop"):
-            call = functools.partial(suggestions_stop, batch=batch)
-        else:
-            form = forms.SuggestForm(request.POST, models=OutsideAnswer.model_names(batch), prefix="suggest")
-            if not form.is_valid():
-                for field, errors in form.errors.items():
-                    messages.error(request, f"suggestions: {field}: {' '.join(errors)}")
-                return redirect(target)
-            call = functools.partial(suggestions_start, batch=batch, annotator=form.cleaned_data["model"],
-                                     holdout=form.cleaned_data["holdout"])
-        try:
-            found = call()
-        except CrowdsetError as error:
-            messages.error(request, f"suggestions: {error}")
-        else:
-            messages.success(request, "Suggestions stopped for work claimed from now on." if "until" in found else
-                             f"{found['annotator']}'s answers are shown to people from now on; "
-                             f"{found['holdout']:.0%} of (annotator, item) pairs see none.")
+    if action != "ask-model":
+        _model_setting(request, batch, action)
         return redirect(target)
     form = forms.ModelRunForm(request.POST, prefix="ask")
     if not form.is_valid():
@@ -574,6 +560,40 @@ def _models(request: HttpRequest, project: Project, batch: Batch, action: str) -
     if _start(request, project, "project-model", options) is not None:
         return redirect("projects:detail", project.slug)
     return redirect(target)
+
+
+def _model_setting(request: HttpRequest, batch: Batch, action: str) -> None:
+    """A model's answers shown to people as suggestions ("suggest") or counted as one more voter by adaptive
+    redundancy ("model-votes"), from now on, or no longer."""
+    names = OutsideAnswer.model_names(batch)
+    if action == "suggest":
+        what, start, stop = "suggestions", suggestions_start, suggestions_stop
+        form = forms.SuggestForm(request.POST, models=names, prefix="suggest")
+    else:
+        what, start, stop = "the model's vote", model_votes_start, model_votes_stop
+        form = forms.ModelVotesForm(request.POST, models=names, prefix="votes")
+    if request.POST.get("stop"):
+        call = functools.partial(stop, batch=batch)
+    elif form.is_valid():
+        options = dict(form.cleaned_data)
+        call = functools.partial(start, batch=batch, annotator=options.pop("model"), **options)
+    else:
+        for field, errors in form.errors.items():
+            messages.error(request, f"{what}: {field}: {' '.join(errors)}")
+        return
+    try:
+        found = call()
+    except CrowdsetError as error:
+        messages.error(request, f"{what}: {error}")
+    else:
+        if request.POST.get("stop"):
+            messages.success(request, "Suggestions stopped for work claimed from now on." if action == "suggest" else
+                             "No model's vote counts from now on.")
+        elif action == "suggest":
+            messages.success(request, f"{found['annotator']}'s answers are shown to people from now on; "
+                                      f"{found['holdout']:.0%} of (annotator, item) pairs see none.")
+        else:
+            messages.success(request, f"From now on {model_votes_said(found)}.")
 
 
 def _bonus(request: HttpRequest, batch: Batch, form: forms.BonusForm) -> None:

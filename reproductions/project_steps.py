@@ -232,8 +232,23 @@ def _model_numbers(batch: Batch) -> str:
                      f"{counted(entry['compared'], 'item')} (95% interval {accuracy['low']:.0%} to "
                      f"{accuracy['high']:.0%})" + (f", kappa {kappa['value']:.2f}" if kappa["value"] is not None
                                                     else ""))
+    shown = found["suggestions"]
+    for entry in shown["schemes"] if shown else []:
+        follows = entry["difference"]["follows"]
+        parts.append(f"{entry['scheme']}: people shown the suggestion gave the model's answer "
+                     f"{_share(entry['shown']['follows'])}, those held out {_share(entry['held_out']['follows'])}"
+                     + (f" (difference {follows['value']:+.0%}, 95% interval {follows['low']:+.0%} to "
+                        f"{follows['high']:+.0%})" if follows["low"] is not None else ""))
     return (f"model {found['model']}: {counted(found['items_answered'], 'item')} answered, cost "
             f"{found['model_cost']['total']}; " + "; ".join(parts) + f" (`manage.py design compare {batch.pk}`)")
+
+
+def _share(figure: dict[str, Any]) -> str:
+    """A share with its interval from designs.compare ("62% (95% interval 50% to 71%)"), or "-" with no answers."""
+    if figure["value"] is None:
+        return "-"
+    return f"{figure['value']:.0%}" + (f" (95% interval {figure['low']:.0%} to {figure['high']:.0%})"
+                                       if figure["low"] is not None else "")
 
 
 DESIGNS.register("design-file", Design(

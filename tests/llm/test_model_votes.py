@@ -7,12 +7,14 @@ import pytest
 
 from aggregation.maths import DISCARDED, NEGATIVE_100, POSITIVE
 from aggregation.services import batch_aggregate, settled_items
-from designs.model_votes import model_votes_start, model_votes_stop
-from designs.models import OutsideAnswer
+from designs.model_votes import model_votes, model_votes_start, model_votes_stop
+from designs.models import DesignBatch, OutsideAnswer
 from designs.semeval import labeling_batch_create
 from hits.models import Hit, Worker
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
 from hits.task_types import get_task_type
+from projects.services import project_create
+from tests.base import BaseTestCase
 from tests.hits.helpers import spec
 
 MODEL = "tiny @ 127.0.0.1 · prompt abc"
@@ -111,3 +113,112 @@ def test_counting_a_model_is_refused_where_it_cannot_stop_anything():
         model_votes_start(batch=batch, min_people=0)
     with pytest.raises(CrowdError, match="no model 'other'"):
         model_votes_start(batch=batch, annotator="other")
+
+
+class BatchPageTests(BaseTestCase):
+    """The batch page counts a model's vote, and stops counting it, as `manage.py design model-votes` does."""
+
+    def setUp(self):
+        self.login(self.organizer)
+        self.project = project_create(name="Counterfactuals", design="semeval", user=self.organizer)
+
+    def _page(self, batch):
+        return self.client.get(f"/projects/{self.project.slug}/batches/{batch.pk}/")
+
+    def _post(self, batch, data):
+        return self.client.post(f"/projects/{self.project.slug}/batches/{batch.pk}/model-votes/", data, follow=True)
+
+    def test_it_counts_the_model_s_vote_from_the_batch_page_and_stops(self):
+        batch = _batch()
+        self.project.batches.add(batch)
+        self.assertNotContains(self._page(batch), 'id="model-votes"')  # no model has answered: nothing to count
+        _model(batch, lambda item: "1", confidence=0.95)
+        page = self._page(batch)
+        self.assertContains(page, 'id="votes-form"')
+        self.assertContains(page, f'<option value="{MODEL}">{MODEL}</option>', html=True)
+        page = self._post(batch, {"votes-model": MODEL, "votes-min_confidence": "0.8", "votes-min_people": "2"})
+        assert DesignBatch.objects.get(batch=batch).model_vote == {"annotator": MODEL, "min_confidence": 0.8,
+                                                                   "min_people": 2}
+        self.assertContains(page, f"From now on {MODEL}&#x27;s answers count as one more voter (from confidence "
+                                  f"0.8, after 2 people or more)")
+        self.assertContains(page, 'id="model-vote"')
+        self.assertNotContains(page, 'id="votes-form"')
+        # Its vote now settles items with the first people (the service's own test follows one to the end).
+        assert model_votes(batch)[1] == 2
+        page = self._post(batch, {"stop": "1"})
+        assert DesignBatch.objects.get(batch=batch).model_vote == {}
+        self.assertContains(page, "No model&#x27;s vote counts from now on.")
+        self.assertContains(page, 'id="votes-form"')
+
+    def test_it_names_what_is_wrong_and_counts_nothing(self):
+        batch = _batch()
+        self.project.batches.add(batch)
+        _model(batch, lambda item: "1")
+        page = self._post(batch, {"votes-model": "someone else", "votes-min_confidence": "1.5",
+                                  "votes-min_people": "0"})
+        self.assertContains(page, "the model&#x27;s vote: model: Select a valid choice.")
+        self.assertContains(page, "the model&#x27;s vote: min_confidence: Ensure this value is less than or equal "
+                                  "to 1.")
+        self.assertContains(page, "the model&#x27;s vote: min_people: Ensure this value is greater than or equal "
+                                  "to 1.")
+        # Empty confidence: its vote counts whatever its confidence.
+        self._post(batch, {"votes-model": MODEL, "votes-min_confidence": "", "votes-min_people": "1"})
+        assert DesignBatch.objects.get(batch=batch).model_vote["min_confidence"] is None
+        fixed = _batch(adaptive="")
+        self.project.batches.add(fixed)
+        _model(fixed, lambda item: "1")
+        page = self._page(fixed)
+        self.assertContains(page, "This batch is not adaptive, so a model's vote could stop nothing early")
+        self.assertNotContains(page, 'id="votes-form"')
+        page = self._post(fixed, {"votes-model": MODEL, "votes-min_confidence": "0.9", "votes-min_people": "1"})
+        self.assertContains(page, f"the model&#x27;s vote: batch {fixed.pk} is not adaptive, so nothing stops early")
+        assert DesignBatch.objects.get(batch=fixed).model_vote == {}
+        # Another project's organizer finds no such batch.
+        other = project_create(name="Other", design="semeval", user=self.organizer)
+        response = self.client.post(f"/projects/{other.slug}/batches/{batch.pk}/model-votes/", {"stop": "1"})
+        assert response.status_code == 404
+        assert DesignBatch.objects.get(batch=batch).model_vote != {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_organizer_counts_the_model_s_vote_by_keyboard_on_a_phone(chromium, live_server):
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+    from tests.browser import axe_clean, log_in, screenshot
+    from tests.test_accessibility import PHONE
+
+    organizer = User.objects.create_user("org", password="pass-word-1")
+    organizer.groups.add(roles.group(roles.ORGANIZER))
+    project = project_create(name="Counterfactuals", design="semeval", user=organizer)
+    batch = _batch()
+    project.batches.add(batch)
+    _model(batch, lambda item: "1")
+    context = chromium.new_context(**PHONE)
+    page = context.new_page()
+    log_in(page, live_server, "org", "pass-word-1", f"/projects/{project.slug}/batches/{batch.pk}/#model-votes")
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    axe_clean(page, "model-votes-phone")
+    # From the model picker on, by keyboard alone: a confidence typed, two people first, the button pressed.
+    page.focus("#id_votes-model")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("0.75")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Count its vote"
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    said = page.inner_text("#model-vote")
+    assert f"{MODEL}'s answers count as one more voter (from confidence 0.75, after 2 people or more)" in said
+    assert DesignBatch.objects.get(batch=batch).model_vote["min_people"] == 2
+    screenshot(page, "model-votes-counted-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.locator("#model-votes").scroll_into_view_if_needed()
+    screenshot(page, "model-votes-counted-desktop", full_page=False)
+    page.get_by_role("button", name="Stop counting its vote").click()
+    page.wait_for_selector("#votes-form")
+    assert DesignBatch.objects.get(batch=batch).model_vote == {}
+    context.close()

@@ -11,6 +11,7 @@ from hits.models import Assignment, Worker
 from hits.services import assignment_claim, assignment_submit, batch_publish
 from hits.task_types import get_task_type
 from projects.services import design_project_create
+from reproductions.project_steps import _design_numbers
 from tests.browser import axe_clean, log_in, screenshot
 from tests.designs.fixtures import project_annotator
 from tests.test_accessibility import PHONE
@@ -112,6 +113,13 @@ def test_each_worker_s_page_shows_the_suggestions_of_the_pairs_not_held_out_and_
     assert mood["held_out"]["gold"]["value"] == (1.0 if held_gold else None)
     assert mood["shown"]["gold"]["value"] == (round(sum(model[item] == truth[item] for item in shown_gold)
                                                     / len(shown_gold), 4) if shown_gold else None)
+    # The project page's figures say the pull too, with its interval.
+    said = _design_numbers(batch, lambda done, total: None)
+    difference = mood["difference"]["follows"]
+    assert (f"mood: people shown the suggestion gave the model's answer 100% (95% interval 100% to 100%), those "
+            f"held out {mood['held_out']['follows']['value']:.0%} (95% interval") in said
+    assert (f"(difference {difference['value']:+.0%}, 95% interval {difference['low']:+.0%} to "
+            f"{difference['high']:+.0%})") in said
 
     # Stopped: work claimed later sees none, and the report keeps the window the suggestions ran in.
     suggestions_stop(batch=batch)

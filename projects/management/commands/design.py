@@ -22,7 +22,7 @@ from designs.export import FORMATS, agreement_of, batch_report, conditions_summa
 from designs.items import read_items
 from designs.loader import DesignError, check_report, load_file, schema_json
 from designs.model_runs import Endpoint, ModelError, model_run, run_estimate
-from designs.model_votes import model_votes_start, model_votes_stop
+from designs.model_votes import model_votes_said, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, batch_design
 from designs.potato import import_file
 from designs.services import preview_context
@@ -320,10 +320,7 @@ class Command(BaseCommand):
             return
         found = model_votes_start(batch=batch, annotator=options["model"],
                                   min_confidence=options["min_confidence"] or None, min_people=options["min_people"])
-        gate = f"from confidence {found['min_confidence']}" if found["min_confidence"] else "whatever its confidence"
-        self.stdout.write(f"batch {batch.pk}: {found['annotator']}'s answers count as one more voter ({gate}, after "
-                          f"{found['min_people']} person or more): an item stops where they and the first people "
-                          f"settle it; the rest get the full crowd")
+        self.stdout.write(f"batch {batch.pk}: {model_votes_said(found)}")
 
     def do_suggest(self, options):
         batch = self._batch(options["batch"])
