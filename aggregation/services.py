@@ -206,8 +206,14 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
             gold[pk] = int(answer)
     table = maths.VoteTable(items=items, columns=columns)
     progress(1, 4)
-    votes = list(zip(*(column.tolist() for column in columns[:3]), strict=True))
-    del columns  # the table holds its own codes
+    # A model counted as one more voter (an adaptive batch's, designs.model_votes) is one more worker of the method
+    # (worker 0), on the items it stopped early with the first people, as the agreement rules count it; the method
+    # weighs it by the skill it estimates. Agreement and each worker's figures are the people's.
+    model = model_votes(batch) if rules.settle_early else None
+    inferred = _with_model(batch, columns, rules.votes_required, model) if model else columns
+    votes = list(zip(*(column.tolist() for column in inferred[:3]), strict=True))
+    added = len(inferred[0]) - len(columns[0])
+    del columns, inferred  # the table holds its own codes
     try:
         # Only the known-answer checks are clamped: a sentence that merely carries an answer to be measured
         # against (the released label) must be inferred, or the method's accuracy would be its own input.
@@ -235,6 +241,8 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
         "votes_digest": digest,
         "method": method,
     }
+    if added:
+        summary["model"] = {"votes": added, "skill": _number(inference.skills.get(0))}
     with transaction.atomic():
         run = AggregationRun.objects.create(
             batch=batch, method=method, rules=asdict(rules), votes=table.size,
@@ -292,7 +300,7 @@ def _paper_aggregate(batch: Batch, rules: maths.Rules, samples: int, digest: str
     workers: dict[int, maths.WorkerQuality] = {}
     counts: Counter[str] = Counter()
     partial: list[tuple[int, Any]] = []  # (item, its known answer) of each partial negative
-    gold_items = gold_correct = size = 0
+    gold_items = gold_correct = size = model_size = 0
     # A model counted as one more voter (an adaptive batch's, designs.model_votes) decides outcomes with the people
     # it stopped early; agreement and each worker's figures are the people's.
     model = model_votes(batch) if rules.settle_early else None
@@ -303,6 +311,7 @@ def _paper_aggregate(batch: Batch, rules: maths.Rules, samples: int, digest: str
             size += table.size
             decided = table if not model else maths.VoteTable(
                 items=[pk for pk, *_ in items], columns=_with_model(batch, columns, rules.votes_required, model))
+            model_size += decided.size - table.size
             for outcome in decided.outcomes(whole):
                 scratch.write(f"{outcome.item} {outcome.yes} {outcome.no} {outcome.outcome} {int(outcome.partial)}\n")
                 counts[outcome.outcome] += 1
@@ -358,6 +367,8 @@ def _paper_aggregate(batch: Batch, rules: maths.Rules, samples: int, digest: str
             "votes_digest": digest,
             "method": "paper",
         }
+        if model_size:
+            summary["model"] = {"votes": model_size, "skill": None}
         quality = sorted(workers.values(), key=lambda s: (-(s.consensus_accuracy or 0), -(s.gold_accuracy or 0),
                                                           str(s.worker)))
         progress(3, 4)

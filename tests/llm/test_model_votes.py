@@ -101,6 +101,25 @@ def test_an_item_the_full_crowd_answers_is_the_peoples_alone_and_the_model_can_o
 
 
 @pytest.mark.django_db
+def test_a_truth_inference_method_weighs_the_model_as_one_more_worker_where_it_stopped_items():
+    batch = _batch()
+    _model(batch, lambda item: "0")
+    model_votes_start(batch=batch)
+    first = batch.hits.order_by("index").first()
+    assert [_work(batch, name) for name in ("w1", "w2")] == [first, first]  # stopped early, the model's no counted
+    for method in ("majority", "dawid-skene", "mace"):
+        run = batch_aggregate(batch=batch, samples=0, method=method)
+        # The method read the model's votes on the four items it stopped (a skill is estimated only for a worker
+        # whose votes it read); the people's votes, agreement and worker table are the people's.
+        assert run.summary["model"]["votes"] == 4 and run.summary["model"]["skill"] is not None, method
+        assert run.votes == 8 and 0 not in set(run.worker_stats.values_list("worker_id", flat=True))
+    assert batch_aggregate(batch=batch, samples=0).summary["model"] == {"votes": 4, "skill": None}
+    model_votes_stop(batch=batch)
+    for method in ("paper", "dawid-skene"):
+        assert "model" not in batch_aggregate(batch=batch, samples=0, method=method).summary
+
+
+@pytest.mark.django_db
 def test_counting_a_model_is_refused_where_it_cannot_stop_anything():
     batch = _batch(adaptive="")
     with pytest.raises(CrowdError, match="not adaptive"):
@@ -143,8 +162,16 @@ class BatchPageTests(BaseTestCase):
                                   f"0.8, after 2 people or more)")
         self.assertContains(page, 'id="model-vote"')
         self.assertNotContains(page, 'id="votes-form"')
-        # Its vote now settles items with the first people (the service's own test follows one to the end).
+        # Its vote now settles items with the first people, and the aggregation page says on how many.
         assert model_votes(batch)[1] == 2
+        first = batch.hits.order_by("index").first()
+        assert [_work(batch, name) for name in ("w1", "w2")] == [first, first]
+        run = batch_aggregate(batch=batch, samples=0, method="dawid-skene")
+        self.project.aggregations.add(run)
+        page = self.client.get(f"/projects/{self.project.slug}/aggregations/{run.pk}/")
+        self.assertContains(page, "A model's vote, counted as one more voter, decided with the first people on 4 "
+                                  "items that stopped before the rules' full count; dawid-skene weighs it at a skill "
+                                  "of")
         page = self._post(batch, {"stop": "1"})
         assert DesignBatch.objects.get(batch=batch).model_vote == {}
         self.assertContains(page, "No model&#x27;s vote counts from now on.")
