@@ -1,11 +1,13 @@
 """A model as one more voter in a live adaptive batch under SemEval's 100%/80% rule: an item stops where the model
 and the first people settle it, the rest gets the full crowd, and the aggregation decides each as it stopped."""
 
+import io
 from decimal import Decimal
 
 import pytest
 
 from aggregation.maths import DISCARDED, NEGATIVE_100, POSITIVE
+from aggregation.report import write_report
 from aggregation.services import batch_aggregate, settled_items
 from designs.model_votes import model_votes, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, OutsideAnswer
@@ -113,7 +115,11 @@ def test_a_truth_inference_method_weighs_the_model_as_one_more_worker_where_it_s
         # whose votes it read); the people's votes, agreement and worker table are the people's.
         assert run.summary["model"]["votes"] == 4 and run.summary["model"]["skill"] is not None, method
         assert run.votes == 8 and 0 not in set(run.worker_stats.values_list("worker_id", flat=True))
-    assert batch_aggregate(batch=batch, samples=0).summary["model"] == {"votes": 4, "skill": None}
+    run = batch_aggregate(batch=batch, samples=0)
+    assert run.summary["model"] == {"votes": 4, "skill": None}
+    out = io.StringIO()
+    write_report(out, run)
+    assert "a model's vote, counted as one more voter, decided with the first people on 4 items" in out.getvalue()
     model_votes_stop(batch=batch)
     for method in ("paper", "dawid-skene"):
         assert "model" not in batch_aggregate(batch=batch, samples=0, method=method).summary
