@@ -438,21 +438,35 @@ class _Translation:
         main = self._main(controls)
         items = self._items(main)
         schemes: list[dict[str, Any]] = []
-        header = None
+        header: Tag | None = None
+        titled: dict[str, Tag] = {}  # task field -> the header just above the object that shows it
         for tag in self.tags:
-            # A header is the question of the control that comes next, with nothing shown between them.
+            # A header is the question of the control that comes next, or the title of the object showing a task
+            # field that comes next (Label Studio draws it just above), with nothing shown between them.
             if tag.tag == "Header" and not FIELD.search(_said(tag)):
-                header = _said(tag)
+                header = tag
             elif tag.tag in OBJECTS:
+                key = tag.attrs.get("value", "")[1:]
+                if header is not None and tag.attrs.get("name") not in self.refused and self.fields.get(key) is tag:
+                    titled[key] = header
                 header = None
             if tag not in controls or tag.tag in MEDIA:
                 continue
-            scheme = self._scheme(tag, header, len(schemes))
+            scheme = self._scheme(tag, _said(header) if header is not None else None, len(schemes))
             header = None
             if scheme is not None:
                 schemes.append(scheme)
         self._regions(schemes)
         self._paired(items)
+        # Headers are the fields' titles where they tell two or more fields apart (Premise, Hypothesis), each field
+        # shown on its own (a pair's or a list's objects are shown by their control); a header above one field of
+        # several heads the study (the instructions).
+        alone = [items["text_key"], *items["show"], *items["show_after"]] if items else []
+        titled = {field: tag for field, tag in titled.items() if field in alone}
+        if len(titled) < 2:
+            titled = {}
+        if titled:  # the page puts its own colon after a shown field's title ("Task: " is Task)
+            items["titles"] = {field: _said(tag).strip().removesuffix(":").rstrip() for field, tag in titled.items()}
         for scheme in schemes:
             if "display_logic" in scheme:
                 self._logic(scheme, schemes)
@@ -460,7 +474,8 @@ class _Translation:
         # instructions, in the config's order.
         headers = [_text_of(_said(tag)) if tag.tag == "HyperText" else _said(tag) for tag in self.tags
                    if tag.tag in ("Header", "Text", "HyperText", "Markdown") and not FIELD.search(_said(tag))
-                   and not any(scheme.get("description") == _said(tag) for scheme in schemes)]
+                   and not any(scheme.get("description") == _said(tag) for scheme in schemes)
+                   and not any(tag is title for title in titled.values())]
         named = self.title or Path(self.name).stem.replace("_", " ").replace("-", " ")
         design: dict[str, Any] = {"title": named[:200] or "study",
                                   "instructions": "\n".join(header for header in headers if header),
@@ -988,7 +1003,9 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
                *((called.get(field, field), field) for field in items.show_after if field not in covered)]
     shown = design.export.labelstudio_shown
     parts = [f"<Header value={quoteattr(design.instructions)}/>"] if design.instructions else []
-    parts += [_object(name, field, shown.get(field, {})) for name, field in objects]
+    for name, key in objects:  # a field's title is a header just above it, as the import reads one
+        parts += [f"<Header value={quoteattr(items.titles[key])}/>"] if key in items.titles else []
+        parts.append(_object(name, key, shown.get(key, {})))
     left_out = []
     for scheme in design.annotation_schemes:
         kind = SCHEME_TYPES.of(scheme)

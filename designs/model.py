@@ -79,8 +79,10 @@ class Items(Strict):
     show: list[str] = Field(default_factory=list, description="other item fields shown above the text")
     show_after: list[str] = Field(default_factory=list, description="other item fields shown below the text (a "
                                                                     "story's later sentences)")
-    titles: dict[str, str] = Field(default_factory=dict, description="what a shown field is called on the page "
-                                                                     "(its name otherwise), as Potato's display label")
+    titles: dict[str, str] = Field(default_factory=dict, description="what a field is called on the page, as "
+                                                                     "Potato's display label: a shown field's title "
+                                                                     "(its name otherwise), the text's caption above "
+                                                                     "it (none otherwise)")
     panes: dict[str, list[str]] = Field(default_factory=dict, description="shown fields whose entries are shown "
                                                                           "side by side, with their pane labels ([] "
                                                                           "for A, B), as Potato's pairwise display")

@@ -637,7 +637,7 @@ class _Translation:
                           + (f"; {', '.join(map(repr, keys[:place] + keys[place + 1:]))} shown with it"
                              if len(keys) > 1 else "") + ", a dialogue or a trace turn by turn")
         titles = {str(fields[number]["key"]): str(fields[number]["label"]) for number, _ in shown
-                  if fields[number].get("label") and str(fields[number]["key"]) != text}
+                  if fields[number].get("label")}
         sides, numbered, views, widths = {}, [], {}, {}
         for number, key in shown:
             options = fields[number].get("display_options") or {}

@@ -287,6 +287,7 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                      "after": _fields(found, design.items.show_after, design.items), "words": words,
                      "said": None if words else _said(found, design.items.text_key, design.items),
                      "drawn": design.items.text_key in drawn_by,
+                     "text_title": design.items.titles.get(design.items.text_key, ""),
                      "marked": _marked(found, design), "prompt": _prompt(found, design)})
     evidence = WRITING_EVIDENCE in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),

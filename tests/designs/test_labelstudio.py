@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 
 from designs.export import answer_rows, export_batch
-from designs.labelstudio import import_project
+from designs.labelstudio import config_of, import_project
 from hits.models import Worker
 from hits.services import assignment_approve, assignment_claim, assignment_submit, batch_publish
 from hits.services.errors import CrowdError
@@ -149,8 +149,8 @@ def test_an_object_naming_a_field_inside_its_words_is_refused_once_and_a_price_i
     assert found.errors == ["config.xml:2: <Text> shows 'Post: $text': a task field inside other words, which is not "
                             "built here; show the field on its own (value=\"$text\") and put the words in a <Header> "
                             "before it"]
-    priced = import_project(b"<View>\n<Header value='Each answer earns $5.'/>\n<Text name='text' value='$text'/>\n"
-                            b"<TextArea name='why' toName='text'/>\n</View>", name="config.xml",
+    priced = import_project(b"<View>\n<Text name='text' value='$text'/>\n<TextArea name='why' toName='text'/>\n"
+                            b"<Header value='Each answer earns $5.'/>\n</View>", name="config.xml",
                             tasks=b'[{"data": {"text": "Hi."}}]', tasks_name="tasks.json")
     assert priced.ok, priced.errors
     assert priced.design.instructions == "Each answer earns $5."
@@ -1048,3 +1048,62 @@ def test_every_attribute_read_in_mixed_case_is_known_by_its_lower_case():
         read |= set(re.findall(r"attrs(?:\.get)?[\[(]\"([a-z]+[A-Z][A-Za-z]*)\"", path.read_text()))
         read |= set(re.findall(r"(?:integer|ignore)\(control, \"([a-z]+[A-Z][A-Za-z]*)\"", path.read_text()))
     assert read and read <= set(CASED.values()), read - set(CASED.values())
+
+
+NLI = """<View>
+  <Header value="Premise"/>
+  <Text name="premise" value="$premise"/>
+  <Header value="Hypothesis:"/>
+  <Text name="hypothesis" value="$hypothesis"/>
+  <Header value="Does the premise entail the hypothesis?"/>
+  <Choices name="label" toName="hypothesis" choice="single">
+    <Choice value="entailment"/><Choice value="neutral"/><Choice value="contradiction"/>
+  </Choices>
+</View>
+"""
+NLI_TASKS = [{"id": 1, "data": {"premise": "A man plays a guitar on stage.", "hypothesis": "A man performs music."}}]
+
+
+def test_headers_that_tell_the_fields_apart_are_their_titles_and_go_back_so():
+    found = import_project(NLI.encode(), name="nli.xml", tasks=json.dumps(NLI_TASKS).encode(), tasks_name="t.json")
+    assert found.ok, found.errors
+    design = found.design
+    # Each field under its own header, as Label Studio draws them; the header before the control is its question.
+    assert design.items.titles == {"premise": "Premise", "hypothesis": "Hypothesis"}
+    assert design.instructions == "" and design.scheme("label").description == "Does the premise entail the hypothesis?"
+    # The wheel's question-answering template: the passage and the question each under the header above it.
+    example = EXAMPLES / "question-answering"
+    qa = import_project((example / "config.xml").read_bytes(), name="config.xml",
+                        tasks=(example / "tasks.json").read_bytes(), tasks_name="tasks.json").design
+    assert qa.items.titles == {"text": "Please read the passage",
+                               "question": "Select a text span answering the following question"}
+    # A header above one field of several is the study's (STUDY's question stays the instructions: see above).
+    lone = NLI.replace('<Header value="Hypothesis:"/>', "")
+    assert import_project(lone.encode(), name="nli.xml", tasks=json.dumps(NLI_TASKS).encode(),
+                          tasks_name="t.json").design.instructions == "Premise"
+    # Back to Label Studio: each title a header just above its field's object, read again as the same titles.
+    config, _, _ = config_of(design)
+    assert '<Header value="Premise"/>\n  <Text name="premise" value="$premise"/>' in config
+    assert '<Header value="Hypothesis"/>\n  <Text name="hypothesis" value="$hypothesis"/>' in config
+    again = import_project(config.encode(), name="config.xml", tasks=json.dumps(NLI_TASKS).encode(),
+                           tasks_name="t.json")
+    assert again.design.items.titles == design.items.titles and again.design.instructions == ""
+
+
+@pytest.mark.django_db
+def test_the_fields_titles_head_them_on_the_page(chromium, live_server, tmp_path):
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, project_annotator
+    from tests.test_accessibility import PHONE
+
+    (tmp_path / "nli.xml").write_text(NLI)
+    (tmp_path / "tasks.json").write_text(json.dumps(NLI_TASKS))
+    project, _, _ = _published(tmp_path / "nli.xml", tmp_path / "tasks.json")
+    project_annotator(project, "ada")
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    item = page.locator(".task-item").first
+    assert item.locator(".design-field").inner_text() == "Premise: A man plays a guitar on stage."
+    assert item.locator(".design-text-title").inner_text() == "Hypothesis"
+    assert item.locator(".design-text").inner_text() == "A man performs music."
+    axe_clean(page, "labelstudio-titles-phone")
+    context.close()

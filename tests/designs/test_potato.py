@@ -525,7 +525,7 @@ def test_instance_display_fields_are_the_text_and_what_is_shown_with_it():
     config = (b"annotation_task_name: Support chats\ndata_files: [chats.jsonl]\nitem_properties: {id_key: id}\n"
               b"instance_display:\n  fields:\n"
               b"    - {key: chat, type: dialogue, label: Conversation}\n"
-              b"    - {key: question, type: text}\n"
+              b"    - {key: question, type: text, label: Question}\n"
               b"    - {key: trace, type: agent_trace}\n"
               b"annotation_schemes:\n  - {annotation_type: radio, name: solved, labels: [yes, no]}\n")
     chats = (b'{"id": "c1", "question": "Was it solved?", "chat": [{"speaker": "User", "text": "My order is late."}, '
@@ -538,7 +538,8 @@ def test_instance_display_fields_are_the_text_and_what_is_shown_with_it():
     record = found.records[0]
     assert record.text == "Was it solved?"
     # A dialogue's turns each with its speaker and the speaker's colour, as Potato's dialogue display draws them.
-    assert items.titles == {"chat": "Conversation"}  # the display's label heads the field
+    # Each display's label heads its field, the text's too (a caption above it), as on Potato's page.
+    assert items.titles == {"chat": "Conversation", "question": "Question"}
     assert _fields(record, items.show, items) == [(
         "Conversation", "User: My order is late.\nAgent: It ships today.", [
         {"speaker": "User", "text": "My order is late.", "party": 0},

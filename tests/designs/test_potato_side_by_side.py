@@ -838,6 +838,8 @@ def test_a_code_review_saves_what_potato_saves(chromium, live_server, tmp_path, 
     saved as Potato's JSON of the review."""
     batch, context, page = _start("reviews", chromium, live_server, capsys)
     item = page.locator(".task-item:visible")
+    # Each display under its label, as Potato heads them (display-field-label): the text's too.
+    assert item.locator(".design-text-title").inner_text() == "Task"
     assert "- return n // size\n+ return -(-n // size)\n→ ok" in item.locator(".turn-calls").nth(1).inner_text()
     review = item.locator("[data-scheme=review]")
     assert review.locator(".review-verdict").all_inner_texts() == ["Approve", "Request Changes", "Comment Only"]
