@@ -390,6 +390,9 @@ def test_an_organizer_asks_a_model_from_the_batch_page_and_reads_what_went_wrong
         page.get_by_role("button", name="Show the suggestions").click()
         assert "25% of (annotator, item) pairs see none" in page.inner_text("main")
         assert page.locator("#suggesting").count() == 1
+        page.get_by_role("button", name="Stop the suggestions").click()
+        assert "Suggestions stopped for work claimed from now on." in page.inner_text("main")
+        assert page.locator("#suggesting").count() == 0
         context.close()
     assert KEY not in json.dumps(Job.objects.get(pk=done.pk).options)
 
