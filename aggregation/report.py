@@ -8,8 +8,9 @@ def write_report(out, run, workers=None):
     partial = summary["partial_negatives"]
     out.write(f"  4/5 negatives: kept {partial['kept']} of {partial['found']}")
     if model := summary.get("model"):
-        out.write(f"  a model's vote, counted as one more voter, decided with the first people on {model['votes']} "
-                  f"items" + (f"; skill ({run.method}) {model['skill']:.2f}" if model["skill"] is not None else ""))
+        skill = f"; skill ({run.method}) {model['skill']:.2f}" if model["skill"] is not None else ""
+        out.write(f"  a model's vote, counted as one more voter, is in the outcome of {model['votes']} items with "
+                  f"fewer people than the rules need{skill}")
     if run.alpha is not None:
         out.write(f"  Krippendorff's alpha (nominal): {run.alpha:.3f}, "
                   f"95% CI [{run.alpha_low:.3f}, {run.alpha_high:.3f}]")

@@ -119,7 +119,8 @@ def test_a_truth_inference_method_weighs_the_model_as_one_more_worker_where_it_s
     assert run.summary["model"] == {"votes": 4, "skill": None}
     out = io.StringIO()
     write_report(out, run)
-    assert "a model's vote, counted as one more voter, decided with the first people on 4 items" in out.getvalue()
+    assert ("a model's vote, counted as one more voter, is in the outcome of 4 items with fewer people than the rules "
+            "need") in out.getvalue()
     model_votes_stop(batch=batch)
     for method in ("paper", "dawid-skene"):
         assert "model" not in batch_aggregate(batch=batch, samples=0, method=method).summary
@@ -175,9 +176,8 @@ class BatchPageTests(BaseTestCase):
         run = batch_aggregate(batch=batch, samples=0, method="dawid-skene")
         self.project.aggregations.add(run)
         page = self.client.get(f"/projects/{self.project.slug}/aggregations/{run.pk}/")
-        self.assertContains(page, "A model's vote, counted as one more voter, decided with the first people on 4 "
-                                  "items that stopped before the rules' full count; dawid-skene weighs it at a skill "
-                                  "of")
+        self.assertContains(page, "A model's vote, counted as one more voter, is in the outcome of 4 items with "
+                                  "fewer people than the rules need; dawid-skene weighs it at a skill of")
         page = self._post(batch, {"stop": "1"})
         assert DesignBatch.objects.get(batch=batch).model_vote == {}
         self.assertContains(page, "No model&#x27;s vote counts from now on.")
@@ -251,6 +251,17 @@ def test_an_organizer_counts_the_model_s_vote_by_keyboard_on_a_phone(chromium, l
     page.set_viewport_size({"width": 1280, "height": 900})
     page.locator("#model-votes").scroll_into_view_if_needed()
     screenshot(page, "model-votes-counted-desktop", full_page=False)
+    # Two people and the model stop the first HIT's items; the aggregation page says so, on a phone and a desktop.
+    first = batch.hits.order_by("index").first()
+    assert [_work(batch, name) for name in ("w1", "w2")] == [first, first]
+    run = batch_aggregate(batch=batch, samples=0, method="dawid-skene")
+    project.aggregations.add(run)
+    page.goto(f"{live_server.url}/projects/{project.slug}/aggregations/{run.pk}/")
+    assert "is in the outcome of 4 items with fewer people than the rules need" in page.inner_text("#model-counted")
+    screenshot(page, "model-votes-aggregation-desktop")
+    page.set_viewport_size(PHONE["viewport"])
+    axe_clean(page, "model-votes-aggregation-phone")
+    page.goto(f"{live_server.url}/projects/{project.slug}/batches/{batch.pk}/#model-votes")
     page.get_by_role("button", name="Stop counting its vote").click()
     page.wait_for_selector("#votes-form")
     assert DesignBatch.objects.get(batch=batch).model_vote == {}
