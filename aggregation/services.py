@@ -189,8 +189,13 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
     # The fingerprint first: work that lands while the votes are read makes the run stale, never silently
     # current without it.
     digest = votes_digest(batch)
+    # A model counted as one more voter (an adaptive batch's, designs.model_votes) decides outcomes with the people
+    # on the items with fewer of them than the rules need: the agreement rules count its vote there, and a method
+    # reads it as one more worker (worker 0) there and weighs it by the skill it estimates. Agreement and each
+    # worker's figures are the people's.
+    model = model_votes(batch) if rules.settle_early else None
     if method == "paper":
-        return _paper_aggregate(batch, rules, samples, digest, progress)
+        return _paper_aggregate(batch, rules, samples, digest, progress, model)
     # Counted once, read by every statistic below. (The inference methods hold every vote: crowd-kit reads them as
     # one table; the agreement rules read a chunk of items at a time: _paper_aggregate.)
     columns = vote_columns(batch)
@@ -206,10 +211,6 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
             gold[pk] = int(answer)
     table = maths.VoteTable(items=items, columns=columns)
     progress(1, 4)
-    # A model counted as one more voter (an adaptive batch's, designs.model_votes) is one more worker of the method
-    # (worker 0), on the items it stopped early with the first people, as the agreement rules count it; the method
-    # weighs it by the skill it estimates. Agreement and each worker's figures are the people's.
-    model = model_votes(batch) if rules.settle_early else None
     inferred = _with_model(batch, columns, rules.votes_required, model) if model else columns
     votes = list(zip(*(column.tolist() for column in inferred[:3]), strict=True))
     added = len(inferred[0]) - len(columns[0])
@@ -288,7 +289,7 @@ def _vote_chunks(batch: Batch) -> Iterator[tuple[list[tuple[int, str, bool, Any]
 
 
 def _paper_aggregate(batch: Batch, rules: maths.Rules, samples: int, digest: str,
-                     progress: Callable[[int, int], None]) -> AggregationRun:
+                     progress: Callable[[int, int], None], model: tuple[dict[int, int], int] | None) -> AggregationRun:
     """The agreement rules over a batch of any size, a chunk of items at a time: each chunk's votes counted
     (maths.VoteTable), its outcomes written to a scratch file, and what the run reports kept as sums (alpha's kinds
     of rows overall and per domain, each HIT's parts, each worker's counts). The partial negatives kept are drawn
@@ -301,9 +302,6 @@ def _paper_aggregate(batch: Batch, rules: maths.Rules, samples: int, digest: str
     counts: Counter[str] = Counter()
     partial: list[tuple[int, Any]] = []  # (item, its known answer) of each partial negative
     gold_items = gold_correct = size = model_size = 0
-    # A model counted as one more voter (an adaptive batch's, designs.model_votes) decides outcomes with the people
-    # it stopped early; agreement and each worker's figures are the people's.
-    model = model_votes(batch) if rules.settle_early else None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as scratch:
         for items, columns in _vote_chunks(batch):
             gold = {pk: int(answer) for pk, _, _, answer in items if answer is not None}

@@ -74,6 +74,19 @@ def _published(config: Path, tasks: Path, *options: str) -> tuple[Project, Any, 
     return project, batch_publish(batch=project.batches.get()), line
 
 
+def _phone_page(chromium, live_server, tmp_path: Path, config: str, tasks: list) -> tuple[Any, Any, Any]:
+    """The study `design import-labelstudio` makes of `config` and `tasks`, published, and the page of its first HIT
+    as the annotator ada meets it on a phone: (batch, browser context, page)."""
+    from tests.designs.fixtures import hit_page, project_annotator
+    from tests.test_accessibility import PHONE
+
+    (tmp_path / "config.xml").write_text(config)
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    project, batch, _ = _published(tmp_path / "config.xml", tmp_path / "tasks.json")
+    project_annotator(project, "ada")
+    return (batch, *hit_page(chromium, live_server, "ada", PHONE))
+
+
 @pytest.mark.parametrize("example", sorted(path.name for path in EXAMPLES.iterdir() if path.is_dir()))
 def test_label_studio_s_own_text_examples_import(example, capsys):
     found = _check(EXAMPLES / example / "config.xml", EXAMPLES / example / "tasks.json", capsys)
@@ -523,14 +536,8 @@ def test_a_suggestion_starts_the_page_marked_and_the_answer_is_the_person_s(chro
     from designs.items import SUGGESTED
     from hits.models import Assignment
     from tests.browser import axe_clean
-    from tests.designs.fixtures import hit_page, project_annotator
-    from tests.test_accessibility import PHONE
 
-    (tmp_path / "study.xml").write_text(STUDY)
-    (tmp_path / "tasks.json").write_text(json.dumps(PREDICTED))
-    project, batch, _ = _published(tmp_path / "study.xml", tmp_path / "tasks.json")
-    project_annotator(project, "ada")
-    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    batch, context, page = _phone_page(chromium, live_server, tmp_path, STUDY, PREDICTED)
     item = page.locator(".task-item").first
     assert item.locator(".suggested-note").inner_text().startswith(
         "Pre-filled with the suggestion of cf-tagger-v2 (score 0.91)")
@@ -589,15 +596,11 @@ def test_a_date_is_asked_in_the_browser_s_picker_and_goes_back_as_label_studio_s
 @pytest.mark.django_db
 def test_a_date_is_picked_on_a_phone(chromium, live_server, tmp_path):
     from tests.browser import axe_clean
-    from tests.designs.fixtures import hit_page, project_annotator
-    from tests.test_accessibility import PHONE
 
-    (tmp_path / "dates.xml").write_text("<View><Text name='text' value='$text'/><Header value='When did it open?'/>"
-                                        "<DateTime name='when' toName='text' only='date' required='true'/></View>")
-    (tmp_path / "tasks.json").write_text(json.dumps([{"text": "It opened on 1 March 2024."}]))
-    project, batch, _ = _published(tmp_path / "dates.xml", tmp_path / "tasks.json")
-    project_annotator(project, "ada")
-    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    batch, context, page = _phone_page(
+        chromium, live_server, tmp_path, "<View><Text name='text' value='$text'/><Header value='When did it open?'/>"
+        "<DateTime name='when' toName='text' only='date' required='true'/></View>",
+        [{"text": "It opened on 1 March 2024."}])
     picker = page.get_by_label("When did it open?")
     assert picker.get_attribute("type") == "date"
     picker.fill("2024-03-01")
@@ -1093,14 +1096,8 @@ def test_headers_that_tell_the_fields_apart_are_their_titles_and_go_back_so():
 @pytest.mark.django_db
 def test_the_fields_titles_head_them_on_the_page(chromium, live_server, tmp_path):
     from tests.browser import axe_clean
-    from tests.designs.fixtures import hit_page, project_annotator
-    from tests.test_accessibility import PHONE
 
-    (tmp_path / "nli.xml").write_text(NLI)
-    (tmp_path / "tasks.json").write_text(json.dumps(NLI_TASKS))
-    project, _, _ = _published(tmp_path / "nli.xml", tmp_path / "tasks.json")
-    project_annotator(project, "ada")
-    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    _, context, page = _phone_page(chromium, live_server, tmp_path, NLI, NLI_TASKS)
     item = page.locator(".task-item").first
     assert item.locator(".design-field").inner_text() == "Premise: A man plays a guitar on stage."
     assert item.locator(".design-text-title").inner_text() == "Hypothesis"
