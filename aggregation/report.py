@@ -7,17 +7,21 @@ def write_report(out, run, workers=None):
     out.write("  outcomes: " + ", ".join(f"{name} {count}" for name, count in summary["outcomes"].items()))
     partial = summary["partial_negatives"]
     out.write(f"  4/5 negatives: kept {partial['kept']} of {partial['found']}")
-    if model := summary.get("model"):
+    model = summary.get("model")
+    if model and model.get("beside"):
+        out.write(f"  {model_beside_said(run)}")
+    elif model:
         skill = f"; skill ({run.method}) {model['skill']:.2f}" if model["skill"] is not None else ""
         out.write(f"  a model's vote, counted as one more voter, is in the outcome of {model['votes']} items with "
                   f"fewer people than the rules need{skill}")
     if run.alpha is not None:
-        out.write(f"  Krippendorff's alpha (nominal): {run.alpha:.3f}, "
-                  f"95% CI [{run.alpha_low:.3f}, {run.alpha_high:.3f}]")
+        # No interval without bootstrap samples (--samples 0).
+        interval = f", 95% CI [{run.alpha_low:.3f}, {run.alpha_high:.3f}]" if run.alpha_low is not None else ""
+        out.write(f"  Krippendorff's alpha (nominal): {run.alpha:.3f}{interval}")
     for domain, figures in summary["by_domain"].items():
         if figures["alpha"] is not None:
-            out.write(f"    {domain:<11} alpha {figures['alpha']:.3f} [{figures['low']:.3f}, {figures['high']:.3f}] "
-                      f"over {figures['items']} items")
+            interval = f" [{figures['low']:.3f}, {figures['high']:.3f}]" if figures["low"] is not None else ""
+            out.write(f"    {domain:<11} alpha {figures['alpha']:.3f}{interval} over {figures['items']} items")
     gold = summary["gold"]
     if gold["items"]:
         out.write(f"  aggregated labels vs known answers: {gold['correct']} of {gold['items']} "
@@ -31,6 +35,17 @@ def write_report(out, run, workers=None):
         confusion = " ".join(f"{key}:{value}" for key, value in sorted(stat.confusion.items()))
         skill = (f" {stat.skill:>6.2f}" if stat.skill is not None else f" {'-':>6}") if skills else ""
         out.write(f"  {stat.worker!s:<24} {stat.votes:>6} {consensus:>13} {gold_accuracy:>9}{skill}  {confusion}")
+
+
+def model_beside_said(run):
+    """A model read beside the people (batch_aggregate's with_model), in words: the command's and the page's."""
+    model = run.summary["model"]
+    skill = ("no skill (it voted on no item people voted on)" if model["skill"] is None else
+             f"a skill of {model['skill']:.2f}, above {model['below']} of the {model['people']} people")
+    changed = model["changed"]
+    return (f"{model['name']} was read beside the people on {model['votes']} item{'s' * (model['votes'] != 1)}: "
+            f"{run.method} gives it {skill}; it changes the label of {changed} item{'s' * (changed != 1)} from "
+            f"what the people alone give")
 
 
 def write_comparison(out, found):

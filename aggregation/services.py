@@ -26,7 +26,7 @@ from annotation.models import SpanAnswer
 from annotation.services import SPAN_REVIEW
 from core.items import SentenceItem
 from core.spans import Spans
-from hits.extensions import MODEL_VOTES
+from hits.extensions import MODEL_ANSWERS, MODEL_VOTES
 from hits.models import Assignment, Batch, Item, Worker
 from hits.selectors import answers_by_item
 from hits.services import CrowdError, assignment_approve, assignment_reject
@@ -101,26 +101,43 @@ def model_votes(batch: Batch) -> tuple[dict[int, int], int] | None:
     for _, source in MODEL_VOTES.items():
         found = source(batch)
         if found is not None:
-            rule = batch_vote_rule(batch)  # refused there when the answers are not one label an item
-            scheme = get_task_type(batch.task_type).label_key(batch) or ""
-            votes = {rule.yes: 1, rule.no: 0}
-            return ({item: votes[str(answers[scheme])] for item, answers in found[0].items()
-                     if str(answers.get(scheme)) in votes}, found[1])
+            return _as_votes(batch, found[0]), found[1]
     return None
+
+
+def model_beside(batch: Batch, annotator: str = "") -> tuple[str, dict[int, int]]:
+    """A model's answers to every item it answered (hits.extensions.MODEL_ANSWERS; "" the last model to answer), as
+    {item: 1 yes, 0 no} under the batch's rule, with the model's name."""
+    for _, source in MODEL_ANSWERS.items():
+        name, found = source(batch, annotator)
+        return name, _as_votes(batch, found)
+    raise CrowdError(f"batch {batch.pk}: no installed app keeps a model's answers")
+
+
+def _as_votes(batch: Batch, answers: dict[int, dict[str, Any]]) -> dict[int, int]:
+    rule = batch_vote_rule(batch)  # refused there when the answers are not one label an item
+    scheme = get_task_type(batch.task_type).label_key(batch) or ""
+    votes = {rule.yes: 1, rule.no: 0}
+    return {item: votes[str(found[scheme])] for item, found in answers.items() if str(found.get(scheme)) in votes}
 
 
 def _with_model(batch: Batch, columns: tuple[np.ndarray, ...], required: int,
                 model: tuple[dict[int, int], int] | None = None) -> tuple[np.ndarray, ...]:
     """The vote columns with the model's vote added on each item whose people are at least the people it needs and
     fewer than the rule's `required`: the model stops an item early with the first people; an item that reaches the
-    full crowd is the people's alone. Its worker and HIT are 0 (no Worker, no HIT). Unchanged when the batch counts
-    no model."""
+    full crowd is the people's alone. Unchanged when the batch counts no model."""
     model = model if model is not None else model_votes(batch)
     if not model or not model[0]:
         return columns
     votes, least = model
     people = Counter(columns[0].tolist())
-    added = [item for item, count in people.items() if least <= count < required and item in votes]
+    return _with_votes(columns, votes, [item for item, count in people.items() if least <= count < required])
+
+
+def _with_votes(columns: tuple[np.ndarray, ...], votes: dict[int, int], items: Iterable[int]) -> tuple[np.ndarray, ...]:
+    """The vote columns with the model's vote on those of `items` it gave one; its worker and HIT are 0 (no Worker,
+    no HIT)."""
+    added = [item for item in items if item in votes]
     if not added:
         return columns
     extra = (np.array(added, dtype=np.int64), np.zeros(len(added), dtype=np.int64),
@@ -176,13 +193,19 @@ def run_staleness(run: AggregationRun) -> str:
 
 def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper", seed: int = 0,
                     keep_partial_negatives: float = 1.0, votes_required: int | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> AggregationRun:
+                    progress: Callable[[int, int], None] | None = None,
+                    with_model: str | None = None) -> AggregationRun:
     """Aggregate the counted votes of `batch` and store the run: outcomes by its design's agreement rules
     (`method="paper"`; `keep_partial_negatives` of the partial negatives kept, drawn with `seed`; `votes_required`
     over the rule's min_answers) or by a truth-inference method of aggregation.methods, with alpha overall, per
-    domain and per HIT, and worker statistics (with each worker's skill under a method). `progress(stage, 4)`
-    after each of its stages: the votes read, the outcomes, the agreement, the run stored."""
+    domain and per HIT, and worker statistics (with each worker's skill under a method). `with_model` names a model
+    ("" the last to answer) that a method reads beside the people on every item they voted on, as one more worker
+    whose skill it estimates, and what that changes is measured. `progress(stage, 4)` after each of its stages: the
+    votes read, the outcomes, the agreement, the run stored."""
     progress = progress or (lambda done, total: None)
+    if with_model is not None and method == "paper":
+        raise CrowdError(f"batch {batch.pk}: the agreement rules count a model only as an adaptive batch's voter "
+                         f"(`manage.py design model-votes`); give a method to read its answers beside the people's")
     # The votes it did not buy (adaptive) could not change the outcomes it settles.
     rules = batch_vote_rule(batch, seed=seed, keep_partial_negatives=keep_partial_negatives,
                             votes_required=votes_required, settle_early=batch.adaptive or None).rules
@@ -191,9 +214,11 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
     digest = votes_digest(batch)
     # A model counted as one more voter (an adaptive batch's, designs.model_votes) decides outcomes with the people
     # on the items with fewer of them than the rules need: the agreement rules count its vote there, and a method
-    # reads it as one more worker (worker 0) there and weighs it by the skill it estimates. Agreement and each
-    # worker's figures are the people's.
-    model = model_votes(batch) if rules.settle_early else None
+    # reads it as one more worker (worker 0) there and weighs it by the skill it estimates. A model named by
+    # `with_model` is read by a method instead on every item people voted on. Agreement and each worker's figures
+    # are the people's.
+    model = model_votes(batch) if rules.settle_early and with_model is None else None
+    beside = model_beside(batch, with_model) if with_model is not None else None
     if method == "paper":
         return _paper_aggregate(batch, rules, samples, digest, progress, model)
     # Counted once, read by every statistic below. (The inference methods hold every vote: crowd-kit reads them as
@@ -211,17 +236,18 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
             gold[pk] = int(answer)
     table = maths.VoteTable(items=items, columns=columns)
     progress(1, 4)
-    inferred = _with_model(batch, columns, rules.votes_required, model) if model else columns
+    if beside:
+        # Beside the people, not instead of them: an item no person voted on stays pending.
+        inferred = _with_votes(columns, beside[1], dict.fromkeys(columns[0].tolist()))
+    else:
+        inferred = _with_model(batch, columns, rules.votes_required, model) if model else columns
     votes = list(zip(*(column.tolist() for column in inferred[:3]), strict=True))
     added = len(inferred[0]) - len(columns[0])
     del columns, inferred  # the table holds its own codes
-    try:
-        # Only the known-answer checks are clamped: a sentence that merely carries an answer to be measured
-        # against (the released label) must be inferred, or the method's accuracy would be its own input.
-        checks = {pk: answer for pk, answer in gold.items() if pk in known}
-        inference = methods.infer(votes, method, gold=checks, seed=rules.seed)
-    except methods.MethodError as error:
-        raise CrowdError(f"batch {batch.pk}: {error}") from None
+    # Only the known-answer checks are clamped: a sentence that merely carries an answer to be measured against
+    # (the released label) must be inferred, or the method's accuracy would be its own input.
+    checks = {pk: answer for pk, answer in gold.items() if pk in known}
+    inference = _infer(batch, votes, method, checks, rules.seed)
     outcomes = _method_outcomes(table, inference)
     progress(2, 4)
     overall = table.agreement(samples=samples, seed=rules.seed)
@@ -242,7 +268,9 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
         "votes_digest": digest,
         "method": method,
     }
-    if added:
+    if beside:
+        summary["model"] = _beside_figures(batch, beside[0], inference, votes, method, checks, rules.seed)
+    elif added:
         summary["model"] = {"votes": added, "skill": _number(inference.skills.get(0))}
     with transaction.atomic():
         run = AggregationRun.objects.create(
@@ -257,6 +285,27 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
                        confusion=dict(q.confusion), skill=inference.skills.get(q.worker))
             for q in quality])
     return run
+
+
+def _beside_figures(batch: Batch, name: str, inference: methods.Inference, votes: list[tuple[int, int, int]],
+                    method: str, checks: dict[int, int], seed: int) -> dict[str, Any]:
+    """A model read beside the people, measured: its skill, how many people's skills are below it, and the items
+    whose label it changes from what the same method gives over the people alone."""
+    alone = _infer(batch, [vote for vote in votes if vote[1] != 0], method, checks, seed)
+    skill = inference.skills.get(0)
+    people = [other for worker, other in inference.skills.items() if worker != 0]
+    return {"name": name, "beside": True, "votes": sum(vote[1] == 0 for vote in votes), "skill": _number(skill),
+            "people": len(people), "below": sum(other < skill for other in people) if skill is not None else 0,
+            "changed": sum(label != alone.labels[item] for item, label in inference.labels.items()
+                           if item in alone.labels)}
+
+
+def _infer(batch: Batch, votes: list[tuple[int, int, int]], method: str, checks: dict[int, int],
+           seed: int) -> methods.Inference:
+    try:
+        return methods.infer(votes, method, gold=checks, seed=seed)
+    except methods.MethodError as error:
+        raise CrowdError(f"batch {batch.pk}: {error}") from None
 
 
 OUTCOME_CHUNK = 5000  # items whose votes are counted together: what the agreement rules hold at a time

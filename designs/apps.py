@@ -16,10 +16,11 @@ class DesignsConfig(AppConfig):
         from hits.extensions import SPENDING
 
         SPENDING.register("models", models_spent)  # a model's tokens count against the batch's budgets
-        from designs.model_votes import model_votes
-        from hits.extensions import MODEL_VOTES
+        from designs.model_votes import model_answers, model_votes
+        from hits.extensions import MODEL_ANSWERS, MODEL_VOTES
 
         MODEL_VOTES.register("design", model_votes)  # a model as one more voter in adaptive batches
+        MODEL_ANSWERS.register("design", model_answers)  # and beside the crowd in the vote rules' methods
         from designs import attention
         from hits.extensions import ELIGIBILITY, FILTER_WORDS, NOTICES
 

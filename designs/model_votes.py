@@ -67,3 +67,11 @@ def model_votes(batch: Batch) -> tuple[dict[int, dict[str, Any]], int] | None:
         if gate is None or (confidence and all(confidence.get(name, 0) >= gate for name in answers)):
             found[item] = answers
     return found, int(settings.get("min_people", 1))
+
+
+def model_answers(batch: Batch, annotator: str = "") -> tuple[str, dict[int, dict[str, Any]]]:
+    """Registered in hits.extensions.MODEL_ANSWERS: every answer the model `annotator` (the last to answer when
+    empty) gave the batch, by item, whatever its confidence: a method weighs the model by the skill it estimates."""
+    name = OutsideAnswer.model_named(batch, annotator)
+    return name, dict(OutsideAnswer.objects.filter(batch=batch, source=OutsideAnswer.MODEL, annotator=name)
+                      .values_list("item_id", "answers"))

@@ -108,8 +108,9 @@ class OutsideAnswer(models.Model):
     @classmethod
     def model_names(cls, batch: Batch) -> list[str]:
         """The models that answered `batch`, as annotators, the last to answer first."""
-        return list(dict.fromkeys(cls.objects.filter(batch=batch, source=cls.MODEL).order_by("-pk")
-                                  .values_list("annotator", flat=True)))
+        # One row a model, not one an answer: the batch page asks on every view, whatever the batch's size.
+        return list(cls.objects.filter(batch=batch, source=cls.MODEL).values("annotator")
+                    .annotate(last=models.Max("pk")).order_by("-last").values_list("annotator", flat=True))
 
     @classmethod
     def model_named(cls, batch: Batch, annotator: str = "") -> str:

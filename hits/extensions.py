@@ -17,6 +17,9 @@
   tokens: designs), counted against every budget
 - MODEL_VOTES: votes(batch) -> ({item: a model's answers}, people needed first) or None: the model as one more voter
   where an adaptive batch's people are fewer than its rule needs (designs.model_votes)
+- MODEL_ANSWERS: answers(batch, annotator) -> (the model's name, {item: its answers}): every answer a model gave the
+  batch ("" names the last model to answer), which the vote rules' methods read beside the people's
+  (designs.model_votes); raises CrowdError, saying what to run, when no such model answered
 - NOTICES: notice(batch, worker) -> what the worker is told after each submission on this site, or None; a
   Notice says how it is shown, a warning unless it says "info" (designs registers the attention rules' warning and
   the gold items' feedback)
@@ -78,6 +81,7 @@ SPENDING: Registry[Callable[[Sequence[int]], Decimal]] = Registry("spending sour
 # A model's answers counted as one more voter in an adaptive batch: (each item's answers, the people an item needs
 # before the model's vote counts), or None when the batch counts none.
 MODEL_VOTES: Registry[Callable[[Batch], tuple[dict[int, dict[str, Any]], int] | None]] = Registry("model votes")
+MODEL_ANSWERS: Registry[Callable[[Batch, str], tuple[str, dict[int, dict[str, Any]]]]] = Registry("model answers")
 
 
 def refusal(batch: Batch, worker: Worker) -> str | None:

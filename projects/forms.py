@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -339,8 +340,24 @@ class AggregateForm(forms.Form):
     seed = forms.IntegerField(initial=0)
     samples = forms.IntegerField(min_value=100, max_value=10_000, initial=1000, label="Bootstrap samples")
 
+    def __init__(self, *args: Any, models: Sequence[str] = (), **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        if models:
+            self.fields["with_model"] = forms.ChoiceField(
+                choices=[("", "none"), *((name, name) for name in models)], required=False,
+                label="A language model beside the people",
+                help_text="a method reads its answers as one more annotator's on every sentence people voted on, "
+                          "weighs it by the skill it estimates for it, and says how many labels it changes")
+
     def clean_method(self) -> str:
         return self.cleaned_data.get("method") or "paper"  # a form from before methods existed: the rules
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("with_model") and data.get("method") == "paper":
+            self.add_error("with_model", "the paper's rules count no model beside the people: pick a method "
+                                         "(majority, Dawid-Skene, MACE) to read its answers")
+        return data
 
 
 class SpanBatchForm(BatchForm):

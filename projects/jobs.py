@@ -148,7 +148,7 @@ def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
     batch = Batch.objects.get(pk=options["batch"], projects=project)
     run = batch_aggregate(batch=batch, samples=options.get("samples", 1000), method=options.get("method", "paper"),
                           keep_partial_negatives=options.get("keep_partial_negatives", 1.0),
-                          seed=options.get("seed", 0),
+                          seed=options.get("seed", 0), with_model=options.get("with_model") or None,
                           progress=lambda done, total: job_record(job, done=done, total=total))
     project.aggregations.add(run)
     alpha = f"{run.alpha:.3f}" if run.alpha is not None else "n/a"

@@ -28,6 +28,7 @@ from accounts import access
 from accounts.access import MANAGE, READ
 from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
+from aggregation.report import model_beside_said
 from aggregation.selectors import outcome_counts, positive_meaning
 from aggregation.services import batch_vote_rule, runs_compare, spot_checked, spotcheck_draw
 from annotation.models import SpanAnnotation
@@ -401,7 +402,8 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
     withdrawn = list(Withdrawal.objects.filter(assignment__hit__batch=batch).select_related(
         "assignment__worker__user", "assignment__hit").order_by("-when")[:100])
     review = forms.ReviewForm(choices=[(a.pk, str(a.pk)) for a in submitted])
-    aggregate_form = forms.AggregateForm()
+    names = OutsideAnswer.model_names(batch)  # the models that answered it, for the aggregation and models' forms
+    aggregate_form = forms.AggregateForm(models=names)
     try:
         needed = batch_vote_rule(batch).rules.votes_required  # its design read once for both
     except CrowdError:
@@ -418,19 +420,18 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
         "aggregated": needed is not None, "few_votes": needed is not None and batch.assignments_per_hit < needed,
         "adaptive": adaptive_savings(batch) if batch.adaptive else None,
         "models_spent": other_spending([batch.pk]),
-        **_models_context(request, batch),
+        **_models_context(request, batch, names),
         "filters": crowd_filters(project, batch.provider, worker_filters(provider=batch.provider,
                                                                         requirements=batch.requirements)),
         "spot_checked": spot_checked(batch), "writing_evidence": writing_evidence(batch),
         "rejection_categories": forms.REJECTION_CATEGORIES})
 
 
-def _models_context(request: HttpRequest, batch: Batch) -> dict[str, Any]:
+def _models_context(request: HttpRequest, batch: Batch, names: list[str]) -> dict[str, Any]:
     """The batch page's language models: the runs, the form to ask one (as last estimated), the suggestions."""
     link = DesignBatch.objects.filter(batch=batch).first()
     if link is None:
         return {}
-    names = OutsideAnswer.model_names(batch)
     kept = request.session.get(f"model-form-{batch.pk}") or {}
     return {"design_batch": True, "model_runs": list(ModelRun.objects.filter(batch=batch)[:10]),
             "model_form": forms.ModelRunForm(initial=kept or None, prefix="ask"),
@@ -510,7 +511,7 @@ def batch_action(request: HttpRequest, project: Project, batch_id: int, action: 
             messages.error(request, "rate: " + " ".join(form.errors.get("rate", ["a share between 0.01 and 1"])))
         target += "#spot-checks"
     elif action == "aggregate":
-        form = forms.AggregateForm(request.POST)
+        form = forms.AggregateForm(request.POST, models=OutsideAnswer.model_names(batch))
         if form.is_valid():
             _start(request, project, "project-aggregate", {"batch": batch.pk, **form.cleaned_data})
             return redirect("projects:detail", project.slug)
@@ -652,6 +653,7 @@ def aggregation(request: HttpRequest, project: Project, run_id: int) -> HttpResp
         "votes": sorted(votes.items()), "workers": run.worker_stats.select_related("worker__user")
         .order_by("-consensus_accuracy", "pk"),
         "few_votes": run.method == "paper" and run.rules.get("votes_required", 5) > run.batch.assignments_per_hit,
+        "model_beside": model_beside_said(run) if run.summary.get("model", {}).get("beside") else "",
         "domains": sorted(run.summary.get("by_domain", {}).items())})
 
 

@@ -126,6 +126,58 @@ def test_a_truth_inference_method_weighs_the_model_as_one_more_worker_where_it_s
         assert "model" not in batch_aggregate(batch=batch, samples=0, method=method).summary
 
 
+def _tied(batch):
+    """Two people who disagree on every item (one says yes to all, one no) and the model, which says yes to the
+    items of even id and no to the rest: alone, every item is a tie; beside them, the model's vote decides it."""
+    for name, no in (("yes", ()), ("no", set(batch.items.values_list("pk", flat=True)))):
+        assert [_work(batch, name, no=no) for _ in range(2)] == list(batch.hits.order_by("index"))
+    _model(batch, lambda item: "1" if item.pk % 2 == 0 else "0", confidence=0.3)
+
+
+@pytest.mark.django_db
+def test_a_method_reads_the_model_beside_the_people_on_every_item_and_says_what_it_changes():
+    batch = _batch(adaptive="")
+    _tied(batch)
+    alone = batch_aggregate(batch=batch, samples=0, method="majority")
+    run = batch_aggregate(batch=batch, samples=0, method="majority", with_model="")
+    labels = dict(run.outcomes.values_list("item_id", "label"))
+    # Every item the people voted on takes the model's vote (whatever its confidence): with it, two votes to one.
+    assert labels == {item: 1 if item % 2 == 0 else 0 for item in batch.items.values_list("pk", flat=True)}
+    before = dict(alone.outcomes.values_list("item_id", "label"))
+    changed = sum(before[item] != label for item, label in labels.items())
+    # Whichever way a tie falls alone, the model's vote goes against it on half the items.
+    assert changed == 4
+    assert run.summary["model"] == {"name": MODEL, "beside": True, "votes": 8, "skill": 1.0, "people": 2,
+                                    "below": 2, "changed": changed}
+    # The votes, agreement and worker table stay the people's.
+    assert (run.votes, alone.votes) == (16, 16) and run.alpha == alone.alpha
+    assert 0 not in set(run.worker_stats.values_list("worker_id", flat=True))
+    out = io.StringIO()
+    write_report(out, run)
+    assert (f"{MODEL} was read beside the people on 8 items: majority gives it a skill of 1.00, above 2 of the 2 "
+            f"people; it changes the label of 4 items from what the people alone give") in out.getvalue()
+    # Dawid-Skene and MACE estimate its skill beside the people's too.
+    for method in ("dawid-skene", "mace"):
+        model = batch_aggregate(batch=batch, samples=0, method=method, with_model=MODEL).summary["model"]
+        assert model["votes"] == 8 and model["skill"] is not None and model["people"] == 2, method
+
+
+@pytest.mark.django_db
+def test_a_model_beside_the_people_leaves_items_no_person_voted_on_pending_and_is_refused_where_it_cannot_run():
+    batch = _batch(adaptive="")
+    _model(batch, lambda item: "1")
+    first = batch.hits.order_by("index").first()
+    assert _work(batch, "w1") == first  # the second HIT's items have the model's answer and no person's
+    run = batch_aggregate(batch=batch, samples=0, method="majority", with_model=MODEL)
+    assert run.summary["model"]["votes"] == 4 and run.summary["outcomes"]["pending"] == 4
+    with pytest.raises(CrowdError, match="the agreement rules count a model only as an adaptive batch's voter"):
+        batch_aggregate(batch=batch, samples=0, with_model=MODEL)
+    with pytest.raises(CrowdError, match="no model 'other' answered batch"):
+        batch_aggregate(batch=batch, samples=0, method="majority", with_model="other")
+    with pytest.raises(CrowdError, match="no model has answered batch"):
+        batch_aggregate(batch=_batch(adaptive=""), samples=0, method="majority", with_model="")
+
+
 @pytest.mark.django_db
 def test_counting_a_model_is_refused_where_it_cannot_stop_anything():
     batch = _batch(adaptive="")
@@ -213,6 +265,33 @@ class BatchPageTests(BaseTestCase):
         assert DesignBatch.objects.get(batch=batch).model_vote != {}
 
 
+    def test_it_aggregates_with_the_model_beside_the_people_from_the_batch_page(self):
+        batch = _batch(adaptive="")
+        self.project.batches.add(batch)
+        self.assertNotContains(self._page(batch), 'name="with_model"')  # no model has answered: nothing offered
+        _tied(batch)
+        self.assertContains(self._page(batch), f'<option value="{MODEL}">{MODEL}</option>', html=True)
+        url = f"/projects/{self.project.slug}/batches/{batch.pk}/aggregate/"
+        form = {"method": "paper", "keep_partial_negatives": "1.0", "seed": "0", "samples": "100",
+                "with_model": MODEL}
+        page = self.client.post(url, form, follow=True)
+        self.assertContains(page, "with_model: the paper&#x27;s rules count no model beside the people: pick a "
+                                  "method")
+        assert not batch.aggregations.exists()
+        with self.captureOnCommitCallbacks(execute=True):  # the job runs once its row is committed
+            self.client.post(url, {**form, "method": "majority"})
+        run = batch.aggregations.get()
+        assert run.summary["model"]["changed"] == 4
+        page = self.client.get(f"/projects/{self.project.slug}/aggregations/{run.pk}/")
+        self.assertContains(page, f"{MODEL} was read beside the people on 8 items: majority gives it a skill of "
+                                  f"1.00, above 2 of the 2 people; it changes the label of 4 items from what the "
+                                  f"people alone give. The agreement and workers below are the people's.")
+        # Without the model, the people's alone.
+        with self.captureOnCommitCallbacks(execute=True):
+            self.client.post(url, {**form, "method": "majority", "with_model": ""})
+        assert "model" not in batch.aggregations.order_by("-pk").first().summary
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_organizer_counts_the_model_s_vote_by_keyboard_on_a_phone(chromium, live_server):
     from django.contrib.auth.models import User
@@ -265,4 +344,49 @@ def test_an_organizer_counts_the_model_s_vote_by_keyboard_on_a_phone(chromium, l
     page.get_by_role("button", name="Stop counting its vote").click()
     page.wait_for_selector("#votes-form")
     assert DesignBatch.objects.get(batch=batch).model_vote == {}
+    context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_organizer_aggregates_with_the_model_beside_the_people_by_keyboard_on_a_phone(chromium, live_server):
+    from django.contrib.auth.models import User
+
+    from accounts import roles
+    from tests.browser import axe_clean, log_in, screenshot
+    from tests.test_accessibility import PHONE
+
+    organizer = User.objects.create_user("org", password="pass-word-1")
+    organizer.groups.add(roles.group(roles.ORGANIZER))
+    project = project_create(name="Counterfactuals", design="semeval", user=organizer)
+    batch = _batch(adaptive="")
+    project.batches.add(batch)
+    _tied(batch)
+    context = chromium.new_context(**PHONE)
+    page = context.new_page()
+    log_in(page, live_server, "org", "pass-word-1", f"/projects/{project.slug}/batches/{batch.pk}/#aggregate")
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    axe_clean(page, "model-beside-form-phone")
+    # By keyboard alone: a method picked, then the model, then the button.
+    page.focus("#aggregate-form #id_method")
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowDown")  # majority vote
+    while page.evaluate("document.activeElement.id") != "id_with_model":
+        page.keyboard.press("Tab")
+    page.keyboard.press("ArrowDown")
+    assert page.input_value("#id_with_model") == MODEL
+    page.locator("#aggregate").scroll_into_view_if_needed()
+    screenshot(page, "model-beside-form-phone", full_page=False)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Aggregate the votes"
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    run = batch.aggregations.get()
+    assert (run.method, run.summary["model"]["name"]) == ("majority", MODEL)
+    page.goto(f"{live_server.url}/projects/{project.slug}/aggregations/{run.pk}/")
+    said = page.inner_text("#model-beside")
+    assert f"{MODEL} was read beside the people on 8 items" in said and "changes the label of 4 items" in said
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    axe_clean(page, "model-beside-aggregation-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    screenshot(page, "model-beside-aggregation-desktop")
     context.close()

@@ -23,6 +23,10 @@ class Command(BaseCommand):
                             help="votes an item needs (default: the min_answers of the design's rule)")
         parser.add_argument("--keep-partial-negatives", type=float, default=1.0,
                             help="share of 4/5 negatives to keep, drawn with --seed (1.0 keeps all)")
+        parser.add_argument("--with-model", nargs="?", const="", metavar="MODEL",
+                            help="with a method: read a language model's answers (the last model to answer the "
+                                 "batch, or MODEL) as one more annotator's on every item people voted on, and say "
+                                 "its skill and how many labels it changes")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--samples", type=int, default=1000, help="bootstrap samples for alpha's interval")
         parser.add_argument("--compare", type=int, nargs=2, metavar="RUN",
@@ -59,5 +63,5 @@ class Command(BaseCommand):
             raise CommandError("--keep-partial-negatives is a share between 0 and 1")
         run = batch_aggregate(batch=batch, samples=options["samples"], method=options["method"], seed=options["seed"],
                               keep_partial_negatives=options["keep_partial_negatives"],
-                              votes_required=options["votes_required"])
+                              votes_required=options["votes_required"], with_model=options["with_model"])
         write_report(self.stdout, run)
