@@ -5,6 +5,7 @@ import io
 from decimal import Decimal
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from aggregation.maths import DISCARDED, NEGATIVE_100, POSITIVE
 from aggregation.report import write_report
@@ -156,6 +157,12 @@ def test_a_method_reads_the_model_beside_the_people_on_every_item_and_says_what_
     write_report(out, run)
     assert (f"{MODEL} was read beside the people on 8 items: majority gives it a skill of 1.00, above 2 of the 2 "
             f"people; it changes the label of 4 items from what the people alone give") in out.getvalue()
+    # The command says the same, and refuses the agreement rules with the model.
+    out = io.StringIO()
+    call_command("aggregate", str(batch.pk), "--method", "majority", "--with-model", "--samples", "0", stdout=out)
+    assert f"{MODEL} was read beside the people on 8 items" in out.getvalue()
+    with pytest.raises(CommandError, match="give a method to read its answers beside the people's"):
+        call_command("aggregate", str(batch.pk), "--with-model", MODEL)
     # Dawid-Skene and MACE estimate its skill beside the people's too.
     for method in ("dawid-skene", "mace"):
         model = batch_aggregate(batch=batch, samples=0, method=method, with_model=MODEL).summary["model"]
