@@ -184,6 +184,15 @@ def run_staleness(run: AggregationRun) -> str:
     """Why `run` no longer reflects its batch's work ("" when it does). A run from before fingerprints
     were kept is taken as current."""
     stored = run.summary.get("votes_digest")
+    model = run.summary.get("model") or {}
+    if model.get("beside"):
+        try:
+            now = _model_digest(model_beside(run.batch, model["name"])[1])
+        except CrowdError:
+            now = ""
+        if now != model.get("digest"):
+            return (f"aggregation {run.pk} is stale: the answers of {model['name']}, read beside the people, changed "
+                    f"after it ran ({run.created:%Y-%m-%d %H:%M} UTC); aggregate the batch again")
     if stored is None or stored == votes_digest(run.batch):
         return ""
     return (f"aggregation {run.pk} is stale: work of batch {run.batch_id} was reviewed (a HIT rejected, a worker "
@@ -269,7 +278,7 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
         "method": method,
     }
     if beside:
-        summary["model"] = _beside_figures(batch, beside[0], inference, votes, method, checks, rules.seed)
+        summary["model"] = _beside_figures(batch, beside, inference, votes, method, checks, rules.seed)
     elif added:
         summary["model"] = {"votes": added, "skill": _number(inference.skills.get(0))}
     with transaction.atomic():
@@ -287,17 +296,25 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
     return run
 
 
-def _beside_figures(batch: Batch, name: str, inference: methods.Inference, votes: list[tuple[int, int, int]],
-                    method: str, checks: dict[int, int], seed: int) -> dict[str, Any]:
+def _beside_figures(batch: Batch, beside: tuple[str, dict[int, int]], inference: methods.Inference,
+                    votes: list[tuple[int, int, int]], method: str, checks: dict[int, int],
+                    seed: int) -> dict[str, Any]:
     """A model read beside the people, measured: its skill, how many people's skills are below it, and the items
-    whose label it changes from what the same method gives over the people alone."""
+    whose label it changes from what the same method gives over the people alone; with the fingerprint of its
+    answers, which makes the run stale when they change (run_staleness)."""
+    name, answers = beside
     alone = _infer(batch, [vote for vote in votes if vote[1] != 0], method, checks, seed)
     skill = inference.skills.get(0)
     people = [other for worker, other in inference.skills.items() if worker != 0]
-    return {"name": name, "beside": True, "votes": sum(vote[1] == 0 for vote in votes), "skill": _number(skill),
+    return {"name": name, "beside": True, "digest": _model_digest(answers),
+            "votes": sum(vote[1] == 0 for vote in votes), "skill": _number(skill),
             "people": len(people), "below": sum(other < skill for other in people) if skill is not None else 0,
             "changed": sum(label != alone.labels[item] for item, label in inference.labels.items()
                            if item in alone.labels)}
+
+
+def _model_digest(votes: dict[int, int]) -> str:
+    return hashlib.sha256(repr(sorted(votes.items())).encode()).hexdigest()
 
 
 def _infer(batch: Batch, votes: list[tuple[int, int, int]], method: str, checks: dict[int, int],

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from aggregation.maths import DISCARDED, NEGATIVE_100, POSITIVE
 from aggregation.report import write_report
-from aggregation.services import batch_aggregate, settled_items
+from aggregation.services import batch_aggregate, run_staleness, settled_items
 from designs.model_votes import model_votes, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, OutsideAnswer
 from designs.semeval import labeling_batch_create
@@ -148,8 +148,20 @@ def test_a_method_reads_the_model_beside_the_people_on_every_item_and_says_what_
     changed = sum(before[item] != label for item, label in labels.items())
     # Whichever way a tie falls alone, the model's vote goes against it on half the items.
     assert changed == 4
-    assert run.summary["model"] == {"name": MODEL, "beside": True, "votes": 8, "skill": 1.0, "people": 2,
-                                    "below": 2, "changed": changed}
+    assert {key: value for key, value in run.summary["model"].items() if key != "digest"} == {
+        "name": MODEL, "beside": True, "votes": 8, "skill": 1.0, "people": 2, "below": 2, "changed": changed}
+    # The run stands until the model's answers change; then it is stale, as when people's work changes.
+    assert run_staleness(run) == ""
+    answer = OutsideAnswer.objects.filter(batch=batch, source=OutsideAnswer.MODEL).order_by("pk").first()
+    kept = dict(answer.answers)
+    answer.answers = {key: "0" if value == "1" else "1" for key, value in kept.items()}
+    answer.save()
+    assert f"aggregation {run.pk} is stale: the answers of {MODEL}, read beside the people, changed" in \
+        run_staleness(run)
+    assert run_staleness(alone) == ""  # a run without the model does not read them
+    answer.answers = kept
+    answer.save()
+    assert run_staleness(run) == ""
     # The votes, agreement and worker table stay the people's.
     assert (run.votes, alone.votes) == (16, 16) and run.alpha == alone.alpha
     assert 0 not in set(run.worker_stats.values_list("worker_id", flat=True))
