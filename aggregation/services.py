@@ -277,10 +277,10 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
         "votes_digest": digest,
         "method": method,
     }
-    if beside:
-        summary["model"] = _beside_figures(batch, beside, inference, votes, method, checks, rules.seed)
-    elif added:
+    if beside or added:
         summary["model"] = {"votes": added, "skill": _number(inference.skills.get(0))}
+    if beside:
+        summary["model"] |= _beside_figures(batch, beside, inference, votes, method, checks, rules.seed)
     with transaction.atomic():
         run = AggregationRun.objects.create(
             batch=batch, method=method, rules=asdict(rules), votes=table.size,
@@ -299,16 +299,15 @@ def batch_aggregate(*, batch: Batch, samples: int = 1000, method: str = "paper",
 def _beside_figures(batch: Batch, beside: tuple[str, dict[int, int]], inference: methods.Inference,
                     votes: list[tuple[int, int, int]], method: str, checks: dict[int, int],
                     seed: int) -> dict[str, Any]:
-    """A model read beside the people, measured: its skill, how many people's skills are below it, and the items
-    whose label it changes from what the same method gives over the people alone; with the fingerprint of its
-    answers, which makes the run stale when they change (run_staleness)."""
+    """A model read beside the people, measured: how many people's skills are below its skill, and the items whose
+    label it changes from what the same method gives over the people alone; with the fingerprint of its answers,
+    which makes the run stale when they change (run_staleness)."""
     name, answers = beside
     alone = _infer(batch, [vote for vote in votes if vote[1] != 0], method, checks, seed)
     skill = inference.skills.get(0)
     people = [other for worker, other in inference.skills.items() if worker != 0]
-    return {"name": name, "beside": True, "digest": _model_digest(answers),
-            "votes": sum(vote[1] == 0 for vote in votes), "skill": _number(skill),
-            "people": len(people), "below": sum(other < skill for other in people) if skill is not None else 0,
+    return {"name": name, "beside": True, "digest": _model_digest(answers), "people": len(people),
+            "below": sum(other < skill for other in people) if skill is not None else 0,
             "changed": sum(label != alone.labels[item] for item, label in inference.labels.items()
                            if item in alone.labels)}
 

@@ -311,25 +311,35 @@ class BatchPageTests(BaseTestCase):
         assert "model" not in batch.aggregations.order_by("-pk").first().summary
 
 
-@pytest.mark.django_db(transaction=True)
-def test_an_organizer_counts_the_model_s_vote_by_keyboard_on_a_phone(chromium, live_server):
+def _organizer_on_a_phone(chromium, live_server, batch, section, name):
+    """An organizer of a project holding the batch, logged in on a phone at the batch page's section, which fits
+    the width and passes axe (checked under `name`)."""
     from django.contrib.auth.models import User
 
     from accounts import roles
-    from tests.browser import axe_clean, log_in, screenshot
+    from tests.browser import axe_clean, log_in
     from tests.test_accessibility import PHONE
 
     organizer = User.objects.create_user("org", password="pass-word-1")
     organizer.groups.add(roles.group(roles.ORGANIZER))
     project = project_create(name="Counterfactuals", design="semeval", user=organizer)
-    batch = _batch()
     project.batches.add(batch)
-    _model(batch, lambda item: "1")
     context = chromium.new_context(**PHONE)
     page = context.new_page()
-    log_in(page, live_server, "org", "pass-word-1", f"/projects/{project.slug}/batches/{batch.pk}/#model-votes")
+    log_in(page, live_server, "org", "pass-word-1", f"/projects/{project.slug}/batches/{batch.pk}/#{section}")
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
-    axe_clean(page, "model-votes-phone")
+    axe_clean(page, name)
+    return project, context, page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_organizer_counts_the_model_s_vote_by_keyboard_on_a_phone(chromium, live_server):
+    from tests.browser import axe_clean, screenshot
+    from tests.test_accessibility import PHONE
+
+    batch = _batch()
+    _model(batch, lambda item: "1")
+    project, context, page = _organizer_on_a_phone(chromium, live_server, batch, "model-votes", "model-votes-phone")
     # From the model picker on, by keyboard alone: a confidence typed, two people first, the button pressed.
     page.focus("#id_votes-model")
     page.keyboard.press("Tab")
@@ -368,23 +378,12 @@ def test_an_organizer_counts_the_model_s_vote_by_keyboard_on_a_phone(chromium, l
 
 @pytest.mark.django_db(transaction=True)
 def test_an_organizer_aggregates_with_the_model_beside_the_people_by_keyboard_on_a_phone(chromium, live_server):
-    from django.contrib.auth.models import User
-
-    from accounts import roles
-    from tests.browser import axe_clean, log_in, screenshot
+    from tests.browser import axe_clean, screenshot
     from tests.test_accessibility import PHONE
 
-    organizer = User.objects.create_user("org", password="pass-word-1")
-    organizer.groups.add(roles.group(roles.ORGANIZER))
-    project = project_create(name="Counterfactuals", design="semeval", user=organizer)
     batch = _batch(adaptive="")
-    project.batches.add(batch)
     _tied(batch)
-    context = chromium.new_context(**PHONE)
-    page = context.new_page()
-    log_in(page, live_server, "org", "pass-word-1", f"/projects/{project.slug}/batches/{batch.pk}/#aggregate")
-    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
-    axe_clean(page, "model-beside-form-phone")
+    project, context, page = _organizer_on_a_phone(chromium, live_server, batch, "aggregate", "model-beside-form-phone")
     # By keyboard alone: a method picked, then the model, then the button.
     page.focus("#aggregate-form #id_method")
     page.keyboard.press("Home")
@@ -395,6 +394,10 @@ def test_an_organizer_aggregates_with_the_model_beside_the_people_by_keyboard_on
     assert page.input_value("#id_with_model") == MODEL
     page.locator("#aggregate").scroll_into_view_if_needed()
     screenshot(page, "model-beside-form-phone", full_page=False)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.locator("#aggregate").scroll_into_view_if_needed()
+    screenshot(page, "model-beside-form-desktop", full_page=False)
+    page.set_viewport_size(PHONE["viewport"])
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Aggregate the votes"
     with page.expect_navigation():
