@@ -21,8 +21,9 @@ MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation it
 # An item field holding a model's suggested answers ({"model", "score", "answers": {scheme: answer}}): the page
 # starts with them, marked as such; the answers people give are stored apart, on their assignments.
 SUGGESTED = "_suggested"
-# An item field holding what a Label Studio task gave its Paragraphs and HyperText ({field: turns or markup}): the
-# page shows them as text (one turn a line, the HTML's words); the labelstudio export gives them back as they came.
+# An item field holding what a Label Studio task gave its Paragraphs, HyperText and a List with html entries ({field:
+# turns, markup or entries}): the page shows them as text (one turn a line, the HTML's words); the labelstudio export
+# gives them back as they came.
 GIVEN = "_given"
 FORMATS = ("json", "jsonl", "csv", "tsv")
 

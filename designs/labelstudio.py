@@ -722,8 +722,10 @@ class _Translation:
                         raise ValueError(f"{where}: {key} entry {blank.get('id', '')!r} has no words to show (no "
                                          f"title, body or text{markup}); this platform shows text: give it a "
                                          f"title or a body")
-            given = {key: value for key, value in found.items() if self.kinds.get(key) in KEPT
-                     and isinstance(value, list if self.kinds[key] == "Paragraphs" else str)}
+            given = {key: value for key, value in found.items()
+                     if (self.kinds.get(key) in KEPT and isinstance(value, list if self.kinds[key] == "Paragraphs"
+                                                                   else str))
+                     or (self.kinds.get(key) == "List" and _has_html(value))}
             if given:
                 fields[GIVEN] = given
             fields.update((pair, [found[left], found[right]]) for pair, (left, right) in self.pairs.items())
@@ -954,6 +956,11 @@ class _Nodes(HTMLParser):
             self.pieces.append((data, f"{path}/text()[{counted['text()']}]"))
 
 
+def _has_html(entries: Any) -> bool:
+    """Whether a List's entries (a task's value) show any entry by its html, which is then kept to be given back."""
+    return isinstance(entries, list) and any(isinstance(entry, dict) and entry.get("html") for entry in entries)
+
+
 def _html_text(markup: str) -> tuple[str, list[tuple[str, int] | None]]:
     """HTML as the text a person reads in it (blank lines closed up, its ends trimmed), with each character's place
     in the markup: its text node's XPath and offset there (None for a line break put in)."""
@@ -1061,10 +1068,10 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         suggested = fields.pop(SUGGESTED, None)
         came = fields.pop(GIVEN, None)
         data = {"id": record.id, design.items.text_key: record.text, **fields}
-        if isinstance(came, dict):  # a dialogue goes back as its turns, HTML as its markup
-            data.update((key, value) for key, value in came.items() if key in data)
         for scheme in schemes.values():
             data.update(SCHEME_TYPES.of(scheme).labelstudio_data(scheme, record))
+        if isinstance(came, dict):  # a dialogue goes back as its turns, HTML as its markup, a List as its entries
+            data.update((key, value) for key, value in came.items() if key in data)
         task = {"id": number, "data": data,
                 "annotations": annotations, "meta": {"annotators": annotators}}
         if isinstance(suggested, dict) and isinstance(suggested.get("answers"), dict):

@@ -16,6 +16,7 @@ from django.core.management import call_command
 
 from designs.export import answer_rows, export_batch
 from designs.labelstudio import config_of, import_project
+from designs.task_type import record
 from hits.models import Worker
 from hits.services import assignment_approve, assignment_claim, assignment_submit, batch_publish
 from hits.services.errors import CrowdError
@@ -850,6 +851,34 @@ def test_a_list_entry_shown_by_html_is_its_text_and_one_without_words_is_refused
     assert refused.errors == ["tasks.json: task 1 (line 1): answers entry 'chair_1' has no words to show (no title, "
                               "body or text; its html is markup without text, an image?); this platform shows text: "
                               "give it a title or a body"]
+
+
+@pytest.mark.django_db
+def test_a_list_of_html_entries_goes_back_as_it_came_with_its_ranking(tmp_path):
+    """A List whose entries Label Studio showed by their html is shown here as their text, and the labelstudio
+    export gives the entries back as the task gave them (markup and all), with the annotation's ranking of them."""
+    entries = [{"id": "a", "html": "<p>Yes, <b>gladly</b>.</p>"}, {"id": "b", "title": "B", "body": "No."},
+               {"id": "c", "title": "C", "html": "<i>Maybe</i>", "extra": 1}]
+    (tmp_path / "config.xml").write_text("<View>\n<Text name='prompt' value='$prompt'/>\n"
+                                         "<List name='answers' value='$answers' title='A'/>\n"
+                                         "<Ranker name='rank' toName='answers'/>\n</View>")
+    ranked = {"from_name": "rank", "to_name": "answers", "type": "ranker",
+              "value": {"ranker": {"rank": ["c", "a", "b"]}}}
+    (tmp_path / "tasks.json").write_text(json.dumps([{"data": {"prompt": "Which is best?", "answers": entries},
+                                                      "annotations": [{"completed_by": 3, "result": [ranked]}]}]))
+    _, batch, _ = _published(tmp_path / "config.xml", tmp_path / "tasks.json")
+    shown = record(batch.hits.get().ordered_items()[0]).fields["answers"]
+    assert [entry["body"] for entry in shown] == ["Yes, gladly.", "No.", "Maybe"]
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    [task] = json.loads(written["tasks.json"].read_text())
+    assert task["data"]["answers"] == entries
+    assert [result["value"] for result in task["annotations"][0]["result"]] == [{"ranker": {"rank": ["c", "a", "b"]}}]
+    if not LS_PYTHON:
+        pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
+    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
+                              str(tmp_path / "config.xml")], capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
+    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[], []]
 
 
 def test_a_dialogue_is_read_by_its_own_keys_and_a_turn_of_several_lines_stays_one_turn():
