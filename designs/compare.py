@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 import numpy as np
-from django.db.models import Sum
+from django.db.models import Count, Sum
 
 from aggregation.maths import bootstrap_interval
 from designs.answers import known_answer
@@ -63,8 +63,8 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
                          "flipped": sum(scheme.name in (meta.get("position") or {}).get("flipped", [])
                                         for meta in metas)}})
     run = ModelRun.objects.filter(batch=batch, annotator=name).aggregate(
-        cost=Sum("cost"), seconds=Sum("seconds"), answered=Sum("answered"), tokens_in=Sum("tokens_in"),
-        tokens_out=Sum("tokens_out"))
+        runs=Count("pk"), cost=Sum("cost"), seconds=Sum("seconds"), answered=Sum("answered"),
+        tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
     refused = sum(len(found) for found in ModelRun.objects.filter(batch=batch, annotator=name).values_list(
         "refused", flat=True))
     paid = Payment.objects.filter(batch=batch).exclude(state=Payment.State.FAILED).aggregate(
@@ -72,7 +72,9 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
     answered = run["answered"] or 0
     return {"batch": batch.pk, "model": name, "items_answered": len(given), "refused": refused,
             "schemes": schemes,
-            "model_cost": {"total": f"{run['cost'] or 0:.6f}", "tokens_in": run["tokens_in"] or 0,
+            # A model never asked here (a Label Studio prediction's) has no run, and no cost to say.
+            "model_cost": {"asked": bool(run["runs"]), "total": f"{run['cost'] or 0:.6f}",
+                           "tokens_in": run["tokens_in"] or 0,
                            "tokens_out": run["tokens_out"] or 0,
                            "per_item": str(round((run["cost"] or Decimal(0)) / answered, 6)) if answered else None,
                            "seconds_per_item": round((run["seconds"] or 0) / answered, 3) if answered else None},

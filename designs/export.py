@@ -360,7 +360,11 @@ def labelstudio_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
     config, to_name, left_out = config_of(design)
     (folder / "config.xml").write_text(config, encoding="utf-8")
     written = [folder / "config.xml"]
-    tasks = tasks_of(design, ((record, answers) for _, _, record, answers in item_answers(batch)), to_name)
+    # A Label Studio prediction's score, kept with its model's answers, goes back with it (a model asked here has none).
+    scores = {(key.removeprefix("record:"), annotator): meta["score"] for key, annotator, meta in OutsideAnswer.objects
+              .filter(batch=batch, source=OutsideAnswer.MODEL, meta__has_key="score")
+              .values_list("item__key", "annotator", "meta")}
+    tasks = tasks_of(design, ((record, answers) for _, _, record, answers in item_answers(batch)), to_name, scores)
     with (folder / "tasks.json").open("w", encoding="utf-8") as out:
         out.write("[")
         for number, task in enumerate(tasks):

@@ -28,6 +28,9 @@ GIVEN = "_given"
 FORMATS = ("json", "jsonl", "csv", "tsv")
 
 
+MODEL = "model"  # the source of a language model's answers given beside the crowd (designs.models.OutsideAnswer)
+
+
 class Given(NamedTuple):
     """One annotator's answers to one item, given in another tool (a Label Studio task's annotation): stored beside
     the crowd's (designs.models.OutsideAnswer), never as a HIT's."""
@@ -36,6 +39,7 @@ class Given(NamedTuple):
     annotator: str  # as the other tool names them
     answers: dict[str, Any]  # {scheme: value}, as the scheme types read them
     when: datetime | None = None
+    meta: dict[str, Any] | None = None  # a model's answers: their score and confidence
 
 
 class ItemsError(InputError):

@@ -31,7 +31,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from designs import potato
 from designs.aggregate import Annotator
 from designs.answers import read_values
-from designs.items import GIVEN, SUGGESTED, Given, ItemsError, Record, as_lines, read_rows, unanswerable
+from designs.items import GIVEN, MODEL, SUGGESTED, Given, ItemsError, Record, as_lines, read_rows, unanswerable
 from designs.loader import DesignError, Problem, validate
 from designs.schemes import SCHEME_TYPES
 from designs.schemes import Record as SchemeRecord
@@ -96,6 +96,9 @@ class Imported(potato.Imported):
                  "ignored": self.ignored, "errors": self.errors}
         if self.given:  # the tasks came with annotations: how many, kept as whose answers
             found.update(annotations=len(self.given), annotators=len({given.annotator for given in self.given}))
+        if self.predicted:  # and with predictions: how many, kept as which models' answers
+            found.update(predictions=len(self.predicted),
+                         models=sorted({given.annotator for given in self.predicted}))
         return found
 
     def source(self) -> str:
@@ -164,6 +167,7 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
     try:
         found.records = translation.records(rows, tasks_name, found.design)
         found.given, found.given_source = translation.given, "labelstudio"
+        found.predicted = translation.predicted
     except (ItemsError, ValueError) as error:
         found.errors.append(str(error))
         return found
@@ -272,6 +276,7 @@ class _Translation:
         self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
         self.ranked: set[str] = set()  # task fields holding lists a control ranks
         self.given: list[Given] = []  # the tasks' annotations, as answers of who gave them
+        self.predicted: list[Given] = []  # the tasks' predictions, as answers of the models that gave them
         self.design = self._design(root)
 
     def at(self, tag: Tag, message: str) -> None:
@@ -735,17 +740,36 @@ class _Translation:
             text = text if isinstance(text, str) else as_lines(text)
             record = Record(id=task_id, text=text, fields=fields, line=number, file=name)
             places = self._places(found.get(self.main_field), text)
-            predictions = [entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
-                           and isinstance(entry.get("result"), list)]
-            if predictions:
-                best = max(predictions, key=lambda entry: _score(entry.get("score")))
-                suggested = self._answers(design, best["result"], record, places, f"{where}: the prediction's")
-                if suggested:
-                    fields[SUGGESTED] = {"model": str(best.get("model_version") or "a model"),
-                                         "score": best.get("score"), "answers": suggested}
+            self._predictions(design, row, record, places, where)
             self._annotations(design, row, record, places, where)
             records.append(record)
         return records
+
+    def _predictions(self, design: Any, row: dict, record: Record, places: _Places, where: str) -> None:
+        """A task's predictions: the best scored is the item's suggestion (SUGGESTED); each model's best is that
+        model's answers (`predicted`, stored as a language model's are), to be measured against the crowd. A score
+        from 0 to 1 is the answers' confidence, as a model run's is."""
+        predictions = sorted((entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
+                              and isinstance(entry.get("result"), list)),
+                             key=lambda entry: _score(entry.get("score")), reverse=True)
+        models: set[str] = set()
+        read: list[Given] = []
+        for number, prediction in enumerate(predictions):
+            model = str(prediction.get("model_version") or "a model")[:200]
+            if model in models:
+                continue  # a lower-scored prediction of a model already read
+            models.add(model)
+            answers = self._answers(design, prediction["result"], record, places, f"{where}: the prediction's")
+            if not answers:
+                continue
+            score = prediction.get("score")
+            if number == 0:
+                record.fields[SUGGESTED] = {"model": model, "score": score, "answers": answers}
+            sure = isinstance(score, int | float) and not isinstance(score, bool) and 0 <= score <= 1
+            read.append(Given(record.id, model, answers, _when(prediction.get("created_at")),
+                              {"score": score, **({"confidence": dict.fromkeys(answers, score)} if sure else {})}))
+        # The best scored is stored last: the model that answered last is the one a command means by default.
+        self.predicted += reversed(read)
 
     def _annotations(self, design: Any, row: dict, record: Record, places: _Places, where: str) -> None:
         """A task's annotations as the answers of the annotators who gave them (`given`): each named by its meta's
@@ -1042,9 +1066,11 @@ def _object(name: str, field: str, shown: dict[str, str]) -> str:
     return f"<{shown.get('tag', 'Text')} name={quoteattr(name)} value={quoteattr('$' + field)}/>"
 
 
-def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
+def tasks_of(design: Any, items: Any, to_name: str,
+             scores: dict[tuple[str, str], Any] | None = None) -> Iterator[dict[str, Any]]:
     """Each item as a Label Studio task: its data (its id, text and fields), one annotation per annotator, each
-    answer in Label Studio's result shapes, and the annotators' pseudonyms (W1, W2, … in the batch) in its meta.
+    answer in Label Studio's result shapes, and the annotators' pseudonyms (W1, W2, … in the batch) in its meta; a
+    language model's answers as its prediction, with the score `scores` gives it ({(record id, model): score}).
     `items` yields (record, [Answer])."""
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects
@@ -1055,9 +1081,16 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
             by_worker.setdefault(answer.worker, {})[answer.scheme] = answer.value
         annotations: list[dict[str, Any]] = []
         annotators: list[str] = []
+        predictions: list[dict[str, Any]] = []
         placed = _placing(design, record)
         for worker, given in by_worker.items():
             results = _results(schemes, given, to_name, called, placed)
+            if isinstance(worker, Annotator) and worker.source == MODEL:
+                # A language model's answers go back as its prediction (a pre-annotation there), not a person's.
+                score = (scores or {}).get((record.id, worker.name))
+                predictions.append({"model_version": worker.name, "result": results,
+                                    **({"score": score} if isinstance(score, int | float) else {})})
+                continue
             annotations.append({"id": len(annotations) + 1, "result": results})
             # An outside annotator goes back under their own name (the tool they worked in is this one, or will be).
             annotators.append(worker.name if isinstance(worker, Annotator) else
@@ -1075,10 +1108,19 @@ def tasks_of(design: Any, items: Any, to_name: str) -> Iterator[dict[str, Any]]:
         task = {"id": number, "data": data,
                 "annotations": annotations, "meta": {"annotators": annotators}}
         if isinstance(suggested, dict) and isinstance(suggested.get("answers"), dict):
-            # The item's suggestion goes back as the prediction it came from.
-            task["predictions"] = [{"model_version": suggested.get("model"), "result": _results(
-                schemes, suggested["answers"], to_name, called, placed), **({"score": suggested["score"]} if isinstance(
-                    suggested.get("score"), int | float) else {})}]
+            # The item's suggestion goes back as the prediction it came from, first, with its score; its model's
+            # answers are that prediction (a task's predictions are imported as both).
+            best = next((found for found in predictions if found["model_version"] == suggested.get("model")), None)
+            if best is None:
+                best = {"model_version": suggested.get("model"),
+                        "result": _results(schemes, suggested["answers"], to_name, called, placed)}
+            else:
+                predictions.remove(best)
+            if isinstance(suggested.get("score"), int | float):
+                best["score"] = suggested["score"]
+            predictions.insert(0, best)
+        if predictions:
+            task["predictions"] = predictions
         yield task
 
 

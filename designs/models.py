@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 
 from designs.conditions import Conditions
+from designs.items import MODEL
 from designs.loader import load_text
 from designs.model import Design
 from hits.models import Assignment, Batch
@@ -86,7 +87,7 @@ class OutsideAnswer(models.Model):
     in with its project. Reports, agreement and exports read them beside the crowd's (designs.export); they are no
     Assignment, so no HIT place, claim, approval or payment ever sees them."""
 
-    MODEL = "model"  # the source of a language model's answers (designs.model_runs)
+    MODEL = MODEL  # the source of a language model's answers (designs.model_runs, a Label Studio prediction)
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="outside_answers")
     item = models.ForeignKey("hits.Item", on_delete=models.CASCADE, related_name="outside_answers")

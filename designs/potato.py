@@ -173,6 +173,8 @@ class Imported:
     training_rules: Practice | None = None
     # Answers given in the other tool (a Label Studio task's annotations), stored beside the crowd's with the project.
     given: list[Given] = field(default_factory=list)
+    # The models' answers it came with (a Label Studio task's predictions), stored as a language model's are.
+    predicted: list[Given] = field(default_factory=list)
     given_source: str = ""
     saved_work: str = ""  # the folder Potato's saved answers were read from (its output_annotation_dir)
 

@@ -191,6 +191,6 @@ def outside_answers_store(*, batch: Any, given: Sequence[Given], source: str) ->
             raise InputError(f"item {entry.item!r} is not in batch {batch.pk}; its answers by {entry.annotator} "
                              f"have nowhere to go")
         rows.append(OutsideAnswer(batch=batch, item_id=item, source=source, annotator=entry.annotator[:200],
-                                  answers=entry.answers, given=entry.when))
+                                  answers=entry.answers, given=entry.when, meta=entry.meta or {}))
     OutsideAnswer.objects.bulk_create(rows, batch_size=1000)
     return len(rows)

@@ -22,6 +22,7 @@ from django.utils import timezone
 from aggregation.maths import alpha, bootstrap_interval
 from core.errors import CrowdsetError
 from designs.answers import known_answer
+from designs.items import SUGGESTED
 from designs.models import DesignBatch, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
 from hits.models import Assignment, Batch, Item
@@ -45,6 +46,10 @@ def suggestions_start(*, batch: Batch, annotator: str = "", holdout: float = HOL
         raise SuggestionError(f"batch {batch.pk} is on MTurk, which shows every worker the same HTMLQuestion: the "
                               f"holdout of (annotator, item) pairs cannot be kept there; publish in-house or on "
                               f"Prolific to show suggestions")
+    if Item.objects.filter(batch=batch, payload__fields__has_key=SUGGESTED).exists():
+        raise SuggestionError(f"batch {batch.pk}'s items carry suggestions of their own (a Label Studio task's "
+                              f"prediction), which every page shows: a holdout cannot be kept; their model's answers "
+                              f"are measured against the crowd with `manage.py design compare {batch.pk}`")
     if not 0 <= holdout < 1:
         raise SuggestionError(f"--holdout {holdout}: give the share of pairs that see no suggestion, from 0 up to "
                               f"(not including) 1; 0.2 is usual")

@@ -261,10 +261,13 @@ def potato_project_create(*, imported: Any, provider: str | None = None, user: A
         project, batch = design_project_create(source=imported.source(), file_name=f"{name}.yaml",
                                                records=imported.records, provider=provider, user=user,
                                                free_slug=True)
-        if imported.given:
-            from designs.services import outside_answers_store
+        from designs.models import OutsideAnswer
+        from designs.services import outside_answers_store
 
+        if imported.given:
             outside_answers_store(batch=batch, given=imported.given, source=imported.given_source)
+        if imported.predicted:
+            outside_answers_store(batch=batch, given=imported.predicted, source=OutsideAnswer.MODEL)
         if test is not None:
             project.tests.add(test)
     return project, batch

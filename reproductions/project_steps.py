@@ -239,8 +239,9 @@ def _model_numbers(batch: Batch) -> str:
                      f"{_share(entry['shown']['follows'])}, those held out {_share(entry['held_out']['follows'])}"
                      + (f" (difference {follows['value']:+.0%}, 95% interval {follows['low']:+.0%} to "
                         f"{follows['high']:+.0%})" if follows["low"] is not None else ""))
-    return (f"model {found['model']}: {counted(found['items_answered'], 'item')} answered, cost "
-            f"{found['model_cost']['total']}; " + "; ".join(parts) + f" (`manage.py design compare {batch.pk}`)")
+    cost = f"cost {found['model_cost']['total']}" if found["model_cost"]["asked"] else "with the project"
+    return (f"model {found['model']}: {counted(found['items_answered'], 'item')} answered, {cost}; "
+            + "; ".join(parts) + f" (`manage.py design compare {batch.pk}`)")
 
 
 def _share(figure: dict[str, Any]) -> str:

@@ -455,7 +455,7 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     boss = User.objects.create_user("boss", password="pass-word-1")
     boss.groups.add(roles.group(roles.ORGANIZER))
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps(ANNOTATED))
+    tasks.write_text(json.dumps([{**ANNOTATED[0], "predictions": PREDICTED[0]["predictions"]}, *ANNOTATED[1:]]))
     context = chromium.new_context(**(DESKTOP if device_name == "desktop" else PHONE))
     page = context.new_page()
     log_in(page, live_server, "boss", "pass-word-1", "/projects/designs/new/")
@@ -468,13 +468,15 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     assert "config.xml: ready" in text and "2 items; schemes: counterfactual (Choices), parts (Labels)" in text
     assert "Not carried over: <TextArea name='why'> maxSubmissions='1' (line 18)" in text
     assert "4 annotations by 2 annotators came with the tasks: kept as their answers beside the crowd's" in text
+    assert report.query_selector(".report-predictions").inner_text().startswith(
+        "2 predictions by cf-tagger-v2, weak-v1 came with the tasks: each item starts with the best scored")
     assert not Project.objects.exists()  # a check makes nothing
     report.scroll_into_view_if_needed()
     axe_clean(page, f"labelstudio-check-{device_name}", docs="labelstudio-check" if device_name == "desktop" else None)
     page.click("#labelstudio-import")
     page.wait_for_url(f"{live_server.url}/projects/counterfactual-posts/")
     batch = Project.objects.get().batches.get()
-    assert batch.items.count() == 2 and batch.outside_answers.count() == 4
+    assert batch.items.count() == 2 and batch.outside_answers.count() == 4 + 2
     context.close()
 
 
@@ -530,6 +532,86 @@ def test_a_task_s_best_prediction_is_the_item_s_suggestion_kept_apart_from_answe
     # A rating of 9 on a 4-point scale does not fit: named, and left out.
     assert any(warning.startswith("tasks.json: task 1 (line 1): the prediction's confidence does not fit")
                for warning in found.warnings)
+    # Each model's prediction is that model's answers, its score their confidence (from 0 to 1).
+    assert [(given.annotator, given.answers, given.meta) for given in found.predicted] == [
+        ("weak-v1", {"counterfactual": "no"}, {"score": 0.2, "confidence": {"counterfactual": 0.2}}),
+        ("cf-tagger-v2", suggested["answers"],
+         {"score": 0.91, "confidence": dict.fromkeys(suggested["answers"], 0.91)})]
+    assert (found.as_json()["predictions"], found.as_json()["models"]) == (2, ["cf-tagger-v2", "weak-v1"])
+    # A score that is no probability is kept, and is no confidence; a model's lower-scored second prediction is not
+    # read.
+    again = [{**PREDICTED[0], "predictions": [{**PREDICTED[0]["predictions"][0], "score": 7},
+                                              {**PREDICTED[0]["predictions"][0], "score": 3, "result": []}]}]
+    found = import_project(STUDY.encode(), name="study.xml", tasks=json.dumps(again).encode(), tasks_name="tasks.json")
+    assert [(given.annotator, given.meta) for given in found.predicted] == [("weak-v1", {"score": 7})]
+
+
+@pytest.mark.django_db
+def test_a_task_s_predictions_are_models_measured_against_the_crowd_and_go_back_as_predictions(tmp_path):
+    """A task's predictions are stored as the answers of the models that gave them: `design compare` measures each
+    against the crowd, as it does a model run here, and the labelstudio export gives them back as predictions (not
+    as people's annotations). Suggestions with a holdout are refused there: every page shows the items' own."""
+    from designs.models import OutsideAnswer
+    from designs.suggestions import SuggestionError, suggestions_start
+
+    (tmp_path / "study.xml").write_text(STUDY)
+    tasks = [{**PREDICTED[0], "data": {**PREDICTED[0]["data"], "id": str(number)}} for number in range(1, 4)]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    out = io.StringIO()
+    call_command("design", "import-labelstudio", str(tmp_path / "study.xml"), "--tasks", str(tmp_path / "tasks.json"),
+                 "--check", stdout=out)
+    assert "  models: 6 predictions by cf-tagger-v2, weak-v1, kept as those models' answers" in out.getvalue()
+    _, batch, line = _published(tmp_path / "study.xml", tmp_path / "tasks.json")
+    assert (line["predictions"], line["models"]) == (6, ["cf-tagger-v2", "weak-v1"])
+    assert OutsideAnswer.model_names(batch) == ["cf-tagger-v2", "weak-v1"]  # the best scored first: the default
+    assert OutsideAnswer.objects.filter(batch=batch, source=OutsideAnswer.MODEL).count() == 6
+    # Two people say no to every item: weak-v1 agrees with them, cf-tagger-v2 does not.
+    for number in range(2):
+        worker = Worker.objects.create(provider="inhouse", external_id=f"crowd-{number}")
+        assignment = assignment_claim(batch=batch, worker=worker)
+        assignment_submit(assignment=assignment, worker=worker, raw_answers={
+            f"a-{item.pk}-0": "no" for item in assignment.hit.ordered_items()})
+
+    def compared(model: str) -> dict:
+        out = io.StringIO()
+        call_command("design", "compare", str(batch.pk), "--model", model, "--json", stdout=out)
+        return next(entry for entry in json.loads(out.getvalue())["schemes"] if entry["scheme"] == "counterfactual")
+
+    weak, strong = compared("weak-v1"), compared("cf-tagger-v2")
+    out = io.StringIO()
+    call_command("design", "compare", str(batch.pk), stdout=out)  # the best scored, by default
+    assert out.getvalue().startswith(f"cf-tagger-v2 against the crowd on batch {batch.pk}: 3 items answered")
+    assert "  model: not asked here (its answers came with the project); crowd: " in out.getvalue()
+    from reproductions.project_steps import _design_numbers  # the project page's "Agreement and labels" step
+
+    assert "model cf-tagger-v2: 3 items answered, with the project; counterfactual: the model agrees with the " \
+           "crowd's label on 0% of 3 items" in _design_numbers(batch, lambda done, total: None)
+    assert (weak["compared"], weak["accuracy"]["value"], weak["confidence"]) == (3, 1.0, 0.2)
+    assert (strong["compared"], strong["accuracy"]["value"], strong["confidence"]) == (3, 0.0, 0.91)
+    with pytest.raises(SuggestionError, match="carry suggestions of their own"):
+        suggestions_start(batch=batch, annotator="weak-v1")
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    task = json.loads(written["tasks.json"].read_text())[0]
+    assert [(found["model_version"], found.get("score")) for found in task["predictions"]] == [
+        ("cf-tagger-v2", 0.91), ("weak-v1", 0.2)]
+    assert task["predictions"][1]["result"][0]["value"] == {"choices": ["no"]}
+    assert len(task["annotations"]) == len(task["meta"]["annotators"]) == 2  # the people's only
+    if not LS_PYTHON:
+        pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
+    # label-studio-sdk takes each prediction as written for the config written beside it.
+    checked = subprocess.run([LS_PYTHON, "-c", PREDICTIONS_VALID, str(written["tasks.json"]),
+                              str(written["config.xml"])], capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
+    assert json.loads(checked.stdout) == [[[], []]] * 3
+
+
+PREDICTIONS_VALID = """
+import json, sys
+from label_studio_sdk.label_interface import LabelInterface
+interface = LabelInterface(open(sys.argv[2]).read())
+print(json.dumps([[interface.validate_prediction(prediction, return_errors=True)
+                   for prediction in task["predictions"]] for task in json.load(open(sys.argv[1]))]))
+"""
 
 
 @pytest.mark.django_db
@@ -562,6 +644,7 @@ def test_a_suggestion_starts_the_page_marked_and_the_answer_is_the_person_s(chro
     assert task["predictions"][0]["model_version"] == "cf-tagger-v2" and task["predictions"][0]["score"] == 0.91
     assert {result["from_name"] for result in task["predictions"][0]["result"]} == {
         "counterfactual", "parts", "sure", "words"}
+    assert [found["model_version"] for found in task["predictions"]] == ["cf-tagger-v2", "weak-v1"]
 
 
 @pytest.mark.django_db

@@ -213,6 +213,7 @@ def test_the_model_is_compared_with_the_crowd_from_the_command_line(server, monk
         assert 0 <= accuracy["low"] <= accuracy["value"] <= accuracy["high"] <= 1
     assert scheme["gold"]["items"] == ran["answered"] and scheme["alpha_crowd"] is not None
     assert found["model_cost"]["total"] == ran["cost"] and found["model_cost"]["tokens_in"] == ran["tokens_in"]
+    assert found["model_cost"]["asked"]
     out = io.StringIO()
     call_command("design", "compare", str(batch.pk), stdout=out)
     assert f"{ran['annotator']} against the crowd on batch {batch.pk}" in out.getvalue()

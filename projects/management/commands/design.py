@@ -288,7 +288,7 @@ class Command(BaseCommand):
                 f"{_number(entry['alpha_with_model'])}; on {entry['gold']['items']} known answers "
                 f"{_number(entry['gold']['accuracy'])}")
             if entry["confidence"] is not None:
-                self.stdout.write(f"    confidence (agreement over samples): {entry['confidence']:.3f} on average")
+                self.stdout.write(f"    confidence: {entry['confidence']:.3f} on average")
             if entry["position"]["compared"]:
                 self.stdout.write(f"    position check: {entry['position']['flipped']} of "
                                   f"{entry['position']['compared']} answers changed with the options reversed")
@@ -308,9 +308,9 @@ class Command(BaseCommand):
                     f"{_figure(entry['shown']['alpha'])} vs {_figure(entry['held_out']['alpha'])}")
         cost = found["model_cost"]
         crowd = found["crowd_cost"]
-        self.stdout.write(f"  model: {cost['total']} in all, {cost['per_item'] or '-'} an item, "
-                          f"{cost['seconds_per_item'] or '-'} s an item; crowd: {crowd['total']} paid, "
-                          f"{crowd['per_item'] or '-'} an item")
+        model = (f"{cost['total']} in all, {cost['per_item'] or '-'} an item, {cost['seconds_per_item'] or '-'} s an "
+                 f"item" if cost["asked"] else "not asked here (its answers came with the project)")
+        self.stdout.write(f"  model: {model}; crowd: {crowd['total']} paid, {crowd['per_item'] or '-'} an item")
 
     def do_model_votes(self, options):
         batch = self._batch(options["batch"])
@@ -464,6 +464,9 @@ class Command(BaseCommand):
                          + (f" from the project's saved work ({line['saved_work']})" if line.get("saved_work") else "")
                          + ", kept as their answers beside the crowd's (reports and exports read them; no one is "
                            "paid for them)")
+        if line.get("predictions"):
+            parts.append(f"  models: {counted(line['predictions'], 'prediction')} by {', '.join(line['models'])}, kept "
+                         f"as those models' answers beside the crowd's (design compare measures them)")
         if line["ignored"]:
             parts.append(f"  ignored (Potato's own server and pages): {', '.join(line['ignored'])}")
         parts += [f"  warning: {warning}" for warning in line["warnings"]]

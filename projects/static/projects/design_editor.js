@@ -138,6 +138,14 @@
         "their answers beside the crowd's (reports and exports read them; no one is paid for them).";
       found.append(given);
     }
+    if (entry.predictions) {
+      const predicted = document.createElement("p");
+      predicted.className = "report-predictions";
+      predicted.textContent = entry.predictions + " prediction" + (entry.predictions === 1 ? "" : "s") + " by " +
+        entry.models.join(", ") + " came with the tasks: each item starts with the best scored as its suggestion, " +
+        "and each model's are kept as its answers beside the crowd's, to measure against them.";
+      found.append(predicted);
+    }
     if (entry.ignored.length) {
       const ignored = document.createElement("p");
       ignored.textContent = (tool === "Potato" ? "Ignored (Potato's own server and pages): " : "Not carried over: ")
