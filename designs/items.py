@@ -32,8 +32,8 @@ MODEL = "model"  # the source of a language model's answers given beside the cro
 
 
 class Given(NamedTuple):
-    """One annotator's answers to one item, given in another tool (a Label Studio task's annotation): stored beside
-    the crowd's (designs.models.OutsideAnswer), never as a HIT's."""
+    """One annotator's answers to one item, given in another tool (a Label Studio task's annotation, or a model's
+    prediction): stored beside the crowd's (designs.models.OutsideAnswer), never as a HIT's."""
 
     item: str  # the record's id
     annotator: str  # as the other tool names them
