@@ -7,7 +7,9 @@ a hash of the batch, the worker and the item, so the page and the report agree w
 annotator keeps their group on an item however often the page is opened, and no one can choose their group. The
 report compares the two groups scheme by scheme: how often people gave the model's answer, how often they were
 right on known-answer items, and their agreement (Krippendorff's alpha), each with a bootstrap interval over items.
-MTurk shows every worker one HTMLQuestion, so a holdout cannot be kept there: its batches are refused."""
+MTurk shows every worker one HTMLQuestion, so a holdout cannot be kept there: its batches are refused. While they
+run, they stand in for the suggestions items carry of their own (a Label Studio task's prediction, whose model's
+answers are stored as a model's too), so that the pull of a project's own predictions is measured the same way."""
 
 from __future__ import annotations
 
@@ -22,7 +24,6 @@ from django.utils import timezone
 from aggregation.maths import alpha, bootstrap_interval
 from core.errors import CrowdsetError
 from designs.answers import known_answer
-from designs.items import SUGGESTED
 from designs.models import DesignBatch, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
 from hits.models import Assignment, Batch, Item
@@ -46,10 +47,6 @@ def suggestions_start(*, batch: Batch, annotator: str = "", holdout: float = HOL
         raise SuggestionError(f"batch {batch.pk} is on MTurk, which shows every worker the same HTMLQuestion: the "
                               f"holdout of (annotator, item) pairs cannot be kept there; publish in-house or on "
                               f"Prolific to show suggestions")
-    if Item.objects.filter(batch=batch, payload__fields__has_key=SUGGESTED).exists():
-        raise SuggestionError(f"batch {batch.pk}'s items carry suggestions of their own (a Label Studio task's "
-                              f"prediction), which every page shows: a holdout cannot be kept; their model's answers "
-                              f"are measured against the crowd with `manage.py design compare {batch.pk}`")
     if not 0 <= holdout < 1:
         raise SuggestionError(f"--holdout {holdout}: give the share of pairs that see no suggestion, from 0 up to "
                               f"(not including) 1; 0.2 is usual")

@@ -211,8 +211,12 @@ class DesignTask(TaskType):
             page["task_html"] = mark_safe(shown(kept["task_html"], levels)  # our own rendering, cut
                                           + json_script(levels, "design-conditions"))
         # A model's suggestions differ by worker (a held-out pair sees none), so they are never in the HIT's kept
-        # page: the worker's page carries them as form fields its widgets start with.
+        # page: the worker's page carries them as form fields its widgets start with. While they run, they stand in
+        # for the suggestions items carry of their own (a Label Studio task's prediction), even where all are held out.
         model, items, given = for_assignment(assignment)
+        if not model:
+            return page
+        page["suggestions"] = {"model": model, "items": {}}
         if not given:
             return page
         design, stage = batch_design(assignment.hit.batch_id)
@@ -228,8 +232,7 @@ class DesignTask(TaskType):
                                   SCHEME_TYPES.of(scheme).form_fields(scheme, value, record(item)).items())
             if fields:
                 suggestions[str(item.pk)] = fields
-        if suggestions:
-            page["suggestions"] = {"model": model, "items": suggestions}
+        page["suggestions"]["items"] = suggestions
         return page
 
     def per_worker(self, batch):

@@ -550,9 +550,8 @@ def test_a_task_s_best_prediction_is_the_item_s_suggestion_kept_apart_from_answe
 def test_a_task_s_predictions_are_models_measured_against_the_crowd_and_go_back_as_predictions(tmp_path):
     """A task's predictions are stored as the answers of the models that gave them: `design compare` measures each
     against the crowd, as it does a model run here, and the labelstudio export gives them back as predictions (not
-    as people's annotations). Suggestions with a holdout are refused there: every page shows the items' own."""
+    as people's annotations)."""
     from designs.models import OutsideAnswer
-    from designs.suggestions import SuggestionError, suggestions_start
 
     (tmp_path / "study.xml").write_text(STUDY)
     tasks = [{**PREDICTED[0], "data": {**PREDICTED[0]["data"], "id": str(number)}} for number in range(1, 4)]
@@ -588,8 +587,6 @@ def test_a_task_s_predictions_are_models_measured_against_the_crowd_and_go_back_
            "crowd's label on 0% of 3 items" in _design_numbers(batch, lambda done, total: None)
     assert (weak["compared"], weak["accuracy"]["value"], weak["confidence"]) == (3, 1.0, 0.2)
     assert (strong["compared"], strong["accuracy"]["value"], strong["confidence"]) == (3, 0.0, 0.91)
-    with pytest.raises(SuggestionError, match="carry suggestions of their own"):
-        suggestions_start(batch=batch, annotator="weak-v1")
     written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
     task = json.loads(written["tasks.json"].read_text())[0]
     assert [(found["model_version"], found.get("score")) for found in task["predictions"]] == [
@@ -645,6 +642,47 @@ def test_a_suggestion_starts_the_page_marked_and_the_answer_is_the_person_s(chro
     assert {result["from_name"] for result in task["predictions"][0]["result"]} == {
         "counterfactual", "parts", "sure", "words"}
     assert [found["model_version"] for found in task["predictions"]] == ["cf-tagger-v2", "weak-v1"]
+
+
+@pytest.mark.django_db
+def test_a_prediction_s_pull_is_measured_against_a_holdout_that_sees_no_suggestion(chromium, live_server, tmp_path):
+    """`design suggest` with a model whose answers came as predictions stands in for the items' own suggestions on
+    work claimed from then on: a held-out pair's item starts empty and unmarked, a shown one with that model's
+    answer, and the pull of the suggestion is measured between the two."""
+    from designs.suggestions import held_out, pull, suggestions_start
+    from hits.models import Assignment
+    from tests.browser import axe_clean
+    from tests.designs.fixtures import hit_page, project_annotator
+    from tests.test_accessibility import PHONE
+
+    (tmp_path / "study.xml").write_text(STUDY)
+    tasks = [{**PREDICTED[0], "data": {**PREDICTED[0]["data"], "id": str(number)}} for number in range(1, 13)]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    project, batch, _ = _published(tmp_path / "study.xml", tmp_path / "tasks.json")
+    project_annotator(project, "ada")
+    assert suggestions_start(batch=batch, annotator="weak-v1", holdout=0.5)["annotator"] == "weak-v1"
+    context, page = hit_page(chromium, live_server, "ada", PHONE)
+    assignment = Assignment.objects.get(hit__batch=batch)
+    hidden = {item.pk: held_out(batch.pk, assignment.worker_id, item.pk, 0.5)
+              for item in assignment.hit.ordered_items()}
+    for pk, out in hidden.items():
+        item = page.locator(f".task-item[data-item='{pk}']")
+        notes = item.locator(".suggested-note")
+        assert notes.count() == (0 if out else 1), pk
+        if not out:
+            assert notes.inner_text().startswith("Pre-filled with the suggestion of weak-v1:")
+        assert item.locator("[data-scheme=counterfactual] input[value=no]").is_checked() is not out
+        assert not item.locator("[data-scheme=counterfactual] input[value=yes]").is_checked()  # not the items' own
+    axe_clean(page, "labelstudio-suggestions-holdout-phone")
+    context.close()
+    # Shown, ada takes the suggestion; held out, she says yes: the pull is all of the difference.
+    assignment_submit(assignment=assignment, worker=assignment.worker, raw_answers={
+        f"a-{pk}-0": "yes" if out else "no" for pk, out in hidden.items()})
+    (found,) = [entry for entry in pull(batch)["schemes"] if entry["scheme"] == "counterfactual"]
+    shown, held = sum(not out for out in hidden.values()), sum(hidden.values())
+    assert (found["shown"]["answers"], found["held_out"]["answers"]) == (shown, held)
+    assert found["shown"]["follows"]["value"] == (1.0 if shown else None)
+    assert found["held_out"]["follows"]["value"] == (0.0 if held else None)
 
 
 @pytest.mark.django_db

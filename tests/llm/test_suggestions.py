@@ -52,6 +52,17 @@ def test_the_holdout_is_a_fixed_share_of_pairs_the_same_each_time():
 
 
 @pytest.mark.django_db
+def test_a_page_whose_pairs_are_all_held_out_still_says_suggestions_run():
+    """While suggestions run, a page whose every pair is held out says so with no items: its script then starts no
+    item with a suggestion the items carry of their own (a Label Studio prediction)."""
+    _, batch = _batch()
+    suggestions_start(batch=batch, holdout=0.999999)
+    worker = Worker.objects.create(provider="inhouse", external_id="a")
+    page = get_task_type("design").assignment_page(assignment_claim(batch=batch, worker=worker))
+    assert page == {"suggestions": {"model": "tiny", "items": {}}}
+
+
+@pytest.mark.django_db
 def test_suggestions_are_refused_where_they_cannot_run():
     _, batch = _batch()
     with pytest.raises(CrowdsetError, match="from 0 up to"):

@@ -324,9 +324,12 @@
   }
   task.onCurrent(refresh);
   // A model's suggestions for this worker (designs.suggestions): each item that has one is marked, as an item that
-  // carries a suggestion in its data is.
+  // carries a suggestion in its data is. While they run they stand in for the items' own, so that a held-out pair
+  // sees none.
   const suggestions = JSON.parse(document.getElementById("task-suggestions")?.textContent || "null");
   if (suggestions) items.forEach(item => {
+    delete item.dataset.suggested;
+    item.querySelector(".suggested-note")?.remove();
     const fields = suggestions.items[item.dataset.item];
     if (!fields) return;
     item.dataset.suggested = JSON.stringify(fields);
