@@ -14,7 +14,7 @@ from django.db.models import Count, Sum
 
 from aggregation.maths import bootstrap_interval
 from designs.answers import known_answer
-from designs.export import batch_report
+from designs.export import batch_report, record_id
 from designs.model_runs import SOURCE
 from designs.models import ModelRun, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
@@ -32,11 +32,10 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
     crowd = batch_report(batch, keep_items=True, outside=False)
     both = batch_report(batch, outside=(SOURCE, name))
     stored = list(OutsideAnswer.objects.filter(batch=batch, source=SOURCE, annotator=name).values_list(
-        "item__key", "answers", "meta"))
-    given = {key.removeprefix("record:"): answers for key, answers, _ in stored}
+        record_id("item__payload"), "answers", "meta"))
+    given = {record: answers for record, answers, _ in stored}
     metas = [meta or {} for _, _, meta in stored]
-    known = {key.removeprefix("record:"): answer for key, answer in Item.objects.filter(
-        batch=batch, gold_answer__isnull=False).values_list("key", "gold_answer")}
+    known = dict(Item.objects.filter(batch=batch, gold_answer__isnull=False).values_list(record_id(), "gold_answer"))
     rng = np.random.default_rng(seed)
     schemes = []
     for scheme in design.annotation_schemes:
@@ -44,6 +43,12 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
         if not kind.answers or not kind.one_label(scheme) or scheme.name not in crowd.results:
             continue
         labels = crowd.results[scheme.name].items
+        rule = design.aggregation.get(scheme.name)
+        if rule is not None and rule.method == "threshold":
+            # The crowd's label is the outcome's row's label (SemEval's positive is "1"); `otherwise` and pending
+            # name none, so those items are not compared.
+            named = {row.outcome: row.label for row in rule.rules}
+            labels = {item: named.get(outcome) for item, outcome in labels.items()}
         pairs = [(str(labels[item]), str(answers[scheme.name])) for item, answers in given.items()
                  if scheme.name in answers and labels.get(item) is not None]
         gold = [(str(known_answer(answer, scheme.name)), str(given[item][scheme.name]))

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Coalesce
 
 from core.components import component_reporters
 from core.items import payload_from_json
@@ -119,6 +121,12 @@ def conditions_summary(batch: Batch, design: Any) -> dict[str, Any]:
 def _records(batch: Batch, wanted: set[int]) -> dict[int, tuple[Record, bool]]:
     return {pk: (record_of(payload_from_json(payload)), gold) for pk, payload, gold in
             Item.objects.filter(batch=batch, pk__in=wanted).values_list("pk", "payload", "is_gold")}
+
+
+def record_id(payload: str = "payload") -> Coalesce:
+    """The id of the record an item's payload (at the lookup `payload`) holds, read by the database: a design
+    record's, or a SemEval sentence's, as `record_of` reads them (the item's key is not the id: designs.items)."""
+    return Coalesce(KeyTextTransform("record_id", payload), KeyTextTransform("sentence_id", payload))
 
 
 def item_answers(batch: Batch, *, outside: Outside = True) -> Iterator[tuple[int, bool, Record, list[Answer]]]:
@@ -361,9 +369,9 @@ def labelstudio_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
     (folder / "config.xml").write_text(config, encoding="utf-8")
     written = [folder / "config.xml"]
     # A Label Studio prediction's score, kept with its model's answers, goes back with it (a model asked here has none).
-    scores = {(key.removeprefix("record:"), annotator): meta["score"] for key, annotator, meta in OutsideAnswer.objects
+    scores = {(record, annotator): meta["score"] for record, annotator, meta in OutsideAnswer.objects
               .filter(batch=batch, source=OutsideAnswer.MODEL, meta__has_key="score")
-              .values_list("item__key", "annotator", "meta")}
+              .values_list(record_id("item__payload"), "annotator", "meta")}
     tasks = tasks_of(design, ((record, answers) for _, _, record, answers in item_answers(batch)), to_name, scores)
     with (folder / "tasks.json").open("w", encoding="utf-8") as out:
         out.write("[")

@@ -4,6 +4,7 @@ text under the design's `id_key` and `text_key`. Django-free; every refusal name
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -29,6 +30,17 @@ FORMATS = ("json", "jsonl", "csv", "tsv")
 
 
 MODEL = "model"  # the source of a language model's answers given beside the crowd (designs.models.OutsideAnswer)
+KEY_LENGTH = 100  # hits.Item.key's column
+
+
+def item_key(record_id: str) -> str:
+    """A record's item key in its batch: `record:` and its id; for an id too long for the column, its start and a
+    digest of the whole, since ids alike in their first 93 characters (URLs, often) are still two items. The key is
+    never read back as the id: that is the payload's `record_id`."""
+    key = f"record:{record_id}"
+    if len(key) <= KEY_LENGTH:
+        return key
+    return f"{key[:KEY_LENGTH - 41]}#{hashlib.sha256(record_id.encode()).hexdigest()[:40]}"
 
 
 class Given(NamedTuple):

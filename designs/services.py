@@ -12,7 +12,7 @@ from django.db.models import Max
 
 from core.errors import InputError
 from core.items import RecordItem
-from designs.items import Given, Record, highlight
+from designs.items import Given, Record, highlight, item_key
 from designs.loader import load_text
 from designs.model import Design, Qualification
 from designs.model import slug as make_slug
@@ -89,7 +89,7 @@ def screening_requirements(qualification: Qualification) -> dict[str, Any]:
 def item_specs(design: Any, records: Sequence[Record], stage: str = "") -> tuple[list[ItemSpec], list[ItemSpec]]:
     """(the batch's items, the checks mixed into every HIT) for `records`: items with a known answer are the checks
     when the design sets a gold_rate and some items have none; otherwise they are items like the rest."""
-    specs = [ItemSpec(key=f"record:{record.id}"[:100], group=record.group[:40], gold_answer=record.gold,
+    specs = [ItemSpec(key=item_key(record.id), group=record.group[:40], gold_answer=record.gold,
                       payload=RecordItem(record_id=record.id, text=record.text, fields=record.fields, stage=stage))
              for record in records]
     checks = design.hits.gold_rate and any(spec.gold_answer is None for spec in specs)
@@ -182,11 +182,11 @@ def _check_records(design: Design, records: Sequence[Record]) -> None:
 def outside_answers_store(*, batch: Any, given: Sequence[Given], source: str) -> int:
     """Store answers given in another tool (designs.items.Given) on the batch's items, beside the crowd's (one an
     annotator and item: the database refuses a second). Returns how many were stored."""
-    keys = {f"record:{entry.item}"[:100] for entry in given}
+    keys = {item_key(entry.item) for entry in given}
     items = dict(Item.objects.filter(batch=batch, key__in=keys).values_list("key", "pk"))
     rows = []
     for entry in given:
-        item = items.get(f"record:{entry.item}"[:100])
+        item = items.get(item_key(entry.item))
         if item is None:
             raise InputError(f"item {entry.item!r} is not in batch {batch.pk}; its answers by {entry.annotator} "
                              f"have nowhere to go")

@@ -1,6 +1,7 @@
 """`manage.py design new`: a project and a draft batch from a design file and its items in any of the four
 formats, and items that do not fit refused by file and line with nothing made."""
 
+import json
 import re
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from designs.items import ItemsError, read_items
+from designs.items import ItemsError, item_key, read_items
 from designs.loader import load_file
 from designs.models import DesignBatch
 from hits.extensions import refusal
@@ -66,7 +67,6 @@ def test_items_come_in_four_formats(format, tmp_path):
              "alternatives": ["The liquid in the bottle froze.", "The liquid poured out."], "answer": "2"}]
     import csv
     import io
-    import json
 
     if format == "json":
         data = json.dumps(rows, indent=2)
@@ -82,6 +82,21 @@ def test_items_come_in_four_formats(format, tmp_path):
     assert [(r.id, r.text, r.fields["alternatives"][1], r.gold) for r in records] == [
         ("1", "The man broke his toe.", "He got a hole in his sock.", "1"),
         ("2", "I tipped the bottle.", "The liquid poured out.", "2")]
+
+
+def test_ids_longer_than_an_item_key_and_alike_in_their_start_are_two_items(tmp_path):
+    """A record's id is kept whole in its item; the key, cut to its column, ends in a digest of the whole id, so
+    two URLs alike in their first 100 characters do not collide (they were refused as a repeated key)."""
+    start = "https://news.example.org/" + "world/" * 16
+    rows = [{"id": f"{start}story-{number}", "premise": f"Premise {number}.", "question": "What was the cause?",
+             "alternatives": ["One.", "Two."], "answer": "1"} for number in (1, 2)]
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    call_command("design", "new", str(BCOPA), "--items", str(tmp_path / "items.jsonl"), "--provider", "inhouse")
+    items = Item.objects.order_by("pk")
+    assert [item.content.record_id for item in items] == [f"{start}story-1", f"{start}story-2"]
+    keys = [item.key for item in items]
+    assert keys[0] != keys[1] and all(len(key) == 100 and key.startswith(f"record:{start[:50]}") for key in keys)
+    assert item_key("7") == "record:7"  # a short id is its key, as before
 
 
 @pytest.mark.parametrize(("name", "data", "message"), [

@@ -547,14 +547,16 @@ def test_a_task_s_best_prediction_is_the_item_s_suggestion_kept_apart_from_answe
 
 
 @pytest.mark.django_db
-def test_a_task_s_predictions_are_models_measured_against_the_crowd_and_go_back_as_predictions(tmp_path):
+# Task ids as a short number, and as URLs alike in more than their first 100 characters (longer than an item's key).
+@pytest.mark.parametrize("task_id", [str, lambda number: f"https://news.example.org/{'world/' * 16}story-{number}"])
+def test_a_task_s_predictions_are_models_measured_against_the_crowd_and_go_back_as_predictions(tmp_path, task_id):
     """A task's predictions are stored as the answers of the models that gave them: `design compare` measures each
     against the crowd, as it does a model run here, and the labelstudio export gives them back as predictions (not
     as people's annotations)."""
     from designs.models import OutsideAnswer
 
     (tmp_path / "study.xml").write_text(STUDY)
-    tasks = [{**PREDICTED[0], "data": {**PREDICTED[0]["data"], "id": str(number)}} for number in range(1, 4)]
+    tasks = [{**PREDICTED[0], "data": {**PREDICTED[0]["data"], "id": task_id(number)}} for number in range(1, 4)]
     (tmp_path / "tasks.json").write_text(json.dumps(tasks))
     out = io.StringIO()
     call_command("design", "import-labelstudio", str(tmp_path / "study.xml"), "--tasks", str(tmp_path / "tasks.json"),
@@ -589,6 +591,7 @@ def test_a_task_s_predictions_are_models_measured_against_the_crowd_and_go_back_
     assert (strong["compared"], strong["accuracy"]["value"], strong["confidence"]) == (3, 0.0, 0.91)
     written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
     task = json.loads(written["tasks.json"].read_text())[0]
+    assert task["data"]["id"] == task_id(1)
     assert [(found["model_version"], found.get("score")) for found in task["predictions"]] == [
         ("cf-tagger-v2", 0.91), ("weak-v1", 0.2)]
     assert task["predictions"][1]["result"][0]["value"] == {"choices": ["no"]}

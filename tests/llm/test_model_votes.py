@@ -10,11 +10,13 @@ from django.core.management import CommandError, call_command
 from aggregation.maths import DISCARDED, NEGATIVE_100, POSITIVE
 from aggregation.report import write_report
 from aggregation.services import batch_aggregate, run_staleness, settled_items
+from core.items import SentenceItem
+from designs.compare import compare
 from designs.model_votes import model_votes, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, OutsideAnswer
 from designs.semeval import labeling_batch_create
 from hits.models import Hit, Worker
-from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
+from hits.services import CrowdError, ItemSpec, assignment_claim, assignment_submit, batch_publish
 from hits.task_types import get_task_type
 from projects.services import project_create
 from tests.base import BaseTestCase
@@ -412,3 +414,28 @@ def test_an_organizer_aggregates_with_the_model_beside_the_people_by_keyboard_on
     page.set_viewport_size({"width": 1280, "height": 900})
     screenshot(page, "model-beside-aggregation-desktop")
     context.close()
+
+
+@pytest.mark.django_db
+def test_a_model_is_compared_with_the_crowd_on_sentences_whose_key_is_not_their_id():
+    """A SemEval batch's items are keyed by where they came from (`sentence:<pk>` from the candidate filter,
+    `semeval:<id>` from a release), not by the sentence id the crowd's labels are read under: `design compare`
+    matches the model's answers by the id (it matched none). The crowd's label is the label of the rule's outcome
+    (a positive is "1"), not the outcome's name, which no model answer equals."""
+    items = [ItemSpec(key=f"sentence:{n}", group="finance",
+                      payload=SentenceItem(text=f"Sentence {n}.", sentence_id=f"s{n}", domain="finance"))
+             for n in range(8)]
+    batch = batch_publish(batch=labeling_batch_create(name="compared", items=items, items_per_hit=4,
+                                                      assignments_per_hit=5, reward=Decimal("0.40")))
+    _model(batch, lambda item: "1" if item.pk % 2 else "0")
+    split = set(batch.items.order_by("pk").values_list("pk", flat=True)[:2])
+    for name in ("w1", "w2", "w3", "w4", "w5") * 2:
+        _work(batch, name, no=split if name == "w5" else ())  # five yes (a positive), or four (discarded)
+    scheme = get_task_type(batch.task_type).label_key(batch)
+    found = next(entry for entry in compare(batch)["schemes"] if entry["scheme"] == scheme)
+    assert (found["compared"], found["accuracy"]["value"]) == (6, 0.5)  # a discarded item has no label
+    assert found["confusion"] == {"1": {"0": 3, "1": 3}}
+    from reproductions.project_steps import _design_numbers  # the project page's "Agreement and labels" step
+
+    assert "counterfactual: the model agrees with the crowd's label on 50% of 6 items" in _design_numbers(
+        batch, lambda done, total: None)
