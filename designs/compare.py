@@ -20,6 +20,7 @@ from designs.models import ModelRun, OutsideAnswer, batch_design
 from designs.schemes import SCHEME_TYPES
 from designs.suggestions import pull
 from hits.models import Batch, Item, Payment
+from hits.providers.base import money
 
 RESAMPLES = 1000  # bootstrap resamples of the items compared
 
@@ -72,8 +73,9 @@ def compare(batch: Batch, annotator: str | None = None, *, seed: int = 0) -> dic
         tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
     refused = sum(len(found) for found in ModelRun.objects.filter(batch=batch, annotator=name).values_list(
         "refused", flat=True))
-    paid = Payment.objects.filter(batch=batch).exclude(state=Payment.State.FAILED).aggregate(
-        total=Sum("amount"))["total"] or Decimal(0)
+    # To the cent: SQLite sums decimals as floats (57.0000000000001).
+    paid = money(Payment.objects.filter(batch=batch).exclude(state=Payment.State.FAILED).aggregate(
+        total=Sum("amount"))["total"] or 0)
     answered = run["answered"] or 0
     return {"batch": batch.pk, "model": name, "items_answered": len(given), "refused": refused,
             "schemes": schemes,

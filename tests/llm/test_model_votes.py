@@ -15,8 +15,8 @@ from designs.compare import compare
 from designs.model_votes import model_votes, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, OutsideAnswer
 from designs.semeval import labeling_batch_create
-from hits.models import Hit, Worker
-from hits.services import CrowdError, ItemSpec, assignment_claim, assignment_submit, batch_publish
+from hits.models import Assignment, Hit, Worker
+from hits.services import CrowdError, ItemSpec, assignment_approve, assignment_claim, assignment_submit, batch_publish
 from hits.task_types import get_task_type
 from projects.services import project_create
 from tests.base import BaseTestCase
@@ -435,6 +435,10 @@ def test_a_model_is_compared_with_the_crowd_on_sentences_whose_key_is_not_their_
     found = next(entry for entry in compare(batch)["schemes"] if entry["scheme"] == scheme)
     assert (found["compared"], found["accuracy"]["value"]) == (6, 0.5)  # a discarded item has no label
     assert found["confusion"] == {"1": {"0": 3, "1": 3}}
+    for assignment in Assignment.objects.filter(hit__batch=batch):
+        assignment_approve(assignment=assignment)
+    # Ten rewards of 0.40, summed to the cent (SQLite sums decimals as floats: 3.9999999999999996).
+    assert compare(batch)["crowd_cost"] == {"total": "4.00", "per_item": "0.5000"}
     from reproductions.project_steps import _design_numbers  # the project page's "Agreement and labels" step
 
     assert "counterfactual: the model agrees with the crowd's label on 50% of 6 items" in _design_numbers(
