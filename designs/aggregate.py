@@ -19,6 +19,8 @@ from designs.model import Aggregation, Design
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.span import char_labels
 
+PENDING = "pending"  # a threshold rule's outcome while an item has fewer answers than its min_answers
+
 
 class Answer(NamedTuple):
     """One worker's answer to one scheme on one item (a tuple: a report reads hundreds of thousands)."""
@@ -131,7 +133,8 @@ class SchemeAccumulator:
         else:
             value = self._one([value for _, value in values], text)
             self._score(values, compared or [])
-        if value not in (None, [], {}):
+        # A threshold rule's pending item waits for answers (a label of that name under another method is one).
+        if value not in (None, [], {}) and not (self.method == "threshold" and value == PENDING):
             self.decided += 1
         if self.keep_items:
             self.items[item] = value
@@ -153,7 +156,7 @@ class SchemeAccumulator:
         if method in ("mean", "median"):
             return central(values, statistics.fmean if method == "mean" else statistics.median)
         if method == "threshold":
-            outcome = "pending" if rule.min_answers and len(values) < rule.min_answers else threshold(values, rule)
+            outcome = PENDING if rule.min_answers and len(values) < rule.min_answers else threshold(values, rule)
             self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
             return outcome
         if method == "spans":

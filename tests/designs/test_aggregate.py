@@ -23,6 +23,15 @@ def test_the_subtask1_design_threshold_rule_gives_the_papers_outcomes_for_every_
         assert threshold(votes, rule) == names[rule_outcome(yes, 5 - yes, PAPER_RULES)], yes
 
 
+def test_an_item_short_of_the_rule_s_answers_is_pending_not_decided():
+    design = load_file(ROOT / "designs" / "semeval-subtask1.yaml")
+    answers = [Answer("full", f"w{n}", "counterfactual", "1") for n in range(5)]
+    answers += [Answer("short", f"w{n}", "counterfactual", "1") for n in range(4)]
+    result = aggregate(design, answers)["counterfactual"]
+    assert result.outcomes == {"positive": 1, "pending": 1}
+    assert (result.decided, result.seen) == (1, 2)  # the report's "1 of 2 items decided"
+
+
 def test_alpha_uses_the_schemes_level():
     design = load_text("title: t\nannotation_schemes:\n  - {annotation_type: likert, name: r, size: 5}\n"
                        "  - {annotation_type: radio, name: c, labels: ['1', '2', '3', '4', '5']}\n")
