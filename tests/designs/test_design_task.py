@@ -108,6 +108,14 @@ class DesignTaskTestCase(BaseTestCase):
                 for item in assignment.hit.ordered_items():
                     fields[f"a-{item.pk}-4"] = "5"
             self.assertEqual(self.submit(assignment, fields).status_code, 302)
+        report = self.stdout
+        call_command("design", "report", str(self.batch.pk), stdout=report)
+        lines = {line.split(" ")[0]: line for line in report.getvalue().splitlines()}
+        self.assertIn("alpha (nominal) ", lines["sentiment"])
+        self.assertIn("majority: 2 of 2 items decided", lines["sentiment"])
+        # Free text has no agreement level and is not aggregated: the line says so (it said "alpha (None) -").
+        self.assertTrue(lines["note"].endswith(": 4 answers, no agreement measure, kept as given on 2 items"),
+                        lines["note"])
         out = self.tmp / "export"
         call_command("design", "export", str(self.batch.pk), "--out", str(self.tmp / "plain"), stdout=self.stdout)
         # The design names no export formats: the default ones, CSV and JSON Lines.

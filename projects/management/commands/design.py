@@ -366,10 +366,13 @@ class Command(BaseCommand):
         self.stdout.write(f"{report.answers} answers")
         for name, result in report.results.items():
             alpha = "-" if result.alpha is None else f"{result.alpha:.3f}"
+            # Free text and the like have no agreement level, and "none" keeps the answers as given: say so.
+            agreement = f"alpha ({result.level}) {alpha}" if result.level else "no agreement measure"
+            decided = (f"{result.method}: {result.decided} of {result.seen} items decided" if result.method != "none"
+                       else f"kept as given on {result.seen} items")
             extra = f"; outcomes {result.outcomes}" if result.outcomes else ""
             extra += f"; top {next(iter(result.scores))}" if result.scores else ""
-            self.stdout.write(f"{name} ({result.type}): {result.answers} answers, alpha ({result.level}) {alpha}, "
-                              f"{result.method}: {result.decided} of {result.seen} items decided{extra}")
+            self.stdout.write(f"{name} ({result.type}): {result.answers} answers, {agreement}, {decided}{extra}")
         for figure, value in report.figures.items():
             self.stdout.write(f"{figure}: {value}")
         self._conditions(conditions_summary(batch, batch_design(batch.pk)[0]))
