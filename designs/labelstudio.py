@@ -1024,14 +1024,17 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
     names = {scheme.name for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects  # the project's own object names, where it came from Label Studio
     own = {scheme.name: SCHEME_TYPES.of(scheme).labelstudio_objects(scheme) for scheme in design.annotation_schemes}
-    # A field a control shows by objects of its own (a pair, a list) is not shown again as text.
-    covered = {getattr(scheme, "items_key", None) for scheme in design.annotation_schemes if own[scheme.name]}
-    main = called.get(items.text_key) or (items.text_key if items.text_key not in names else f"{items.text_key}_text")
+    covered = _covered(design)
+
+    def named(field: str) -> str:  # Label Studio refuses a config whose names repeat: a field named as a scheme
+        return called.get(field) or (field if field not in names else f"{field}_text")
+
+    main = named(items.text_key)
     if items.text_key in covered:
         main = next(called.get(name, name) for objects in own.values() for _, name in objects[:1])
-    objects = [*((called.get(field, field), field) for field in items.show if field not in covered),
+    objects = [*((named(field), field) for field in items.show if field not in covered),
                *([(main, items.text_key)] if items.text_key not in covered else []),
-               *((called.get(field, field), field) for field in items.show_after if field not in covered)]
+               *((named(field), field) for field in items.show_after if field not in covered)]
     shown = design.export.labelstudio_shown
     parts = [f"<Header value={quoteattr(design.instructions)}/>"] if design.instructions else []
     for name, key in objects:  # a field's title is a header just above it, as the import reads one
@@ -1058,6 +1061,12 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
     return "<View>\n  " + "\n  ".join(parts) + "\n</View>\n", main, left_out
 
 
+def _covered(design: Any) -> set[str | None]:
+    """The fields a control shows by objects of its own (a pair, a list), not shown again as text."""
+    return {getattr(scheme, "items_key", None) for scheme in design.annotation_schemes
+            if SCHEME_TYPES.of(scheme).labelstudio_objects(scheme)}
+
+
 def _object(name: str, field: str, shown: dict[str, str]) -> str:
     """The object a field is shown in: a Text, or the Paragraphs or HyperText the imported project showed it in."""
     if shown.get("tag") == "Paragraphs":
@@ -1075,6 +1084,8 @@ def tasks_of(design: Any, items: Any, to_name: str,
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects
     people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
+    covered = _covered(design)
+    texts = [field for field in (*design.items.show, *design.items.show_after) if field not in covered]
     for number, (record, answers) in enumerate(items, 1):
         by_worker: dict[Any, dict[str, Any]] = {}
         for answer in answers:
@@ -1100,7 +1111,13 @@ def tasks_of(design: Any, items: Any, to_name: str,
         fields = dict(record.fields)
         suggested = fields.pop(SUGGESTED, None)
         came = fields.pop(GIVEN, None)
+        # A field the config shows that the item lacks (a later stage's, in an earlier stage's task) is empty:
+        # Label Studio refuses a task without every field its config names. A list or mapping reads as it does
+        # on our page, an entry a line (Label Studio's Text would join a list's entries with commas).
         data = {"id": record.id, design.items.text_key: record.text, **fields}
+        for key in texts:
+            value = data.get(key)
+            data[key] = "" if value is None else as_lines(value) if isinstance(value, list | dict) else value
         for scheme in schemes.values():
             data.update(SCHEME_TYPES.of(scheme).labelstudio_data(scheme, record))
         if isinstance(came, dict):  # a dialogue goes back as its turns, HTML as its markup, a List as its entries

@@ -2,7 +2,9 @@
 stage's items with the writer kept out, a failed check sends the story back to be written again by someone new,
 at most max_rounds times, and then the chain waits for the organizer."""
 
+import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -303,3 +305,39 @@ def test_a_rewrite_is_required_when_a_condition_fails_and_the_rounds_are_counted
     decision = chain_decide(batch=write, origin=chain["origin"], decision="again")
     assert decision.round == 1 and check.items.get(key__endswith=":r2").content.fields["counterfactual"] == \
         "Snow covered the park in the night."
+
+
+def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
+    """designs/timetravel.yaml shows the write stage's answer, `counterfactual`, which is also a scheme's name: the
+    config names its object apart (Label Studio refuses a config whose names repeat), and a write-stage task, which
+    has no such field yet, carries it empty (Label Studio refuses a task without a field its config names)."""
+    from designs.export import export_batch
+    from tests.designs.test_labelstudio import LS_PYTHON, VALIDATE
+
+    stages = _timetravel()
+    write, check = stages["write"], stages["check"]
+    _write(write, _worker("ann"), "Dark clouds rolled in before noon that day.")
+    _judge(check, _worker("ben"), ending=["She packed umbrellas.", "Her friends stayed home.", "They ate inside."])
+    exported = {}
+    for name, batch in stages.items():
+        written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / name,
+                                                            formats=("labelstudio",))}
+        config = written["config.xml"].read_text()
+        names = re.findall(r' name="([^"]*)"', config)
+        assert len(names) == len(set(names)), names
+        assert '<Text name="counterfactual_text" value="$counterfactual"/>' in config
+        task = json.loads(written["tasks.json"].read_text())[0]
+        exported[name] = (written, task)
+    assert exported["write"][1]["data"]["counterfactual"] == ""
+    # The ending, a list, reads a sentence a line, as on our page (Label Studio's Text joins a list with commas).
+    assert exported["write"][1]["data"]["ending"] == "\n".join(STORY.fields["ending"])
+    assert exported["check"][1]["data"]["counterfactual"] == "Dark clouds rolled in before noon that day."
+    if not LS_PYTHON:
+        pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
+    for name, (written, _) in exported.items():
+        checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"])],
+                                 capture_output=True, text=True, timeout=300)
+        assert checked.returncode == 0, checked.stderr[-2000:]
+        # The check's schemes have no Label Studio control (left-out.txt names them): its annotation is empty.
+        assert [(found["errors"], found["results"]) for found in json.loads(checked.stdout)] == [
+            ([], 1 if name == "write" else 0)], name
