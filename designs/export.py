@@ -259,7 +259,7 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
     unknown = [name for name in formats if name not in FORMATS]
     if unknown:
         raise ValueError(f"unknown export format {unknown[0]!r}; use {', '.join(FORMATS)}")
-    design, _ = batch_design(batch.pk)
+    design, stage = batch_design(batch.pk)
     out = Path(out)
     temporary = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent if out.parent.exists() else None))
     try:
@@ -274,7 +274,7 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
         if "potato" in formats:
             written += potato_output(batch, design, temporary / "potato")
         if "labelstudio" in formats:
-            written += labelstudio_output(batch, design, temporary / "labelstudio")
+            written += labelstudio_output(batch, design, temporary / "labelstudio", stage)
         agreement = agreement_of(report.results)
         if "hf" in formats:
             written += _hf_folder(temporary / "hf", design, temporary, labels.count, answers.count, agreement)
@@ -358,30 +358,35 @@ def shared_output(batch: Batch, design: Any, path: Path, by_scheme: bool = False
     return path
 
 
-def labelstudio_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
-    """The answers as a Label Studio project: config.xml (the design as a labeling config) and tasks.json (each item a
-    task with one annotation per annotator, in Label Studio's result shapes), which Label Studio imports with that
-    config; left-out.txt names the schemes Label Studio has no control for. Streamed, item by item."""
+def labelstudio_output(batch: Batch, design: Any, folder: Path, stage: str = "") -> list[Path]:
+    """The answers as a Label Studio project: config.xml (the design as a labeling config; a stage's batch, what the
+    stage asks) and tasks.json (each item a task with one annotation per annotator, in Label Studio's result shapes),
+    which Label Studio imports with that config; left-out.txt names the schemes Label Studio has no control for.
+    Streamed, item by item."""
     from designs.labelstudio import config_of, tasks_of
 
     folder.mkdir()
-    config, to_name, left_out = config_of(design)
+    config, to_name, left_out, always = config_of(design, stage)
     (folder / "config.xml").write_text(config, encoding="utf-8")
     written = [folder / "config.xml"]
     # A Label Studio prediction's score, kept with its model's answers, goes back with it (a model asked here has none).
     scores = {(record, annotator): meta["score"] for record, annotator, meta in OutsideAnswer.objects
               .filter(batch=batch, source=OutsideAnswer.MODEL, meta__has_key="score")
               .values_list(record_id("item__payload"), "annotator", "meta")}
-    tasks = tasks_of(design, ((record, answers) for _, _, record, answers in item_answers(batch)), to_name, scores)
+    tasks = tasks_of(design, ((record, answers) for _, _, record, answers in item_answers(batch)), to_name, scores,
+                     stage)
     with (folder / "tasks.json").open("w", encoding="utf-8") as out:
         out.write("[")
         for number, task in enumerate(tasks):
             out.write(("," if number else "") + "\n" + json.dumps(task, ensure_ascii=False))
         out.write("\n]\n")
     written.append(folder / "tasks.json")
-    if left_out:
-        (folder / "left-out.txt").write_text(f"Label Studio has no control for these schemes; their answers are in "
-                                             f"answers.csv and answers.jsonl: {', '.join(left_out)}\n")
+    if left_out or always:
+        (folder / "left-out.txt").write_text(
+            (f"Label Studio has no control for these schemes; their answers are in answers.csv and answers.jsonl: "
+             f"{', '.join(left_out)}\n" if left_out else "")
+            + (f"Label Studio shows these always, and does not require them: their display logic has no Label Studio "
+               f"form: {', '.join(always)}\n" if always else ""))
         written.append(folder / "left-out.txt")
     return written
 

@@ -53,6 +53,7 @@ NOT_BUILT: dict[str, str] = {}  # text controls no type runs yet, by what they d
 # Attributes every control may have, read here (the type reads its own).
 COMMON = ("name", "toName", "required", "requiredMessage", "visibleWhen", "whenTagName", "whenChoiceValue",
           "whenLabelValue", "hotkey", "perRegion")
+CONDITION = ("visibleWhen", "whenTagName", "whenChoiceValue", "whenLabelValue")  # when a control or View is shown
 # Label Studio reads attribute names in any case (its own templates write showInline and showInLine, hotkey and
 # hotKey): the names read here that are not all lower case, by the name they are read by; others are lowered.
 CASED = {name.lower(): name for name in (
@@ -277,10 +278,32 @@ class _Translation:
         self.ranked: set[str] = set()  # task fields holding lists a control ranks
         self.given: list[Given] = []  # the tasks' annotations, as answers of who gave them
         self.predicted: list[Given] = []  # the tasks' predictions, as answers of the models that gave them
+        self._conditions_of_views(root)
         self.design = self._design(root)
 
     def at(self, tag: Tag, message: str) -> None:
         self.errors.append(f"{self.name}:{tag.line}: {message}")
+
+    def _conditions_of_views(self, root: Tag) -> None:
+        """A <View visibleWhen=...> shows what it holds only when its condition holds (Label Studio's way to ask a
+        TextArea on a condition): each control inside takes the condition as its own; one with a condition of its
+        own keeps that one, and the View's is named in the report, as is a View holding no control."""
+        controls = {tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags}
+        for view in reversed(list(root.walk())):  # an inner View's condition before an outer one's
+            if view.tag != "View" or not view.attrs.get("visibleWhen"):
+                continue
+            condition = {key: view.attrs[key] for key in CONDITION if key in view.attrs}
+            held = [tag for tag in view.walk() if tag.tag in controls]
+            for control in held:
+                if control.attrs.get("visibleWhen"):
+                    self.ignored.append(f"<View> visibleWhen={condition['visibleWhen']!r} (line {view.line}) around "
+                                        f"<{control.tag} name={control.attrs.get('name', '')!r}>, which keeps its "
+                                        f"own condition")
+                else:
+                    control.attrs.update(condition)
+            if not held:
+                self.ignored.append(f"<View> visibleWhen={condition['visibleWhen']!r} (line {view.line}): what it "
+                                    f"shows is shown always")
 
     def ignore(self, control: Tag, attribute: str) -> None:
         """An attribute of a control that is not carried over: named in the report."""
@@ -1015,16 +1038,18 @@ def _text_of(markup: str) -> str:
 
 # --- export -----------------------------------------------------------------------------------------------------
 
-def config_of(design: Any) -> tuple[str, str, list[str]]:
+def config_of(design: Any, stage: str = "") -> tuple[str, str, list[str], list[str]]:
     """The design as a Label Studio labeling config: (the XML, the name of the object its controls name, the schemes
-    Label Studio has no control for, whose answers are left out). The item's text is a Text object named by its
+    Label Studio has no control for, whose answers are left out, and those it shows always, their display logic
+    having no Label Studio form). The item's text is a Text object named by its
     field, and each field the page shows is one too, in the page's order; what a control compares or orders (a
-    pair, a list) is shown by objects of its own, just before it."""
+    pair, a list) is shown by objects of its own, just before it. A stage's config asks what its page asks."""
     items = design.items
     names = {scheme.name for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects  # the project's own object names, where it came from Label Studio
-    own = {scheme.name: SCHEME_TYPES.of(scheme).labelstudio_objects(scheme) for scheme in design.annotation_schemes}
-    covered = _covered(design)
+    asked = _asked(design, stage)
+    own = {scheme.name: SCHEME_TYPES.of(scheme).labelstudio_objects(scheme) for scheme in asked}
+    covered = _covered(asked)
 
     def named(field: str) -> str:  # Label Studio refuses a config whose names repeat: a field named as a scheme
         return called.get(field) or (field if field not in names else f"{field}_text")
@@ -1040,8 +1065,9 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
     for name, key in objects:  # a field's title is a header just above it, as the import reads one
         parts += [f"<Header value={quoteattr(items.titles[key])}/>"] if key in items.titles else []
         parts.append(_object(name, key, shown.get(key, {})))
+    controls: dict[str, str] = {}
     left_out = []
-    for scheme in design.annotation_schemes:
+    for scheme in asked:
         kind = SCHEME_TYPES.of(scheme)
         # A control of objects of its own names them (a Ranker its List, a Pairwise "left,right"); the others name
         # the item's text.
@@ -1049,21 +1075,66 @@ def config_of(design: Any) -> tuple[str, str, list[str]]:
         control = kind.labelstudio_control(scheme, target) if kind.answers else ""
         if control and kind.marks_text and items.text_key in shown and target == main:
             control = re.sub(r"<(/?)Labels\b", rf"<\1{KEPT[shown[items.text_key]['tag']]}", control)
-        if not control:
-            if kind.answers:
-                left_out.append(scheme.name)
+        if control:
+            controls[scheme.name] = control
+        elif kind.answers:
+            left_out.append(scheme.name)
+    always = []
+    for scheme in asked:
+        if scheme.name not in controls:
             continue
-        if scheme.description:
-            parts.append(f"<Header value={quoteattr(scheme.description)}/>")
-        parts += [f"<{tag} name={quoteattr(called.get(field, field))} value={quoteattr('$' + field)}/>"
-                  for tag, field in own[scheme.name]]
-        parts.append(control)
-    return "<View>\n  " + "\n  ".join(parts) + "\n</View>\n", main, left_out
+        control = controls[scheme.name]
+        # Shown when another answer says so: in a View with Label Studio's visibleWhen (which it honours on a View,
+        # not on a TextArea), its question too; where Label Studio has no such condition, shown always and not
+        # required (it would ask for an answer the page here does not).
+        when = _visible_when(scheme.display_logic, controls) if scheme.display_logic is not None else None
+        if scheme.display_logic is not None and when is None:
+            always.append(scheme.name)
+            first = control.index(">")
+            control = control[:first].replace(' required="true"', "") + control[first:]
+        asks = [f"<Header value={quoteattr(scheme.description)}/>"] if scheme.description else []
+        asks += [f"<{tag} name={quoteattr(called.get(field, field))} value={quoteattr('$' + field)}/>"
+                 for tag, field in own[scheme.name]]
+        asks.append(control)
+        if when is not None:
+            asks = ["<View" + "".join(f" {key}={quoteattr(value)}" for key, value in when.items()) + ">"
+                    + "".join(asks) + "</View>"]
+        parts += asks
+    return "<View>\n  " + "\n  ".join(parts) + "\n</View>\n", main, left_out, always
 
 
-def _covered(design: Any) -> set[str | None]:
+def _visible_when(logic: Any, controls: dict[str, str]) -> dict[str, str] | None:
+    """Display logic as Label Studio's visibleWhen attributes (as the import reads them back), or None where Label
+    Studio has no such form: more than one condition, or one on a scheme that is not a pick (Choices) or spans
+    (Labels) in this config, or a test it cannot make (greater than, contains, a range)."""
+    if len(logic.show_when) != 1:
+        return None
+    condition = logic.show_when[0]
+    opening = re.match(r"<(\w+)", controls.get(condition.schema_, ""))
+    tag = opening.group(1) if opening else ""
+    values = condition.value if isinstance(condition.value, list) else [] if condition.value is None else [
+        condition.value]
+    found = {"whenTagName": condition.schema_}
+    if tag == "Choices" and condition.operator in ("equals", "not_equals") and values:
+        return {"visibleWhen": "choice-selected" if condition.operator == "equals" else "choice-unselected",
+                **found, "whenChoiceValue": ",".join(map(str, values))}
+    if tag == "Choices" and condition.operator in ("answered", "empty"):
+        return {"visibleWhen": "choice-selected" if condition.operator == "answered" else "choice-unselected", **found}
+    if tag.endswith("Labels") and condition.operator in ("answered", "empty"):
+        return {"visibleWhen": "region-selected" if condition.operator == "answered" else "no-region-selected",
+                **found}
+    return None
+
+
+def _asked(design: Any, stage: str) -> list[Any]:
+    """The schemes a page of the design asks: the stage's, or all."""
+    named = next((entry.schemes for entry in design.stages if entry.name == stage), None) if stage else None
+    return [scheme for scheme in design.annotation_schemes if named is None or scheme.name in named]
+
+
+def _covered(schemes: list[Any]) -> set[str | None]:
     """The fields a control shows by objects of its own (a pair, a list), not shown again as text."""
-    return {getattr(scheme, "items_key", None) for scheme in design.annotation_schemes
+    return {getattr(scheme, "items_key", None) for scheme in schemes
             if SCHEME_TYPES.of(scheme).labelstudio_objects(scheme)}
 
 
@@ -1075,8 +1146,8 @@ def _object(name: str, field: str, shown: dict[str, str]) -> str:
     return f"<{shown.get('tag', 'Text')} name={quoteattr(name)} value={quoteattr('$' + field)}/>"
 
 
-def tasks_of(design: Any, items: Any, to_name: str,
-             scores: dict[tuple[str, str], Any] | None = None) -> Iterator[dict[str, Any]]:
+def tasks_of(design: Any, items: Any, to_name: str, scores: dict[tuple[str, str], Any] | None = None,
+             stage: str = "") -> Iterator[dict[str, Any]]:
     """Each item as a Label Studio task: its data (its id, text and fields), one annotation per annotator, each
     answer in Label Studio's result shapes, and the annotators' pseudonyms (W1, W2, … in the batch) in its meta; a
     language model's answers as its prediction, with the score `scores` gives it ({(record id, model): score}).
@@ -1084,7 +1155,7 @@ def tasks_of(design: Any, items: Any, to_name: str,
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects
     people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
-    covered = _covered(design)
+    covered = _covered(_asked(design, stage))
     texts = [field for field in (*design.items.show, *design.items.show_after) if field not in covered]
     for number, (record, answers) in enumerate(items, 1):
         by_worker: dict[Any, dict[str, Any]] = {}
@@ -1112,8 +1183,8 @@ def tasks_of(design: Any, items: Any, to_name: str,
         suggested = fields.pop(SUGGESTED, None)
         came = fields.pop(GIVEN, None)
         # A field the config shows that the item lacks (a later stage's, in an earlier stage's task) is empty:
-        # Label Studio refuses a task without every field its config names. A list or mapping reads as it does
-        # on our page, an entry a line (Label Studio's Text would join a list's entries with commas).
+        # Label Studio refuses a task without every field its config names. A list or mapping is its text, an entry
+        # a line (Label Studio's Text would join a list's entries with commas).
         data = {"id": record.id, design.items.text_key: record.text, **fields}
         for key in texts:
             value = data.get(key)

@@ -308,7 +308,8 @@ def test_a_rewrite_is_required_when_a_condition_fails_and_the_rounds_are_counted
 
 
 def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
-    """designs/timetravel.yaml shows the write stage's answer, `counterfactual`, which is also a scheme's name: the
+    """Each stage's batch exports as a Label Studio project asking what the stage's page asks.
+    designs/timetravel.yaml shows the write stage's answer, `counterfactual`, which is also a scheme's name: the
     config names its object apart (Label Studio refuses a config whose names repeat), and a write-stage task, which
     has no such field yet, carries it empty (Label Studio refuses a task without a field its config names)."""
     from designs.export import export_batch
@@ -326,10 +327,19 @@ def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
         names = re.findall(r' name="([^"]*)"', config)
         assert len(names) == len(set(names)), names
         assert '<Text name="counterfactual_text" value="$counterfactual"/>' in config
+        # Each stage's config asks what its page asks.
+        controls = re.findall(r'<TextArea name="([^"]*)"', config)
+        assert controls == (["counterfactual"] if name == "write" else ["rewrite"]), controls
+        # The rewrite is asked when a condition fails, which Label Studio cannot say of a multirate it has no
+        # control for: it is shown always there, and not required.
+        left_out = written.get("left-out.txt")
+        said = [line.rsplit(": ", 1)[-1] for line in left_out.read_text().splitlines()] if left_out else []
+        assert said == ([] if name == "write" else ["conditions, edited_ending", "rewrite"]), said
+        assert ('required="true"' in config) == (name == "write")
         task = json.loads(written["tasks.json"].read_text())[0]
         exported[name] = (written, task)
     assert exported["write"][1]["data"]["counterfactual"] == ""
-    # The ending, a list, reads a sentence a line, as on our page (Label Studio's Text joins a list with commas).
+    # The ending, a list, reads a sentence a line (Label Studio's Text joins a list's entries with commas).
     assert exported["write"][1]["data"]["ending"] == "\n".join(STORY.fields["ending"])
     assert exported["check"][1]["data"]["counterfactual"] == "Dark clouds rolled in before noon that day."
     if not LS_PYTHON:
