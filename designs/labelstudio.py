@@ -484,6 +484,10 @@ class _Translation:
             header = None
             if scheme is not None:
                 schemes.append(scheme)
+        if not schemes and not self.errors:  # said plainly, not as the design file's empty list of schemes
+            known = sorted({tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags})
+            self.at(root, f"the config has no control, so it asks nothing: add one naming an object by toName (one "
+                          f"of {', '.join(known)})")
         self._regions(schemes)
         self._paired(items)
         # Headers are the fields' titles where they tell two or more fields apart (Premise, Hypothesis), each field

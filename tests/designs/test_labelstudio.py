@@ -143,11 +143,15 @@ BAD = [
      "<Choice value='a'/></Choices>\n</View>", "config.xml:3: <Header> shows 'About: $topic': a task field inside "
                                               "other words, which is not built here; show the field on its own "
                                               "(value=\"$topic\")"),
+    # Said plainly (it was "annotation_schemes: List should have at least 1 item after validation, not 0").
+    ("<View>\n<Text name='text' value='$text'/>\n</View>", "config.xml:1: the config has no control, so it asks "
+                                                         "nothing: add one naming an object by toName (one of "
+                                                         "Choices, DateTime,"),
 ]
 
 
 @pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "task-choices",
-                                                   "top", "dtd", "url", "field-in-words"])
+                                                   "top", "dtd", "url", "field-in-words", "no-control"])
 def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     found = import_project(config.encode(), name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
                            tasks_name="tasks.json")
