@@ -170,6 +170,16 @@ def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Proble
         line = lines.get((*path, "annotation_type"), line)
     elif kind == "missing":
         message = "is missing; add it"
+    elif kind in ("too_short", "too_long") and isinstance(entry.get("input"), list):
+        bound = entry.get("ctx", {}).get("min_length" if kind == "too_short" else "max_length")
+        given = len(entry["input"])
+        if kind == "too_long":
+            message = f"has {given} entries; give at most {bound}"
+        else:
+            message = f"has {given} {'entry' if given == 1 else 'entries'}; give at least {bound}" if given else \
+                "is empty; give at least one"
+        if path == ("annotation_schemes",) and not given:
+            message = "is empty; a design asks at least one question: list its schemes here (annotation_type, name)"
     elif kind == "literal_error":
         message = f"is {_input(entry)}; {entry['msg'][0].lower()}{entry['msg'][1:]}"
     elif message.startswith("Value error, "):

@@ -234,8 +234,11 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
     try:
         design = validate(translation.design, translation.lines(), name=name)
     except DesignError as error:
-        # Every problem at once, the translation's and the model's, so one round of fixes is enough.
-        found.errors += [str(problem) for problem in error.problems if str(problem) not in found.errors]
+        # Every problem at once, the translation's and the model's, so one round of fixes is enough; a key the
+        # translation has named already (in Potato's words) is not named again in the design's.
+        named = list(found.errors)
+        found.errors += [str(problem) for problem in error.problems if str(problem) not in named
+                         and not (problem.key and any(f": {problem.key}: " in said for said in named))]
         return found
     if found.errors:
         return found

@@ -98,8 +98,11 @@ def test_a_stage_must_read_an_earlier_stage_and_name_declared_schemes():
     (b"title: [unclosed\n", "study.yaml:2: not valid YAML"),
     (b"title: caf\xe9\n", "study.yaml:1: invalid UTF-8 at byte 10; save it as UTF-8"),
     (b"title: t\n", "study.yaml:1: annotation_schemes: is missing; add it"),
-    (b"title: t\nannotation_schemes: []\n", "study.yaml:2: annotation_schemes: is 'list'"),
+    (b"title: t\nannotation_schemes: []\n", "study.yaml:2: annotation_schemes: is empty; a design asks at least one "
+                                             "question: list its schemes here (annotation_type, name)"),
     (b"title: !!python/object/apply:os.system ['true']\nannotation_schemes: []\n", "study.yaml:1: not valid YAML"),
+    (b"title: t\nannotation_schemes:\n  - annotation_type: text\n    name: a\n    display_logic: {show_when: []}\n",
+     "study.yaml:5: annotation_schemes.0.display_logic.show_when: is empty; give at least one"),
 ])
 def test_broken_files_are_refused_with_where_and_what(data, expected):
     with pytest.raises(DesignError) as caught:

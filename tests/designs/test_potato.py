@@ -225,6 +225,14 @@ def test_what_cannot_be_imported_is_named_by_file_and_line(config, expected):
     assert any(error.startswith(expected) for error in found.errors), found.errors
 
 
+def test_a_config_without_schemes_is_told_so_once_in_potato_s_words():
+    found = import_config(b"annotation_task_name: T\ndata_files: [a.jsonl]\n", name="config.yaml",
+                          folder=UploadedFolder({"a.jsonl": b'{"id": 1, "text": "x"}\n'}))
+    # The design's own "annotation_schemes: is empty" is not said again.
+    assert found.errors == ["config.yaml:1: annotation_schemes: is missing or not a list; a Potato config lists its "
+                            "schemes under annotation_schemes"]
+
+
 def test_paths_resolve_from_task_dir_and_uploaded_files_are_found_by_name():
     config = (b"annotation_task_name: T\ntask_dir: project/\ndata_files:\n  - {path: data/items.csv, format: csv}\n"
               b"annotation_schemes:\n  - {annotation_type: likert, name: q, size: 3}\n")
