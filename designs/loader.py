@@ -170,6 +170,11 @@ def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Proble
         line = lines.get((*path, "annotation_type"), line)
     elif kind == "missing":
         message = "is missing; add it"
+    elif kind in ("string_too_short", "string_too_long"):
+        context, given = entry.get("ctx", {}), len(str(entry.get("input", "")))
+        message = (f"is {given} characters long; give at most {context.get('max_length')}" if kind == "string_too_long"
+                   else "is empty; write it" if not given
+                   else f"is {given} characters long; give at least {context.get('min_length')}")
     elif kind in ("too_short", "too_long") and isinstance(entry.get("input"), list):
         bound = entry.get("ctx", {}).get("min_length" if kind == "too_short" else "max_length")
         given = len(entry["input"])

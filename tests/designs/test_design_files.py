@@ -103,6 +103,10 @@ def test_a_stage_must_read_an_earlier_stage_and_name_declared_schemes():
     (b"title: !!python/object/apply:os.system ['true']\nannotation_schemes: []\n", "study.yaml:1: not valid YAML"),
     (b"title: t\nannotation_schemes:\n  - annotation_type: text\n    name: a\n    display_logic: {show_when: []}\n",
      "study.yaml:5: annotation_schemes.0.display_logic.show_when: is empty; give at least one"),
+    (b"title: ''\nannotation_schemes:\n  - {annotation_type: text, name: a}\n", "study.yaml:1: title: is empty; "
+                                                                                "write it"),
+    (b"title: " + b"x" * 201 + b"\nannotation_schemes:\n  - {annotation_type: text, name: a}\n",
+     "study.yaml:1: title: is 201 characters long; give at most 200"),
 ])
 def test_broken_files_are_refused_with_where_and_what(data, expected):
     with pytest.raises(DesignError) as caught:
