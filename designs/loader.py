@@ -170,6 +170,8 @@ def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Proble
         line = lines.get((*path, "annotation_type"), line)
     elif kind == "missing":
         message = "is missing; add it"
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):  # not "instance of Items", a class name
+        message = f"is {_input(entry)}; it must be a mapping of keys ({{key: value}}, or key: value lines under it)"
     elif kind in ("string_too_short", "string_too_long"):
         context, given = entry.get("ctx", {}), len(str(entry.get("input", "")))
         message = (f"is {given} characters long; give at most {context.get('max_length')}" if kind == "string_too_long"
@@ -196,7 +198,7 @@ def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Proble
 
 def _input(entry: dict) -> str:
     value = entry.get("input")
-    return repr(value) if not isinstance(value, dict | list) else type(value).__name__
+    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else repr(value)
 
 
 def _data_path(loc: tuple, raw: Any) -> tuple:

@@ -103,6 +103,8 @@ def test_a_stage_must_read_an_earlier_stage_and_name_declared_schemes():
     (b"title: !!python/object/apply:os.system ['true']\nannotation_schemes: []\n", "study.yaml:1: not valid YAML"),
     (b"title: t\nannotation_schemes:\n  - annotation_type: text\n    name: a\n    display_logic: {show_when: []}\n",
      "study.yaml:5: annotation_schemes.0.display_logic.show_when: is empty; give at least one"),
+    (b"title: t\nitems: [id]\nannotation_schemes:\n  - {annotation_type: text, name: a}\n",
+     "study.yaml:2: items: is a list; it must be a mapping of keys ({key: value}, or key: value lines under it)"),
     (b"title: ''\nannotation_schemes:\n  - {annotation_type: text, name: a}\n", "study.yaml:1: title: is empty; "
                                                                                 "write it"),
     (b"title: " + b"x" * 201 + b"\nannotation_schemes:\n  - {annotation_type: text, name: a}\n",
