@@ -287,7 +287,7 @@ class _Translation:
     def _conditions_of_views(self, root: Tag) -> None:
         """A <View visibleWhen=...> shows what it holds only when its condition holds (Label Studio's way to ask a
         TextArea on a condition): each control inside takes the condition as its own; one with a condition of its
-        own keeps that one, and the View's is named in the report, as is a View holding no control."""
+        own keeps that one, and the View's is named in the report, as is a View showing objects (shown always)."""
         controls = {tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags}
         for view in reversed(list(root.walk())):  # an inner View's condition before an outer one's
             if view.tag != "View" or not view.attrs.get("visibleWhen"):
@@ -301,9 +301,10 @@ class _Translation:
                                         f"own condition")
                 else:
                     control.attrs.update(condition)
-            if not held:
+            shown = [tag for tag in view.walk() if tag.tag in OBJECTS and tag.tag != "Header"]
+            if not held or shown:
                 self.ignored.append(f"<View> visibleWhen={condition['visibleWhen']!r} (line {view.line}): what it "
-                                    f"shows is shown always")
+                                    f"shows is shown always" + (" (its controls take the condition)" if held else ""))
 
     def ignore(self, control: Tag, attribute: str) -> None:
         """An attribute of a control that is not carried over: named in the report."""

@@ -423,6 +423,13 @@ def test_a_condition_goes_back_as_visible_when_where_label_studio_can_say_it():
     assert read.design.scheme("why").description == "Why not?"
     assert any(line.startswith("<View> visibleWhen='choice-selected' (line 19): what it shows is shown always")
                for line in read.ignored), read.ignored
+    # A question's Header goes with its control; a Text beside a control is shown always, and the report says so.
+    assert not any("(line 18)" in line for line in read.ignored), read.ignored
+    beside = wrapped.replace('<Header value="Why not?"/>', '<Text name="hint" value="Say why"/>')
+    said = import_project(beside.encode(), name="study.xml", tasks=json.dumps(TASKS).encode(),
+                          tasks_name="tasks.json").ignored
+    assert "<View> visibleWhen='choice-selected' (line 18): what it shows is shown always (its controls take the " \
+           "condition)" in said, said
     design = load_text("title: t\nannotation_schemes:\n"
                        "  - {annotation_type: likert, name: score, size: 5}\n"
                        "  - {annotation_type: radio, name: sure, labels: ['yes', 'no']}\n"
