@@ -1133,7 +1133,7 @@ def _visible_when(logic: Any, controls: dict[str, str]) -> dict[str, str] | None
 
 def _asked(design: Any, stage: str) -> list[Any]:
     """The schemes a page of the design asks: the stage's, or all."""
-    named = next((entry.schemes for entry in design.stages if entry.name == stage), None) if stage else None
+    named = design.stage_schemes(stage)
     return [scheme for scheme in design.annotation_schemes if named is None or scheme.name in named]
 
 

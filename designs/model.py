@@ -427,6 +427,12 @@ class Design(Strict):
     def scheme(self, name: str) -> Any:
         return next(scheme for scheme in self.annotation_schemes if scheme.name == name)
 
+    def stage_schemes(self, stage: str) -> list[str] | None:
+        """The names of the schemes a page of `stage` asks; None (all of them) without a stage."""
+        if not stage:
+            return None
+        return next(entry.schemes for entry in self.stages if entry.name == stage)
+
 
 def _rewrite_problems(design: Design, index: int, stage: Stage) -> list[tuple[tuple, str]]:
     rewrite = stage.rewrite

@@ -20,7 +20,7 @@ from designs.models import DesignBatch, DesignVersion, OutsideAnswer, SharedEven
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.text import rules as text_rules
 from designs.stages import later_stages_create
-from designs.task_type import stage_schemes, task_context
+from designs.task_type import task_context
 from hits.models import Batch, Item
 from hits.services import BatchSpec, ItemSpec, batch_create, pack
 
@@ -115,7 +115,7 @@ def preview_context(design: Design, records: Sequence[Record], items_name: str) 
     stage = design.stages[0].name if design.stages else ""
     items = [SimpleNamespace(pk=number, id=number, content=spec.payload)
              for number, spec in enumerate(first_hit(design, records, stage), 1)]
-    return {**task_context(design, stage_schemes(design, stage), items), "items_name": items_name,
+    return {**task_context(design, design.stage_schemes(stage), items), "items_name": items_name,
             "count": len(records), "stage": stage, "duration": design.hits.assignment_duration}
 
 

@@ -58,7 +58,7 @@ def label_rule(design: Design, stage: str):
 def label_scheme(design: Design, stage: str):
     """The first scheme a batch of the design (and stage) asks, when it is one label per item (radio, select,
     binary pairwise), else None."""
-    asked = stage_schemes(design, stage)
+    asked = design.stage_schemes(stage)
     first = next((scheme for scheme in design.annotation_schemes if asked is None or scheme.name in asked), None)
     if first is None or not SCHEME_TYPES.of(first).one_label(first):
         return None
@@ -67,12 +67,6 @@ def label_scheme(design: Design, stage: str):
 
 def scheme_labels(scheme) -> list[str]:
     return [] if scheme is None else [label.name for label in getattr(scheme, "labels", None) or []]
-
-
-def stage_schemes(design: Design, stage: str) -> list[str] | None:
-    if not stage:
-        return None
-    return next(entry.schemes for entry in design.stages if entry.name == stage)
 
 
 def record(item) -> Record:
@@ -135,7 +129,7 @@ class DesignTask(TaskType):
         if not items:
             return {}
         design, stage = batch_design(items[0].batch_id)
-        asked = stage_schemes(design, stage)
+        asked = design.stage_schemes(stage)
         # Display logic may test the sender's condition: it is read with the answers (none on MTurk, which runs no
         # conditions, and whose synced answers come without a worker here).
         levels = ConditionCell.levels_of(items[0].batch_id, worker.pk) \
@@ -183,7 +177,7 @@ class DesignTask(TaskType):
         if not items:
             return {"rows": [], "design": None}
         design, stage = batch_design(items[0].batch_id)
-        return task_context(design, stage_schemes(design, stage), items)
+        return task_context(design, design.stage_schemes(stage), items)
 
     def hit_page(self, hit):
         # The body of a HIT's page depends only on its items and its batch's design, which never change once
@@ -220,7 +214,7 @@ class DesignTask(TaskType):
         if not given:
             return page
         design, stage = batch_design(assignment.hit.batch_id)
-        asked = stage_schemes(design, stage)
+        asked = design.stage_schemes(stage)
         suggestions = {}
         for item in items:
             fields: dict[str, str] = {}
