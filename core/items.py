@@ -190,6 +190,9 @@ class RecordItem(Payload):
     source_item: int | None = None
     round: int = 0
     origin: int | None = None
+    # A later stage's item shares its record's id with the other outputs made from that record (one a writer, one a
+    # round): the second and later of them in a batch are named `<record id>#<n>` in the exports and reports.
+    own_id: str = ""
 
     def __post_init__(self) -> None:
         if not self.record_id:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, TextField, Value
 from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, NullIf
 
 from core.components import component_reporters
 from core.items import payload_from_json
@@ -124,9 +124,11 @@ def _records(batch: Batch, wanted: set[int]) -> dict[int, tuple[Record, bool]]:
 
 
 def record_id(payload: str = "payload") -> Coalesce:
-    """The id of the record an item's payload (at the lookup `payload`) holds, read by the database: a design
-    record's, or a SemEval sentence's, as `record_of` reads them (the item's key is not the id: designs.items)."""
-    return Coalesce(KeyTextTransform("record_id", payload), KeyTextTransform("sentence_id", payload))
+    """The id of the record an item's payload (at the lookup `payload`) holds, read by the database: a later stage's
+    item's own, a design record's, or a SemEval sentence's, as `record_of` reads them (the item's key is not the id:
+    designs.items)."""
+    own = NullIf(KeyTextTransform("own_id", payload), Value("", output_field=TextField()))
+    return Coalesce(own, KeyTextTransform("record_id", payload), KeyTextTransform("sentence_id", payload))
 
 
 def item_answers(batch: Batch, *, outside: Outside = True) -> Iterator[tuple[int, bool, Record, list[Answer]]]:

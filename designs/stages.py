@@ -11,12 +11,15 @@ the submission is committed at a provider.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import operator
 from collections import Counter
 from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
 
 from core.errors import CrowdsetError
 from core.items import RecordItem
@@ -182,7 +185,7 @@ def _extend(batch_id: int, specs: list[tuple[ItemSpec, list[Worker]]]) -> None:
     batch = Batch.objects.get(pk=batch_id)
     try:
         with transaction.atomic():
-            batch_extend(batch=batch, items=[spec for spec, _ in specs],
+            batch_extend(batch=batch, items=_name_copies(batch_id, [spec for spec, _ in specs]),
                          excluded={spec.key: authors for spec, authors in specs})
     except CrowdsetError as error:
         # A stage that takes no more items (cancelled, expired) never costs the worker their submission: the
@@ -194,6 +197,26 @@ def _extend(batch_id: int, specs: list[tuple[ItemSpec, list[Worker]]]) -> None:
         stage_open(batch.pk)  # publishing in-house is marking rows: done at once, in this transaction
     else:
         transaction.on_commit(functools.partial(stage_open, batch.pk))  # a provider's calls wait for the commit
+
+
+def _name_copies(batch_id: int, specs: list[ItemSpec]) -> list[ItemSpec]:
+    """The items, each whose record already has an item in the batch given its own id, `<record id>#<n>`, the n-th
+    of the record's items in the order they came, so the exports' rows, the reports and Label Studio's tasks tell
+    them apart. The batch is locked first (as batch_extend locks it): two submissions never number alike."""
+    Batch.objects.select_for_update().get(pk=batch_id)
+    ids = {spec.payload.record_id for spec in specs if isinstance(spec.payload, RecordItem)}
+    same = functools.reduce(operator.or_, (Q(payload__record_id=record) for record in ids), Q(pk__in=[]))
+    made = Counter(Item.objects.filter(same, batch_id=batch_id)
+                   .values_list(KeyTextTransform("record_id", "payload"), flat=True))
+    named = []
+    for spec in specs:
+        if isinstance(spec.payload, RecordItem):
+            made[spec.payload.record_id] += 1
+            if made[spec.payload.record_id] > 1:
+                own = f"{spec.payload.record_id}#{made[spec.payload.record_id]}"
+                spec = dataclasses.replace(spec, payload=dataclasses.replace(spec.payload, own_id=own))
+        named.append(spec)
+    return named
 
 
 def stage_open(batch_id: int) -> str:

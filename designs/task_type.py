@@ -81,7 +81,7 @@ def record_of(payload: Payload) -> Record:
         return Record(id=payload.sentence_id, text=payload.text, fields={"domain": payload.domain} if payload.domain
                       else {})
     assert isinstance(payload, RecordItem), payload.kind
-    return Record(id=payload.record_id, text=payload.text, fields=payload.fields)
+    return Record(id=payload.own_id or payload.record_id, text=payload.text, fields=payload.fields)
 
 
 class DesignTask(TaskType):

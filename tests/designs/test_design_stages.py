@@ -351,3 +351,63 @@ def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
         # The check's schemes have no Label Studio control (left-out.txt names them): its annotation is empty.
         assert [(found["errors"], found["results"]) for found in json.loads(checked.stdout)] == [
             ([], 1 if name == "write" else 0)], name
+
+
+def test_a_story_s_items_in_one_stage_are_told_apart_in_the_exports(tmp_path):
+    """A check and the check of its rewrite are two items of one story in the check stage. The second is named
+    `<story>#2`, so each has its own row in labels.csv, answers.csv says which one each answer is on, aggregation
+    keeps them apart, and the Label Studio export has one task an item and imports again."""
+    import csv
+
+    from designs.export import batch_aggregate, export_batch
+    from designs.labelstudio import import_project
+
+    stages = _timetravel()
+    write, check = stages["write"], stages["check"]
+    _write(write, _worker("ann"), "Dark clouds rolled in before noon that day.")
+    _judge(check, _worker("ben"), fails=True, rewrite="A cold storm flooded the whole park by morning.")
+    _judge(check, _worker("cat"), ending=["She packed umbrellas.", "Her friends stayed home.", "They ate inside."])
+    first, again = check.items.order_by("pk")
+    assert (first.content.own_id, again.content.own_id) == ("", "s1#2")
+    assert write.items.get().content.own_id == ""  # a record with one item keeps its id
+    written = {path.name: path for path in export_batch(batch=check, out=tmp_path / "check",
+                                                        formats=("csv", "labelstudio"))}
+    with written["labels.csv"].open(newline="") as labels:
+        rows = {row["id"]: row for row in csv.DictReader(labels)}
+    assert list(rows) == ["s1", "s1#2"]
+    no, yes = (json.loads(rows[name]["conditions"]) for name in ("s1", "s1#2"))
+    assert sorted(no.values()) == ["no", "yes", "yes"] and set(yes.values()) == {"yes"}
+    with written["answers.csv"].open(newline="") as answers:
+        on = {(row["item"], row["scheme"]) for row in csv.DictReader(answers)}
+    assert on == {("s1", "conditions"), ("s1", "rewrite"), ("s1#2", "conditions"), ("s1#2", "edited_ending")}
+    results, _ = batch_aggregate(check)
+    assert set(results["conditions"].items) == {"s1", "s1#2"}
+    tasks = json.loads(written["tasks.json"].read_text())
+    assert [task["data"]["id"] for task in tasks] == ["s1", "s1#2"]
+    assert tasks[1]["data"]["counterfactual"] == "A cold storm flooded the whole park by morning."
+    imported = import_project(written["config.xml"].read_bytes(), name="config.xml",
+                              tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
+    assert imported.ok, imported.errors
+    assert [found.id for found in imported.records] == ["s1", "s1#2"]
+
+
+def test_items_stored_before_they_were_named_are_named_by_the_migration():
+    """designs/0017 names the second and later items of a record in a batch, in the order they came; the first, and
+    every record with one item, keep their ids."""
+    import importlib
+
+    from django.apps import apps
+
+    stages = _timetravel()
+    write, check = stages["write"], stages["check"]
+    _write(write, _worker("ann"), "Dark clouds rolled in before noon that day.")
+    _judge(check, _worker("ben"), fails=True, rewrite="A cold storm flooded the whole park by morning.")
+    _judge(check, _worker("cat"), fails=True, rewrite="Snow covered the park in the night.")
+    items = list(check.items.order_by("pk"))
+    assert [item.content.own_id for item in items] == ["", "s1#2", "s1#3"]
+    for item in items:  # as a database made before the names held them
+        Item.objects.filter(pk=item.pk).update(payload={key: value for key, value in item.payload.items()
+                                                        if key != "own_id"})
+    importlib.import_module("designs.migrations.0017_stage_copies_named").name_copies(apps, None)
+    assert [item.content.own_id for item in check.items.order_by("pk")] == ["", "s1#2", "s1#3"]
+    assert write.items.get().content.own_id == ""
