@@ -266,9 +266,14 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
     temporary = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent if out.parent.exists() else None))
     try:
         names = [scheme.name for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).answers]
+        asked = design.stage_schemes(stage)
         labels = _Writers(temporary, "labels", formats, ["id", "text", *names], _label_types(design), _label_cell)
+        # A scheme a stage does not ask is the answer its items carry from an earlier stage (the counterfactual a
+        # check stage judged), as given; otherwise its column would be empty in every stage but one.
         report = batch_report(batch, progress=progress, each=lambda _, found, values: labels.write(
-            {"id": found.id, "text": found.text, **{name: values.get(name) for name in names}}))
+            {"id": found.id, "text": found.text,
+             **{name: values.get(name) if asked is None or name in asked else found.fields.get(name)
+                for name in names}}))
         answers = _Writers(temporary, "answers", formats, list(ANSWER_TYPES), ANSWER_TYPES, _answer_cell)
         for row in answer_rows(batch):
             answers.write(row)

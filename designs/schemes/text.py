@@ -227,12 +227,20 @@ class TextType(SchemeType):
         return {"textarea": True, "rows": rows} if rows > 1 else {}
 
     def labelstudio_control(self, scheme, to_name):
-        if scheme.labels:
-            return ""  # several boxes a scheme have no one TextArea
-        return (f"<TextArea name={quoteattr(scheme.name)} toName={quoteattr(to_name)} rows=\"{scheme.rows}\""
+        # Several boxes are one TextArea taking a text a box, in the boxes' order (Label Studio has no named boxes:
+        # the placeholder names them, and an import reads the texts back as one answer, a box a line).
+        boxes = (f' maxSubmissions="{len(scheme.labels)}" placeholder='
+                 + quoteattr("One at a time: " + ", ".join(label.name for label in scheme.labels))) \
+            if scheme.labels else ""
+        return (f"<TextArea name={quoteattr(scheme.name)} toName={quoteattr(to_name)} rows=\"{scheme.rows}\"{boxes}"
                 + (' required="true"' if scheme.required else "") + "/>")
 
     def labelstudio_value(self, scheme, value):
+        if isinstance(value, dict):
+            texts = [str(value.get(label.name) or "") for label in scheme.labels]
+            while texts and not texts[-1]:  # empty boxes at the end are no texts (one before a text keeps its place)
+                texts.pop()
+            return {"text": texts}
         return {"text": [value]}
 
     def form_fields(self, scheme, value, record=None):

@@ -329,12 +329,12 @@ def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
         assert '<Text name="counterfactual_text" value="$counterfactual"/>' in config
         # Each stage's config asks what its page asks.
         controls = re.findall(r'<TextArea name="([^"]*)"', config)
-        assert controls == (["counterfactual"] if name == "write" else ["rewrite"]), controls
-        # The rewrite is asked when a condition fails, which Label Studio cannot say of a multirate it has no
-        # control for: it is shown always there, and not required.
+        assert controls == (["counterfactual"] if name == "write" else ["rewrite", "edited_ending"]), controls
+        # The rewrite and the edited ending are asked on the conditions, which Label Studio cannot say of a
+        # multirate it has no control for: they are shown always there, and not required.
         left_out = written.get("left-out.txt")
         said = [line.rsplit(": ", 1)[-1] for line in left_out.read_text().splitlines()] if left_out else []
-        assert said == ([] if name == "write" else ["conditions, edited_ending", "rewrite"]), said
+        assert said == ([] if name == "write" else ["conditions", "rewrite, edited_ending"]), said
         assert ('required="true"' in config) == (name == "write")
         task = json.loads(written["tasks.json"].read_text())[0]
         exported[name] = (written, task)
@@ -342,15 +342,23 @@ def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
     # The ending, a list, reads a sentence a line (Label Studio's Text joins a list's entries with commas).
     assert exported["write"][1]["data"]["ending"] == "\n".join(STORY.fields["ending"])
     assert exported["check"][1]["data"]["counterfactual"] == "Dark clouds rolled in before noon that day."
+    # The ending's three boxes are one TextArea taking three texts, named in order by its placeholder; the
+    # checker's edited ending is its three texts.
+    assert ('<TextArea name="edited_ending" toName="premise" rows="3" maxSubmissions="3" '
+            'placeholder="One at a time: Sentence 3, Sentence 4, Sentence 5"/>') in exported["check"][0][
+        "config.xml"].read_text()
+    ending = [result["value"] for result in exported["check"][1]["annotations"][0]["result"]
+              if result["from_name"] == "edited_ending"]
+    assert ending == [{"text": ["She packed umbrellas.", "Her friends stayed home.", "They ate inside."]}]
     if not LS_PYTHON:
         pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
     for name, (written, _) in exported.items():
         checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"])],
                                  capture_output=True, text=True, timeout=300)
         assert checked.returncode == 0, checked.stderr[-2000:]
-        # The check's schemes have no Label Studio control (left-out.txt names them): its annotation is empty.
-        assert [(found["errors"], found["results"]) for found in json.loads(checked.stdout)] == [
-            ([], 1 if name == "write" else 0)], name
+        # The check's conditions have no Label Studio control (left-out.txt names them): its annotation is the
+        # edited ending.
+        assert [(found["errors"], found["results"]) for found in json.loads(checked.stdout)] == [([], 1)], name
 
 
 def test_a_story_s_items_in_one_stage_are_told_apart_in_the_exports(tmp_path):
@@ -370,25 +378,37 @@ def test_a_story_s_items_in_one_stage_are_told_apart_in_the_exports(tmp_path):
     first, again = check.items.order_by("pk")
     assert (first.content.own_id, again.content.own_id) == ("", "s1#2")
     assert write.items.get().content.own_id == ""  # a record with one item keeps its id
-    written = {path.name: path for path in export_batch(batch=check, out=tmp_path / "check",
+    checked = {path.name: path for path in export_batch(batch=check, out=tmp_path / "check",
                                                         formats=("csv", "labelstudio"))}
-    with written["labels.csv"].open(newline="") as labels:
+    with checked["labels.csv"].open(newline="") as labels:
         rows = {row["id"]: row for row in csv.DictReader(labels)}
     assert list(rows) == ["s1", "s1#2"]
     no, yes = (json.loads(rows[name]["conditions"]) for name in ("s1", "s1#2"))
     assert sorted(no.values()) == ["no", "yes", "yes"] and set(yes.values()) == {"yes"}
-    with written["answers.csv"].open(newline="") as answers:
+    # Each row says what its check judged: the counterfactual its item carries from the write stage, as given.
+    assert [rows[name]["counterfactual"] for name in rows] == [
+        "Dark clouds rolled in before noon that day.", "A cold storm flooded the whole park by morning."]
+    written = {path.name: path for path in export_batch(batch=write, out=tmp_path / "write", formats=("jsonl",))}
+    (story,) = [json.loads(line) for line in written["labels.jsonl"].read_text().splitlines()]
+    assert story["counterfactual"] == ["Dark clouds rolled in before noon that day."]
+    assert (story["conditions"], story["rewrite"], story["edited_ending"]) == (None, None, None)
+    with checked["answers.csv"].open(newline="") as answers:
         on = {(row["item"], row["scheme"]) for row in csv.DictReader(answers)}
     assert on == {("s1", "conditions"), ("s1", "rewrite"), ("s1#2", "conditions"), ("s1#2", "edited_ending")}
     results, _ = batch_aggregate(check)
     assert set(results["conditions"].items) == {"s1", "s1#2"}
-    tasks = json.loads(written["tasks.json"].read_text())
+    tasks = json.loads(checked["tasks.json"].read_text())
     assert [task["data"]["id"] for task in tasks] == ["s1", "s1#2"]
     assert tasks[1]["data"]["counterfactual"] == "A cold storm flooded the whole park by morning."
-    imported = import_project(written["config.xml"].read_bytes(), name="config.xml",
-                              tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
+    imported = import_project(checked["config.xml"].read_bytes(), name="config.xml",
+                              tasks=checked["tasks.json"].read_bytes(), tasks_name="tasks.json")
     assert imported.ok, imported.errors
     assert [found.id for found in imported.records] == ["s1", "s1#2"]
+    # Label Studio has no named boxes: the edited ending comes back as one text, a box a line.
+    assert [(entry.item, entry.answers) for entry in imported.given] == [
+        ("s1", {"rewrite": "A cold storm flooded the whole park by morning."}),
+        ("s1#2", {"edited_ending": "She packed umbrellas.\nHer friends stayed home.\nThey ate inside."})]
+    assert any("maxSubmissions='3'" in entry for entry in imported.ignored), imported.ignored
 
 
 def test_items_stored_before_they_were_named_are_named_by_the_migration():

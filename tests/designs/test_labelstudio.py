@@ -1310,3 +1310,23 @@ def test_the_fields_titles_head_them_on_the_page(chromium, live_server, tmp_path
     assert item.locator(".design-text").inner_text() == "A man performs music."
     axe_clean(page, "labelstudio-titles-phone")
     context.close()
+
+
+def test_a_text_scheme_of_several_boxes_is_one_text_area_taking_a_text_a_box():
+    """Cheap Facts' three statement boxes: one TextArea taking three texts in the boxes' order, its placeholder
+    naming them (Label Studio has no named boxes); an empty box keeps its place before a text and is dropped at
+    the end."""
+    from designs.schemes import SCHEME_TYPES
+
+    source = (Path(__file__).resolve().parents[2] / "designs" / "cheap-facts.yaml").read_text(encoding="utf-8")
+    design = load_text(source, name="cheap-facts.yaml")
+    scheme = next(scheme for scheme in design.annotation_schemes if scheme.name == "statements")
+    kind = SCHEME_TYPES.of(scheme)
+    assert kind.labelstudio_control(scheme, "text") == (
+        '<TextArea name="statements" toName="text" rows="3" maxSubmissions="3" '
+        'placeholder="One at a time: Statement 1, Statement 2, Statement 3" required="true"/>')
+    assert kind.labelstudio_value(scheme, {"Statement 1": "A fact.", "Statement 2": "", "Statement 3": ""}) == {
+        "text": ["A fact."]}
+    assert kind.labelstudio_value(scheme, {"Statement 2": "A counter-fact."}) == {"text": ["", "A counter-fact."]}
+    config, _, left_out, _ = config_of(design)
+    assert "statements" not in left_out and 'maxSubmissions="3"' in config
