@@ -272,6 +272,17 @@ def _records(rows: list[tuple[int, Any]], name: str, settings: Items) -> list[Re
     return records
 
 
+def highlighted(record: Record | SchemeRecord, settings: Items) -> tuple[str, str, str] | None:
+    """The text cut around its highlight (before, highlighted, after), or None when it has none."""
+    try:
+        place = highlight(record, settings)
+    except ValueError:
+        place = None  # an item changed since it was read: shown plain rather than marked in the wrong place
+    if place is None:
+        return None
+    return record.text[:place[0]], record.text[place[0]:place[1]], record.text[place[1]:]
+
+
 def highlight(record: Record | SchemeRecord, settings: Items) -> tuple[int, int] | None:
     """Where the item's highlight (items.highlight_key, e.g. an entity) stands in its text: at the offset of
     highlight_start_key, or else its first place as whole words ("Iraq" not inside "Iraqi"). None when the

@@ -12,6 +12,7 @@ is an error at its line.
 from __future__ import annotations
 
 import difflib
+import html
 import json
 import re
 from collections import Counter
@@ -31,7 +32,18 @@ from defusedxml.ElementTree import DefusedXMLParser
 from designs import potato
 from designs.aggregate import Annotator
 from designs.answers import read_values
-from designs.items import GIVEN, MODEL, SUGGESTED, Given, ItemsError, Record, as_lines, read_rows, unanswerable
+from designs.items import (
+    GIVEN,
+    MODEL,
+    SUGGESTED,
+    Given,
+    ItemsError,
+    Record,
+    as_lines,
+    highlighted,
+    read_rows,
+    unanswerable,
+)
 from designs.loader import DesignError, Problem, validate
 from designs.schemes import SCHEME_TYPES
 from designs.schemes import Record as SchemeRecord
@@ -224,6 +236,11 @@ class _Lines(TreeBuilder):
         return super().start(tag, attrs)
 
 
+def _control_tags() -> list[str]:
+    """The Label Studio control tags the registered scheme types run, sorted."""
+    return sorted({tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags})
+
+
 def parse(data: bytes, name: str) -> Tag:
     """The config's tags, each with its line; DesignError names the line of XML that cannot be read."""
     builder = _Lines()
@@ -242,8 +259,7 @@ def parse(data: bytes, name: str) -> Tag:
                                                    f"read)")]) from None
     lines = iter(builder.lines)
     # Tag names too are read in any case, as Label Studio reads them (<choices> is <Choices>).
-    tags = {tag.lower(): tag for tag in (*OBJECTS, *VISUAL, *MEDIA, *(
-        tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags))}
+    tags = {tag.lower(): tag for tag in (*OBJECTS, *VISUAL, *MEDIA, *_control_tags())}
 
     def tree(element) -> Tag:
         attrs = {CASED.get(key.lower(), key.lower()): value for key, value in element.attrib.items()}
@@ -288,7 +304,7 @@ class _Translation:
         """A <View visibleWhen=...> shows what it holds only when its condition holds (Label Studio's way to ask a
         TextArea on a condition): each control inside takes the condition as its own; one with a condition of its
         own keeps that one, and the View's is named in the report, as is a View showing objects (shown always)."""
-        controls = {tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags}
+        controls = set(_control_tags())
         for view in reversed(list(root.walk())):  # an inner View's condition before an outer one's
             if view.tag != "View" or not view.attrs.get("visibleWhen"):
                 continue
@@ -486,7 +502,7 @@ class _Translation:
             if scheme is not None:
                 schemes.append(scheme)
         if not schemes and not self.errors:  # said plainly, not as the design file's empty list of schemes
-            known = sorted({tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags})
+            known = _control_tags()
             self.at(root, f"the config has no control, so it asks nothing: add one naming an object by toName (one "
                           f"of {', '.join(known)})")
         self._regions(schemes)
@@ -580,7 +596,7 @@ class _Translation:
             return None
         kind = next((kind for kind in SCHEME_TYPES.in_order() if kind.labelstudio_claims(control)), None)
         if kind is None:
-            known = sorted({tag for kind in SCHEME_TYPES.in_order() for tag in kind.labelstudio_tags})
+            known = _control_tags()
             close = difflib.get_close_matches(control.tag, known, n=1)
             self.at(control, f"<{control.tag}> is not a tag this platform runs"
                              + (f"; did you mean <{close[0]}>?" if close else f"; it runs {', '.join(known)}"))
@@ -1046,9 +1062,10 @@ def _text_of(markup: str) -> str:
 def config_of(design: Any, stage: str = "") -> tuple[str, str, list[str], list[str]]:
     """The design as a Label Studio labeling config: (the XML, the name of the object its controls name, the schemes
     Label Studio has no control for, whose answers are left out, and those it shows always, their display logic
-    having no Label Studio form). The item's text is a Text object named by its
-    field, and each field the page shows is one too, in the page's order; what a control compares or orders (a
-    pair, a list) is shown by objects of its own, just before it. A stage's config asks what its page asks."""
+    having no Label Studio form). The item's text is a Text object named by its field (HyperText where the page
+    marks a highlight in it), and each field the page shows is one too, in the page's order, then the item's own
+    instruction (items.prompt_key) as a Header; what a control compares or orders (a pair, a list) is shown by
+    objects of its own, just before it. A stage's config asks what its page asks."""
     items = design.items
     names = {scheme.name for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects  # the project's own object names, where it came from Label Studio
@@ -1065,11 +1082,13 @@ def config_of(design: Any, stage: str = "") -> tuple[str, str, list[str], list[s
     objects = [*((named(field), field) for field in items.show if field not in covered),
                *([(main, items.text_key)] if items.text_key not in covered else []),
                *((named(field), field) for field in items.show_after if field not in covered)]
-    shown = design.export.labelstudio_shown
+    shown = _shown(design, asked)
     parts = [f"<Header value={quoteattr(design.instructions)}/>"] if design.instructions else []
     for name, key in objects:  # a field's title is a header just above it, as the import reads one
         parts += [f"<Header value={quoteattr(items.titles[key])}/>"] if key in items.titles else []
         parts.append(_object(name, key, shown.get(key, {})))
+    if _prompt_key(design):  # the page shows it above the questions
+        parts.append(f"<Header value={quoteattr('$' + items.prompt_key)}/>")
     controls: dict[str, str] = {}
     left_out = []
     for scheme in asked:
@@ -1137,6 +1156,35 @@ def _asked(design: Any, stage: str) -> list[Any]:
     return [scheme for scheme in design.annotation_schemes if named is None or scheme.name in named]
 
 
+def _marks_highlight(design: Any, schemes: list[Any]) -> bool:
+    """Whether the item's text goes out as HyperText with its highlight (items.highlight_key) in <mark>, as the page
+    marks it: not where the imported project showed it in an object of its own, nor where an asked scheme marks
+    spans in it (their places stay Text's offsets)."""
+    items = design.items
+    return bool(items.highlight_key) and items.text_key not in design.export.labelstudio_shown and not any(
+        SCHEME_TYPES.of(scheme).marks_text for scheme in schemes)
+
+
+def _shown(design: Any, schemes: list[Any]) -> dict[str, dict[str, str]]:
+    """The objects fields are shown in other than Text: the imported project's (labelstudio_shown), and HyperText
+    for a text whose highlight is marked."""
+    shown = design.export.labelstudio_shown
+    return {**shown, design.items.text_key: {"tag": "HyperText"}} if _marks_highlight(design, schemes) else shown
+
+
+def _marked_up(record: Any, settings: Any) -> str:
+    """An item's text as HTML with its highlight in <mark> (its line breaks <br/>)."""
+    pieces = highlighted(record, settings) or (record.text, "", "")
+    before, marked, after = (html.escape(piece, quote=False).replace("\n", "<br/>") for piece in pieces)
+    return before + (f"<mark>{marked}</mark>" if marked else "") + after
+
+
+def _prompt_key(design: Any) -> str | None:
+    """The field of the item's own instruction, where it is not shown as a field already."""
+    items = design.items
+    return items.prompt_key if items.prompt_key not in (items.text_key, *items.show, *items.show_after) else None
+
+
 def _covered(schemes: list[Any]) -> set[str | None]:
     """The fields a control shows by objects of its own (a pair, a list), not shown again as text."""
     return {getattr(scheme, "items_key", None) for scheme in schemes
@@ -1160,8 +1208,11 @@ def tasks_of(design: Any, items: Any, to_name: str, scores: dict[tuple[str, str]
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects
     people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
-    covered = _covered(_asked(design, stage))
-    texts = [field for field in (*design.items.show, *design.items.show_after) if field not in covered]
+    asked = _asked(design, stage)
+    covered = _covered(asked)
+    texts = [field for field in (*design.items.show, *design.items.show_after, *filter(None, [_prompt_key(design)]))
+             if field not in covered]
+    marking = _marks_highlight(design, asked)
     for number, (record, answers) in enumerate(items, 1):
         by_worker: dict[Any, dict[str, Any]] = {}
         for answer in answers:
@@ -1198,6 +1249,8 @@ def tasks_of(design: Any, items: Any, to_name: str, scores: dict[tuple[str, str]
             data.update(SCHEME_TYPES.of(scheme).labelstudio_data(scheme, record))
         if isinstance(came, dict):  # a dialogue goes back as its turns, HTML as its markup, a List as its entries
             data.update((key, value) for key, value in came.items() if key in data)
+        if marking:
+            data[design.items.text_key] = _marked_up(record, design.items)
         task = {"id": number, "data": data,
                 "annotations": annotations, "meta": {"annotators": annotators}}
         if isinstance(suggested, dict) and isinstance(suggested.get("answers"), dict):

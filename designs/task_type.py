@@ -20,7 +20,7 @@ from designs.components import WRITING_EVIDENCE
 from designs.conditions import CONDITION, shown
 from designs.dialogue import drawn
 from designs.evidence import canary_word
-from designs.items import SUGGESTED, as_lines, highlight, panes, turns
+from designs.items import SUGGESTED, as_lines, highlighted, panes, turns
 from designs.model import Design
 from designs.models import ConditionCell, batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
@@ -285,7 +285,7 @@ def task_context(design: Design, asked: list[str] | None, items) -> dict:
                      "said": None if words else _said(found, design.items.text_key, design.items),
                      "drawn": design.items.text_key in drawn_by,
                      "text_title": design.items.titles.get(design.items.text_key, ""),
-                     "marked": _marked(found, design), "prompt": _prompt(found, design)})
+                     "marked": highlighted(found, design.items), "prompt": _prompt(found, design)})
     evidence = WRITING_EVIDENCE in design.components
     settings = {entry["index"]: {"keys": entry["keys"], "required": bool(entry["scheme"].required),
                                  "showWhen": entry["logic"], "page": entry["type"].page}
@@ -391,17 +391,6 @@ def _said(found: Record, key: str, items: Any) -> list[dict[str, Any]] | None:
     """The item's text as a dialogue's turns when its text field holds one (a Potato dialogue display), each with
     its speaker and colour, numbered where the design says; None otherwise (the text is shown as it is)."""
     return drawn(found.fields.get(key), items.dialogues.get(key), numbered=key in items.numbered)
-
-
-def _marked(found: Record, design: Design) -> tuple[str, str, str] | None:
-    """The text cut around its highlight (before, highlighted, after), or None."""
-    try:
-        place = highlight(found, design.items)
-    except ValueError:
-        place = None  # an item changed since it was read: shown plain rather than marked in the wrong place
-    if place is None:
-        return None
-    return found.text[:place[0]], found.text[place[0]:place[1]], found.text[place[1]:]
 
 
 def _prompt(found: Record, design: Design) -> str:

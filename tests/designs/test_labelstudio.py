@@ -3,6 +3,7 @@ and a batch's answers go back as Label Studio tasks that label-studio-sdk's Labe
 environment of its own: CROWDSET_LS_PYTHON names its interpreter; .ci/run makes it from requirements-labelstudio.txt),
 against the config the export writes and against the project's own."""
 
+import html
 import io
 import json
 import os
@@ -1330,3 +1331,46 @@ def test_a_text_scheme_of_several_boxes_is_one_text_area_taking_a_text_a_box():
     assert kind.labelstudio_value(scheme, {"Statement 2": "A counter-fact."}) == {"text": ["", "A counter-fact."]}
     config, _, left_out, _ = config_of(design)
     assert "statements" not in left_out and 'maxSubmissions="3"' in config
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cheap_facts_batch_shows_its_highlight_and_each_paragraph_s_instruction_in_label_studio(tmp_path):
+    """Cheap Facts asks about the highlighted words under each paragraph's own instruction: its export shows the
+    paragraph as HyperText with the words in <mark> and the instruction as a Header of the task's field, as the page
+    does; label-studio-sdk accepts it, and it imports again with the paragraph's text as it was."""
+    from django.conf import settings
+
+    from demo.crowd import Writer, run_writers
+    from reproductions.facts import draw_items, fact_batch_create
+    from reproductions.rte import read_rte
+
+    paragraphs = draw_items(read_rte(settings.SHARED_DIR / "corpora" / "rte" / "rte1_dev.xml"), texts=3,
+                            instruction="facts", seed=1)
+    batch = batch_publish(batch=fact_batch_create(items=paragraphs, name="facts", items_per_hit=3,
+                                                  assignments_per_hit=1))
+    run_writers(batch, [Writer("a")], seed=1)
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    config = written["config.xml"].read_text()
+    assert ('<HyperText name="text" value="$text"/>\n  <Header value="$prompt"/>\n  <Header value="Statements about '
+            'the highlighted words"/>\n  <TextArea name="statements" toName="text"') in config
+    tasks = json.loads(written["tasks.json"].read_text())
+    items = {item.content.record_id: item.content for item in batch.items.all()}
+    assert sorted(task["data"]["id"] for task in tasks) == sorted(items)
+    for task in tasks:
+        fields, text = items[task["data"]["id"]].fields, items[task["data"]["id"]].text
+        start, entity = int(fields["entity_start"]), fields["entity"]
+        assert task["data"]["text"] == (html.escape(text[:start], quote=False) + f"<mark>{html.escape(entity)}</mark>"
+                                        + html.escape(text[start + len(entity):], quote=False))
+        assert task["data"]["prompt"] == fields["prompt"] and fields["prompt"].startswith("Write")
+        assert task["annotations"] and all(annotation["result"] for annotation in task["annotations"])
+    if not LS_PYTHON:
+        pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
+    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"])],
+                             capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
+    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[] for _ in tasks]
+    again = import_project(written["config.xml"].read_bytes(), name="config.xml",
+                           tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
+    assert again.ok, again.errors
+    assert again.raw["items"]["text_key"] == "text" and "prompt" in again.raw["items"]["show_after"]
+    assert {record.id: record.text for record in again.records} == {key: item.text for key, item in items.items()}
