@@ -121,6 +121,20 @@ def edit_refusal(scheme, start: list[str], parts: list[str]) -> str:
     return ""
 
 
+# How the export names a TextArea's boxes (Label Studio has none), read back by the import.
+BOXES = "One at a time: "
+
+
+def _boxes(attrs: dict[str, str]) -> list[str]:
+    """The boxes' names a TextArea's placeholder gives in this platform's export ("One at a time: A, B, C", as many
+    as its maxSubmissions), or none: any other TextArea is one box."""
+    placeholder, limit = attrs.get("placeholder", ""), attrs.get("maxSubmissions", "")
+    if not placeholder.startswith(BOXES) or not limit.strip().isdigit():
+        return []
+    names = [name.strip() for name in placeholder.removeprefix(BOXES).split(", ")]
+    return names if len(names) == int(limit) > 1 and all(names) and len(set(names)) == len(names) else []
+
+
 @scheme_type
 class TextType(SchemeType):
     name = "text"
@@ -222,15 +236,17 @@ class TextType(SchemeType):
 
     def from_labelstudio(self, control, importer):
         rows = importer.integer(control, "rows", 0, 1, 30)
+        boxes = _boxes(control.attrs)
         for attribute in ("maxSubmissions", "editable", "transcription", "placeholder", "showSubmitButton"):
-            importer.ignore(control, attribute)  # one text an answer, typed in its box
-        return {"textarea": True, "rows": rows} if rows > 1 else {}
+            if not (boxes and attribute in ("maxSubmissions", "placeholder")):
+                importer.ignore(control, attribute)  # one text an answer, typed in its box
+        return {**({"textarea": True, "rows": rows} if rows > 1 else {}), **({"labels": boxes} if boxes else {})}
 
     def labelstudio_control(self, scheme, to_name):
         # Several boxes are one TextArea taking a text a box, in the boxes' order (Label Studio has no named boxes:
-        # the placeholder names them, and an import reads the texts back as one answer, a box a line).
+        # the placeholder names them, and the import reads them back from it).
         boxes = (f' maxSubmissions="{len(scheme.labels)}" placeholder='
-                 + quoteattr("One at a time: " + ", ".join(label.name for label in scheme.labels))) \
+                 + quoteattr(BOXES + ", ".join(label.name for label in scheme.labels))) \
             if scheme.labels else ""
         return (f"<TextArea name={quoteattr(scheme.name)} toName={quoteattr(to_name)} rows=\"{scheme.rows}\"{boxes}"
                 + (' required="true"' if scheme.required else "") + "/>")
@@ -250,4 +266,11 @@ class TextType(SchemeType):
         return {"": value}
 
     def from_labelstudio_results(self, scheme, results, regions):
-        return "\n".join(map(str, results[0]["value"].get("text") or [])) or None
+        texts = [str(text) for text in results[0]["value"].get("text") or []]
+        if not scheme.labels:
+            return "\n".join(texts) or None
+        # A text a box, in the boxes' order; texts beyond the last box (Label Studio was not asked to stop them)
+        # join the last box's, a line each, rather than being lost.
+        last = len(scheme.labels) - 1
+        texts = [*texts[:last], "\n".join(texts[last:])]
+        return {label.name: text for label, text in zip(scheme.labels, texts, strict=False) if text.strip()} or None

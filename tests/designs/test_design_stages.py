@@ -404,11 +404,14 @@ def test_a_story_s_items_in_one_stage_are_told_apart_in_the_exports(tmp_path):
                               tasks=checked["tasks.json"].read_bytes(), tasks_name="tasks.json")
     assert imported.ok, imported.errors
     assert [found.id for found in imported.records] == ["s1", "s1#2"]
-    # Label Studio has no named boxes: the edited ending comes back as one text, a box a line.
+    # Label Studio has no named boxes: the placeholder names them, and the edited ending comes back a text a box.
+    edited = next(scheme for scheme in imported.raw["annotation_schemes"] if scheme["name"] == "edited_ending")
+    assert edited["labels"] == ["Sentence 3", "Sentence 4", "Sentence 5"]
     assert [(entry.item, entry.answers) for entry in imported.given] == [
         ("s1", {"rewrite": "A cold storm flooded the whole park by morning."}),
-        ("s1#2", {"edited_ending": "She packed umbrellas.\nHer friends stayed home.\nThey ate inside."})]
-    assert any("maxSubmissions='3'" in entry for entry in imported.ignored), imported.ignored
+        ("s1#2", {"edited_ending": {"Sentence 3": "She packed umbrellas.", "Sentence 4": "Her friends stayed home.",
+                                    "Sentence 5": "They ate inside."}})]
+    assert not any("maxSubmissions" in entry for entry in imported.ignored), imported.ignored
 
 
 def test_items_stored_before_they_were_named_are_named_by_the_migration():

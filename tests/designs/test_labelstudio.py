@@ -659,6 +659,38 @@ def test_a_task_s_predictions_are_models_measured_against_the_crowd_and_go_back_
     assert json.loads(checked.stdout) == [[[], []]] * 3
 
 
+
+@pytest.mark.django_db
+def test_a_page_without_its_script_does_not_say_a_suggestion_filled_it(chromium, live_server, tmp_path):
+    """The script fills an item's suggested answers, so the note saying so waits for it: without the script the
+    item shows no note over its empty answers; with it, the same page is filled and says so."""
+    from tests.browser import log_in
+    from tests.designs.fixtures import project_annotator
+    from tests.test_accessibility import PHONE
+
+    (tmp_path / "config.xml").write_text(STUDY)
+    (tmp_path / "tasks.json").write_text(json.dumps(PREDICTED))
+    project, _, _ = _published(tmp_path / "config.xml", tmp_path / "tasks.json")
+    project_annotator(project, "ada")
+    context = chromium.new_context(**PHONE, java_script_enabled=False)
+    page = context.new_page()
+    log_in(page, live_server, "ada", "pass-word-1", "/work/")
+    page.click("text=Take a HIT")
+    item = page.locator(".task-item").first
+    assert item.locator(".suggested-note").count() == 1 and not item.locator(".suggested-note").is_visible()
+    assert not item.locator("[data-scheme=counterfactual] input:checked").count()
+    url = page.url
+    context.close()
+    context = chromium.new_context(**PHONE)
+    page = context.new_page()
+    log_in(page, live_server, "ada", "pass-word-1", url.removeprefix(live_server.url))
+    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    item = page.locator(".task-item").first
+    assert item.locator(".suggested-note").is_visible()
+    assert item.locator("[data-scheme=counterfactual] input[value=yes]").is_checked()
+    context.close()
+
+
 PREDICTIONS_VALID = """
 import json, sys
 from label_studio_sdk.label_interface import LabelInterface
@@ -1333,6 +1365,29 @@ def test_a_text_scheme_of_several_boxes_is_one_text_area_taking_a_text_a_box():
     assert "statements" not in left_out and 'maxSubmissions="3"' in config
 
 
+@pytest.mark.parametrize(("attributes", "given", "labels", "answer"), [
+    # The boxes the export's placeholder names: a text a box, an empty box before a text keeping its place, texts
+    # beyond the last box joining it.
+    ('maxSubmissions="2" placeholder="One at a time: Fact, Counter-fact"', ["", "It rained."],
+     ["Fact", "Counter-fact"], {"Counter-fact": "It rained."}),
+    ('maxSubmissions="2" placeholder="One at a time: Fact, Counter-fact"', ["A.", "B.", "C."],
+     ["Fact", "Counter-fact"], {"Fact": "A.", "Counter-fact": "B.\nC."}),
+    # Any other TextArea of several texts is one box, its texts a line each.
+    ('maxSubmissions="3" placeholder="Write a caption"', ["A.", "B."], None, "A.\nB."),
+    ('maxSubmissions="3" placeholder="One at a time: Fact, Counter-fact"', ["A.", "B."], None, "A.\nB."),
+])
+def test_a_text_area_s_boxes_are_read_back_from_the_placeholder_the_export_gives(attributes, given, labels, answer):
+    config = (f'<View><Text name="text" value="$text"/><TextArea name="notes" toName="text" {attributes}/></View>')
+    tasks = [{"id": 1, "data": {"text": "A day."}, "annotations": [
+        {"result": [{"from_name": "notes", "to_name": "text", "type": "textarea", "value": {"text": given}}]}]}]
+    found = import_project(config.encode(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    assert found.raw["annotation_schemes"][0].get("labels") == labels
+    assert [entry.answers["notes"] for entry in found.given] == [answer]
+    assert any("maxSubmissions" in entry for entry in found.ignored) == (labels is None)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_cheap_facts_batch_shows_its_highlight_and_each_paragraph_s_instruction_in_label_studio(tmp_path):
     """Cheap Facts asks about the highlighted words under each paragraph's own instruction: its export shows the
@@ -1374,3 +1429,9 @@ def test_a_cheap_facts_batch_shows_its_highlight_and_each_paragraph_s_instructio
     assert again.ok, again.errors
     assert again.raw["items"]["text_key"] == "text" and "prompt" in again.raw["items"]["show_after"]
     assert {record.id: record.text for record in again.records} == {key: item.text for key, item in items.items()}
+    # The statements come back a text a box, under the boxes' names the placeholder gave.
+    statements = next(scheme for scheme in again.raw["annotation_schemes"] if scheme["name"] == "statements")
+    assert statements["labels"] == ["Statement 1", "Statement 2", "Statement 3"]
+    stored = sorted((row["item"], json.dumps(row["value"], sort_keys=True)) for row in answer_rows(batch))
+    assert len(stored) == 3 and sorted(
+        (entry.item, json.dumps(entry.answers["statements"], sort_keys=True)) for entry in again.given) == stored

@@ -326,6 +326,9 @@
   // A model's suggestions for this worker (designs.suggestions): each item that has one is marked, as an item that
   // carries a suggestion in its data is. While they run they stand in for the items' own, so that a held-out pair
   // sees none.
+  // The items' own notes wait hidden for this script, which fills what they say is filled: a page without it shows
+  // no "pre-filled" over empty answers, nor the items' own while a model's suggestions run.
+  form.querySelectorAll(".suggested-note[hidden]").forEach(note => { note.hidden = false; });
   const suggestions = JSON.parse(document.getElementById("task-suggestions")?.textContent || "null");
   if (suggestions) items.forEach(item => {
     delete item.dataset.suggested;
