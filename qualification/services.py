@@ -205,11 +205,6 @@ def attempt_start(*, test: QualificationTest, worker: Worker, now: datetime | No
                                   else {}, deadline=now + timedelta(seconds=test.duration))
 
 
-def practice_item(attempt: Attempt) -> TestItem:
-    """The practice item the attempt is at."""
-    return list(attempt.test.items.all())[attempt.progress["at"]]
-
-
 def practice_answer(*, attempt: Attempt, worker: Worker, item_id: int, answers: Mapping[str, Any] | None,
                     draft: Mapping[str, str], now: datetime | None = None) -> Attempt:
     """One answer of a practice round (the test's `practice` rules): graded at once, told on the next page, the

@@ -266,7 +266,8 @@ class TextType(SchemeType):
         return {"": value}
 
     def from_labelstudio_results(self, scheme, results, regions):
-        texts = [str(text) for text in results[0]["value"].get("text") or []]
+        given = results[0]["value"].get("text")
+        texts = [given] if isinstance(given, str) else [str(text) for text in given or []]  # a text given bare too
         if not scheme.labels:
             return "\n".join(texts) or None
         # A text a box, in the boxes' order; texts beyond the last box (Label Studio was not asked to stop them)

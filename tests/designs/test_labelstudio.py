@@ -1375,6 +1375,8 @@ def test_a_text_scheme_of_several_boxes_is_one_text_area_taking_a_text_a_box():
     # Any other TextArea of several texts is one box, its texts a line each.
     ('maxSubmissions="3" placeholder="Write a caption"', ["A.", "B."], None, "A.\nB."),
     ('maxSubmissions="3" placeholder="One at a time: Fact, Counter-fact"', ["A.", "B."], None, "A.\nB."),
+    # A result giving its text bare, not in a list (a task written by hand), is that one text.
+    ('rows="2"', "A whole sentence.", None, "A whole sentence."),
 ])
 def test_a_text_area_s_boxes_are_read_back_from_the_placeholder_the_export_gives(attributes, given, labels, answer):
     config = (f'<View><Text name="text" value="$text"/><TextArea name="notes" toName="text" {attributes}/></View>')
@@ -1385,7 +1387,7 @@ def test_a_text_area_s_boxes_are_read_back_from_the_placeholder_the_export_gives
     assert found.ok, found.errors
     assert found.raw["annotation_schemes"][0].get("labels") == labels
     assert [entry.answers["notes"] for entry in found.given] == [answer]
-    assert any("maxSubmissions" in entry for entry in found.ignored) == (labels is None)
+    assert any("maxSubmissions" in entry for entry in found.ignored) == ("maxSubmissions" in attributes and not labels)
 
 
 @pytest.mark.django_db(transaction=True)
