@@ -296,8 +296,6 @@ class SpanType(SchemeType):
                                  *([span[scheme.attribute.name]] if scheme.attribute else [])] for span in value])}
 
     def from_labelstudio_results(self, scheme, results, regions):
-        if any(result.get("type") in ("paragraphlabels", "hypertextlabels") for result in results):
-            raise ValueError("spans of dialogue turns or HTML are not read from predictions yet")
         picks = {result.get("id"): (result["value"].get("choices") or [None])[0] for result in results
                  if result.get("type") == "choices"}
         spans = []

@@ -16,6 +16,7 @@ import pytest
 from django.core.management import call_command
 
 from designs.export import answer_rows, export_batch
+from designs.items import SUGGESTED as SUGGESTED_KEY
 from designs.labelstudio import config_of, import_project
 from designs.loader import load_text
 from designs.task_type import record
@@ -1114,6 +1115,32 @@ def test_a_dialogue_is_read_by_its_own_keys_and_a_turn_of_several_lines_stays_on
         "start": "1", "end": "1", "startOffset": 0, "endOffset": 5, "paragraphlabels": ["Place"]}
     assert _on_turns({"start": 17, "end": 21, "labels": ["Place"]}, places) == {
         "start": "0", "end": "0", "startOffset": 12, "endOffset": 16, "paragraphlabels": ["Place"]}
+
+
+
+def test_a_prediction_of_spans_in_dialogue_turns_or_html_is_the_item_s_suggestion():
+    """A model's pre-annotation of spans in Paragraphs or HyperText is placed on the item's text as an annotation's
+    is: it is the item's suggestion and the model's answers."""
+    chat = [{"author": "Ann", "text": "I am in Rome."}, {"author": "Bo", "text": "Paris for me."}]
+    turns = {"from_name": "ner", "to_name": "chat", "type": "paragraphlabels", "value": {
+        "start": "1", "end": "1", "startOffset": 0, "endOffset": 5, "paragraphlabels": ["Place"]}}
+    html = {"from_name": "ner", "to_name": "page", "type": "hypertextlabels", "value": {
+        "start": "/p[1]/b[1]/text()[1]", "end": "/p[1]/b[1]/text()[1]", "startOffset": 0, "endOffset": 4,
+        "text": "Oslo", "hypertextlabels": ["Place"]}}
+    for config, data, result, text, span in [
+            ("<Paragraphs name='chat' value='$chat'/><ParagraphLabels name='ner' toName='chat'>", {"chat": chat},
+             turns, "Ann: I am in Rome.\nBo: Paris for me.", {"start": 23, "end": 28, "text": "Paris"}),
+            ("<HyperText name='page' value='$page'/><HyperTextLabels name='ner' toName='page'>",
+             {"page": "<p>Off to <b>Oslo</b> soon.</p>"}, html, "Off to Oslo soon.", {"start": 7, "end": 11,
+                                                                                      "text": "Oslo"})]:
+        tasks = [{"data": data, "predictions": [{"model_version": "ner-v1", "score": 0.8, "result": [result]}]}]
+        found = import_project(f"<View>{config}<Label value='Place'/></{config.split('<')[-1].split()[0]}></View>"
+                               .encode(), name="config.xml", tasks=json.dumps(tasks).encode(), tasks_name="t.json")
+        assert found.ok and not found.warnings, (found.errors, found.warnings)
+        assert found.records[0].text == text
+        suggested = found.records[0].fields[SUGGESTED_KEY]
+        assert suggested["model"] == "ner-v1" and suggested["answers"]["ner"] == [{**span, "label": "Place"}]
+        assert [(entry.annotator, entry.answers) for entry in found.predicted] == [("ner-v1", suggested["answers"])]
 
 
 DYNAMIC = """<View>
