@@ -72,6 +72,8 @@ CASED = {name.lower(): name for name in (
     "toName", "showInline", "perRegion", "maxSubmissions", "visibleWhen", "whenTagName", "whenChoiceValue",
     "whenLabelValue", "valueType", "maxRating", "nameKey", "textKey", "requiredMessage", "maxUsage",
     "showSubmitButton")}
+# A tag's required="true", its other attributes (quoted values whole) kept.
+REQUIRED = re.compile(r'(<\w+(?:\s+[\w.:-]+=(?:"[^"]*"|\'[^\']*\'))*?)\s+required="true"')
 # Objects whose task value is shown as text here and given back as it came (turns, markup), spans in it placed so.
 KEPT = {"Paragraphs": "ParagraphLabels", "HyperText": "HyperTextLabels"}
 SHOWN = ("Text", "HyperText", "Paragraphs", "Markdown", "Table", "List")  # objects a task's field is shown in
@@ -300,6 +302,15 @@ class _Translation:
     def at(self, tag: Tag, message: str) -> None:
         self.errors.append(f"{self.name}:{tag.line}: {message}")
 
+    def header_above(self, name: str) -> tuple[int, str]:
+        """The line of the control `name`, and the words of a Header just above the Header asking it (a grid's
+        question above its first row's), or "" where there is none."""
+        control = next(tag for tag in self.tags if tag.attrs.get("name") == name and tag.tag not in OBJECTS)
+        place = self.tags.index(control)
+        above = self.tags[place - 2] if place >= 2 and self.tags[place - 1].tag == "Header" else None
+        said = _said(above) if above is not None and above.tag == "Header" else ""
+        return control.line, "" if FIELD.search(said) else said
+
     def _conditions_of_views(self, root: Tag) -> None:
         """A <View visibleWhen=...> shows what it holds only when its condition holds (Label Studio's way to ask a
         TextArea on a condition): each control inside takes the condition as its own; one with a condition of its
@@ -506,6 +517,8 @@ class _Translation:
             self.at(root, f"the config has no control, so it asks nothing: add one naming an object by toName (one "
                           f"of {', '.join(known)})")
         self._regions(schemes)
+        for kind in SCHEME_TYPES.in_order():
+            kind.labelstudio_gather(schemes, self)
         self._paired(items)
         # Headers are the fields' titles where they tell two or more fields apart (Premise, Hypothesis), each field
         # shown on its own (a pair's or a list's objects are shown by their control); a header above one field of
@@ -523,7 +536,8 @@ class _Translation:
         # instructions, in the config's order.
         headers = [_text_of(_said(tag)) if tag.tag == "HyperText" else _said(tag) for tag in self.tags
                    if tag.tag in ("Header", "Text", "HyperText", "Markdown") and not FIELD.search(_said(tag))
-                   and not any(scheme.get("description") == _said(tag) for scheme in schemes)
+                   and not any(_said(tag) in (scheme.get("description"), *scheme.get("options", ()))
+                               for scheme in schemes)  # a question, or a grid's row
                    and not any(tag is title for title in titled.values())]
         named = self.title or Path(self.name).stem.replace("_", " ").replace("-", " ")
         design: dict[str, Any] = {"title": named[:200] or "study",
@@ -865,11 +879,7 @@ class _Translation:
         ordered = sorted(design.annotation_schemes, key=lambda scheme: not SCHEME_TYPES.of(scheme).marks_text)
         for scheme in ordered:
             kind = SCHEME_TYPES.of(scheme)
-            # A relation names no control: it is the links scheme's; a span's per-region pick is its span scheme's.
-            attribute = getattr(scheme, "attribute", None)
-            names = [""] if "Relations" in kind.labelstudio_tags else [scheme.name, *([attribute.name] if attribute
-                                                                                     else [])]
-            found = [result for name in names for result in results.get(name, [])]
+            found = [result for name in kind.labelstudio_names(scheme) for result in results.get(name, [])]
             if not found:
                 continue
             try:
@@ -1114,8 +1124,7 @@ def config_of(design: Any, stage: str = "") -> tuple[str, str, list[str], list[s
         when = _visible_when(scheme.display_logic, controls) if scheme.display_logic is not None else None
         if scheme.display_logic is not None and when is None:
             always.append(scheme.name)
-            first = control.index(">")
-            control = control[:first].replace(' required="true"', "") + control[first:]
+            control = REQUIRED.sub(r"\1", control)  # each tag's (a grid has a control a row)
         asks = [f"<Header value={quoteattr(scheme.description)}/>"] if scheme.description else []
         asks += [f"<{tag} name={quoteattr(called.get(field, field))} value={quoteattr('$' + field)}/>"
                  for tag, field in own[scheme.name]]

@@ -465,6 +465,14 @@ class SchemeType:
         that export)."""
         return ""
 
+    def labelstudio_names(self, scheme: Any) -> list[str]:
+        """The names of the Label Studio controls whose results make the scheme's answer: its own."""
+        return [scheme.name]
+
+    def labelstudio_gather(self, schemes: list[dict[str, Any]], importer: Any) -> None:
+        """Put together, in `schemes` (as the import read them, one a control), those that are one scheme of this
+        type asked by several controls (a grid's rows); most types have none."""
+
     def labelstudio_objects(self, scheme: Any) -> list[tuple[str, str]]:
         """The object tags the control asks about when that is not the item's text, as (tag name, task field): the
         two things a pairwise scheme compares, the list a ranking orders. The object is named by its field."""

@@ -4,7 +4,9 @@ are the scheme's `options`, or each item's own list (`options_from_data`, as Pot
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, model_validator
 
@@ -66,6 +68,8 @@ def rows(scheme: Multirate, record: Any) -> list[str]:
 
 
 PAIR = " – "  # between the words of a semantic differential's row
+# A grid's row in Label Studio: one single Choices a row, named after the scheme and the row's number.
+ROW = re.compile(r"(.+)_([1-9][0-9]*)$")
 
 @scheme_type
 class MultirateType(SchemeType):
@@ -133,6 +137,69 @@ class MultirateType(SchemeType):
     def told(self, scheme, record=None):
         found = rows(scheme, record)
         return f"Rows (give each one of the options): {'; '.join(found)}." if found else ""
+
+    def labelstudio_control(self, scheme, to_name):
+        # Label Studio has no grid: a single Choices a row, the row its header (smaller than the question's). An
+        # item's own rows are not the config's (its controls are the same for every task), so such a grid has none.
+        if scheme.options_from_data:
+            return ""
+        choices = "".join(f"<Choice value={quoteattr(label.name)}/>" for label in scheme.labels)
+        required = ' required="true"' if scheme.required else ""
+        return "\n  ".join(f"<Header value={quoteattr(row)} size=\"6\"/><Choices name={quoteattr(name)} "
+                            f"toName={quoteattr(to_name)} choice=\"single\" showInline=\"true\"{required}>{choices}"
+                            f"</Choices>" for name, row in zip(self.labelstudio_names(scheme), scheme.options,
+                                                               strict=True))
+
+    def labelstudio_names(self, scheme):
+        return [f"{scheme.name}_{number}" for number in range(1, len(scheme.options) + 1)]
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        return [{"from_name": name, "type": "choices", "value": {"choices": [value[row]]}}
+                for name, row in zip(self.labelstudio_names(scheme), scheme.options, strict=True) if row in value]
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        rows = dict(zip(self.labelstudio_names(scheme), scheme.options, strict=True))
+        return {rows[result["from_name"]]: (result["value"].get("choices") or [None])[0] for result in results}
+
+    def labelstudio_gather(self, schemes, importer):
+        """Single choices named <name>_1 … <name>_N (N ≥ 2) one after another, each asked by its own header and
+        offering the same choices, as the export above writes a grid: one grid again, its rows the headers and its
+        question the header just above the first row's. Left apart where <name> is taken or another control's
+        condition names a row."""
+        conditioned = {tag.attrs.get("whenTagName") for tag in importer.tags}
+        taken = {scheme["name"] for scheme in schemes}
+        place = 0
+        while place < len(schemes):
+            run = self._rows(schemes[place:], conditioned)
+            base = ROW.match(schemes[place]["name"]).group(1) if len(run) > 1 else ""
+            if len(run) < 2 or base in taken:
+                place += 1
+                continue
+            line, question = importer.header_above(run[0]["name"])
+            grid = {"annotation_type": self.name, "name": base, **({"description": question} if question else {}),
+                    "options": [row["description"] for row in run], "labels": run[0]["labels"],
+                    **({"label_requirement": run[0]["label_requirement"]} if "label_requirement" in run[0] else {})}
+            schemes[place:place + len(run)] = [grid]
+            importer.notes.append(f"<Choices> {run[0]['name']} … {run[-1]['name']} (line {line}): the rows of "
+                                  f"one grid, {base!r}, as this platform's export writes one")
+            place += 1
+
+    @staticmethod
+    def _rows(schemes, conditioned):
+        """The grid's rows starting the list: single choices named <name>_1, <name>_2, … with a header each, the
+        same choices and requirement, no condition of their own and none naming them."""
+        run: list[dict[str, Any]] = []
+        for scheme in schemes:
+            found = ROW.match(scheme["name"])
+            plain = set(scheme) <= {"annotation_type", "name", "description", "labels", "horizontal",
+                                    "sequential_key_binding", "label_requirement"}
+            if not (scheme["annotation_type"] == "radio" and plain and found and scheme.get("description")
+                    and int(found.group(2)) == len(run) + 1 and scheme["name"] not in conditioned
+                    and (not run or (found.group(1), scheme["labels"], scheme.get("label_requirement")) == (
+                        ROW.match(run[0]["name"]).group(1), run[0]["labels"], run[0].get("label_requirement")))):
+                break
+            run.append(scheme)
+        return run
 
     def potato_alias_answer(self, alias, scheme, value, record, settings=None):
         if alias == "rubric_eval":  # each criterion's point under its name, as a grid's rows are kept

@@ -295,6 +295,9 @@ class SpanType(SchemeType):
         return {"": json.dumps([[span["start"], span["end"], span["label"],
                                  *([span[scheme.attribute.name]] if scheme.attribute else [])] for span in value])}
 
+    def labelstudio_names(self, scheme):
+        return [scheme.name, *([scheme.attribute.name] if scheme.attribute else [])]  # the per-region pick too
+
     def from_labelstudio_results(self, scheme, results, regions):
         picks = {result.get("id"): (result["value"].get("choices") or [None])[0] for result in results
                  if result.get("type") == "choices"}

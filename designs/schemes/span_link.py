@@ -187,6 +187,9 @@ class SpanLinkType(SchemeType):
         return {"": json.dumps([[link["type"], *([link[end]["start"], link[end]["end"], link[end]["label"]]
                                                  for end in ("from", "to"))] for link in value])}
 
+    def labelstudio_names(self, scheme):
+        return [""]  # a relation names no control
+
     def from_labelstudio_results(self, scheme, results, regions):
         links = []
         for result in results:

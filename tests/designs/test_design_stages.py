@@ -327,15 +327,17 @@ def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
         names = re.findall(r' name="([^"]*)"', config)
         assert len(names) == len(set(names)), names
         assert '<Text name="counterfactual_text" value="$counterfactual"/>' in config
-        # Each stage's config asks what its page asks.
-        controls = re.findall(r'<TextArea name="([^"]*)"', config)
-        assert controls == (["counterfactual"] if name == "write" else ["rewrite", "edited_ending"]), controls
-        # The rewrite and the edited ending are asked on the conditions, which Label Studio cannot say of a
-        # multirate it has no control for: they are shown always there, and not required.
+        # Each stage's config asks what its page asks: the check's conditions a single Choices a row.
+        controls = re.findall(r'<(?:TextArea|Choices) name="([^"]*)"', config)
+        assert controls == (["counterfactual"] if name == "write" else [
+            "conditions_1", "conditions_2", "conditions_3", "rewrite", "edited_ending"]), controls
+        # The rewrite and the edited ending are asked on the conditions, which Label Studio cannot say of a grid
+        # (a condition there names one control): they are shown always there, and not required.
         left_out = written.get("left-out.txt")
         said = [line.rsplit(": ", 1)[-1] for line in left_out.read_text().splitlines()] if left_out else []
-        assert said == ([] if name == "write" else ["conditions", "rewrite, edited_ending"]), said
-        assert ('required="true"' in config) == (name == "write")
+        assert said == ([] if name == "write" else ["rewrite, edited_ending"]), said
+        assert re.findall(r'<\w+ name="(\w+)"[^>]* required="true"', config) == (
+            ["counterfactual"] if name == "write" else ["conditions_1", "conditions_2", "conditions_3"])
         task = json.loads(written["tasks.json"].read_text())[0]
         exported[name] = (written, task)
     assert exported["write"][1]["data"]["counterfactual"] == ""
@@ -356,9 +358,9 @@ def test_each_stage_exports_as_label_studio_takes_it(tmp_path):
         checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"])],
                                  capture_output=True, text=True, timeout=300)
         assert checked.returncode == 0, checked.stderr[-2000:]
-        # The check's conditions have no Label Studio control (left-out.txt names them): its annotation is the
-        # edited ending.
-        assert [(found["errors"], found["results"]) for found in json.loads(checked.stdout)] == [([], 1)], name
+        # The check's annotation is its three conditions, a result a row, and the edited ending.
+        assert [(found["errors"], found["results"]) for found in json.loads(checked.stdout)] == [
+            ([], 1 if name == "write" else 4)], name
 
 
 def test_a_story_s_items_in_one_stage_are_told_apart_in_the_exports(tmp_path):
@@ -405,12 +407,17 @@ def test_a_story_s_items_in_one_stage_are_told_apart_in_the_exports(tmp_path):
     assert imported.ok, imported.errors
     assert [found.id for found in imported.records] == ["s1", "s1#2"]
     # Label Studio has no named boxes: the placeholder names them, and the edited ending comes back a text a box.
+    # Nor has it grids: the conditions' rows, a Choices each, come back as one grid.
     edited = next(scheme for scheme in imported.raw["annotation_schemes"] if scheme["name"] == "edited_ending")
     assert edited["labels"] == ["Sentence 3", "Sentence 4", "Sentence 5"]
+    grid = next(scheme for scheme in imported.raw["annotation_schemes"] if scheme["name"] == "conditions")
+    assert (grid["annotation_type"], len(grid["options"]), grid["description"]) == (
+        "multirate", 3, "Does the new second sentence meet each condition?")
     assert [(entry.item, entry.answers) for entry in imported.given] == [
-        ("s1", {"rewrite": "A cold storm flooded the whole park by morning."}),
-        ("s1#2", {"edited_ending": {"Sentence 3": "She packed umbrellas.", "Sentence 4": "Her friends stayed home.",
-                                    "Sentence 5": "They ate inside."}})]
+        ("s1", {"conditions": no, "rewrite": "A cold storm flooded the whole park by morning."}),
+        ("s1#2", {"conditions": yes, "edited_ending": {
+            "Sentence 3": "She packed umbrellas.", "Sentence 4": "Her friends stayed home.",
+            "Sentence 5": "They ate inside."}})]
     assert not any("maxSubmissions" in entry for entry in imported.ignored), imported.ignored
 
 

@@ -1464,3 +1464,57 @@ def test_a_cheap_facts_batch_shows_its_highlight_and_each_paragraph_s_instructio
     stored = sorted((row["item"], json.dumps(row["value"], sort_keys=True)) for row in answer_rows(batch))
     assert len(stored) == 3 and sorted(
         (entry.item, json.dumps(entry.answers["statements"], sort_keys=True)) for entry in again.given) == stored
+
+
+GRID = """<View>
+  <Text name="text" value="$text"/>
+  <Header value="How is the reply?"/>
+  <Header value="Polite"/>
+  <Choices name="reply_1" toName="text" choice="single" required="true">
+    <Choice value="yes"/><Choice value="no"/>
+  </Choices>
+  <Header value="Correct"/>
+  <Choices name="reply_2" toName="text" choice="single" required="true">
+    <Choice value="yes"/><Choice value="no"/>
+  </Choices>
+  <TextArea name="why" toName="text"{when}/>
+</View>
+"""
+
+
+@pytest.mark.parametrize("when", ["", ' visibleWhen="choice-selected" whenTagName="reply_2" whenChoiceValue="no"'])
+def test_single_choices_named_as_a_grid_s_rows_are_one_grid_unless_a_condition_names_a_row(when):
+    """A grid goes to Label Studio as a single Choices a row (<name>_1, <name>_2, each under its row as a header,
+    the question above): read back, they are that grid again, each answer its rows' picks. Where another control's
+    condition names a row, the rows stay questions of their own, as that condition needs."""
+    tasks = [{"data": {"text": "Thanks, the train leaves at 9."}, "annotations": [{"result": [
+        {"from_name": f"reply_{number}", "to_name": "text", "type": "choices", "value": {"choices": [pick]}}
+        for number, pick in ((1, "yes"), (2, "no"))]}]}]
+    found = import_project(GRID.format(when=when).encode(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    schemes = {scheme["name"]: scheme for scheme in found.raw["annotation_schemes"]}
+    if when:
+        assert list(schemes) == ["reply_1", "reply_2", "why"] and found.raw["instructions"] == "How is the reply?"
+        assert found.given[0].answers == {"reply_1": "yes", "reply_2": "no"}
+        return
+    assert list(schemes) == ["reply", "why"] and "instructions" not in found.raw
+    assert schemes["reply"] == {"annotation_type": "multirate", "name": "reply", "description": "How is the reply?",
+                                "options": ["Polite", "Correct"], "labels": [{"name": "yes"}, {"name": "no"}],
+                                "label_requirement": {"required": True}}
+    assert found.given[0].answers == {"reply": {"Polite": "yes", "Correct": "no"}}
+    assert any("reply_1 … reply_2 (line 5): the rows of one grid, 'reply'" in note for note in found.notes)
+
+
+def test_a_grid_of_each_item_s_own_rows_is_left_out_of_a_label_studio_config():
+    """A config's controls are the same for every task, so a grid whose rows are each item's own has none."""
+    design = load_text("""
+title: Steps
+items: {text_key: text}
+annotation_schemes:
+  - {annotation_type: multirate, name: steps, options_from_data: trace, labels: [good, bad]}
+  - {annotation_type: multirate, name: tone, options: [Warm, Clear], labels: [good, bad]}
+""", name="steps.yaml")
+    config, _, left_out, _ = config_of(design)
+    assert left_out == ["steps"]
+    assert re.findall(r'<Choices name="(\w+)"', config) == ["tone_1", "tone_2"]
