@@ -22,6 +22,7 @@ from designs.schemes.base import (
     potato_text,
     scheme_type,
 )
+from designs.schemes.radio import RadioType
 
 
 class Multirate(SchemeBase):
@@ -193,7 +194,7 @@ class MultirateType(SchemeType):
             found = ROW.match(scheme["name"])
             plain = set(scheme) <= {"annotation_type", "name", "description", "labels", "horizontal",
                                     "sequential_key_binding", "label_requirement"}
-            if not (scheme["annotation_type"] == "radio" and plain and found and scheme.get("description")
+            if not (scheme["annotation_type"] == RadioType.name and plain and found and scheme.get("description")
                     and int(found.group(2)) == len(run) + 1 and scheme["name"] not in conditioned
                     and (not run or (found.group(1), scheme["labels"], scheme.get("label_requirement")) == (
                         ROW.match(run[0]["name"]).group(1), run[0]["labels"], run[0].get("label_requirement")))):
