@@ -71,6 +71,8 @@ def rows(scheme: Multirate, record: Any) -> list[str]:
 PAIR = " – "  # between the words of a semantic differential's row
 # A grid's row in Label Studio: one single Choices a row, named after the scheme and the row's number.
 ROW = re.compile(r"(.+)_([1-9][0-9]*)$")
+ROW_KEYS = {"annotation_type", "name", "description", "labels", "horizontal", "sequential_key_binding",
+            "label_requirement"}  # what the import reads of a single Choices with nothing more
 
 @scheme_type
 class MultirateType(SchemeType):
@@ -165,15 +167,15 @@ class MultirateType(SchemeType):
     def labelstudio_gather(self, schemes, importer):
         """Single choices named <name>_1 … <name>_N (N ≥ 2) one after another, each asked by its own header and
         offering the same choices, as the export above writes a grid: one grid again, its rows the headers and its
-        question the header just above the first row's. Left apart where <name> is taken or another control's
-        condition names a row."""
+        question the header just above the first row's. Left apart where <name> is taken, two rows read alike or
+        another control's condition names a row."""
         conditioned = {tag.attrs.get("whenTagName") for tag in importer.tags}
         taken = {scheme["name"] for scheme in schemes}
         place = 0
         while place < len(schemes):
             run = self._rows(schemes[place:], conditioned)
             base = ROW.match(schemes[place]["name"]).group(1) if len(run) > 1 else ""
-            if len(run) < 2 or base in taken:
+            if len(run) < 2 or base in taken or len({row["description"] for row in run}) < len(run):
                 place += 1
                 continue
             line, question = importer.header_above(run[0]["name"])
@@ -187,17 +189,17 @@ class MultirateType(SchemeType):
 
     @staticmethod
     def _rows(schemes, conditioned):
-        """The grid's rows starting the list: single choices named <name>_1, <name>_2, … with a header each, the
-        same choices and requirement, no condition of their own and none naming them."""
+        """The grid's rows starting the list: single choices named <name>_1, <name>_2, … with a header each, nothing
+        else of their own, the same choices and requirement, and no condition naming them."""
+        def shared(scheme):
+            return ROW.match(scheme["name"]).group(1), scheme["labels"], scheme.get("label_requirement")
+
         run: list[dict[str, Any]] = []
         for scheme in schemes:
             found = ROW.match(scheme["name"])
-            plain = set(scheme) <= {"annotation_type", "name", "description", "labels", "horizontal",
-                                    "sequential_key_binding", "label_requirement"}
-            if not (scheme["annotation_type"] == RadioType.name and plain and found and scheme.get("description")
-                    and int(found.group(2)) == len(run) + 1 and scheme["name"] not in conditioned
-                    and (not run or (found.group(1), scheme["labels"], scheme.get("label_requirement")) == (
-                        ROW.match(run[0]["name"]).group(1), run[0]["labels"], run[0].get("label_requirement")))):
+            row = (found and int(found.group(2)) == len(run) + 1 and scheme["annotation_type"] == RadioType.name
+                   and set(scheme) <= ROW_KEYS and scheme.get("description") and scheme["name"] not in conditioned)
+            if not row or (run and shared(scheme) != shared(run[0])):
                 break
             run.append(scheme)
         return run

@@ -1482,19 +1482,24 @@ GRID = """<View>
 """
 
 
-@pytest.mark.parametrize("when", ["", ' visibleWhen="choice-selected" whenTagName="reply_2" whenChoiceValue="no"'])
-def test_single_choices_named_as_a_grid_s_rows_are_one_grid_unless_a_condition_names_a_row(when):
+@pytest.mark.parametrize(("when", "second"), [
+    ("", "Correct"),
+    (' visibleWhen="choice-selected" whenTagName="reply_2" whenChoiceValue="no"', "Correct"),
+    ("", "Polite"),
+])
+def test_single_choices_named_as_a_grid_s_rows_are_one_grid_unless_a_condition_names_a_row(when, second):
     """A grid goes to Label Studio as a single Choices a row (<name>_1, <name>_2, each under its row as a header,
     the question above): read back, they are that grid again, each answer its rows' picks. Where another control's
-    condition names a row, the rows stay questions of their own, as that condition needs."""
+    condition names a row, or two rows read alike, the rows stay questions of their own."""
     tasks = [{"data": {"text": "Thanks, the train leaves at 9."}, "annotations": [{"result": [
         {"from_name": f"reply_{number}", "to_name": "text", "type": "choices", "value": {"choices": [pick]}}
         for number, pick in ((1, "yes"), (2, "no"))]}]}]
-    found = import_project(GRID.format(when=when).encode(), name="config.xml", tasks=json.dumps(tasks).encode(),
+    config = GRID.format(when=when).replace('"Correct"', f'"{second}"')
+    found = import_project(config.encode(), name="config.xml", tasks=json.dumps(tasks).encode(),
                            tasks_name="tasks.json")
     assert found.ok, found.errors
     schemes = {scheme["name"]: scheme for scheme in found.raw["annotation_schemes"]}
-    if when:
+    if when or second == "Polite":
         assert list(schemes) == ["reply_1", "reply_2", "why"] and found.raw["instructions"] == "How is the reply?"
         assert found.given[0].answers == {"reply_1": "yes", "reply_2": "no"}
         return
