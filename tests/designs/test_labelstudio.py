@@ -63,6 +63,23 @@ else:
 """
 
 
+def _validated(written: dict[str, Path], *configs: Path) -> list[dict]:
+    """label-studio-sdk's check of an export's tasks against its config, then against each of `configs`: an entry
+    (config, task, errors, results) a config and task."""
+    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
+                              *map(str, configs)], capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
+    return json.loads(checked.stdout)
+
+
+def _imported_again(written: dict[str, Path]) -> Any:
+    """An export's config and tasks imported here again (it must import)."""
+    again = import_project(written["config.xml"].read_bytes(), name="config.xml",
+                           tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
+    assert again.ok, again.errors
+    return again
+
+
 def _check(config: Path, tasks: Path, capsys) -> dict:
     call_command("design", "import-labelstudio", str(config), "--tasks", str(tasks), "--check", "--json")
     return json.loads(capsys.readouterr().out)
@@ -289,16 +306,11 @@ def test_answers_go_back_as_tasks_label_studio_accepts(example, tmp_path, capsys
             pytest.fail("CROWDSET_REQUIRE_LS is set but CROWDSET_LS_PYTHON names no interpreter with label-studio-sdk")
         pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk (pip install -r "
                     "requirements-labelstudio.txt)")
-    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
-                              str(EXAMPLES / example / "config.xml")], capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 0, checked.stderr[-2000:]
-    found = json.loads(checked.stdout)
+    found = _validated(written, EXAMPLES / example / "config.xml")
     assert [entry["errors"] for entry in found] == [[], []], found  # ours and the project's own config
     assert all(entry["results"] >= 2 for entry in found)
     # The exported project imports again as the same study over the same items.
-    again = import_project(written["config.xml"].read_bytes(), name="config.xml",
-                           tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
-    assert again.ok, again.errors
+    again = _imported_again(written)
     first = import_project((EXAMPLES / example / "config.xml").read_bytes(), name="c.xml",
                            tasks=(EXAMPLES / example / "tasks.json").read_bytes(), tasks_name="t.json")
     assert [(scheme.name, scheme.annotation_type) for scheme in again.design.annotation_schemes] == [
@@ -359,13 +371,8 @@ def test_a_potato_card_sort_goes_to_label_studio_as_a_ranker_with_buckets(tmp_pa
         {"ranker": {"Must have": ["Search"], "Nice to have": ["Dark mode", "Sync"]}}]
     if not LS_PYTHON:
         pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
-    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"])],
-                             capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 0, checked.stderr[-2000:]
-    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[] for _ in tasks]
-    again = import_project(written["config.xml"].read_bytes(), name="config.xml",
-                           tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
-    assert again.ok, again.errors
+    assert [entry["errors"] for entry in _validated(written)] == [[] for _ in tasks]
+    again = _imported_again(written)
     assert [entry.answers["sort"] for entry in again.given if entry.item == "k1"] == [
         {"Must have": ["Sync", "Search"], "Not needed": ["Stickers"]},
         {"Must have": ["Search"], "Nice to have": ["Dark mode", "Sync"]}]
@@ -800,9 +807,7 @@ def test_a_date_is_asked_in_the_browser_s_picker_and_goes_back_as_label_studio_s
     assert task["predictions"][0]["result"][0]["value"] == {"datetime": "2024-03-01"}
     assert 'only="date"' in written["config.xml"].read_text()
     if LS_PYTHON:
-        checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
-                                  str(config)], capture_output=True, text=True, timeout=300)
-        assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[], []], checked.stderr[-1000:]
+        assert [entry["errors"] for entry in _validated(written, config)] == [[], []]
 
 
 @pytest.mark.django_db
@@ -1086,10 +1091,7 @@ def test_a_list_of_html_entries_goes_back_as_it_came_with_its_ranking(tmp_path):
     assert [result["value"] for result in task["annotations"][0]["result"]] == [{"ranker": {"rank": ["c", "a", "b"]}}]
     if not LS_PYTHON:
         pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
-    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
-                              str(tmp_path / "config.xml")], capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 0, checked.stderr[-2000:]
-    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[], []]
+    assert [entry["errors"] for entry in _validated(written, tmp_path / "config.xml")] == [[], []]
 
 
 def test_a_dialogue_is_read_by_its_own_keys_and_a_turn_of_several_lines_stays_one_turn():
@@ -1203,10 +1205,7 @@ def test_answers_to_choices_each_task_gives_go_back_as_label_studio_takes_them(t
     assert [task["data"]["options"] for task in tasks] == [entry["data"]["options"] for entry in DYNAMIC_TASKS]
     if not LS_PYTHON:
         pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
-    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"]),
-                              str(tmp_path / "config.xml")], capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 0, checked.stderr[-2000:]
-    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[], [], [], []]
+    assert [entry["errors"] for entry in _validated(written, tmp_path / "config.xml")] == [[], [], [], []]
 
 
 def test_a_json_min_export_is_read_as_its_annotations_and_what_it_lost_is_named():
@@ -1449,13 +1448,8 @@ def test_a_cheap_facts_batch_shows_its_highlight_and_each_paragraph_s_instructio
         assert task["annotations"] and all(annotation["result"] for annotation in task["annotations"])
     if not LS_PYTHON:
         pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
-    checked = subprocess.run([LS_PYTHON, "-c", VALIDATE, str(written["tasks.json"]), str(written["config.xml"])],
-                             capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 0, checked.stderr[-2000:]
-    assert [entry["errors"] for entry in json.loads(checked.stdout)] == [[] for _ in tasks]
-    again = import_project(written["config.xml"].read_bytes(), name="config.xml",
-                           tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
-    assert again.ok, again.errors
+    assert [entry["errors"] for entry in _validated(written)] == [[] for _ in tasks]
+    again = _imported_again(written)
     assert again.raw["items"]["text_key"] == "text" and "prompt" in again.raw["items"]["show_after"]
     assert {record.id: record.text for record in again.records} == {key: item.text for key, item in items.items()}
     # The statements come back a text a box, under the boxes' names the placeholder gave.
