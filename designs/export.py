@@ -370,7 +370,7 @@ def labelstudio_output(batch: Batch, design: Any, folder: Path, stage: str = "")
     stage asks) and tasks.json (each item a task with one annotation per annotator, in Label Studio's result shapes),
     which Label Studio imports with that config; left-out.txt names the schemes Label Studio has no control for.
     Streamed, item by item."""
-    from designs.labelstudio import config_of, tasks_of
+    from designs.labelstudio import asked_schemes, config_of, tasks_of
 
     folder.mkdir()
     config, to_name, left_out, always = config_of(design, stage)
@@ -388,10 +388,15 @@ def labelstudio_output(batch: Batch, design: Any, folder: Path, stage: str = "")
             out.write(("," if number else "") + "\n" + json.dumps(task, ensure_ascii=False))
         out.write("\n]\n")
     written.append(folder / "tasks.json")
+    # Every question left out is a config Label Studio takes as a view-only project; said first, as it is the news.
+    nothing = left_out and not [scheme for scheme in asked_schemes(design, stage)
+                                if SCHEME_TYPES.of(scheme).answers and scheme.name not in left_out]
     if left_out or always:
         (folder / "left-out.txt").write_text(
-            (f"Label Studio has no control for these schemes; their answers are in answers.csv and answers.jsonl: "
-             f"{', '.join(left_out)}\n" if left_out else "")
+            ("The config asks nothing: Label Studio has no control for any scheme asked here, and shows the items "
+             "only (a view-only project).\n" if nothing else "")
+            + (f"Label Studio has no control for these schemes; their answers go out in the csv and jsonl formats "
+               f"(answers.csv, answers.jsonl): {', '.join(left_out)}\n" if left_out else "")
             + (f"Label Studio shows these always, and does not require them: their display logic has no Label Studio "
                f"form: {', '.join(always)}\n" if always else ""))
         written.append(folder / "left-out.txt")

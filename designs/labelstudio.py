@@ -71,7 +71,7 @@ CONDITION = ("visibleWhen", "whenTagName", "whenChoiceValue", "whenLabelValue") 
 CASED = {name.lower(): name for name in (
     "toName", "showInline", "perRegion", "maxSubmissions", "visibleWhen", "whenTagName", "whenChoiceValue",
     "whenLabelValue", "valueType", "maxRating", "nameKey", "textKey", "requiredMessage", "maxUsage",
-    "showSubmitButton")}
+    "showSubmitButton", "defaultValue")}
 # A tag's required="true", its other attributes (quoted values whole) kept.
 REQUIRED = re.compile(r'(<\w+(?:\s+[\w.:-]+=(?:"[^"]*"|\'[^\']*\'))*?)\s+required="true"')
 # Objects whose task value is shown as text here and given back as it came (turns, markup), spans in it placed so.
@@ -294,6 +294,7 @@ class _Translation:
         self.task_choices_of: dict[str, tuple[Tag, str]] = {}  # a scheme -> its control and the task field listing
         self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
         self.ranked: set[str] = set()  # task fields holding lists a control ranks
+        self.taken: set[int] = set()  # the Headers a scheme put together took as its parts' (take_header)
         self.given: list[Given] = []  # the tasks' annotations, as answers of who gave them
         self.predicted: list[Given] = []  # the tasks' predictions, as answers of the models that gave them
         self._conditions_of_views(root)
@@ -310,6 +311,14 @@ class _Translation:
         above = self.tags[place - 2] if place >= 2 and self.tags[place - 1].tag == "Header" else None
         said = _said(above) if above is not None and above.tag == "Header" else ""
         return control.line, "" if FIELD.search(said) else said
+
+    def take_header(self, name: str) -> None:
+        """The Header asking the control `name` is a part's of a scheme put together (a range's end's), not the
+        study's instructions."""
+        place = next(place for place, tag in enumerate(self.tags)
+                     if tag.attrs.get("name") == name and tag.tag not in OBJECTS)
+        if place and self.tags[place - 1].tag == "Header":
+            self.taken.add(id(self.tags[place - 1]))
 
     def _conditions_of_views(self, root: Tag) -> None:
         """A <View visibleWhen=...> shows what it holds only when its condition holds (Label Studio's way to ask a
@@ -538,7 +547,7 @@ class _Translation:
                    if tag.tag in ("Header", "Text", "HyperText", "Markdown") and not FIELD.search(_said(tag))
                    and not any(_said(tag) in (scheme.get("description"), *scheme.get("options", ()))
                                for scheme in schemes)  # a question, or a grid's row
-                   and not any(tag is title for title in titled.values())]
+                   and not any(tag is title for title in titled.values()) and id(tag) not in self.taken]
         named = self.title or Path(self.name).stem.replace("_", " ").replace("-", " ")
         design: dict[str, Any] = {"title": named[:200] or "study",
                                   "instructions": "\n".join(header for header in headers if header),
@@ -1079,7 +1088,7 @@ def config_of(design: Any, stage: str = "") -> tuple[str, str, list[str], list[s
     items = design.items
     names = {scheme.name for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects  # the project's own object names, where it came from Label Studio
-    asked = _asked(design, stage)
+    asked = asked_schemes(design, stage)
     own = {scheme.name: SCHEME_TYPES.of(scheme).labelstudio_objects(scheme) for scheme in asked}
     covered = _covered(asked)
 
@@ -1125,7 +1134,8 @@ def config_of(design: Any, stage: str = "") -> tuple[str, str, list[str], list[s
         if scheme.display_logic is not None and when is None:
             always.append(scheme.name)
             control = REQUIRED.sub(r"\1", control)  # each tag's (a grid has a control a row)
-        asks = [f"<Header value={quoteattr(scheme.description)}/>"] if scheme.description else []
+        question = SCHEME_TYPES.of(scheme).labelstudio_question(scheme)
+        asks = [f"<Header value={quoteattr(question)}/>"] if question else []
         asks += [f"<{tag} name={quoteattr(called.get(field, field))} value={quoteattr('$' + field)}/>"
                  for tag, field in own[scheme.name]]
         asks.append(control)
@@ -1159,7 +1169,7 @@ def _visible_when(logic: Any, controls: dict[str, str]) -> dict[str, str] | None
     return None
 
 
-def _asked(design: Any, stage: str) -> list[Any]:
+def asked_schemes(design: Any, stage: str) -> list[Any]:
     """The schemes a page of the design asks: the stage's, or all."""
     named = design.stage_schemes(stage)
     return [scheme for scheme in design.annotation_schemes if named is None or scheme.name in named]
@@ -1217,7 +1227,7 @@ def tasks_of(design: Any, items: Any, to_name: str, scores: dict[tuple[str, str]
     schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
     called = design.export.labelstudio_objects
     people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
-    asked = _asked(design, stage)
+    asked = asked_schemes(design, stage)
     covered = _covered(asked)
     texts = [field for field in (*design.items.show, *design.items.show_after, *filter(None, [_prompt_key(design)]))
              if field not in covered]

@@ -465,6 +465,10 @@ class SchemeType:
         that export)."""
         return ""
 
+    def labelstudio_question(self, scheme: Any) -> str:
+        """The Header asking the scheme in a Label Studio config ("" for none): its question."""
+        return scheme.description
+
     def labelstudio_names(self, scheme: Any) -> list[str]:
         """The names of the Label Studio controls whose results make the scheme's answer: its own."""
         return [scheme.name]

@@ -17,7 +17,7 @@ from designs.schemes.base import (
     read_number,
     scheme_type,
 )
-from designs.schemes.slider import bid
+from designs.schemes.slider import bid, on_slider
 
 
 class Number(SchemeBase):
@@ -63,8 +63,11 @@ class NumberType(SchemeType):
     def answer_schema(self, scheme):
         return number_schema(scheme.min, scheme.max)
 
+    def labelstudio_claims(self, control):
+        return control.tag == "Number" and not on_slider(control)
 
     def from_labelstudio(self, control, importer):
+        importer.ignore(control, "defaultValue")  # Label Studio sends it for a box left empty; empty is no answer here
         bounds = {key: importer.number(control, key) for key in ("min", "max", "step")}
         return {key: value for key, value in bounds.items() if value is not None}
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, model_validator
 
@@ -35,6 +36,32 @@ class SliderType(SchemeType):
     potato_keys = ("min_value", "max_value", "starting_value", "step")
     potato_aliases = ("vas", "bdm", "belief_elicitation")
     level = "interval"
+    labelstudio_tags = ("Number",)
+
+    def labelstudio_claims(self, control):
+        return on_slider(control)
+
+    def from_labelstudio(self, control, importer):
+        found = {"min_value": importer.number(control, "min"), "max_value": importer.number(control, "max"),
+                 "step": importer.number(control, "step"), "starting_value": importer.number(control, "defaultValue")}
+        if found["starting_value"] is not None:
+            importer.notes.append(f"<Number name={control.attrs.get('name', '')!r}> defaultValue (line {control.line})"
+                                  f": the slider starts there, and is no answer until moved (Label Studio sends "
+                                  f"an untouched one as its defaultValue)")
+        return {key: value for key, value in found.items() if value is not None}
+
+    def labelstudio_control(self, scheme, to_name):
+        # Label Studio's Number drawn as a slider, between the same ends, on the same step. Not its defaultValue:
+        # Label Studio sends that as the answer of a slider nobody moved, which is no answer here.
+        return (f'<Number name={quoteattr(scheme.name)} toName={quoteattr(to_name)} min="{scheme.min_value:g}" '
+                f'max="{scheme.max_value:g}" step="{scheme.step:g}" slider="true"'
+                + (' required="true"' if scheme.required else "") + "/>")
+
+    def labelstudio_value(self, scheme, value):
+        return {"number": value}
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        return results[0]["value"].get("number")
 
     def form_fields(self, scheme, value, record=None):
         return {"": f"{value:g}"} if isinstance(value, int | float) and not isinstance(value, bool) else {}
@@ -86,6 +113,13 @@ class SliderType(SchemeType):
                  "min_value": scheme.get("min_value", 0), "max_value": scheme.get("max_value", 100), "step": step},
                 f"a visual analogue scale, run as a slider on steps of {step:g}"
                 + (f", its ends ({ends}) in its question" if ends else ""))
+
+
+def on_slider(control: Any) -> bool:
+    """Whether a Label Studio control is a Number drawn as a slider between two ends it names (a slider's; a Number
+    without both ends is a box, as it is without slider)."""
+    return (control.tag == "Number" and control.attrs.get("slider") == "true"
+            and all(control.attrs.get(end) is not None for end in ("min", "max")))
 
 
 def _belief(scheme: dict) -> tuple[dict, str]:

@@ -17,8 +17,13 @@ from django.core.management import call_command
 
 from designs.export import answer_rows, export_batch
 from designs.items import SUGGESTED as SUGGESTED_KEY
+from designs.items import Record
 from designs.labelstudio import config_of, import_project
 from designs.loader import load_text
+from designs.models import batch_design
+from designs.schemes.number import NumberType
+from designs.schemes.slider import SliderType
+from designs.services import design_batch_create, design_version_save
 from designs.task_type import record
 from hits.models import Worker
 from hits.services import assignment_approve, assignment_claim, assignment_submit, batch_publish
@@ -1517,3 +1522,171 @@ annotation_schemes:
     config, _, left_out, _ = config_of(design)
     assert left_out == ["steps"]
     assert re.findall(r'<Choices name="(\w+)"', config) == ["tone_1", "tone_2"]
+
+
+SLIDER = """<View>
+  <Text name="text" value="$text"/>
+  <Header value="How sure are you that it happened?"/>
+  <Number name="sure" toName="text" min="0" max="10" step="0.5" defaultValue="5" slider="true" required="true"/>
+  <Number name="words" toName="text" min="0" slider="true" defaultValue="3"/>
+</View>
+"""
+
+
+@pytest.mark.django_db
+def test_a_slider_is_a_number_drawn_as_a_slider_both_ways(tmp_path, capsys):
+    """Label Studio's Number with slider="true" between two ends is a slider here (ends, step, start, requirement),
+    and a slider goes out as one (without a start, which Label Studio would send as the answer of a slider nobody
+    moved); a Number without both ends stays a box. The answers go there and back unchanged, and label-studio-sdk
+    takes them."""
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([
+        {"id": 1, "data": {"text": "Had it rained, we would have stayed in."},
+         "annotations": [{"completed_by": 3, "result": [
+             {"id": "r1", "from_name": "sure", "to_name": "text", "type": "number", "value": {"number": 7.5}},
+             {"id": "r2", "from_name": "words", "to_name": "text", "type": "number", "value": {"number": 12}}]}]},
+        {"id": 2, "data": {"text": "It rained."},
+         "annotations": [{"completed_by": 3, "result": [
+             {"id": "r3", "from_name": "sure", "to_name": "text", "type": "number", "value": {"number": 3}}]}]}]))
+    config = tmp_path / "config.xml"
+    config.write_text(SLIDER)
+    _, batch, line = _published(config, tasks)
+    # Label Studio sends an untouched slider's defaultValue, or a box's, as its answer: here they are no answer.
+    notes = import_project(SLIDER.encode(), name="config.xml", tasks=tasks.read_bytes(), tasks_name="t.json").notes
+    assert any(note.startswith("<Number name='sure'> defaultValue (line 4): the slider starts there, and is no "
+                               "answer until moved") for note in notes), notes
+    assert "<Number name='words'> defaultValue='3' (line 5)" in line["ignored"], line["ignored"]
+    design = batch_design(batch.pk)[0]
+    sure, words = design.scheme("sure"), design.scheme("words")
+    assert (sure.annotation_type, sure.min_value, sure.max_value, sure.step, sure.starting_value, sure.required) == (
+        SliderType.name, 0, 10, 0.5, 5, True)
+    assert sure.description == "How sure are you that it happened?"
+    assert (words.annotation_type, words.min, words.max) == (NumberType.name, 0, None)
+    stored = sorted((row["item"], row["scheme"], row["value"]) for row in answer_rows(batch))
+    assert stored == [("1", "sure", 7.5), ("1", "words", 12), ("2", "sure", 3)]
+
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    out = written["config.xml"].read_text()
+    assert '<Number name="sure" toName="text" min="0" max="10" step="0.5" slider="true" required="true"/>' in out
+    assert '<Number name="words" toName="text" min="0"/>' in out and "left-out.txt" not in written
+    results = {(task["data"]["id"], result["from_name"]): result["value"]
+               for task in json.loads(written["tasks.json"].read_text())
+               for annotation in task["annotations"] for result in annotation["result"]}
+    assert results == {("1", "sure"): {"number": 7.5}, ("1", "words"): {"number": 12}, ("2", "sure"): {"number": 3}}
+    if not LS_PYTHON:
+        pytest.skip("set CROWDSET_LS_PYTHON to a Python with label-studio-sdk")
+    assert [entry["errors"] for entry in _validated(written, config)] == [[], [], [], []]
+    again = _imported_again(written)
+    assert again.design.scheme("sure") == sure.model_copy(update={"starting_value": None})
+    assert sorted((entry.item, name, value) for entry in again.given for name, value in entry.answers.items()) == stored
+
+
+@pytest.mark.django_db
+def test_a_design_label_studio_asks_nothing_of_says_so_in_its_export(tmp_path):
+    """Every question of the design without a Label Studio control: the config shows the items only (Label Studio
+    takes it as a view-only project; the import here refuses it, as it asks nothing), and left-out.txt and the
+    command say so first."""
+    version = design_version_save(source="""
+title: Free lists
+items: {text_key: text}
+annotation_schemes:
+  - {annotation_type: free_list, name: fruit, description: Name fruit, min_items: 1}
+""", name="lists.yaml")
+    batch = design_batch_create(version=version, records=[Record(id="1", text="Fruit.")],
+                                name="lists")
+    out = io.StringIO()
+    call_command("design", "export", str(batch.pk), "--out", str(tmp_path / "out"), "--formats", "labelstudio",
+                 stdout=out)
+    said = (tmp_path / "out" / "labelstudio" / "left-out.txt").read_text().splitlines()
+    assert said[0] == ("The config asks nothing: Label Studio has no control for any scheme asked here, and shows "
+                       "the items only (a view-only project).")
+    assert said[1].endswith(": fruit")
+    assert f"  {said[0]}\n" in out.getvalue()
+    written = {path.name: path for path in (tmp_path / "out" / "labelstudio").iterdir()}
+    assert not re.search(r"<(Choices|TextArea|Number|Labels|Rating)\b", written["config.xml"].read_text())
+    again = import_project(written["config.xml"].read_bytes(), name="config.xml",
+                           tasks=written["tasks.json"].read_bytes(), tasks_name="tasks.json")
+    assert not again.ok and any("asks nothing" in error for error in again.errors), again.errors
+
+
+@pytest.mark.django_db
+def test_an_imported_slider_starts_where_label_studio_s_did_and_is_no_answer_until_moved(chromium, live_server,
+                                                                                       tmp_path):
+    """On a phone, the slider of a Label Studio Number stands at its defaultValue and says "not set"; the required
+    one keeps the submit shut until it is moved, by keys alone, and the answer is where it was moved to."""
+    from hits.models import Assignment
+    from tests.browser import axe_clean, screenshot
+
+    batch, context, page = _phone_page(chromium, live_server, tmp_path, SLIDER,
+                                       [{"id": 1, "data": {"text": "Had it rained, we would have stayed in."}}])
+    item = page.locator(".task-item").first
+    sure = item.locator("[data-scheme=sure] input[type=range]")
+    assert [float(sure.get_attribute(name) or "nan") for name in ("min", "max", "step")] == [0, 10, 0.5]
+    assert sure.input_value() == "5"
+    assert item.locator("[data-scheme=sure] output").inner_text() == "not set"
+    assert item.locator("[data-scheme=words] input[type=number]").input_value() == ""  # a box: its default is not run
+    axe_clean(page, "labelstudio-slider-phone")
+    assert page.locator("#cf-submit").is_disabled()  # the required slider was not moved: nothing to send
+    sure.focus()
+    page.keyboard.press("ArrowRight")
+    assert item.locator("[data-scheme=sure] output").inner_text() == "5.5"
+    assert page.locator("#cf-submit").is_enabled()
+    screenshot(page, "labelstudio-slider-phone")
+    page.click("#cf-submit")
+    page.wait_for_url(f"{live_server.url}/work/")
+    context.close()
+    assert next(iter(Assignment.objects.get(hit__batch=batch).answers.values())) == {"sure": 5.5}
+
+
+def test_a_range_goes_to_label_studio_as_a_slider_an_end_and_comes_back_as_one_range(tmp_path):
+    """Label Studio has no range: each end is a slider of its own under its end's header, the scale's end labels
+    in the question. Imported again, the two are one range, with the same answers; an annotation whose low end is
+    above its high end is named and left out; two sliders under other headers stay two."""
+    design = load_text("""
+title: Ages
+items: {text_key: text}
+annotation_schemes:
+  - annotation_type: range_slider
+    name: age
+    description: How old is the writer?
+    min_value: 0
+    max_value: 100
+    step: 5
+    left_label: a child
+    right_label: very old
+    label_requirement: {required: true}
+""", name="ages.yaml")
+    config, _, left_out, _ = config_of(design)
+    assert left_out == []
+    assert ('<Header value="How old is the writer? (a child – very old)"/>\n  <Header value="Low end" size="6"/>'
+            '<Number name="age_low" toName="text" min="0" max="100" step="5" slider="true" required="true"/>\n  '
+            '<Header value="High end" size="6"/><Number name="age_high" toName="text" min="0" max="100" step="5" '
+            'slider="true" required="true"/>') in config
+    tasks = [{"id": number, "data": {"text": text}, "annotations": [{"completed_by": 1, "result": [
+        {"id": f"{number}-{end}", "from_name": f"age_{end}", "to_name": "text", "type": "number",
+         "value": {"number": value}} for end, value in ends.items()]}]}
+        for number, text, ends in ((1, "Back in my day we walked.", {"low": 60, "high": 85}),
+                                   (2, "mom says bedtime", {"low": 5, "high": 10}),
+                                   (3, "Taxes again.", {"low": 50, "high": 30}))]
+    (tmp_path / "config.xml").write_text(config)
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    found = import_project(config.encode(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    assert found.design.scheme("age") == design.scheme("age").model_copy(update={
+        "description": "How old is the writer? (a child – very old)", "left_label": "", "right_label": ""})
+    assert "<Number> age_low and age_high (line 4): the two ends of one range, 'age', as this platform's export " \
+           "writes one" in found.notes
+    assert sorted((entry.item, entry.answers["age"]["low"], entry.answers["age"]["high"]) for entry in found.given) == [
+        ("1", 60, 85), ("2", 5, 10)]
+    assert any("task 3" in warning and "the low end (50) is above the high end (30)" in warning
+               for warning in found.warnings), found.warnings
+    if LS_PYTHON:
+        checked = _validated({"config.xml": tmp_path / "config.xml", "tasks.json": tmp_path / "tasks.json"})
+        assert [entry["errors"] for entry in checked] == [[], [], []]
+    # Sliders named so under headers of their own are two sliders, each answer as it came.
+    own = config.replace('"Low end"', '"Youngest"').replace('"High end"', '"Oldest"')
+    apart = import_project(own.encode(), name="config.xml", tasks=json.dumps(tasks).encode(), tasks_name="tasks.json")
+    assert [(scheme.name, scheme.annotation_type) for scheme in apart.design.annotation_schemes] == [
+        ("age_low", SliderType.name), ("age_high", SliderType.name)]
+    assert apart.design.scheme("age_low").description == "Youngest" and len(apart.given) == 3

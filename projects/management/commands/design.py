@@ -408,6 +408,9 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         for path in written:
             self.stdout.write(str(path))
+            if path.name == "left-out.txt":  # what Label Studio will not ask is news, not only a file among many
+                self.stdout.write("".join(f"  {line}\n" for line in path.read_text(encoding="utf-8").splitlines()),
+                                  ending="")
 
     def _organizer(self, options):
         if not options.get("organizer"):
