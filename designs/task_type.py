@@ -22,7 +22,7 @@ from designs.dialogue import drawn
 from designs.evidence import canary_word
 from designs.items import SUGGESTED, as_lines, highlighted, panes, turns
 from designs.model import Design
-from designs.models import ConditionCell, batch_design, batch_designs
+from designs.models import ConditionCell, SharedEvent, batch_design, batch_designs
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from designs.stages import stages_advance, stages_withdraw
 from designs.suggestions import for_assignment
@@ -67,6 +67,23 @@ def label_scheme(design: Design, stage: str):
 
 def scheme_labels(scheme) -> list[str]:
     return [] if scheme is None else [label.name for label in getattr(scheme, "labels", None) or []]
+
+
+def _check_shared(design: Design, items: list, answers: dict[str, dict[str, Any]], noun: str) -> None:
+    """Answers naming objects kept for the whole batch (a multi-document event) name ones it keeps: one deleted
+    while the page was open, or never made, is refused by item and scheme, so no stored answer points at nothing."""
+    for scheme in design.annotation_schemes:
+        kind = SCHEME_TYPES.of(scheme)
+        if not kind.keeps_shared or not any(scheme.name in found for found in answers.values()):
+            continue
+        kept = set(SharedEvent.objects.filter(batch_id=items[0].batch_id, scheme=scheme.name)
+                   .values_list("key", flat=True))
+        for position, item in enumerate(items, 1):
+            if scheme.name in answers[str(item.pk)]:
+                try:
+                    kind.check_shared(scheme, answers[str(item.pk)][scheme.name], kept)
+                except AnswerProblem as problem:
+                    raise AnswerError(f"{noun} {position}: {scheme.description or scheme.name}: {problem}") from None
 
 
 def record(item) -> Record:
@@ -149,6 +166,7 @@ class DesignTask(TaskType):
             raise AnswerError(f"{'; '.join(missing[:5])}{' …' if len(missing) > 5 else ''}: not answered yet; "
                               f"answer and submit again")
         refuse_foreign_fields(raw, items, ("a",), noun)
+        _check_shared(design, items, answers, noun)
         return answers
 
     def on_submitted(self, assignment):

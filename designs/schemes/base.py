@@ -465,6 +465,10 @@ class SchemeType:
         that export)."""
         return ""
 
+    def check_shared(self, scheme: Any, value: Any, kept: set[str]) -> None:
+        """For a type that keeps_shared: AnswerProblem where an answer names an object the batch does not keep
+        (`kept`: the keys of its designs.models.SharedEvent rows of this scheme), checked when a person submits."""
+
     def labelstudio_question(self, scheme: Any) -> str:
         """The Header asking the scheme in a Label Studio config ("" for none): its question."""
         return scheme.description

@@ -112,6 +112,13 @@ class MultiDocumentEventType(SchemeType):
     def answer_schema(self, scheme):
         return {"type": "array", "uniqueItems": True, "items": {"type": "string", "pattern": ID}}
 
+    def check_shared(self, scheme, value, kept):
+        gone = [event for event in value if event not in kept]
+        if gone:
+            raise AnswerProblem(f"{', '.join(gone)} {'is not an event' if len(gone) == 1 else 'are not events'} of "
+                                f"this batch (deleted by whoever made {'it' if len(gone) == 1 else 'them'} while the "
+                                f"page was open); reload the page, put the document in its events again and submit")
+
     def units(self, scheme, value, text=""):
         return {event: True for event in value}  # agreement event by event: in it or not
 

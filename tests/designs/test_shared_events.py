@@ -110,6 +110,30 @@ class SharedEventTests(BaseTestCase):
         self.assertEqual(status, 200)
         self.assertEqual(SharedEvent.objects.get(key="evt_known").members, ["d3", self.doc(ada)])
 
+    def test_an_answer_naming_an_event_the_batch_no_longer_keeps_is_refused(self):
+        """ada's page still lists the event bea made, in which ada put her document, when bea deletes it: ada's
+        submit is refused by item and event, nothing is stored, and it goes in once she puts the document in the
+        events there are."""
+        ada, bea = self.person("ada"), self.person("bea")
+        _, found = self.act(bea, action="create", doc=self.doc(bea))
+        made = found["events"][1]["id"]
+        self.assertEqual(self.act(ada, action="member", event=made, doc=self.doc(ada), attach="1")[0], 200)
+        self.assertEqual(self.act(bea, action="delete", event=made)[0], 200)
+        item = ada.hit.ordered_items()[0]
+        self.client.force_login(ada.worker.user)
+        response = self.client.post(reverse("hits:submit", args=[ada.pk]),
+                                    {f"a-{item.pk}-0": json.dumps(["evt_known", made])})
+        self.assertNotEqual(response.status_code, 302)
+        self.assertIn(f"Item 1: Which storms does it tell of?: {made} is not an event of this batch (deleted by "
+                      f"whoever made it while the page was open)", response.content.decode())
+        ada.refresh_from_db()
+        self.assertEqual((ada.state, ada.answers or {}), (Assignment.State.CLAIMED, {}))
+        response = self.client.post(reverse("hits:submit", args=[ada.pk]),
+                                    {f"a-{item.pk}-0": json.dumps(["evt_known"])})
+        self.assertEqual(response.status_code, 302, response.content.decode()[:500])
+        ada.refresh_from_db()
+        self.assertEqual(ada.answers, {str(item.pk): {"storms": ["evt_known"]}})
+
     def test_the_export_writes_the_registry_as_potato_keeps_it(self):
         ada = self.person("ada")
         _, found = self.act(ada, action="create", doc=self.doc(ada))
