@@ -312,13 +312,15 @@ class _Translation:
         said = _said(above) if above is not None and above.tag == "Header" else ""
         return control.line, "" if FIELD.search(said) else said
 
-    def take_header(self, name: str) -> None:
+    def take_header(self, name: str, question: bool = False) -> None:
         """The Header asking the control `name` is a part's of a scheme put together (a range's end's), not the
-        study's instructions."""
+        study's instructions; with `question`, the Header above it too (the whole scheme's question)."""
         place = next(place for place, tag in enumerate(self.tags)
                      if tag.attrs.get("name") == name and tag.tag not in OBJECTS)
-        if place and self.tags[place - 1].tag == "Header":
-            self.taken.add(id(self.tags[place - 1]))
+        for above in range(place - 1, max(place - 1 - (2 if question else 1), -1), -1):
+            if self.tags[above].tag != "Header":
+                return
+            self.taken.add(id(self.tags[above]))
 
     def _conditions_of_views(self, root: Tag) -> None:
         """A <View visibleWhen=...> shows what it holds only when its condition holds (Label Studio's way to ask a

@@ -5,7 +5,9 @@ soft_label, a distribution over labels, is one with sliders that start evenly sp
 from __future__ import annotations
 
 import json
-from typing import Literal
+import re
+from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, model_validator
 
@@ -18,6 +20,8 @@ from designs.schemes.base import (
     potato_text,
     scheme_type,
 )
+from designs.schemes.number import NumberType
+from designs.schemes.slider import SliderType
 
 
 class ConstantSum(LabelledScheme):
@@ -39,6 +43,14 @@ class ConstantSum(LabelledScheme):
         if self.spread and self.input_type != "slider":
             raise ValueError("spread needs input_type: slider")
         return self
+
+
+# How the export says a share's question in Label Studio, and how the import knows one: "<question> (share out all
+# <total> points)" above a Number a label, named <name>_1, <name>_2, … each under its label.
+SHARE = re.compile(r"^(.*?) ?\(share out all (\d+) points\)$", re.S)
+PART = re.compile(r"(.+)_([1-9][0-9]*)$")
+PART_KEYS = {"annotation_type", "name", "description", "min", "max", "step", "min_value", "max_value",
+             "label_requirement"}
 
 
 @scheme_type
@@ -143,3 +155,86 @@ class ConstantSumType(SchemeType):
 
     def card_labels(self, scheme):
         return f"{scheme.total_points} points over " + ", ".join(label.name for label in scheme.labels)
+
+    def labelstudio_question(self, scheme):
+        return f"{scheme.description or scheme.name} (share out all {scheme.total_points} points)"
+
+    def labelstudio_control(self, scheme, to_name):
+        # Label Studio has no shares: a Number a label (a box, or a slider), named <name>_1, <name>_2, …, each under
+        # its label, from the least a label may get to the total. That they add up to the total is said in the
+        # question and checked when the answers come back, not by Label Studio.
+        drawn = ' slider="true"' if scheme.input_type == "slider" else ""
+        required = ' required="true"' if scheme.required else ""
+        return "\n  ".join(
+            f'<Header value={quoteattr(label.name)} size="6"/><Number name={quoteattr(name)} toName='
+            f'{quoteattr(to_name)} min="{scheme.min_per_item}" max="{scheme.total_points}" step="1"{drawn}{required}/>'
+            for label, name in zip(scheme.labels, self.labelstudio_names(scheme), strict=True))
+
+    def labelstudio_names(self, scheme):
+        return [f"{scheme.name}_{place}" for place in range(1, len(scheme.labels) + 1)]
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        return [{"from_name": name, "type": "number", "value": {"number": value[label.name]}}
+                for label, name in zip(scheme.labels, self.labelstudio_names(scheme), strict=True)
+                if label.name in value]
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        labels = dict(zip(self.labelstudio_names(scheme), scheme.labels, strict=True))
+        return {labels[result["from_name"]].name: result["value"].get("number") for result in results}
+
+    def labelstudio_gather(self, schemes, importer):
+        """Numbers (boxes or sliders) named <name>_1 … <name>_N (N ≥ 2), one after another, each under its label's
+        header, from one least to one total, below a question saying "(share out all <total> points)", as the
+        export above writes points shared out: one constant sum again. Left apart where <name> is taken or another
+        control's condition names a part."""
+        conditioned = {tag.attrs.get("whenTagName") for tag in importer.tags}
+        taken = {scheme["name"] for scheme in schemes}
+        place = 0
+        while place < len(schemes):
+            run = _parts(schemes[place:], conditioned)
+            base = PART.match(run[0]["name"]).group(1) if len(run) > 1 else ""
+            line, question = importer.header_above(run[0]["name"]) if base else (0, "")
+            said = SHARE.match(question)
+            if not said or base in taken or int(said.group(2)) != _bounds(run[0])[1]:
+                place += 1
+                continue
+            for part in run:
+                importer.take_header(part["name"], question=part is run[0])
+            least, total = _bounds(run[0])
+            schemes[place:place + len(run)] = [{
+                "annotation_type": self.name, "name": base,
+                **({"description": said.group(1)} if said.group(1) not in ("", base) else {}),
+                "labels": [part["description"] for part in run], "total_points": total, "min_per_item": least,
+                **({"input_type": "slider"} if run[0]["annotation_type"] == SliderType.name else {}),
+                **({"label_requirement": run[0]["label_requirement"]} if "label_requirement" in run[0] else {})}]
+            importer.notes.append(f"<Number> {run[0]['name']} … {run[-1]['name']} (line {line}): {total} points "
+                                  f"shared out over {len(run)} labels, {base!r}, as this platform's export writes one")
+            place += 1
+
+
+def _bounds(part: dict[str, Any]) -> tuple[int, int]:
+    """A part's least and most, as a box or a slider gives them (whole numbers, or -1 where it has none)."""
+    def whole(value: Any) -> int:
+        return int(value) if isinstance(value, int | float) and value == int(value) else -1
+
+    return whole(part.get("min", part.get("min_value"))), whole(part.get("max", part.get("max_value")))
+
+
+def _parts(schemes: list[dict[str, Any]], conditioned: set) -> list[dict[str, Any]]:
+    """The parts of a share starting the list: Numbers named <name>_1, <name>_2, … each with its label as its
+    question, nothing else of their own, all boxes or all sliders on one step of 1 between the same least and total,
+    with the same requirement, and no condition naming them."""
+    def shared(scheme):
+        return (PART.match(scheme["name"]).group(1), scheme["annotation_type"], _bounds(scheme),
+                scheme.get("label_requirement"))
+
+    run: list[dict[str, Any]] = []
+    for scheme in schemes:
+        found = PART.match(scheme["name"])
+        part = (found and int(found.group(2)) == len(run) + 1 and set(scheme) <= PART_KEYS
+                and scheme["annotation_type"] in (NumberType.name, SliderType.name) and scheme.get("description")
+                and scheme["name"] not in conditioned and min(_bounds(scheme)) >= 0 and scheme.get("step", 1) == 1)
+        if not part or (run and shared(scheme) != shared(run[0])):
+            break
+        run.append(scheme)
+    return run

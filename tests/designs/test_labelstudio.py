@@ -1690,3 +1690,52 @@ annotation_schemes:
     assert [(scheme.name, scheme.annotation_type) for scheme in apart.design.annotation_schemes] == [
         ("age_low", SliderType.name), ("age_high", SliderType.name)]
     assert apart.design.scheme("age_low").description == "Youngest" and len(apart.given) == 3
+
+
+def test_points_shared_out_go_to_label_studio_as_a_number_a_label_and_come_back_as_one_share(tmp_path):
+    """Label Studio has no shares: each label is a Number of its own (a box, or a slider for Potato's soft label)
+    under its label, the total in the question. Imported again, they are one constant sum with the same answers;
+    an annotation whose points do not add up is named and left out; Numbers under a question without the total
+    stay Numbers."""
+    design = load_text("""
+title: Blame
+items: {text_key: text}
+annotation_schemes:
+  - {annotation_type: constant_sum, name: blame, description: "Who is to blame?", labels: [driver, weather, city],
+     total_points: 10, label_requirement: {required: true}}
+  - {annotation_type: constant_sum, name: stance, labels: [agree, disagree], total_points: 100, min_per_item: 5,
+     input_type: slider, spread: true}
+""", name="blame.yaml")
+    config, _, left_out, _ = config_of(design)
+    assert left_out == []
+    assert ('<Header value="Who is to blame? (share out all 10 points)"/>\n  <Header value="driver" size="6"/>'
+            '<Number name="blame_1" toName="text" min="0" max="10" step="1" required="true"/>') in config
+    assert ('<Header value="stance (share out all 100 points)"/>\n  <Header value="agree" size="6"/><Number '
+            'name="stance_1" toName="text" min="5" max="100" step="1" slider="true"/>') in config
+    given = {1: {"blame_1": 6, "blame_3": 4, "stance_1": 70, "stance_2": 30},
+             2: {"blame_1": 5, "blame_2": 5, "blame_3": 5, "stance_1": 50, "stance_2": 50}}
+    tasks = [{"id": number, "data": {"text": f"Post {number}"}, "annotations": [{"completed_by": 1, "result": [
+        {"id": f"{number}-{name}", "from_name": name, "to_name": "text", "type": "number", "value": {"number": value}}
+        for name, value in answers.items()]}]} for number, answers in given.items()]
+    (tmp_path / "config.xml").write_text(config)
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    found = import_project(config.encode(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    assert found.design.scheme("blame") == design.scheme("blame")
+    assert found.design.scheme("stance") == design.scheme("stance").model_copy(update={"spread": False})
+    assert found.design.instructions == ""  # the questions and labels are the shares', not the study's
+    assert "<Number> blame_1 … blame_3 (line 4): 10 points shared out over 3 labels, 'blame', as this platform's " \
+           "export writes one" in found.notes
+    assert {entry.item: entry.answers for entry in found.given} == {
+        "1": {"blame": {"driver": 6, "city": 4}, "stance": {"agree": 70, "disagree": 30}},
+        "2": {"stance": {"agree": 50, "disagree": 50}}}
+    assert any("task 2" in warning and "blame does not fit (share out all 10 points: 5 too many are given)"
+               in warning for warning in found.warnings), found.warnings
+    if LS_PYTHON:
+        checked = _validated({"config.xml": tmp_path / "config.xml", "tasks.json": tmp_path / "tasks.json"})
+        assert [entry["errors"] for entry in checked] == [[], []]
+    apart = import_project(config.replace(" (share out all 10 points)", "").encode(), name="config.xml",
+                           tasks=json.dumps(tasks).encode(), tasks_name="tasks.json")
+    assert [scheme.name for scheme in apart.design.annotation_schemes] == ["blame_1", "blame_2", "blame_3", "stance"]
+    assert apart.design.scheme("blame_2").description == "weather"
