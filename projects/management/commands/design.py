@@ -463,7 +463,7 @@ class Command(BaseCommand):
         state = "NOT OK" if not line["ok"] else "ok"
         if line["ok"] and warnings:
             state += f", with {warnings} warning{'s' * (warnings != 1)}"
-        parts = [f"{line['config']}: {state}: {line['items']} items; schemes: {schemes or '-'}"]
+        parts = [f"{line['config']}: {state}: {counted(line['items'], 'item')}; schemes: {schemes or '-'}"]
         if line.get("annotations"):
             parts.append(f"  answers: {counted(line['annotations'], 'annotation')} by "
                          f"{counted(line['annotators'], 'annotator')}"
