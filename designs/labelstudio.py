@@ -295,6 +295,8 @@ class _Translation:
         self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
         self.ranked: set[str] = set()  # task fields holding lists a control ranks
         self.taken: set[int] = set()  # the Headers a scheme put together took as its parts' (take_header)
+        # The controls another control's visibleWhen names: they stay controls (a condition names one).
+        self.conditioned = {tag.attrs["whenTagName"] for tag in self.tags if tag.attrs.get("whenTagName")}
         self.given: list[Given] = []  # the tasks' annotations, as answers of who gave them
         self.predicted: list[Given] = []  # the tasks' predictions, as answers of the models that gave them
         self._conditions_of_views(root)

@@ -187,11 +187,10 @@ class ConstantSumType(SchemeType):
         header, from one least to one total, below a question saying "(share out all <total> points)", as the
         export above writes points shared out: one constant sum again. Left apart where <name> is taken or another
         control's condition names a part."""
-        conditioned = {tag.attrs.get("whenTagName") for tag in importer.tags}
         taken = {scheme["name"] for scheme in schemes}
         place = 0
         while place < len(schemes):
-            run = _parts(schemes[place:], conditioned)
+            run = _parts(schemes[place:], importer.conditioned)
             base = PART.match(run[0]["name"]).group(1) if len(run) > 1 else ""
             line, question = importer.header_above(run[0]["name"]) if base else (0, "")
             said = SHARE.match(question)

@@ -169,11 +169,10 @@ class MultirateType(SchemeType):
         offering the same choices, as the export above writes a grid: one grid again, its rows the headers and its
         question the header just above the first row's. Left apart where <name> is taken, two rows read alike or
         another control's condition names a row."""
-        conditioned = {tag.attrs.get("whenTagName") for tag in importer.tags}
         taken = {scheme["name"] for scheme in schemes}
         place = 0
         while place < len(schemes):
-            run = self._rows(schemes[place:], conditioned)
+            run = self._rows(schemes[place:], importer.conditioned)
             base = ROW.match(schemes[place]["name"]).group(1) if len(run) > 1 else ""
             if len(run) < 2 or base in taken or len({row["description"] for row in run}) < len(run):
                 place += 1

@@ -117,7 +117,6 @@ class RangeSliderType(SchemeType):
         nothing more than their ends' headers, as the export above writes a range: one range again, its question the
         header just above the low end's. Left apart where <name> is taken or another control's condition names
         an end."""
-        conditioned = {tag.attrs.get("whenTagName") for tag in importer.tags}
         taken = {scheme["name"] for scheme in schemes}
         place = 0
         while place < len(schemes) - 1:
@@ -126,8 +125,8 @@ class RangeSliderType(SchemeType):
             place += 1
             ends = zip((low, high), ENDS, strict=True)
             if not (low["name"].endswith("_low") and high["name"] == f"{base}_high" and base not in taken
-                    and all(_end(end, side) and end["name"] not in conditioned for end, side in ends)
-                    and _scale(low) == _scale(high)):
+                    and all(_end(end, side) for end, side in ends) and _scale(low) == _scale(high)
+                    and not {low["name"], high["name"]} & importer.conditioned):
                 continue
             line, question = importer.header_above(low["name"])
             for end in (low, high):
