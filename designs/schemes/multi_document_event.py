@@ -115,9 +115,10 @@ class MultiDocumentEventType(SchemeType):
     def check_shared(self, scheme, value, kept):
         gone = [event for event in value if event not in kept]
         if gone:
-            raise AnswerProblem(f"{', '.join(gone)} {'is not an event' if len(gone) == 1 else 'are not events'} of "
-                                f"this batch (deleted by whoever made {'it' if len(gone) == 1 else 'them'} while the "
-                                f"page was open); reload the page, put the document in its events again and submit")
+            one = len(gone) == 1
+            raise AnswerProblem(f"{', '.join(gone)} {'is not an event' if one else 'are not events'} of this batch "
+                                f"(never made, or deleted by whoever made {'it' if one else 'them'} while the page "
+                                f"was open); reload the page, put the document in its events again and submit")
 
     def units(self, scheme, value, text=""):
         return {event: True for event in value}  # agreement event by event: in it or not

@@ -124,8 +124,13 @@ class SharedEventTests(BaseTestCase):
         response = self.client.post(reverse("hits:submit", args=[ada.pk]),
                                     {f"a-{item.pk}-0": json.dumps(["evt_known", made])})
         self.assertNotEqual(response.status_code, 302)
-        self.assertIn(f"Item 1: Which storms does it tell of?: {made} is not an event of this batch (deleted by "
-                      f"whoever made it while the page was open)", response.content.decode())
+        self.assertIn(f"Item 1: Which storms does it tell of?: {made} is not an event of this batch (never made, or "
+                      f"deleted by whoever made it while the page was open)", response.content.decode())
+        # An id no one made (a page of another batch, or one written by hand) is refused the same way.
+        response = self.client.post(reverse("hits:submit", args=[ada.pk]),
+                                    {f"a-{item.pk}-0": json.dumps(["evt_known", "evt_never", made])})
+        self.assertIn(f"evt_never, {made} are not events of this batch (never made, or deleted by whoever made them",
+                      response.content.decode())
         ada.refresh_from_db()
         self.assertEqual((ada.state, ada.answers or {}), (Assignment.State.CLAIMED, {}))
         response = self.client.post(reverse("hits:submit", args=[ada.pk]),
