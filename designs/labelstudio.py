@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import itertools
 import json
 import re
 from collections import Counter
@@ -98,13 +99,20 @@ class Tag:
 @dataclass
 class Imported(potato.Imported):
     """One Label Studio project's import, as designs.potato.Imported is one Potato config's (the project is made
-    from either the same way): its controls as the report names them, and its design's source headed by what was
-    not carried over."""
+    from either the same way): the schemes its controls became, as the report names them, and its design's source
+    headed by what was not carried over."""
 
     controls: list[dict[str, str]] = field(default_factory=list)
+    sources: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def schemes(self) -> list[dict[str, str]]:
-        return self.controls
+        """The schemes the config became, each with the controls it came from ("<Number> blame_1, blame_2, blame_3"
+        for a share put together), or the config's controls where it became none."""
+        made = [scheme for scheme in self.raw.get("annotation_schemes", []) if scheme.get("name") in self.sources]
+        if not made:
+            return self.controls
+        return [{"name": scheme["name"], "type": scheme["annotation_type"],
+                 "from": _came_from(scheme["name"], self.sources[scheme["name"]])} for scheme in made]
 
     def as_json(self) -> dict[str, Any]:
         found = {"config": self.config, "ok": self.ok, "items": len(self.records), "schemes": self.schemes(),
@@ -154,7 +162,7 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
         found.errors = [str(problem) for problem in error.problems]
         return found
     translation = _Translation(root, name, title)
-    found.raw, found.controls = translation.design, translation.controls
+    found.raw, found.controls, found.sources = translation.design, translation.controls, translation.sources
     found.ignored, found.warnings, found.notes = translation.ignored, translation.warnings, translation.notes
     found.errors = list(translation.errors)
     if found.errors:
@@ -286,6 +294,7 @@ class _Translation:
         self.notes: list[str] = []
         self.lines: dict[tuple, int] = {}
         self.controls: list[dict[str, str]] = []
+        self.sources: dict[str, list[tuple[str, str]]] = {}  # a scheme -> the controls it came from, (tag, name)
         self.tags = list(root.walk())
         self.objects = {tag.attrs["name"]: tag for tag in self.tags if tag.tag in OBJECTS and tag.attrs.get("name")}
         self.names: dict[str, int] = {}
@@ -323,6 +332,11 @@ class _Translation:
             if self.tags[above].tag != "Header":
                 return
             self.taken.add(id(self.tags[above]))
+
+    def put_together(self, name: str, parts: list[str]) -> None:
+        """The scheme `name` is the schemes `parts` put together (a grid's rows, a range's ends, a share's parts):
+        it came from their controls."""
+        self.sources[name] = [source for part in parts for source in self.sources.pop(part)]
 
     def _conditions_of_views(self, root: Tag) -> None:
         """A <View visibleWhen=...> shows what it holds only when its condition holds (Label Studio's way to ask a
@@ -668,6 +682,7 @@ class _Translation:
         for attribute in ("requiredMessage", "hotkey"):
             self.ignore(control, attribute)
         self.lines[("annotation_schemes", ours)] = control.line
+        self.sources[name] = [(control.tag, name)]
         return scheme
 
     def _regions(self, schemes: list[dict[str, Any]]) -> None:
@@ -687,6 +702,7 @@ class _Translation:
             else:
                 spans["attribute"] = {"name": control.attrs["name"], "description": header or control.attrs["name"],
                                       "labels": labels}
+                self.sources[spans["name"]].append((control.tag, control.attrs["name"]))
                 self.notes.append(f"<Choices name={control.attrs['name']!r}> perRegion: a pick asked of each span "
                                   f"of {spans['name']!r}")
 
@@ -976,6 +992,15 @@ def _on_text(result: dict, text: str, places: _Places) -> dict:
         raise ValueError(f"its span {start}..{end} is outside the text")
     return {**result, "type": "labels", "value": {**value, "start": start, "end": end, "text": text[start:end],
                                                   "labels": labels or []}}
+
+
+def _came_from(name: str, sources: list[tuple[str, str]]) -> str:
+    """The controls a scheme came from, by tag: "<Choices>" for one of the scheme's own name, "<Number> blame_1,
+    blame_2" for parts put together, "<Labels> ner, <Choices> kind" for a span pick asked of each region."""
+    if sources == [(sources[0][0], name)]:
+        return f"<{sources[0][0]}>"
+    return ", ".join(f"<{tag}> " + ", ".join(part for _, part in run)
+                     for tag, run in itertools.groupby(sources, lambda source: source[0]))
 
 
 def _said(header: Tag) -> str:

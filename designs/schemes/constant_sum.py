@@ -206,6 +206,7 @@ class ConstantSumType(SchemeType):
                 "labels": [part["description"] for part in run], "total_points": total, "min_per_item": least,
                 **({"input_type": "slider"} if run[0]["annotation_type"] == SliderType.name else {}),
                 **({"label_requirement": run[0]["label_requirement"]} if "label_requirement" in run[0] else {})}]
+            importer.put_together(base, [part["name"] for part in run])
             importer.notes.append(f"<Number> {run[0]['name']} … {run[-1]['name']} (line {line}): {total} points "
                                   f"shared out over {len(run)} labels, {base!r}, as this platform's export writes one")
             place += 1

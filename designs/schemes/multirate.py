@@ -182,6 +182,7 @@ class MultirateType(SchemeType):
                     "options": [row["description"] for row in run], "labels": run[0]["labels"],
                     **({"label_requirement": run[0]["label_requirement"]} if "label_requirement" in run[0] else {})}
             schemes[place:place + len(run)] = [grid]
+            importer.put_together(base, [row["name"] for row in run])
             importer.notes.append(f"<Choices> {run[0]['name']} … {run[-1]['name']} (line {line}): the rows of "
                                   f"one grid, {base!r}, as this platform's export writes one")
             place += 1

@@ -133,6 +133,7 @@ class RangeSliderType(SchemeType):
                 importer.take_header(end["name"])
             schemes[place - 1:place + 1] = [{"annotation_type": self.name, "name": base,
                                              **({"description": question} if question else {}), **_scale(low)}]
+            importer.put_together(base, [low["name"], high["name"]])
             importer.notes.append(f"<Number> {low['name']} and {high['name']} (line {line}): the two ends of one "
                                   f"range, {base!r}, as this platform's export writes one")
 

@@ -21,6 +21,7 @@ from designs.items import Record
 from designs.labelstudio import config_of, import_project
 from designs.loader import load_text
 from designs.models import batch_design
+from designs.schemes import SCHEME_TYPES
 from designs.schemes.number import NumberType
 from designs.schemes.slider import SliderType
 from designs.services import design_batch_create, design_version_save
@@ -121,7 +122,9 @@ def test_label_studio_s_own_text_examples_import(example, capsys):
     # question answering carries one).
     assert list(found) == ["config", "ok", "items", "schemes", "ignored", "errors"] + (
         ["annotations", "annotators"] if example in ("question-answering", "text-summarization") else [])
-    tags = {scheme["type"] for scheme in found["schemes"]}
+    # Each scheme the config became, by our type, with the Label Studio controls it came from.
+    assert {scheme["type"] for scheme in found["schemes"]} <= set(SCHEME_TYPES.names())
+    tags = {tag for scheme in found["schemes"] for tag in re.findall(r"<(\w+)>", scheme["from"])}
     assert tags <= {"Choices", "Labels", "TextArea", "Taxonomy", "Relations", "Pairwise", "Ranker", "Rating",
                     "ParagraphLabels", "HyperTextLabels"} and tags
 
@@ -532,7 +535,8 @@ def test_a_label_studio_project_is_checked_and_imported_in_the_browser(device_na
     page.click("#labelstudio-check")
     report = page.wait_for_selector("#labelstudio-report .potato-report")
     text = report.inner_text()
-    assert "config.xml: ready" in text and "2 items; schemes: counterfactual (Choices), parts (Labels)" in text
+    assert "config.xml: ready" in text and ("2 items; schemes: counterfactual (radio, from <Choices>), parts (span, "
+                                            "from <Labels> parts, <Choices> sure)") in text
     assert "Not carried over: <TextArea name='why'> maxSubmissions='1' (line 18)" in text
     assert "4 annotations by 2 annotators came with the tasks: kept as their answers beside the crowd's" in text
     assert report.query_selector(".report-predictions").inner_text().startswith(
@@ -1380,7 +1384,6 @@ def test_a_text_scheme_of_several_boxes_is_one_text_area_taking_a_text_a_box():
     """Cheap Facts' three statement boxes: one TextArea taking three texts in the boxes' order, its placeholder
     naming them (Label Studio has no named boxes); an empty box keeps its place before a text and is dropped at
     the end."""
-    from designs.schemes import SCHEME_TYPES
 
     source = (Path(__file__).resolve().parents[2] / "designs" / "cheap-facts.yaml").read_text(encoding="utf-8")
     design = load_text(source, name="cheap-facts.yaml")
@@ -1508,6 +1511,8 @@ def test_single_choices_named_as_a_grid_s_rows_are_one_grid_unless_a_condition_n
                                 "label_requirement": {"required": True}}
     assert found.given[0].answers == {"reply": {"Polite": "yes", "Correct": "no"}}
     assert any("reply_1 … reply_2 (line 5): the rows of one grid, 'reply'" in note for note in found.notes)
+    assert [(scheme["name"], scheme["from"]) for scheme in found.schemes()] == [
+        ("reply", "<Choices> reply_1, reply_2"), ("why", "<TextArea>")]
 
 
 def test_a_grid_of_each_item_s_own_rows_is_left_out_of_a_label_studio_config():
@@ -1677,6 +1682,7 @@ annotation_schemes:
         "description": "How old is the writer? (a child – very old)", "left_label": "", "right_label": ""})
     assert "<Number> age_low and age_high (line 4): the two ends of one range, 'age', as this platform's export " \
            "writes one" in found.notes
+    assert found.schemes() == [{"name": "age", "type": "range_slider", "from": "<Number> age_low, age_high"}]
     assert sorted((entry.item, entry.answers["age"]["low"], entry.answers["age"]["high"]) for entry in found.given) == [
         ("1", 60, 85), ("2", 5, 10)]
     assert any("task 3" in warning and "the low end (50) is above the high end (30)" in warning
@@ -1727,6 +1733,10 @@ annotation_schemes:
     assert found.design.instructions == ""  # the questions and labels are the shares', not the study's
     assert "<Number> blame_1 … blame_3 (line 4): 10 points shared out over 3 labels, 'blame', as this platform's " \
            "export writes one" in found.notes
+    # The report names the schemes the controls became, and which controls each came from.
+    assert found.as_json()["schemes"] == [
+        {"name": "blame", "type": "constant_sum", "from": "<Number> blame_1, blame_2, blame_3"},
+        {"name": "stance", "type": "constant_sum", "from": "<Number> stance_1, stance_2"}]
     assert {entry.item: entry.answers for entry in found.given} == {
         "1": {"blame": {"driver": 6, "city": 4}, "stance": {"agree": 70, "disagree": 30}},
         "2": {"stance": {"agree": 50, "disagree": 50}}}

@@ -458,7 +458,8 @@ class Command(BaseCommand):
             sys.exit(1)
 
     def _potato_text(self, line, notes):
-        schemes = ", ".join(f"{scheme['name']} ({scheme['type']})" for scheme in line["schemes"])
+        schemes = ", ".join(f"{scheme['name']} ({scheme['type']}" + (f", from {scheme['from']})" if scheme.get("from")
+                                                                    else ")") for scheme in line["schemes"])
         warnings = len(line["warnings"])
         state = "NOT OK" if not line["ok"] else "ok"
         if line["ok"] and warnings:

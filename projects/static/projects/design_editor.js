@@ -127,7 +127,7 @@
       (warnings ? ", with " + warnings + " warning" + (warnings === 1 ? "" : "s") : ""));
     const summary = document.createElement("p");
     summary.textContent = entry.items + " item" + (entry.items === 1 ? "" : "s") + "; schemes: " +
-      (entry.schemes.map(s => s.name + " (" + s.type + ")").join(", ") || "none");
+      (entry.schemes.map(s => s.name + " (" + s.type + (s.from ? ", from " + s.from : "") + ")").join(", ") || "none");
     found.append(title, summary);
     if (entry.annotations) {
       const given = document.createElement("p");
