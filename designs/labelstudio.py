@@ -304,6 +304,7 @@ class _Translation:
         self.pairs: dict[str, tuple[str, str]] = {}  # a pair field -> the two task fields it holds
         self.ranked: set[str] = set()  # task fields holding lists a control ranks
         self.taken: set[int] = set()  # the Headers a scheme put together took as its parts' (take_header)
+        self.plain_choices: set[str] = set()  # task fields of choices an item holds as their values (a best-worst's)
         # The controls another control's visibleWhen names: they stay controls (a condition names one).
         self.conditioned = {tag.attrs["whenTagName"] for tag in self.tags if tag.attrs.get("whenTagName")}
         self.given: list[Given] = []  # the tasks' annotations, as answers of who gave them
@@ -401,15 +402,17 @@ class _Translation:
         return {"dynamic_options": True, "dynamic_options_field": value[1:]}
 
     def fill_task_choices(self, rows: list[tuple[int, Any]], name: str) -> None:
-        """The labels of the controls whose choices each task gives: every task's, in the order first given.
-        ValueError names the task whose choices cannot be read, or one shown as something other than its value."""
+        """The schemes whose choices each task gives, from every task's (their type's labelstudio_task_choices: a
+        choice's labels, a best-worst's set size). ValueError names the task whose choices cannot be read, or one
+        shown as something other than its value."""
         for scheme in self.design["annotation_schemes"]:
             if scheme.get("name") not in self.task_choices_of:
                 continue
             control, field_name = self.task_choices_of[scheme["name"]]
-            where = f"<Choices name={scheme['name']!r}> ({self.name}:{control.line})"
-            values: list[str] = []
+            where = f"<Choices name={control.attrs.get('name', '')!r}> ({self.name}:{control.line})"
+            every: list[list[str]] = []  # each task's choices
             for number, (line, row) in enumerate(rows, 1):
+                values: list[str] = []
                 task = f"{name}: task {number}" + (f" (line {line})" if line else "")
                 found = row.get("data") if isinstance(row, dict) and isinstance(row.get("data"), dict) else row
                 listed = found.get(field_name) if isinstance(found, dict) else None
@@ -425,10 +428,12 @@ class _Translation:
                         raise ValueError(f"{task}: a choice of {field_name} has no value; give each "
                                          f"{{\"value\": ...}}")
                     values.append(str(value))
-            scheme["labels"] = list(dict.fromkeys(values))
-            if not scheme["labels"]:
-                raise ValueError(f"{name}: no task gives {where} a choice")
-            self.notes.append(f"{where}: each item shows its task's {field_name}, of {len(scheme['labels'])} in all")
+                every.append(values)
+            kind = SCHEME_TYPES.get(scheme["annotation_type"])
+            try:
+                self.notes.append(f"{where}: {kind.labelstudio_task_choices(scheme, every, name)}")
+            except ValueError as error:
+                raise ValueError(f"{error} ({where})") from None
 
     def tree(self, control: Tag, above: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
         """A Taxonomy's nodes as paths, parents before children."""
@@ -934,6 +939,8 @@ class _Translation:
         return _Places()
 
     def _shown(self, key: str, value: Any) -> Any:
+        if key in self.plain_choices and isinstance(value, list):
+            return [entry.get("value") if isinstance(entry, dict) else entry for entry in value]
         kind = self.kinds.get(key)
         if kind == "List" and isinstance(value, list):
             # An entry shown by its html alone is read as that markup's text (never the markup).

@@ -481,6 +481,15 @@ class SchemeType:
         """Put together, in `schemes` (as the import read them, one a control), those that are one scheme of this
         type asked by several controls (a grid's rows); most types have none."""
 
+    def labelstudio_task_choices(self, scheme: dict[str, Any], listed: list[list[str]], where: str) -> str:
+        """An imported scheme whose choices each task gives (value="$field"), from every task's (`listed`, a list a
+        task, each in the tasks' order): its labels are every task's, in the order first given; what the report
+        notes of it is returned. ValueError says what does not fit (`where`: the tasks file)."""
+        scheme["labels"] = list(dict.fromkeys(value for values in listed for value in values))
+        if not scheme["labels"]:
+            raise ValueError(f"{where}: no task gives a choice")
+        return f"each item shows its task's {scheme['dynamic_options_field']}, of {len(scheme['labels'])} in all"
+
     def labelstudio_objects(self, scheme: Any) -> list[tuple[str, str]]:
         """The object tags the control asks about when that is not the item's text, as (tag name, task field): the
         two things a pairwise scheme compares, the list a ranking orders. The object is named by its field."""

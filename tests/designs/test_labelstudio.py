@@ -1749,3 +1749,63 @@ annotation_schemes:
                            tasks=json.dumps(tasks).encode(), tasks_name="tasks.json")
     assert [scheme.name for scheme in apart.design.annotation_schemes] == ["blame_1", "blame_2", "blame_3", "stance"]
     assert apart.design.scheme("blame_2").description == "weather"
+
+
+@pytest.mark.django_db
+def test_best_worst_goes_to_label_studio_as_a_choice_a_pick_of_the_task_s_set_and_comes_back_as_one(tmp_path):
+    """Label Studio has no best-worst: each pick is a single Choices under the pick's name, taking its choices from
+    the task, where the export lists the item's set. Label Studio's checker takes the tasks and their answers;
+    imported again, the two are one best-worst of each task's set, with the same answers. Tasks whose sets differ
+    in size are refused by task."""
+    version = design_version_save(source="""
+title: Headlines
+items: {text_key: text}
+annotation_schemes:
+  - {annotation_type: bws, name: funny, description: "Which is funniest, which least?", items_key: tuple,
+     tuple_size: 4, best_description: Funniest, worst_description: Least funny, label_requirement: {required: true}}
+""", name="headlines.yaml")
+    sets = {"1": ["Cat elected mayor", "Rain falls", "Man bites dog", "Tax forms due"],
+            "2": ["Bread rises", "Moon landing faked by moon", "Traffic slow", "Ducks unionise"]}
+    batch = batch_publish(batch=design_batch_create(version=version, name="headlines", records=[
+        Record(id=key, text=f"Set {key}", fields={"tuple": things}) for key, things in sets.items()]))
+    picks = {"1": ("3", "2"), "2": ("4", "3")}  # the rows picked best and worst, as the page numbers them
+    worker = Worker.objects.create(provider="inhouse", external_id="w1")
+    while (assignment := assignment_claim(batch=batch, worker=worker)) is not None:
+        answers = {}
+        for item in assignment.hit.ordered_items():
+            best, worst = picks[record(item).id]
+            answers |= {f"a-{item.pk}-0-best": best, f"a-{item.pk}-0-worst": worst}
+        assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
+    stored = {row["item"]: row["value"] for row in answer_rows(batch)}
+    assert stored == {"1": {"best": "Man bites dog", "worst": "Rain falls"},
+                      "2": {"best": "Ducks unionise", "worst": "Traffic slow"}}
+
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    config = written["config.xml"].read_text()
+    assert ('<Header value="Which is funniest, which least?"/>\n  <Header value="Funniest" size="6"/><Choices '
+            'name="funny_best" toName="text" choice="single" value="$funny_choices" required="true"/>\n  <Header '
+            'value="Least funny" size="6"/><Choices name="funny_worst" toName="text" choice="single" '
+            'value="$funny_choices" required="true"/>') in config and "left-out.txt" not in written
+    tasks = json.loads(written["tasks.json"].read_text())
+    assert {task["data"]["id"]: [entry["value"] for entry in task["data"]["funny_choices"]] for task in tasks} == sets
+    assert {(task["data"]["id"], result["from_name"]): result["value"]["choices"] for task in tasks
+            for annotation in task["annotations"] for result in annotation["result"]} == {
+        ("1", "funny_best"): ["Man bites dog"], ("1", "funny_worst"): ["Rain falls"],
+        ("2", "funny_best"): ["Ducks unionise"], ("2", "funny_worst"): ["Traffic slow"]}
+    if LS_PYTHON:
+        assert [entry["errors"] for entry in _validated(written)] == [[], []]
+    again = _imported_again(written)
+    funny = again.design.scheme("funny")
+    assert (funny.annotation_type, funny.items_key, funny.tuple_size, funny.best_description, funny.worst_description,
+            funny.description, funny.required) == (batch_design(batch.pk)[0].scheme("funny").annotation_type,
+                                                   "funny_choices", 4, "Funniest", "Least funny",
+                                                   "Which is funniest, which least?", True)
+    assert again.design.instructions == ""  # the picks' names are theirs, not the study's
+    assert {entry.item: entry.answers["funny"] for entry in again.given} == stored
+    assert again.schemes() == [{"name": "funny", "type": funny.annotation_type,
+                                "from": "<Choices> funny_best, funny_worst"}]
+    tasks[1]["data"]["funny_choices"].pop()
+    uneven = import_project(written["config.xml"].read_bytes(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                            tasks_name="tasks.json")
+    assert uneven.errors == ["tasks.json: task 2 gives 3 things to pick the best and the worst of and task 1 4; each "
+                             "task gives a set of the same size (<Choices name='funny_best'> (config.xml:4))"]
