@@ -1265,8 +1265,8 @@ def tasks_of(design: Any, items: Any, to_name: str, scores: dict[tuple[str, str]
     people: dict[Any, int] = {}  # an annotator's number, in the order they are met: no account's id goes out
     asked = asked_schemes(design, stage)
     covered = _covered(asked)
-    texts = [field for field in (*design.items.show, *design.items.show_after, *filter(None, [_prompt_key(design)]))
-             if field not in covered]
+    texts = [field for field in (design.items.text_key, *design.items.show, *design.items.show_after,
+                                 *filter(None, [_prompt_key(design)])) if field not in covered]
     marking = _marks_highlight(design, asked)
     for number, (record, answers) in enumerate(items, 1):
         by_worker: dict[Any, dict[str, Any]] = {}

@@ -1809,3 +1809,21 @@ annotation_schemes:
                             tasks_name="tasks.json")
     assert uneven.errors == ["tasks.json: task 2 gives 3 things to pick the best and the worst of and task 1 4; each "
                              "task gives a set of the same size (<Choices name='funny_best'> (config.xml:4))"]
+
+
+@pytest.mark.django_db
+def test_potato_s_best_worst_sets_go_to_label_studio_as_lines_to_read_and_choices_to_pick(tmp_path, capsys):
+    """Potato's best-worst draws its sets from single items, each set an item whose text is the set: the export's
+    Text shows it a headline a line (Label Studio's Text would join a list's entries with commas), and the picks
+    offer the same set, in its order."""
+    from tests.designs.fixtures import potato_project
+
+    project = potato_project(Path(__file__).parent / "potato_side_by_side" / "headlines" / "config.yaml", capsys)
+    written = {path.name: path for path in export_batch(batch=project.batches.get(), out=tmp_path / "out",
+                                                        formats=("labelstudio",))}
+    tasks = json.loads(written["tasks.json"].read_text())
+    assert [task["data"]["text"].split("\n") == [entry["value"] for entry in task["data"]["positive_choices"]]
+            for task in tasks] == [True, True]
+    assert len(tasks[0]["data"]["text"].split("\n")) == 4
+    if LS_PYTHON:
+        assert [entry["errors"] for entry in _validated(written)] == [[], []]
