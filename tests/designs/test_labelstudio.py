@@ -1809,6 +1809,14 @@ annotation_schemes:
                             tasks_name="tasks.json")
     assert uneven.errors == ["tasks.json: task 2 gives 3 things to pick the best and the worst of and task 1 4; each "
                              "task gives a set of the same size (<Choices name='funny_best'> (config.xml:4))"]
+    # Label Studio lets one headline be picked best and worst: it is named by task here and left out.
+    tasks[1]["data"]["funny_choices"].append({"value": "Ducks unionise"})
+    tasks[0]["annotations"][0]["result"][1]["value"]["choices"] = ["Man bites dog"]
+    same = import_project(written["config.xml"].read_bytes(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                          tasks_name="tasks.json")
+    assert same.ok and {entry.item: entry.answers.get("funny") for entry in same.given} == {"2": stored["2"]}
+    assert same.warnings == ["tasks.json: task 1 (line 1): annotation 1's funny does not fit (the best and the worst "
+                             "must be different options); left out"]
 
 
 @pytest.mark.django_db
