@@ -528,20 +528,30 @@ class _Translation:
         schemes: list[dict[str, Any]] = []
         header: Tag | None = None
         titled: dict[str, Tag] = {}  # task field -> the header just above the object that shows it
+        # The objects a control shows by itself (a pair it compares, a List it ranks), and those passed since the
+        # last header: a header above such objects asks the control that shows them, as the export writes it.
+        shown_by = {name for control in controls for name in control.attrs.get("toName", "").split(",")
+                    if "," in control.attrs.get("toName", "") or getattr(self.objects.get(name), "tag", "") == "List"}
+        passed: set[str] = set()
         for tag in self.tags:
             # A header is the question of the control that comes next, or the title of the object showing a task
             # field that comes next (Label Studio draws it just above), with nothing shown between them.
             if tag.tag == "Header" and not FIELD.search(_said(tag)):
-                header = tag
+                header, passed = tag, set()
             elif tag.tag in OBJECTS:
                 key = tag.attrs.get("value", "")[1:]
                 if header is not None and tag.attrs.get("name") not in self.refused and self.fields.get(key) is tag:
                     titled[key] = header
-                header = None
+                if tag.attrs.get("name") in shown_by:
+                    passed.add(tag.attrs["name"])
+                else:
+                    header = None
             if tag not in controls or tag.tag in MEDIA:
                 continue
+            if not passed <= set(tag.attrs.get("toName", "").split(",")):
+                header = None
             scheme = self._scheme(tag, _said(header) if header is not None else None, len(schemes))
-            header = None
+            header, passed = None, set()
             if scheme is not None:
                 schemes.append(scheme)
         if not schemes and not self.errors:  # said plainly, not as the design file's empty list of schemes

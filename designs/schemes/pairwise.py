@@ -21,6 +21,10 @@ from designs.schemes.base import (
     potato_text,
     scheme_type,
 )
+from designs.schemes.radio import RadioType
+
+# The keys a single Choices may have been read as to be a pairwise scheme's tie (labelstudio_gather).
+TIE_KEYS = {"annotation_type", "name", "labels", "sequential_key_binding"}
 
 
 class Scale(Strict):
@@ -74,10 +78,15 @@ class PairwiseType(SchemeType):
         return {"": potato_text(value)}
 
     def from_labelstudio_results(self, scheme, results, regions):
-        selected = results[0]["value"].get("selected")
-        # Label Studio says left or right; a scheme of its own labels (A, B) has them in that order.
+        # Label Studio says left or right; a scheme of its own labels (A, B) has them in that order. A tie is the
+        # pick of its Choices.
         sides = {"left": scheme.labels[0].name, "right": scheme.labels[1].name} if len(scheme.labels) >= 2 else {}
-        return sides.get(selected, selected)
+        picked = [sides.get(result["value"].get("selected"), result["value"].get("selected"))
+                  if result["from_name"] == scheme.name else (result["value"].get("choices") or [None])[0]
+                  for result in results]
+        if len(picked) > 1:
+            raise ValueError("a side and the tie are both picked; pick one")
+        return picked[0]
 
     def labelstudio_objects(self, scheme):
         return [("Text", f"{scheme.items_key}_left"), ("Text", f"{scheme.items_key}_right")] \
@@ -90,17 +99,57 @@ class PairwiseType(SchemeType):
         return {f"{scheme.items_key}_{side}": thing if isinstance(thing, str) else json.dumps(thing, ensure_ascii=False)
                 for side, thing in zip(("left", "right"), pair, strict=True)}
 
+    # Label Studio's Pairwise picks a side and has no tie: a tie is a single Choices of its own, <name>_tie, on the
+    # left object, offering the tie's words. Label Studio cannot require one of two controls, so neither is required
+    # there where a tie is offered.
     def labelstudio_control(self, scheme, to_name):
         if scheme.mode != "binary":
             return ""  # a point on a scale between the two: Label Studio's Pairwise only picks a side
-        return (f"<Pairwise name={quoteattr(scheme.name)} toName={quoteattr(to_name)}"
-                + (' required="true"' if scheme.required else "") + "/>")
+        required = ' required="true"' if scheme.required and not scheme.allow_tie else ""
+        control = f"<Pairwise name={quoteattr(scheme.name)} toName={quoteattr(to_name)}{required}/>"
+        if not scheme.allow_tie:
+            return control
+        key = f" hotkey={quoteattr(scheme.tie_key)}" if scheme.tie_key and scheme.tie_value else ""  # a key of its own
+        ties = "".join(f"<Choice value={quoteattr(shown)}" + (f" alias={quoteattr(value)}" if value != shown else "")
+                       + f"{key}/>" for value, shown in self._shown(scheme)[2:])
+        return (f"{control}\n  <Choices name={quoteattr(self.labelstudio_names(scheme)[1])} "
+                f"toName={quoteattr(to_name.split(',')[0])} choice=\"single\">{ties}</Choices>")
+
+    def labelstudio_names(self, scheme):
+        return [scheme.name, f"{scheme.name}_tie"] if scheme.mode == "binary" and scheme.allow_tie else [scheme.name]
 
     def labelstudio_results(self, scheme, value, to_name, regions):
         sides = {label.name: side for label, side in zip(scheme.labels[:2], ("left", "right"), strict=False)}
-        if value not in sides:
-            return []  # a tie: Label Studio's Pairwise has none
+        if value not in sides:  # a tie
+            return [{"from_name": f"{scheme.name}_tie", "type": "choices", "value": {"choices": [value]}}]
         return [{"type": "pairwise", "value": {"selected": sides[value]}}]
+
+    def labelstudio_gather(self, schemes, importer):
+        """A Pairwise followed by a single Choices named <name>_tie on one of its two objects, asked by no header of
+        its own, as the export above writes a tie: one pairwise scheme again, the Choices' words its tie."""
+        notes = []
+        for place in range(len(schemes) - 2, -1, -1):
+            sides, tie = schemes[place], schemes[place + 1]
+            if not (sides["annotation_type"] == self.name and tie["name"] == f"{sides['name']}_tie"
+                    and tie["annotation_type"] == RadioType.name and set(tie) <= TIE_KEYS
+                    and importer.targets.get(tie["name"]) in importer.targets.get(sides["name"], "").split(",")
+                    and not {sides["name"], tie["name"]} & importer.conditioned):
+                continue
+            labels = tie["labels"]
+            if len(labels) == 1 and labels[0].get("description"):  # shown as its words, stored as its alias
+                sides.update(tie_value=labels[0]["name"], tie_label=labels[0]["description"],
+                             **({"tie_key": labels[0]["key_value"]} if labels[0].get("key_value") else {}))
+            elif len(labels) == 1:
+                sides["tie_label"] = labels[0]["name"]
+            else:
+                sides["tie_labels"] = [label["name"] for label in labels]
+            sides["allow_tie"] = True
+            del schemes[place + 1]
+            importer.put_together(sides["name"], [sides["name"], tie["name"]])
+            line, _ = importer.header_above(tie["name"])
+            notes.insert(0, f"<Choices> {tie['name']} (line {line}): the tie of {sides['name']!r}, as this platform's "
+                            f"export writes one")
+        importer.notes += notes
 
     def potato_answer(self, scheme, value, record):
         # Potato's pairwise form has one input: its selection (A, B, tie) or, on a scale, its value.

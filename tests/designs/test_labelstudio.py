@@ -1820,6 +1820,110 @@ annotation_schemes:
 
 
 @pytest.mark.django_db
+def test_a_pairwise_tie_goes_to_label_studio_as_a_choice_beside_the_pair_and_comes_back_as_the_tie(tmp_path):
+    """Label Studio's Pairwise picks a side and has no tie: the tie is a single Choices of its own beside it,
+    offering the tie's words (stored as the tie's value where that differs). Label Studio's checker takes the
+    tasks and their answers; imported again, the two are one pairwise scheme with its tie, its question the header
+    above the pair, with the same answers (a side as Label Studio names it). Both picked is named and left out."""
+    version = design_version_save(source="""
+title: Endings
+items: {text_key: story}
+annotation_schemes:
+  - {annotation_type: pairwise, name: better, description: "Which ending is better?", items_key: endings,
+     labels: [A, B], allow_tie: true, tie_labels: [Equally good, Equally bad], label_requirement: {required: true}}
+  - {annotation_type: pairwise, name: reply, description: "Which reply is kinder?", items_key: replies,
+     labels: [{name: A, description: Reply A}, {name: B, description: Reply B}], allow_tie: true,
+     tie_label: No preference, tie_value: tie, tie_key: "0"}
+""", name="endings.yaml")
+    batch = batch_publish(batch=design_batch_create(version=version, name="endings", records=[
+        Record(id=key, text=f"Story {key}", fields={"endings": [f"End {key}a", f"End {key}b"],
+                                                   "replies": [f"Reply {key}a", f"Reply {key}b"]})
+        for key in ("1", "2")]))
+    given = {"1": {"better": "Equally bad", "reply": "tie"}, "2": {"better": "B", "reply": "A"}}
+    worker = Worker.objects.create(provider="inhouse", external_id="w1")
+    while (assignment := assignment_claim(batch=batch, worker=worker)) is not None:
+        answers = {}
+        for item in assignment.hit.ordered_items():
+            answers |= {f"a-{item.pk}-{place}": given[record(item).id][name]
+                        for place, name in enumerate(("better", "reply"))}
+        assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
+    assert {row["item"]: row["value"] for row in answer_rows(batch) if row["scheme"] == "better"} == {
+        "1": "Equally bad", "2": "B"}
+
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    config = written["config.xml"].read_text()
+    assert ('<Pairwise name="better" toName="endings_left,endings_right"/>\n  <Choices name="better_tie" '
+            'toName="endings_left" choice="single"><Choice value="Equally good"/><Choice value="Equally bad"/>'
+            '</Choices>') in config  # not required: Label Studio cannot ask for one of two controls
+    assert ('<Choices name="reply_tie" toName="replies_left" choice="single"><Choice value="No preference" '
+            'alias="tie" hotkey="0"/></Choices>') in config and "left-out.txt" not in written
+    tasks = json.loads(written["tasks.json"].read_text())
+    assert {(task["data"]["id"], result["from_name"]): result["value"] for task in tasks
+            for annotation in task["annotations"] for result in annotation["result"]} == {
+        ("1", "better_tie"): {"choices": ["Equally bad"]}, ("1", "reply_tie"): {"choices": ["tie"]},
+        ("2", "better"): {"selected": "right"}, ("2", "reply"): {"selected": "left"}}
+    if LS_PYTHON:
+        assert [entry["errors"] for entry in _validated(written)] == [[], []]
+    again = _imported_again(written)
+    better, reply = again.design.scheme("better"), again.design.scheme("reply")
+    assert (better.annotation_type, better.description, better.allow_tie, better.tie_labels, better.tie_value) == (
+        batch_design(batch.pk)[0].scheme("better").annotation_type, "Which ending is better?", True,
+        ["Equally good", "Equally bad"], "")
+    assert (reply.description, reply.allow_tie, reply.tie_label, reply.tie_value, reply.tie_key) == (
+        "Which reply is kinder?", True, "No preference", "tie", "0")
+    assert again.design.instructions == ""  # the questions are the pairs', not the study's
+    assert again.schemes() == [
+        {"name": "better", "type": better.annotation_type, "from": "<Pairwise> better, <Choices> better_tie"},
+        {"name": "reply", "type": reply.annotation_type, "from": "<Pairwise> reply, <Choices> reply_tie"}]
+    assert {entry.item: entry.answers for entry in again.given} == {
+        "1": {"better": "Equally bad", "reply": "tie"}, "2": {"better": "right", "reply": "left"}}
+    # Label Studio lets a side be clicked and the tie ticked too; what it then stores (its Pairwise result names
+    # the control itself as to_name) is named by task here and left out.
+    for result in tasks[1]["annotations"][0]["result"]:
+        result["to_name"] = result["from_name"] if result["type"] == "pairwise" else result["to_name"]
+    tasks[1]["annotations"][0]["result"].append({"from_name": "better_tie", "to_name": "endings_left",
+                                                 "type": "choices", "value": {"choices": ["Equally good"]}})
+    both = import_project(written["config.xml"].read_bytes(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                          tasks_name="tasks.json")
+    assert both.ok and {entry.item: entry.answers for entry in both.given}["2"] == {"reply": "left"}
+    assert both.warnings == ["tasks.json: task 2 (line 1): annotation 1's better does not fit (a side and the tie "
+                             "are both picked; pick one); left out"]
+
+
+def test_a_header_above_the_objects_a_control_shows_by_itself_is_its_question():
+    """The export writes a pair's or a list's question above the objects its control shows: imported again, it is
+    that control's question, not the study's instructions. A header above objects some other control is about
+    stays the instructions."""
+    design = load_text("""
+title: Replies
+items: {text_key: text}
+annotation_schemes:
+  - {annotation_type: ranking, name: order, description: "Order the replies, best first", items_key: replies}
+  - {annotation_type: pairwise, name: kinder, description: "Which is kinder?", items_key: pair}
+""", name="replies.yaml")
+    config, *_ = config_of(design)
+    replies = [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}]
+    tasks = json.dumps([{"id": 1, "data": {"text": "Q", "replies": replies, "pair_left": "Hi",
+                                           "pair_right": "Go away"}}]).encode()
+    again = import_project(config.encode(), name="config.xml", tasks=tasks, tasks_name="tasks.json")
+    assert again.ok, again.errors
+    assert [(scheme.name, scheme.description) for scheme in again.design.annotation_schemes] == [
+        ("order", "Order the replies, best first"), ("kinder", "Which is kinder?")]
+    assert again.design.instructions == ""
+    # The pair's objects, then a question about the text: the header above the pair heads the study.
+    other = config.replace('<Pairwise name="kinder" toName="pair_left,pair_right"/>',
+                           '<Pairwise name="kinder" toName="pair_left,pair_right"/><Choices name="sure" toName="text" '
+                           'choice="single"><Choice value="yes"/></Choices>')
+    moved = re.sub(r'(<Header value="Which is kinder\?"/>\n  <Text name="pair_left" value="\$pair_left"/>\n  '
+                   r'<Text name="pair_right" value="\$pair_right"/>\n  )(<Pairwise[^>]*>)(<Choices.*</Choices>)',
+                   r"\1\3\2", other)
+    assert moved != other
+    apart = import_project(moved.encode(), name="config.xml", tasks=tasks, tasks_name="tasks.json")
+    assert apart.ok, apart.errors
+    assert apart.design.scheme("sure").description == "" and apart.design.instructions == "Which is kinder?"
+
+
+@pytest.mark.django_db
 def test_potato_s_best_worst_sets_go_to_label_studio_as_lines_to_read_and_choices_to_pick(tmp_path, capsys):
     """Potato's best-worst draws its sets from single items, each set an item whose text is the set: the export's
     Text shows it a headline a line (Label Studio's Text would join a list's entries with commas), and the picks
