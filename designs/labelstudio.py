@@ -487,6 +487,26 @@ class _Translation:
         self.pairs[pair] = (fields[0], fields[1])
         return pair
 
+    def side_by_side(self, name: str) -> str | None:
+        """The pair field of the two objects the control `name` is about, as the export writes a pairwise scale: the
+        control names an object `<stem>_left`, shown just before an object `<stem>_right`, each showing a task field
+        and named by no other control; None where they are not so."""
+        control = next(tag for tag in self.tags if tag.attrs.get("name") == name and tag.tag not in OBJECTS)
+        left = self.objects.get(control.attrs.get("toName", ""))
+        place = self.tags.index(left) if left is not None else -1
+        right = self.tags[place + 1] if 0 <= place < len(self.tags) - 1 else None
+        stem = left.attrs["name"].removesuffix("_left") if left is not None else ""
+        named = [target for tag in self.tags if tag.tag not in OBJECTS and tag is not control
+                 for target in tag.attrs.get("toName", "").split(",")]
+        if not (left is not None and right is not None and left.attrs["name"] == f"{stem}_left" and stem
+                and right.attrs.get("name") == f"{stem}_right" and {left.tag, right.tag} <= set(SHOWN)
+                and all(tag.attrs.get("value", "").startswith("$") for tag in (left, right))
+                and not {left.attrs["name"], right.attrs["name"]} & set(named)):
+            return None
+        pair = f"{name}_pair"
+        self.pairs[pair] = (left.attrs["value"][1:], right.attrs["value"][1:])
+        return pair
+
     def object_of(self, control: Tag) -> Tag:
         return self.objects.get(control.attrs.get("toName", "").split(",")[0], control)
 

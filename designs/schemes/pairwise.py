@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Literal
 from xml.sax.saxutils import quoteattr
 
@@ -23,8 +24,9 @@ from designs.schemes.base import (
 )
 from designs.schemes.radio import RadioType
 
-# The keys a single Choices may have been read as to be a pairwise scheme's tie (labelstudio_gather).
+# The keys a single Choices may have been read as to be a pairwise scheme's tie, or its scale (labelstudio_gather).
 TIE_KEYS = {"annotation_type", "name", "labels", "sequential_key_binding"}
+SCALE_KEYS = TIE_KEYS | {"description", "horizontal", "label_requirement"}
 
 
 class Scale(Strict):
@@ -80,6 +82,8 @@ class PairwiseType(SchemeType):
     def from_labelstudio_results(self, scheme, results, regions):
         # Label Studio says left or right; a scheme of its own labels (A, B) has them in that order. A tie is the
         # pick of its Choices.
+        if scheme.mode == "scale":
+            return (results[0]["value"].get("choices") or [None])[0]
         sides = {"left": scheme.labels[0].name, "right": scheme.labels[1].name} if len(scheme.labels) >= 2 else {}
         picked = [sides.get(result["value"].get("selected"), result["value"].get("selected"))
                   if result["from_name"] == scheme.name else (result["value"].get("choices") or [None])[0]
@@ -89,8 +93,10 @@ class PairwiseType(SchemeType):
         return picked[0]
 
     def labelstudio_objects(self, scheme):
-        return [("Text", f"{scheme.items_key}_left"), ("Text", f"{scheme.items_key}_right")] \
-            if scheme.mode == "binary" else []
+        return [("Text", f"{scheme.items_key}_left"), ("Text", f"{scheme.items_key}_right")]
+
+    def labelstudio_question(self, scheme):
+        return scheme.description if scheme.mode == "binary" else ""  # a scale's is asked just above its points
 
     def labelstudio_data(self, scheme, record):
         pair = record.fields.get(scheme.items_key)
@@ -103,8 +109,8 @@ class PairwiseType(SchemeType):
     # left object, offering the tie's words. Label Studio cannot require one of two controls, so neither is required
     # there where a tie is offered.
     def labelstudio_control(self, scheme, to_name):
-        if scheme.mode != "binary":
-            return ""  # a point on a scale between the two: Label Studio's Pairwise only picks a side
+        if scheme.mode == "scale":
+            return _scale_control(scheme, to_name.split(",")[0])
         required = ' required="true"' if scheme.required and not scheme.allow_tie else ""
         control = f"<Pairwise name={quoteattr(scheme.name)} toName={quoteattr(to_name)}{required}/>"
         if not scheme.allow_tie:
@@ -119,6 +125,8 @@ class PairwiseType(SchemeType):
         return [scheme.name, f"{scheme.name}_tie"] if scheme.mode == "binary" and scheme.allow_tie else [scheme.name]
 
     def labelstudio_results(self, scheme, value, to_name, regions):
+        if scheme.mode == "scale":
+            return [{"type": "choices", "value": {"choices": [str(value)]}}]
         sides = {label.name: side for label, side in zip(scheme.labels[:2], ("left", "right"), strict=False)}
         if value not in sides:  # a tie
             return [{"from_name": f"{scheme.name}_tie", "type": "choices", "value": {"choices": [value]}}]
@@ -126,7 +134,21 @@ class PairwiseType(SchemeType):
 
     def labelstudio_gather(self, schemes, importer):
         """A Pairwise followed by a single Choices named <name>_tie on one of its two objects, asked by no header of
-        its own, as the export above writes a tie: one pairwise scheme again, the Choices' words its tie."""
+        its own, as the export above writes a tie: one pairwise scheme again, the Choices' words its tie. A row of
+        whole-number points from below 0 to above it on the first of two objects <stem>_left and <stem>_right, as
+        the export writes a scale: a pairwise scale between them."""
+        for place, scheme in enumerate(schemes):
+            scale = _points(scheme)
+            pair = importer.side_by_side(scheme["name"]) if scale and scheme["name"] not in importer.conditioned \
+                else None
+            if pair is not None:
+                schemes[place] = {"annotation_type": self.name, "name": scheme["name"],
+                                  **{key: scheme[key] for key in ("description", "label_requirement") if key in scheme},
+                                  "mode": "scale", "items_key": pair, "scale": scale}
+                line, _ = importer.header_above(scheme["name"])
+                left, right = importer.pairs[pair]
+                importer.notes.append(f"<Choices> {scheme['name']} (line {line}): the points of a scale from {left} to "
+                                      f"{right}, as this platform's export writes a pairwise scale")
         notes = []
         for place in range(len(schemes) - 2, -1, -1):
             sides, tie = schemes[place], schemes[place + 1]
@@ -264,3 +286,32 @@ def _text_of(label):
     if isinstance(label, dict):
         return str(label.get("description") or label.get("name") or "")
     return str(label)
+
+
+def _scale_control(scheme, to_name):
+    """A pairwise scale as Label Studio's single Choices of its points in a row, on the first of the two things, its
+    question and what its ends mean in a Header just above (the page shows the points so, between the two)."""
+    scale = scheme.scale
+    ends = (f"{scale.min} = {scale.min_label or 'the first is better'}, "
+            f"{scale.max} = {scale.max_label or 'the second is better'}")
+    question = f"{scheme.description} ({ends})" if scheme.description else ends.capitalize()
+    points = "".join(f"<Choice value=\"{point}\"/>" for point in range(scale.min, scale.max + 1, scale.step))
+    return (f"<Header value={quoteattr(question)}/><Choices name={quoteattr(scheme.name)} toName={quoteattr(to_name)} "
+            f"choice=\"single\" showInline=\"true\"" + (' required="true"' if scheme.required else "")
+            + f">{points}</Choices>")
+
+
+def _points(scheme):
+    """The scale of an imported single Choices in a row whose choices are whole numbers from below 0 to above it, a
+    step apart (a pairwise scale's, as the export writes one), or None."""
+    if scheme["annotation_type"] != RadioType.name or not scheme.get("horizontal") or not set(scheme) <= SCALE_KEYS:
+        return None
+    names = [label.get("name", "") if isinstance(label, dict) else label for label in scheme.get("labels", [])]
+    if not all(re.fullmatch(r"-?\d+", name) for name in names) or len(names) < 3 or any(
+            isinstance(label, dict) and set(label) != {"name"} for label in scheme["labels"]):
+        return None
+    points = [int(name) for name in names]
+    step = points[1] - points[0]
+    if step < 1 or points != list(range(points[0], points[-1] + 1, step)) or not points[0] < 0 < points[-1]:
+        return None
+    return {"min": points[0], "max": points[-1], "step": step}

@@ -23,6 +23,7 @@ from designs.loader import load_text
 from designs.models import batch_design
 from designs.schemes import SCHEME_TYPES
 from designs.schemes.number import NumberType
+from designs.schemes.radio import RadioType
 from designs.schemes.slider import SliderType
 from designs.services import design_batch_create, design_version_save
 from designs.task_type import record
@@ -1888,6 +1889,63 @@ annotation_schemes:
     assert both.ok and {entry.item: entry.answers for entry in both.given}["2"] == {"reply": "left"}
     assert both.warnings == ["tasks.json: task 2 (line 1): annotation 1's better does not fit (a side and the tie "
                              "are both picked; pick one); left out"]
+
+
+def test_a_pairwise_scale_goes_to_label_studio_as_a_row_of_points_and_comes_back_as_the_scale(tmp_path):
+    """Label Studio's Pairwise only picks a side: a scale between the two things is a single Choices of its points
+    in a row, on the first thing, just below both, its question saying what its ends mean. Label Studio's checker
+    takes the tasks and answers; imported again, it is the same scale between the same two things, with the same
+    answers. Points on objects not named as the export names a pair stay a pick of their own."""
+    design = load_text("""
+title: Endings
+items: {text_key: story}
+annotation_schemes:
+  - {annotation_type: pairwise, name: better, description: "Which ending is better?", mode: scale, items_key: endings,
+     scale: {min: -3, max: 3, min_label: A much better, max_label: B much better}, label_requirement: {required: true}}
+  - {annotation_type: pairwise, name: kinder, description: "Which reply is kinder?", mode: scale, items_key: replies,
+     scale: {min: -4, max: 4, step: 2}}
+""", name="endings.yaml")
+    config, _, left_out, _ = config_of(design)
+    assert left_out == []
+    assert ('<Text name="endings_left" value="$endings_left"/>\n  <Text name="endings_right" value="$endings_right"/>'
+            '\n  <Header value="Which ending is better? (-3 = A much better, 3 = B much better)"/><Choices '
+            'name="better" toName="endings_left" choice="single" showInline="true" required="true"><Choice value="-3"/>'
+            '<Choice value="-2"/><Choice value="-1"/><Choice value="0"/><Choice value="1"/><Choice value="2"/><Choice '
+            'value="3"/></Choices>') in config
+    assert '<Header value="Which reply is kinder? (-4 = the first is better, 4 = the second is better)"/>' in config
+    given = {1: {"better": -2, "kinder": 4}, 2: {"better": 3, "kinder": -4}}
+    tasks = [{"id": number, "data": {"story": f"Story {number}", "endings_left": f"End {number}a",
+                                     "endings_right": f"End {number}b", "replies_left": f"Reply {number}a",
+                                     "replies_right": f"Reply {number}b"},
+              "annotations": [{"completed_by": 1, "result": [
+                  {"id": f"{number}-{name}", "from_name": name, "to_name": f"{side}_left", "type": "choices",
+                   "value": {"choices": [str(answers[name])]}} for name, side in (("better", "endings"),
+                                                                                  ("kinder", "replies"))]}]}
+             for number, answers in given.items()]
+    (tmp_path / "config.xml").write_text(config)
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    if LS_PYTHON:
+        checked = _validated({"config.xml": tmp_path / "config.xml", "tasks.json": tmp_path / "tasks.json"})
+        assert [entry["errors"] for entry in checked] == [[], []]
+    found = import_project(config.encode(), name="config.xml", tasks=json.dumps(tasks).encode(),
+                           tasks_name="tasks.json")
+    assert found.ok, found.errors
+    assert found.design.scheme("better") == design.scheme("better").model_copy(update={
+        "description": "Which ending is better? (-3 = A much better, 3 = B much better)", "items_key": "better_pair",
+        "scale": design.scheme("better").scale.model_copy(update={"min_label": "", "max_label": ""})})
+    assert (found.design.scheme("kinder").scale.min, found.design.scheme("kinder").scale.step) == (-4, 2)
+    assert found.design.instructions == "" and found.design.items.show == ["story"]
+    assert "<Choices> better (line 5): the points of a scale from endings_left to endings_right, as this platform's " \
+           "export writes a pairwise scale" in found.notes
+    assert {entry.item: entry.answers for entry in found.given} == {"1": given[1], "2": given[2]}
+    assert [record.fields["better_pair"] for record in found.records] == [["End 1a", "End 1b"], ["End 2a", "End 2b"]]
+    # The same points on objects an imported project named otherwise: a pick of its own, the two things shown.
+    own = config.replace('name="endings_left"', 'name="first"').replace('name="endings_right"', 'name="second"')
+    own = own.replace('toName="endings_left"', 'toName="first"')
+    apart = import_project(own.encode(), name="config.xml", tasks=json.dumps(tasks).encode(), tasks_name="tasks.json")
+    assert apart.ok, apart.errors
+    assert apart.design.scheme("better").annotation_type == RadioType.name
+    assert (apart.design.items.text_key, apart.design.items.show_after[0]) == ("endings_left", "endings_right")
 
 
 def test_a_header_above_the_objects_a_control_shows_by_itself_is_its_question():

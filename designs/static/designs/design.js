@@ -285,8 +285,12 @@
         && empty(value(s)) && s.dataset.keys !== "{}")) task.setCurrent(task.current + 1, {focus: true, scroll: true});
     return true;
   }
+  // A radio of a question no key picks (a pairwise scale) is chosen by the arrows, as any group of radios is, Tab
+  // reaching only one of them: there the arrows move within the group, not between items.
+  const arrowsPick = event => event.key.startsWith("Arrow") && event.target.type === "radio"
+    && (event.target.closest("[data-keys]")?.dataset.keys || "{}") === "{}";
   document.addEventListener("keydown", event => {
-    if (task.typing(event)) return;
+    if (task.typing(event) || arrowsPick(event)) return;
     const key = event.key;
     const go = n => { task.setCurrent(n, {focus: true, scroll: true}); event.preventDefault(); };
     if (key === "j" || key === "ArrowDown") go(task.current + 1);
@@ -316,7 +320,7 @@
     document.getElementById("item-next").addEventListener("click", () => task.setCurrent(task.current + 1,
       {focus: true}));
     document.addEventListener("keydown", event => {
-      if (task.typing(event) || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+      if (task.typing(event) || arrowsPick(event) || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
       if (event.target.closest && event.target.closest(".span-text")) return;  // the span widget's own moves
       event.preventDefault();
       task.setCurrent(task.current + (event.key === "ArrowRight" ? 1 : -1), {focus: true});
