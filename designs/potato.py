@@ -851,11 +851,11 @@ class _Translation:
                 and entry.get("type") == kind] if isinstance(shown, list) else []
 
     def scale(self, scale: dict[str, Any]) -> dict[str, Any]:
-        converted: dict[str, Any] = {key: scale[key] for key in ("min", "max", "step", "min_label", "max_label")
-                                     if key in scale}
+        converted: dict[str, Any] = {key: scale[key] for key in ("min", "max", "step", "min_label", "max_label",
+                                                                 "center_label", "default") if key in scale}
         labels = scale.get("labels")
         if isinstance(labels, dict):
-            for end in ("min", "max"):
+            for end in ("min", "max", "center"):
                 if labels.get(end) is not None:
                     converted.setdefault(f"{end}_label", str(labels[end]))
         return converted

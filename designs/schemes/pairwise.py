@@ -30,13 +30,15 @@ SCALE_KEYS = TIE_KEYS | {"description", "horizontal", "label_requirement"}
 
 
 class Scale(Strict):
-    """A pairwise scheme's scale (mode: scale): from strongly A (min) to strongly B (max)."""
+    """A pairwise scheme's scale (mode: scale): from strongly A (min) to strongly B (max), a slider as Potato's."""
 
     min: int = -3
     max: int = 3
     step: int = Field(1, ge=1)
-    min_label: str = ""
-    max_label: str = ""
+    min_label: str = Field("", description="what the lowest point means (\"<A> is better\" unless given)")
+    max_label: str = Field("", description="what the highest point means (\"<B> is better\" unless given)")
+    center_label: str = Field("", description="what the middle means (\"Equal\" unless given)")
+    default: int = Field(0, description="where the slider starts; it is no answer until moved")
 
 
 class Pairwise(SchemeBase):
@@ -227,9 +229,13 @@ class PairwiseType(SchemeType):
 
     def widget_context(self, scheme, record, field, keys):
         """A binary scheme's choices, each with its key, the text shown and the compared thing it picks (none for
-        a tie)."""
+        a tie); a scale's ends and middle as Potato's slider says them, and where it starts."""
         if scheme.mode == "scale":
-            return {}
+            first, second = (label.description or label.name for label in scheme.labels[:2])
+            scale = scheme.scale
+            return {"ends": [f"{first}: {scale.min_label or f'{first} is better'}", scale.center_label or "Equal",
+                             f"{second}: {scale.max_label or f'{second} is better'}"],
+                    "start": min(max(scale.default, scale.min), scale.max)}
         compared = record.fields.get(scheme.items_key)
         compared = [str(entry) for entry in compared] if isinstance(compared, list) else []
         key_of = {value: key for key, value in keys.items()}
@@ -290,7 +296,8 @@ def _text_of(label):
 
 def _scale_control(scheme, to_name):
     """A pairwise scale as Label Studio's single Choices of its points in a row, on the first of the two things, its
-    question and what its ends mean in a Header just above (the page shows the points so, between the two)."""
+    question and what its ends mean in a Header just above (Label Studio's slider shows no points, as the page's
+    slider does below it)."""
     scale = scheme.scale
     ends = (f"{scale.min} = {scale.min_label or 'the first is better'}, "
             f"{scale.max} = {scale.max_label or 'the second is better'}")

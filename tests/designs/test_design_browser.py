@@ -331,22 +331,21 @@ def test_a_boxs_key_ticks_and_unticks_it_and_stays_on_the_item(chromium, live_se
     assert sorted(answers.values()) == [["heat", "wind"], ["rain"]]
 
 
-def test_a_scale_no_key_picks_is_answered_by_the_arrows_on_a_phone(chromium, live_server):
-    """A pairwise scale has no keys, and Tab reaches one point of it, as any group of radios: by keyboard alone, the
-    arrows move its pick (not to another item); where a question has keys, they still move between items."""
+def test_a_question_no_key_picks_is_answered_by_the_arrows_on_a_phone(chromium, live_server):
+    """A question whose choices have no keys is reached by Tab at one of them, as any group of radios: by keyboard
+    alone, ↑ and ↓ move its pick (not to another item), on a question keys pick too, as Potato leaves them; j moves
+    on."""
     from designs.items import read_items
     from designs.services import design_batch_create, design_version_save
     from hits.services import batch_publish
 
     _people("5")
     version = design_version_save(source="""title: Endings
-items: {text_key: story}
 annotation_schemes:
-  - {annotation_type: pairwise, name: better, description: "Which is better?", mode: scale, items_key: endings}
+  - {annotation_type: radio, name: tone, description: "Its tone?", labels: [warm, cold, flat, odd, sad]}
   - {annotation_type: radio, name: sure, description: "Sure?", labels: [yes, no], sequential_key_binding: true}
 """, slug="endings")
-    records = read_items(b'{"id": "a", "story": "One.", "endings": ["Up.", "Down."]}\n'
-                         b'{"id": "b", "story": "Two.", "endings": ["Left.", "Right."]}\n', name="e.jsonl",
+    records = read_items(b'{"id": "a", "text": "One."}\n{"id": "b", "text": "Two."}\n', name="e.jsonl",
                          design=version.design)
     batch = batch_publish(batch=design_batch_create(version=version, records=records, name="endings"))
     context = chromium.new_context(**PHONE)
@@ -355,22 +354,26 @@ annotation_schemes:
     page.click("text=Take a HIT")
     page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
     first = page.locator(".task-item.current").get_attribute("data-item")
-    page.locator(".task-item.current [data-scheme=better] input[type=radio]").first.focus()
+    assert page.locator(".task-item.current [data-scheme=tone]").get_attribute("data-keys") == "{}"
+    page.locator(".task-item.current [data-scheme=tone] input[type=radio]").first.focus()
     page.keyboard.press("Space")
-    for key in ("ArrowDown", "ArrowRight", "ArrowDown", "ArrowRight"):  # -3, then four points on: 1
-        page.keyboard.press(key)
+    for _ in range(4):  # warm, then four on: sad
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")  # and one back: odd
     assert page.locator(".task-item.current").get_attribute("data-item") == first
-    page.keyboard.press("Tab")  # the next question, which keys pick: there an arrow moves on to the next item
+    page.keyboard.press("Tab")  # the next question, which keys pick: ↓ moves its pick too
     assert page.evaluate("document.activeElement.closest('[data-scheme]').dataset.scheme") == "sure"
     page.keyboard.press("ArrowDown")
+    assert page.locator(".task-item.current").get_attribute("data-item") == first
+    page.keyboard.press("j")
     assert page.locator(".task-item.current").get_attribute("data-item") != first
     page.keyboard.press("1")  # the second item: sure, yes
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/work/")
     context.close()
     assignment = Assignment.objects.get(hit__batch=batch)
-    assert sorted(assignment.answers.items()) == sorted(
-        [(first, {"better": 1}), (next(key for key in assignment.answers if key != first), {"sure": "yes"})])
+    second = next(key for key in assignment.answers if key != first)
+    assert assignment.answers == {first: {"tone": "odd", "sure": "no"}, second: {"sure": "yes"}}
 
 
 def test_a_potato_best_worst_set_is_answered_by_its_keys(chromium, live_server):

@@ -121,6 +121,31 @@ def test_pairwise_multirate_slider_select_and_number_save_what_potato_saves(chro
     _submit_and_compare(page, context, live_server, batch, "replies", tmp_path / "export")
 
 
+def test_pairwise_scales_look_key_and_save_as_potato_s_sliders(chromium, live_server, tmp_path, capsys):
+    """Potato's scale is a slider under what its ends and middle mean ("Reply A: Reply A is better", "Equal" unless
+    named), starting where `default` says and saved only once moved; the same keys here save the same."""
+    batch, context, page = _start("scales", chromium, live_server, capsys)
+    first, second = page.locator(".task-item").nth(0), page.locator(".task-item").nth(1)
+    assert first.locator("[data-scheme=how_much] .pair-scale-ends").inner_text().split("\n") == [
+        "Reply A: Reply A is better", "Equal", "Reply B: Reply B is better"]
+    assert first.locator("[data-scheme=kinder] .pair-scale-ends").inner_text().split("\n") == [
+        "A: A is much kinder", "As kind", "B: B is much kinder"]
+    assert [first.locator(f"[data-scheme={name}] input[type=range]").input_value()
+            for name in ("how_much", "kinder")] == ["0", "1"]
+    assert first.locator("[data-scheme=how_much] output").inner_text() == "not set"
+    first.locator("[data-scheme=how_much] input[type=range]").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    first.locator("[data-scheme=kinder] input[type=range]").focus()
+    page.keyboard.press("ArrowLeft")  # on a slider the arrows are its own, not the page's
+    assert first.locator("[data-scheme=kinder] output").inner_text() == "0"
+    screenshot(page, "potato-scales")
+    _next(page)
+    second.locator("[data-scheme=kinder] input[type=range]").focus()
+    page.keyboard.press("Home")
+    _submit_and_compare(page, context, live_server, batch, "scales", tmp_path / "export")
+
+
 def test_best_worst_sets_drawn_by_bws_config_save_what_potato_saves(chromium, live_server, tmp_path, capsys):
     batch, context, page = _start("headlines", chromium, live_server, capsys)
     first = page.locator(".task-item").first

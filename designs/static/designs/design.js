@@ -285,10 +285,9 @@
         && empty(value(s)) && s.dataset.keys !== "{}")) task.setCurrent(task.current + 1, {focus: true, scroll: true});
     return true;
   }
-  // A radio of a question no key picks (a pairwise scale) is chosen by the arrows, as any group of radios is, Tab
-  // reaching only one of them: there the arrows move within the group, not between items.
-  const arrowsPick = event => event.key.startsWith("Arrow") && event.target.type === "radio"
-    && (event.target.closest("[data-keys]")?.dataset.keys || "{}") === "{}";
+  // On a radio, ↑ and ↓ move its group's pick, as in any group of radios (Tab reaches only one of them) and as
+  // Potato leaves them: a question no key picks (a pairwise scale) is answered so by keyboard alone.
+  const arrowsPick = event => event.target.type === "radio" && (event.key === "ArrowUp" || event.key === "ArrowDown");
   document.addEventListener("keydown", event => {
     if (task.typing(event) || arrowsPick(event)) return;
     const key = event.key;
@@ -320,7 +319,7 @@
     document.getElementById("item-next").addEventListener("click", () => task.setCurrent(task.current + 1,
       {focus: true}));
     document.addEventListener("keydown", event => {
-      if (task.typing(event) || arrowsPick(event) || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+      if (task.typing(event) || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
       if (event.target.closest && event.target.closest(".span-text")) return;  // the span widget's own moves
       event.preventDefault();
       task.setCurrent(task.current + (event.key === "ArrowRight" ? 1 : -1), {focus: true});

@@ -5,7 +5,7 @@ InMemoryUserState, with its Label and SpanAnnotation, and saved by its to_json a
 Run with Potato installed (`pip install potato-annotation==2.12.1` in a scratch venv), from this folder:
     python make.py ../potato_side_by_side .
 Checked so: each project folder with these states as its annotation_output/, `python -m potato.export -c config.yaml
--f jsonl` writes back its potato-annotations.jsonl exactly (all 36). Potato's export keeps neither links nor events:
+-f jsonl` writes back its potato-annotations.jsonl exactly (all 37). Potato's export keeps neither links nor events:
 the events project's state holds the events its server stored in the run (potato-stored-events.json), as they were.
 """
 
