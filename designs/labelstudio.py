@@ -491,8 +491,8 @@ class _Translation:
         """The pair field of the two objects the control `name` is about, as the export writes a pairwise scale: the
         control names an object `<stem>_left`, shown just before an object `<stem>_right`, each showing a task field
         and named by no other control; None where they are not so."""
-        control = next(tag for tag in self.tags if tag.attrs.get("name") == name and tag.tag not in OBJECTS)
-        left = self.objects.get(control.attrs.get("toName", ""))
+        control = next((tag for tag in self.tags if tag.attrs.get("name") == name and tag.tag not in OBJECTS), None)
+        left = self.objects.get(control.attrs.get("toName", "")) if control is not None else None
         place = self.tags.index(left) if left is not None else -1
         right = self.tags[place + 1] if 0 <= place < len(self.tags) - 1 else None
         stem = left.attrs["name"].removesuffix("_left") if left is not None else ""

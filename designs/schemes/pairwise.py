@@ -301,7 +301,7 @@ def _scale_control(scheme, to_name):
     scale = scheme.scale
     ends = (f"{scale.min} = {scale.min_label or 'the first is better'}, "
             f"{scale.max} = {scale.max_label or 'the second is better'}")
-    question = f"{scheme.description} ({ends})" if scheme.description else ends.capitalize()
+    question = f"{scheme.description} ({ends})" if scheme.description else ends
     points = "".join(f"<Choice value=\"{point}\"/>" for point in range(scale.min, scale.max + 1, scale.step))
     return (f"<Header value={quoteattr(question)}/><Choices name={quoteattr(scheme.name)} toName={quoteattr(to_name)} "
             f"choice=\"single\" showInline=\"true\"" + (' required="true"' if scheme.required else "")

@@ -1902,8 +1902,8 @@ items: {text_key: story}
 annotation_schemes:
   - {annotation_type: pairwise, name: better, description: "Which ending is better?", mode: scale, items_key: endings,
      scale: {min: -3, max: 3, min_label: A much better, max_label: B much better}, label_requirement: {required: true}}
-  - {annotation_type: pairwise, name: kinder, description: "Which reply is kinder?", mode: scale, items_key: replies,
-     scale: {min: -4, max: 4, step: 2}}
+  - {annotation_type: pairwise, name: kinder, mode: scale, items_key: replies,
+     scale: {min: -4, max: 4, step: 2, min_label: A is Kinder}}
 """, name="endings.yaml")
     config, _, left_out, _ = config_of(design)
     assert left_out == []
@@ -1912,7 +1912,7 @@ annotation_schemes:
             'name="better" toName="endings_left" choice="single" showInline="true" required="true"><Choice value="-3"/>'
             '<Choice value="-2"/><Choice value="-1"/><Choice value="0"/><Choice value="1"/><Choice value="2"/><Choice '
             'value="3"/></Choices>') in config
-    assert '<Header value="Which reply is kinder? (-4 = the first is better, 4 = the second is better)"/>' in config
+    assert '<Header value="-4 = A is Kinder, 4 = the second is better"/>' in config  # no question: its ends alone
     given = {1: {"better": -2, "kinder": 4}, 2: {"better": 3, "kinder": -4}}
     tasks = [{"id": number, "data": {"story": f"Story {number}", "endings_left": f"End {number}a",
                                      "endings_right": f"End {number}b", "replies_left": f"Reply {number}a",
