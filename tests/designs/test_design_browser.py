@@ -297,24 +297,30 @@ def test_a_potato_project_uploaded_in_the_browser_runs_with_its_own_keys(chromiu
     context.close()
 
 
-def test_a_boxs_key_ticks_and_unticks_it_and_stays_on_the_item(chromium, live_server):
-    """As in Potato: the keys of a multiselect tick several boxes of one item; j moves on."""
+def _hit_of(chromium, live_server, number, device, source, items):
+    """A design's batch of `items` (JSON Lines) published, and annotator `rater<number>` on its first HIT."""
     from designs.items import read_items
     from designs.services import design_batch_create, design_version_save
     from hits.services import batch_publish
 
-    _people("4")
-    version = design_version_save(source="title: Topics\nannotation_schemes:\n  - {annotation_type: multiselect, "
-                                         "name: topics, labels: [rain, heat, wind], sequential_key_binding: true}\n",
-                                  slug="topics")
-    records = read_items(b'{"id": "a", "text": "Hot and windy."}\n{"id": "b", "text": "Rain all day."}\n',
-                         name="t.jsonl", design=version.design)
-    batch = batch_publish(batch=design_batch_create(version=version, records=records, name="topics"))
-    context = chromium.new_context(**DESKTOP)
+    _people(number)
+    version = design_version_save(source=source, slug=f"study-{number}")
+    records = read_items(items, name="items.jsonl", design=version.design)
+    batch = batch_publish(batch=design_batch_create(version=version, records=records, name=f"study-{number}"))
+    context = chromium.new_context(**device)
     page = context.new_page()
-    log_in(page, live_server, "rater4", "pass-word-1", "/work/")
+    log_in(page, live_server, f"rater{number}", "pass-word-1", "/work/")
     page.click("text=Take a HIT")
     page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+    return batch, context, page
+
+
+def test_a_boxs_key_ticks_and_unticks_it_and_stays_on_the_item(chromium, live_server):
+    """As in Potato: the keys of a multiselect tick several boxes of one item; j moves on."""
+    batch, context, page = _hit_of(chromium, live_server, "4", DESKTOP, "title: Topics\nannotation_schemes:\n  - "
+                                   "{annotation_type: multiselect, name: topics, labels: [rain, heat, wind], "
+                                   "sequential_key_binding: true}\n",
+                                   b'{"id": "a", "text": "Hot and windy."}\n{"id": "b", "text": "Rain all day."}\n')
     first = page.locator(".task-item.current").get_attribute("data-item")
     for key in ("2", "3", "1", "1"):  # heat, wind, rain, rain again: untick
         page.keyboard.press(key)
@@ -335,24 +341,11 @@ def test_a_question_no_key_picks_is_answered_by_the_arrows_on_a_phone(chromium, 
     """A question whose choices have no keys is reached by Tab at one of them, as any group of radios: by keyboard
     alone, ↑ and ↓ move its pick (not to another item), on a question keys pick too, as Potato leaves them; j moves
     on."""
-    from designs.items import read_items
-    from designs.services import design_batch_create, design_version_save
-    from hits.services import batch_publish
-
-    _people("5")
-    version = design_version_save(source="""title: Endings
+    batch, context, page = _hit_of(chromium, live_server, "5", PHONE, """title: Endings
 annotation_schemes:
   - {annotation_type: radio, name: tone, description: "Its tone?", labels: [warm, cold, flat, odd, sad]}
   - {annotation_type: radio, name: sure, description: "Sure?", labels: [yes, no], sequential_key_binding: true}
-""", slug="endings")
-    records = read_items(b'{"id": "a", "text": "One."}\n{"id": "b", "text": "Two."}\n', name="e.jsonl",
-                         design=version.design)
-    batch = batch_publish(batch=design_batch_create(version=version, records=records, name="endings"))
-    context = chromium.new_context(**PHONE)
-    page = context.new_page()
-    log_in(page, live_server, "rater5", "pass-word-1", "/work/")
-    page.click("text=Take a HIT")
-    page.wait_for_function("window.crowdsetTask && document.querySelector('.task-item.current')")
+""", b'{"id": "a", "text": "One."}\n{"id": "b", "text": "Two."}\n')
     first = page.locator(".task-item.current").get_attribute("data-item")
     assert page.locator(".task-item.current [data-scheme=tone]").get_attribute("data-keys") == "{}"
     page.locator(".task-item.current [data-scheme=tone] input[type=radio]").first.focus()
