@@ -25,7 +25,7 @@ from designs.schemes.base import (
 from designs.schemes.radio import RadioType
 
 # The keys a single Choices may have been read as to be a pairwise scheme's tie, or its scale (labelstudio_gather).
-TIE_KEYS = {"annotation_type", "name", "labels", "sequential_key_binding"}
+TIE_KEYS = {"annotation_type", "name", "labels", "sequential_key_binding", "display_logic"}
 SCALE_KEYS = TIE_KEYS | {"description", "horizontal", "label_requirement"}
 
 
@@ -145,7 +145,8 @@ class PairwiseType(SchemeType):
                 else None
             if pair is not None:
                 schemes[place] = {"annotation_type": self.name, "name": scheme["name"],
-                                  **{key: scheme[key] for key in ("description", "label_requirement") if key in scheme},
+                                  **{key: scheme[key] for key in ("description", "label_requirement", "display_logic")
+                                     if key in scheme},
                                   "mode": "scale", "items_key": pair, "scale": scale}
                 line, _ = importer.header_above(scheme["name"])
                 left, right = importer.pairs[pair]
@@ -157,6 +158,7 @@ class PairwiseType(SchemeType):
             if not (sides["annotation_type"] == self.name and tie["name"] == f"{sides['name']}_tie"
                     and tie["annotation_type"] == RadioType.name and set(tie) <= TIE_KEYS
                     and importer.targets.get(tie["name"]) in importer.targets.get(sides["name"], "").split(",")
+                    and _condition(tie) == _condition(sides)
                     and not {sides["name"], tie["name"]} & importer.conditioned):
                 continue
             labels = tie["labels"]
@@ -306,6 +308,14 @@ def _scale_control(scheme, to_name):
     return (f"<Header value={quoteattr(question)}/><Choices name={quoteattr(scheme.name)} toName={quoteattr(to_name)} "
             f"choice=\"single\" showInline=\"true\"" + (' required="true"' if scheme.required else "")
             + f">{points}</Choices>")
+
+
+def _condition(scheme):
+    """The visibleWhen attributes of an imported scheme's control (the View around both a pair and its tie gives
+    them the same), or {}."""
+    control = scheme.get("display_logic")
+    return {key: value for key, value in (control.attrs.items() if control is not None else ())
+            if key == "visibleWhen" or key.startswith("when")}
 
 
 def _points(scheme):

@@ -1948,6 +1948,32 @@ annotation_schemes:
     assert (apart.design.items.text_key, apart.design.items.show_after[0]) == ("endings_left", "endings_right")
 
 
+def test_a_pairwise_tie_or_scale_shown_on_a_condition_comes_back_with_it():
+    """A View with Label Studio's visibleWhen holds a pair and its tie, or a scale: imported again, each is one
+    pairwise scheme again, shown on the same condition."""
+    design = load_text("""
+title: Endings
+items: {text_key: story}
+annotation_schemes:
+  - {annotation_type: radio, name: read, labels: ["yes", "no"]}
+  - {annotation_type: pairwise, name: better, description: "Which is better?", items_key: endings, allow_tie: true,
+     display_logic: {show_when: [{schema: read, operator: equals, value: "yes"}]}}
+  - {annotation_type: pairwise, name: kinder, description: "Which is kinder?", mode: scale, items_key: replies,
+     display_logic: {show_when: [{schema: read, operator: equals, value: "yes"}]}}
+""", name="endings.yaml")
+    config, _, left_out, always = config_of(design)
+    assert left_out == always == [] and config.count('<View visibleWhen="choice-selected" whenTagName="read"') == 2
+    tasks = json.dumps([{"id": 1, "data": {"story": "S", "endings_left": "E1", "endings_right": "E2",
+                                           "replies_left": "R1", "replies_right": "R2"}}]).encode()
+    again = import_project(config.encode(), name="config.xml", tasks=tasks, tasks_name="tasks.json")
+    assert again.ok, again.errors
+    assert [(scheme.name, scheme.annotation_type) for scheme in again.design.annotation_schemes] == [
+        (scheme.name, scheme.annotation_type) for scheme in design.annotation_schemes]
+    for name in ("better", "kinder"):
+        assert again.design.scheme(name).display_logic == design.scheme(name).display_logic
+    assert again.design.scheme("better").allow_tie and again.design.scheme("kinder").mode == "scale"
+
+
 def test_a_header_above_the_objects_a_control_shows_by_itself_is_its_question():
     """The export writes a pair's or a list's question above the objects its control shows: imported again, it is
     that control's question, not the study's instructions. A header above objects some other control is about
