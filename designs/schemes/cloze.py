@@ -5,15 +5,19 @@ page: they score the answers in the export. Each blank is the box "<prefix>-<bla
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from typing import Any, Literal
+from xml.sax.saxutils import quoteattr
 
 from pydantic import Field, model_validator
 
 from designs.schemes.base import AnswerProblem, SchemeBase, SchemeType, majority, scheme_type
+from designs.schemes.text import TextType
 
 BLANK = re.compile(r"\[\[(.*?)\]\]", re.S)
+SHOWN_BLANK = "___ ({})"  # a blank in the passage as Label Studio shows it, numbered from 1
 MAX_ANSWER = 200
 
 
@@ -157,3 +161,69 @@ class ClozeType(SchemeType):
 
     def card_labels(self, scheme):
         return "the words of each blank"
+
+    # Label Studio has no blanks in a text: the passage (the scheme's own, the same on every task) is a Header, each
+    # blank shown as "___ (1)" (its key never goes out), and each blank a one-line TextArea named <name>_blank_<n>,
+    # as Potato names the blanks, saying "Blank 1" while empty. An item's own passage has no such form: the controls
+    # are the same for every task.
+    def labelstudio_control(self, scheme, to_name):
+        if not scheme.text:
+            return ""
+        number = itertools.count(1)
+        shown = BLANK.sub(lambda _: SHOWN_BLANK.format(next(number)), scheme.text)
+        return f"<Header value={quoteattr(shown)} size=\"6\"/>" + "".join(
+            f"<TextArea name={quoteattr(name)} toName={quoteattr(to_name)} rows=\"1\" placeholder=\"Blank {number}\""
+            + (' required="true"' if scheme.required else "") + "/>"
+            for number, name in enumerate(self.labelstudio_names(scheme), 1))
+
+    def labelstudio_names(self, scheme):
+        return [f"{scheme.name}_{blank(number)}" for number in range(len(BLANK.findall(scheme.text or "")))]
+
+    def labelstudio_results(self, scheme, value, to_name, regions):
+        return [{"from_name": f"{scheme.name}_{name}", "type": "textarea", "value": {"text": [text]}}
+                for name, text in value.items()]
+
+    def from_labelstudio_results(self, scheme, results, regions):
+        return {result["from_name"].removeprefix(f"{scheme.name}_"): (result["value"].get("text") or [""])[0]
+                for result in results}
+
+    def labelstudio_gather(self, schemes, importer):
+        """One-line TextAreas named <name>_blank_1, <name>_blank_2, … one after another, the first under a Header
+        showing blanks "___ (1)", "___ (2)", … as many, as the export above writes a cloze: one cloze again, its
+        passage that header (blanks without keys), its question the header above."""
+        place = 0
+        while place < len(schemes):
+            first = schemes[place]
+            base = first["name"].removesuffix("_blank_1")
+            run = _blanks(schemes[place:], base)
+            said = first.get("description", "")
+            shown = [SHOWN_BLANK.format(number) for number in range(1, len(run) + 1)]
+            if not (first["name"].endswith("_blank_1") and run
+                    and [found.group(0) for found in re.finditer(r"___ \(\d+\)", said)] == shown
+                    and not {scheme["name"] for _, scheme in run} & importer.conditioned
+                    and all("description" not in scheme for _, scheme in run[1:])):
+                place += 1
+                continue
+            line, question = importer.header_above(first["name"])
+            importer.take_header(first["name"], question=True)
+            names = [scheme["name"] for _, scheme in run]
+            schemes[place:place + len(run)] = [{
+                "annotation_type": self.name, "name": base, **({"description": question} if question else {}),
+                "text": re.sub(r"___ \(\d+\)", "[[]]", said),
+                **({"label_requirement": first["label_requirement"]} if "label_requirement" in first else {})}]
+            importer.put_together(base, names)
+            importer.notes.append(f"<TextArea> {names[0]} … {names[-1]} (line {line}): the {len(names)} blanks of "
+                                  f"one passage, {base!r}, as this platform's export writes a cloze (its keys stay "
+                                  f"here)")
+            place += 1
+
+
+def _blanks(schemes: list[dict[str, Any]], base: str) -> list[tuple[int, dict[str, Any]]]:
+    """The imported one-line texts named <base>_blank_1, <base>_blank_2, … at the start of `schemes`, numbered."""
+    run = []
+    for number, scheme in enumerate(schemes, 1):
+        if scheme["name"] != f"{base}_blank_{number}" or scheme["annotation_type"] != TextType.name or not set(
+                scheme) <= {"annotation_type", "name", "description", "label_requirement", "placeholder"}:
+            break
+        run.append((number, scheme))
+    return run

@@ -45,6 +45,7 @@ class Text(SchemeBase):
     min_words: int = Field(0, ge=0)
     max_words: int | None = Field(None, ge=1)
     max_chars: int = Field(2000, ge=1, le=20000)
+    placeholder: str = Field("", description="shown in the empty box (a single box; Potato's and Label Studio's)")
     must_differ_from: str | None = Field(None, description="an item field the text may not copy")
     max_overlap: float | None = Field(None, ge=0, le=1, description="share of words found in must_differ_from")
     banned: list[str] = Field(default_factory=list, description="words the text may not use")
@@ -140,7 +141,8 @@ class TextType(SchemeType):
     name = "text"
     settings = Text
     aggregators = ("none",)
-    potato_keys = ("textarea", "multiline", "single_line", "rows", "labels", "min_words", "max_words", "max_chars")
+    potato_keys = ("textarea", "multiline", "single_line", "rows", "labels", "min_words", "max_words", "max_chars",
+                   "placeholder")
     potato_aliases = ("text_edit",)
     page = {"value": "texts"}
     level = None  # free text is not compared; it is kept whole
@@ -237,17 +239,19 @@ class TextType(SchemeType):
     def from_labelstudio(self, control, importer):
         rows = importer.integer(control, "rows", 0, 1, 30)
         boxes = _boxes(control.attrs)
-        for attribute in ("maxSubmissions", "editable", "transcription", "placeholder", "showSubmitButton"):
-            if not (boxes and attribute in ("maxSubmissions", "placeholder")):
+        for attribute in ("maxSubmissions", "editable", "transcription", "showSubmitButton"):
+            if not (boxes and attribute == "maxSubmissions"):
                 importer.ignore(control, attribute)  # one text an answer, typed in its box
-        return {**({"textarea": True, "rows": rows} if rows > 1 else {}), **({"labels": boxes} if boxes else {})}
+        shown = control.attrs.get("placeholder", "") if not boxes else ""  # several boxes' names are in theirs
+        return {**({"textarea": True, "rows": rows} if rows > 1 else {}), **({"labels": boxes} if boxes else {}),
+                **({"placeholder": shown} if shown else {})}
 
     def labelstudio_control(self, scheme, to_name):
         # Several boxes are one TextArea taking a text a box, in the boxes' order (Label Studio has no named boxes:
         # the placeholder names them, and the import reads them back from it).
         boxes = (f' maxSubmissions="{len(scheme.labels)}" placeholder='
                  + quoteattr(BOXES + ", ".join(label.name for label in scheme.labels))) \
-            if scheme.labels else ""
+            if scheme.labels else f" placeholder={quoteattr(scheme.placeholder)}" if scheme.placeholder else ""
         return (f"<TextArea name={quoteattr(scheme.name)} toName={quoteattr(to_name)} rows=\"{scheme.rows}\"{boxes}"
                 + (' required="true"' if scheme.required else "") + "/>")
 

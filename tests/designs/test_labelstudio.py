@@ -1948,6 +1948,61 @@ annotation_schemes:
     assert (apart.design.items.text_key, apart.design.items.show_after[0]) == ("endings_left", "endings_right")
 
 
+@pytest.mark.django_db
+def test_a_cloze_goes_to_label_studio_as_its_passage_and_a_box_a_blank_and_comes_back_as_one(tmp_path):
+    """Label Studio has no blanks in a text: the passage is a Header, each blank "___ (1)", its key never going out,
+    and each blank a one-line TextArea named as Potato names the blank. Label Studio's checker takes the tasks and
+    answers; imported again, they are one cloze of the same passage (its blanks without keys), with the same
+    answers. A cloze whose passage is each item's own has no such form, and is left out."""
+    version = design_version_save(source="""
+title: Pets
+items: {text_key: text}
+annotation_schemes:
+  - {annotation_type: cloze, name: fill, description: "Fill in the blanks",
+     text: "The [[cat|kitten]] sat on the [[mat]].", label_requirement: {required: true}}
+  - {annotation_type: cloze, name: own, source_field: passage}
+""", name="pets.yaml")
+    batch = batch_publish(batch=design_batch_create(version=version, name="pets", records=[
+        Record(id=key, text=f"Story {key}", fields={"passage": "A [[dog]] barked."}) for key in ("1", "2")]))
+    given = {"1": ("Kitten", "rug"), "2": ("dog", "mat")}
+    worker = Worker.objects.create(provider="inhouse", external_id="w1")
+    while (assignment := assignment_claim(batch=batch, worker=worker)) is not None:
+        answers = {}
+        for item in assignment.hit.ordered_items():
+            first, second = given[record(item).id]
+            answers |= {f"a-{item.pk}-0-1": first, f"a-{item.pk}-0-2": second, f"a-{item.pk}-1-1": "cat"}
+        assignment_submit(assignment=assignment, worker=worker, raw_answers=answers)
+    written = {path.name: path for path in export_batch(batch=batch, out=tmp_path / "out", formats=("labelstudio",))}
+    config = written["config.xml"].read_text()
+    assert ('<Header value="Fill in the blanks"/>\n  <Header value="The ___ (1) sat on the ___ (2)." size="6"/>'
+            '<TextArea name="fill_blank_1" toName="text" rows="1" placeholder="Blank 1" required="true"/><TextArea '
+            'name="fill_blank_2" toName="text" rows="1" placeholder="Blank 2" required="true"/>') in config
+    assert "kitten" not in config  # the keys stay here
+    assert written["left-out.txt"].read_text().splitlines()[-1].endswith(": own")
+    tasks = json.loads(written["tasks.json"].read_text())
+    assert {(task["data"]["id"], result["from_name"]): result["value"]["text"] for task in tasks
+            for annotation in task["annotations"] for result in annotation["result"]} == {
+        ("1", "fill_blank_1"): ["Kitten"], ("1", "fill_blank_2"): ["rug"], ("2", "fill_blank_1"): ["dog"],
+        ("2", "fill_blank_2"): ["mat"]}
+    if LS_PYTHON:
+        assert [entry["errors"] for entry in _validated(written)] == [[], []]
+    again = _imported_again(written)
+    fill = again.design.scheme("fill")
+    assert (fill.annotation_type, fill.description, fill.text, fill.required) == (
+        batch_design(batch.pk)[0].scheme("fill").annotation_type, "Fill in the blanks", "The [[]] sat on the [[]].",
+        True)
+    assert again.design.instructions == "" and again.ignored == [] and again.schemes() == [
+        {"name": "fill", "type": fill.annotation_type, "from": "<TextArea> fill_blank_1, fill_blank_2"}]
+    # A TextArea's placeholder of its own is the box's here, and goes back so.
+    words = import_project(b'<View><Text name="text" value="$text"/><TextArea name="why" toName="text" '
+                           b'placeholder="Say why"/></View>', name="config.xml", tasks=b'[{"text": "A."}]',
+                           tasks_name="tasks.json")
+    assert words.ok and words.ignored == [] and words.design.scheme("why").placeholder == "Say why"
+    assert 'placeholder="Say why"' in config_of(words.design)[0]
+    assert {entry.item: entry.answers["fill"] for entry in again.given} == {
+        key: {"blank_1": first, "blank_2": second} for key, (first, second) in given.items()}
+
+
 def test_a_pairwise_tie_or_scale_shown_on_a_condition_comes_back_with_it():
     """A View with Label Studio's visibleWhen holds a pair and its tie, or a scale: imported again, each is one
     pairwise scheme again, shown on the same condition."""
