@@ -18,6 +18,7 @@ from designs.schemes.text import TextType
 
 BLANK = re.compile(r"\[\[(.*?)\]\]", re.S)
 SHOWN_BLANK = "___ ({})"  # a blank in the passage as Label Studio shows it, numbered from 1
+SHOWN_BLANKS = re.compile(r"___ \(\d+\)")  # those blanks, read back
 MAX_ANSWER = 200
 
 
@@ -190,7 +191,9 @@ class ClozeType(SchemeType):
     def labelstudio_gather(self, schemes, importer):
         """One-line TextAreas named <name>_blank_1, <name>_blank_2, … one after another, the first under a Header
         showing blanks "___ (1)", "___ (2)", … as many, as the export above writes a cloze: one cloze again, its
-        passage that header (blanks without keys), its question the header above."""
+        passage that header (blanks without keys), its question the header above. Left apart where <name> is
+        taken."""
+        taken = {scheme["name"] for scheme in schemes}
         place = 0
         while place < len(schemes):
             first = schemes[place]
@@ -198,8 +201,8 @@ class ClozeType(SchemeType):
             run = _blanks(schemes[place:], base)
             said = first.get("description", "")
             shown = [SHOWN_BLANK.format(number) for number in range(1, len(run) + 1)]
-            if not (first["name"].endswith("_blank_1") and run
-                    and [found.group(0) for found in re.finditer(r"___ \(\d+\)", said)] == shown
+            if not (first["name"].endswith("_blank_1") and run and base not in taken
+                    and SHOWN_BLANKS.findall(said) == shown
                     and not {scheme["name"] for _, scheme in run} & importer.conditioned
                     and all("description" not in scheme for _, scheme in run[1:])):
                 place += 1
@@ -209,7 +212,7 @@ class ClozeType(SchemeType):
             names = [scheme["name"] for _, scheme in run]
             schemes[place:place + len(run)] = [{
                 "annotation_type": self.name, "name": base, **({"description": question} if question else {}),
-                "text": re.sub(r"___ \(\d+\)", "[[]]", said),
+                "text": SHOWN_BLANKS.sub("[[]]", said),
                 **({"label_requirement": first["label_requirement"]} if "label_requirement" in first else {})}]
             importer.put_together(base, names)
             importer.notes.append(f"<TextArea> {names[0]} … {names[-1]} (line {line}): the {len(names)} blanks of "

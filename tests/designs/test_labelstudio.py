@@ -2001,6 +2001,12 @@ annotation_schemes:
     assert 'placeholder="Say why"' in config_of(words.design)[0]
     assert {entry.item: entry.answers["fill"] for entry in again.given} == {
         key: {"blank_1": first, "blank_2": second} for key, (first, second) in given.items()}
+    # Where another control has the cloze's name, the blanks stay boxes of their own.
+    taken = config.replace("</View>", '<TextArea name="fill" toName="text"/>\n</View>')
+    apart = import_project(taken.encode(), name="config.xml", tasks=written["tasks.json"].read_bytes(),
+                           tasks_name="tasks.json")
+    assert apart.ok, apart.errors
+    assert [scheme.name for scheme in apart.design.annotation_schemes] == ["fill_blank_1", "fill_blank_2", "fill"]
 
 
 def test_a_pairwise_tie_or_scale_shown_on_a_condition_comes_back_with_it():
