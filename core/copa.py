@@ -27,11 +27,11 @@ class CopaFileError(InputError):
     """A COPA XML file that cannot be read; the message names the file, line and item."""
 
 
-def read_copa(path: str | PathLike[str]) -> list[ChoiceItem]:
-    """The items of a COPA XML file in file order. Refused by line: XML that does not parse, an item
-    without its id, asks-for, most-plausible-alternative, p, a1 or a2, a repeated id, and a mirror whose
-    original the file does not have."""
-    found = read_records(path, "item", ("p", "a1", "a2"), CopaFileError)
+def read_copa(path: str | PathLike[str], data: bytes | None = None) -> list[ChoiceItem]:
+    """The items of a COPA XML file (or of `data`, an upload `path` names) in file order. Refused by line: XML
+    that does not parse, an item without its id, asks-for, most-plausible-alternative, p, a1 or a2, a repeated
+    id, and a mirror whose original the file does not have."""
+    found = read_records(path, "item", ("p", "a1", "a2"), CopaFileError, data)
     items: list[ChoiceItem] = []
     lines: dict[int, int] = {}
     for raw in found:

@@ -25,10 +25,11 @@ class XmlRecord:
 
 
 def read_records(path: str | PathLike[str], record: str, children: Sequence[str],
-                 error: type[InputError] = InputError) -> list[XmlRecord]:
-    """Every <record> element of the file in order; errors (no file, not XML, no record) as `error`."""
+                 error: type[InputError] = InputError, data: bytes | None = None) -> list[XmlRecord]:
+    """Every <record> element of the file in order (of `data` when given, an upload `path` names); errors (no
+    file, not XML, no record) as `error`."""
     try:
-        data = Path(path).read_bytes()
+        data = Path(path).read_bytes() if data is None else data
     except FileNotFoundError:
         raise error("no such file", file=path) from None
     except IsADirectoryError:
@@ -60,3 +61,20 @@ def read_records(path: str | PathLike[str], record: str, children: Sequence[str]
     if not found:
         raise error(f"no <{record}> elements", file=path)
     return found
+
+
+def root_tag(data: bytes, file: object, error: type[InputError] = InputError) -> str:
+    """The name of the document's root element, read up to it (what kind of corpus the file is)."""
+    parser = expat.ParserCreate()
+    found: list[str] = []
+    parser.StartElementHandler = lambda tag, attributes: found.append(tag)
+    try:
+        for start in range(0, len(data), 4096):  # a chunk at a time, so a large file is read only up to its root
+            parser.Parse(data[start:start + 4096], False)
+            if found:
+                return found[0]
+        parser.Parse(b"", True)
+    except expat.ExpatError as problem:
+        raise error(f"not valid XML: {expat.errors.messages[problem.code]}; fix it and import again", file=file,
+                    line=problem.lineno) from None
+    raise error("has no XML element", file=file)

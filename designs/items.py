@@ -1,5 +1,6 @@
 """Reading a design's items: a JSON array, JSON Lines, CSV or TSV file of records, each with the id and the
-text under the design's `id_key` and `text_key`. Django-free; every refusal names the file and line."""
+text under the design's `id_key` and `text_key`, or an XML corpus a registered reader knows (COPA's, RTE's).
+Django-free; every refusal names the file and line."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import hashlib
 import io
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from core.errors import InputError, decode_utf8
+from core.registry import Registry
+from core.xmlrecords import root_tag
 from designs.dialogue import SAYINGS, SPEAKERS, as_line, as_lines, turns  # noqa: F401  (read from here too)
 from designs.model import Design, Items
 from designs.schemes import SCHEME_TYPES
@@ -26,7 +30,10 @@ SUGGESTED = "_suggested"
 # turns, markup or entries}): the page shows them as text (one turn a line, the HTML's words); the labelstudio export
 # gives them back as they came.
 GIVEN = "_given"
-FORMATS = ("json", "jsonl", "csv", "tsv")
+FORMATS = ("json", "jsonl", "csv", "tsv", "xml")
+# The XML corpora read as items, by their root element (COPA's <copa-corpus>, RTE's <entailment-corpus>): the app
+# that knows a corpus registers its reader, which gives the rows the design made for it reads, each with its line.
+XML_ITEMS: Registry[Callable[[bytes, str], list[tuple[int, dict[str, Any]]]]] = Registry("XML corpus of items")
 
 
 MODEL = "model"  # the source of a language model's answers given beside the crowd (designs.models.OutsideAnswer)
@@ -128,14 +135,31 @@ def read_records(data: bytes, *, name: str, settings: Items, format: str | None 
 
 
 def read_rows(data: bytes, *, name: str, format: str | None = None) -> list[tuple[int, Any]]:
-    """The rows of a JSON array, JSON Lines, CSV or TSV file, each with the line it starts on (0 when unknown)."""
+    """The rows of a JSON array, JSON Lines, CSV, TSV or known XML file, each with the line it starts on (0 when
+    unknown)."""
     text = decode_utf8(data, file=name, error=ItemsError)
     kind = format or name.rsplit(".", 1)[-1].lower()
     if kind not in FORMATS:
-        raise ItemsError("cannot tell the format from the name; use .json, .jsonl, .csv or .tsv", file=name)
+        raise ItemsError("cannot tell the format from the name; use .json, .jsonl, .csv, .tsv or .xml", file=name)
     if not text.strip():
         raise ItemsError("is empty; it needs at least one record", file=name)
+    if kind == "xml":
+        return _xml(data, name)
     return _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
+
+
+def _xml(data: bytes, name: str) -> list[tuple[int, Any]]:
+    root = root_tag(data, file=name, error=ItemsError)
+    if root not in XML_ITEMS:
+        known = " or ".join(f"<{tag}>" for tag in XML_ITEMS) or "none here"
+        raise ItemsError(f"an XML file of items is a corpus whose root is {known}; this one's is <{root}>: give "
+                         f"the items as JSON Lines, CSV or TSV", file=name)
+    try:
+        return XML_ITEMS.get(root)(data, name)
+    except ItemsError:
+        raise
+    except InputError as error:  # the corpus reader's own kind, said as the items' error
+        raise ItemsError(error.message, file=name, line=error.line, field=error.field) from None
 
 
 def _json(text: str, name: str) -> list[tuple[int, Any]]:

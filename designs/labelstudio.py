@@ -57,10 +57,11 @@ FIELD = re.compile(r"\$[A-Za-z_][\w.\[\]{}]*")
 # Tags that only arrange the page (their styles are not carried over).
 VISUAL = ("View", "Style", "Collapse", "Panel", "Filter", "Choice", "Label", "Relation", "Bucket")
 # Label Studio's media objects and their controls: not for a text platform.
-MEDIA = ("Image", "Audio", "AudioPlus", "Video", "TimeSeries", "TimeSeriesChannel", "Pdf", "Vector", "Chat",
-         "RectangleLabels", "Rectangle", "PolygonLabels", "Polygon", "EllipseLabels", "Ellipse", "KeyPointLabels",
-         "KeyPoint", "BrushLabels", "Brush", "MagicWand", "VideoRectangle", "TimelineLabels", "BitmaskLabels",
-         "Bitmask", "VectorLabels", "OcrLabels")
+MEDIA = ("Image", "Audio", "AudioPlus", "Video", "TimeSeries", "TimeSeriesChannel", "Channel", "Pdf", "Vector",
+         "Chat", "ChatMessage", "RectangleLabels", "Rectangle", "PolygonLabels", "Polygon", "EllipseLabels", "Ellipse",
+         "KeyPointLabels", "KeyPoint", "BrushLabels", "Brush", "MagicWand", "VideoRectangle", "VideoVector",
+         "VideoVectorLabels", "TimelineLabels", "TimeSeriesLabels", "BitmaskLabels", "Bitmask", "VectorLabels",
+         "OcrLabels")
 # Controls of text Label Studio has that no scheme type runs yet.
 NOT_BUILT: dict[str, str] = {}  # text controls no type runs yet, by what they do
 # Attributes every control may have, read here (the type reads its own).
@@ -523,7 +524,7 @@ class _Translation:
     def _design(self, root: Tag) -> dict[str, Any]:
         controls = [tag for tag in self.tags if tag.tag not in OBJECTS and tag.tag not in VISUAL]
         for tag in self.tags:
-            if tag.tag == "Chat":
+            if tag.tag in ("Chat", "ChatMessage"):
                 self.at(tag, "<Chat> has the annotator write the conversation (with a model's replies where it names "
                              "an llm), which is not built here; a conversation already had is shown with "
                              "<Paragraphs>")

@@ -67,7 +67,8 @@ def _source(request: HttpRequest) -> tuple[str, str]:
 def _records(request: HttpRequest, design: Design) -> tuple[list[Record], str]:
     upload = request.FILES.get("items")
     if upload is None:
-        raise InputError("choose the items file (JSON array, JSON Lines, CSV or TSV) to go with the design",
+        raise InputError("choose the items file (JSON array, JSON Lines, CSV, TSV, or COPA or RTE XML) to go with the "
+                         "design",
                          field="items")
     name = Path(upload.name).name
     return read_items(upload.read(), name=name, design=design), name

@@ -19,7 +19,7 @@ from designs.services import design_batch_create, shipped_version
 from designs.task_type import design_of, record
 from hits.models import Assignment, Batch, Item
 from hits.services import CrowdError
-from reproductions.rte import RtePair, fact_items
+from reproductions.rte import RteFileError, RtePair, fact_items, read_rte
 
 DESIGN = "cheap-facts"  # designs/cheap-facts.yaml
 SCHEME = "statements"
@@ -34,9 +34,11 @@ def fact_batch_create(*, items: Sequence[Record], name: str, **options: Any) -> 
     return design_batch_create(version=shipped_version(DESIGN), records=items, name=name, **options)
 
 
-def draw_items(pairs: list[RtePair], *, texts: int, instruction: str, seed: int = 0) -> list[Record]:
-    """`texts` paragraphs with a shared entity drawn (seeded); with "both", half for each instruction."""
+def draw_items(pairs: list[RtePair], *, texts: int | None, instruction: str, seed: int = 0) -> list[Record]:
+    """`texts` paragraphs with a shared entity drawn (seeded; None: all of them, in file order); with "both",
+    half for each instruction."""
     usable = fact_items(pairs, instruction="facts")
+    texts = len(usable) if texts is None else texts
     if texts > len(usable):
         raise CrowdError(f"asked for {texts} paragraphs; {len(usable)} of the file's {len(pairs)} pairs share an "
                            f"entity between text and hypothesis")
@@ -46,6 +48,18 @@ def draw_items(pairs: list[RtePair], *, texts: int, instruction: str, seed: int 
         return fact_items(kept, instruction=instruction)
     half = len(kept) // 2
     return fact_items(kept[:half], instruction="facts") + fact_items(kept[half:], instruction="counterfacts")
+
+
+def fact_rows(data: bytes, name: str) -> list[tuple[int, dict[str, Any]]]:
+    """An RTE XML file (an upload called `name`) as items under designs/cheap-facts.yaml's keys, for `design new`
+    and the browser (designs.items.XML_ITEMS): every paragraph whose text and hypothesis share an entity, the
+    first half asked for facts and the rest for counter-facts, as `manage.py facts batch` draws by default (its
+    options draw fewer)."""
+    items = draw_items(read_rte(name, data), texts=None, instruction="both")
+    if not items:
+        raise RteFileError("no pair's text and hypothesis share an entity (a name both mention), so no paragraph "
+                           "has words to write about", file=name)
+    return [(0, {"id": item.id, "text": item.text, **item.fields}) for item in items]
 
 
 def statements(batch: Batch) -> list[dict[str, Any]]:

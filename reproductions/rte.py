@@ -32,11 +32,12 @@ class RtePair:
     source: str
 
 
-def read_rte(path: str | PathLike[str]) -> list[RtePair]:
-    """The pairs of an RTE file in order; a pair without id, t, h or a known judgement is refused by line."""
+def read_rte(path: str | PathLike[str], data: bytes | None = None) -> list[RtePair]:
+    """The pairs of an RTE file (or of `data`, an upload `path` names) in order; a pair without id, t, h or a
+    known judgement is refused by line."""
     name = str(path).replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".xml")
     pairs, seen = [], {}
-    for record in read_records(path, "pair", ("t", "h"), RteFileError):
+    for record in read_records(path, "pair", ("t", "h"), RteFileError, data):
         pair_id = record.attributes.get("id", "").strip()
         if not pair_id:
             raise RteFileError("is missing", file=path, line=record.line, field="id")

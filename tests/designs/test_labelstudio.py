@@ -217,6 +217,13 @@ def test_a_media_object_is_refused_once_and_a_chat_says_what_it_asks():
     assert chat.errors == ["config.xml:3: <Chat> has the annotator write the conversation (with a model's replies "
                            "where it names an llm), which is not built here; a conversation already had is shown "
                            "with <Paragraphs>"]
+    # Label Studio's time-series templates: the series, its channels and the labels on it are all media.
+    series = import_project(b"<View>\n<TimeSeriesLabels name='label' toName='ts'><Label value='Run'/>"
+                            b"</TimeSeriesLabels>\n<TimeSeries name='ts' value='$csv' valueType='url'>\n"
+                            b"<Channel column='x'/>\n</TimeSeries>\n</View>", name="config.xml",
+                            tasks=b'[{"data": {"csv": "a.csv"}}]', tasks_name="tasks.json")
+    assert [error.split(" is a media tag")[0] for error in series.errors] == [
+        "config.xml:2: <TimeSeriesLabels>", "config.xml:3: <TimeSeries>", "config.xml:4: <Channel>"]
 
 
 def test_a_choice_given_twice_is_shown_once_and_said():

@@ -226,3 +226,49 @@ class ChoiceTaskTests(BaseTestCase):
         hit = first.hits.get()
         page = DESIGN.html_question(hit, hit.ordered_items())
         self.assertIn(sample[first.content.record_id].premise.replace("'", "&#x27;"), page)
+
+
+@pytest.mark.django_db
+def test_the_copa_xml_is_the_items_of_the_design_in_the_browser(client, tmp_path):
+    """The released COPA file, uploaded as it is with designs/bcopa.yaml on *Start from a design file*, is the
+    project's items: every item, its premise the text, its question and alternatives shown, its intended answer
+    known and its subset the group. Other XML is refused naming its root, and a bad item by its line; nothing is
+    made then."""
+    from django.contrib.auth.models import User
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from accounts import roles
+    from projects.models import Project
+
+    boss = User.objects.create_user("boss", password="pass-word-1")
+    boss.groups.add(roles.group(roles.ORGANIZER))
+    client.force_login(boss)
+    source = (settings.BASE_DIR / "designs" / "bcopa.yaml").read_text()
+
+    def make(name, data):
+        return client.post("/projects/designs/new/", {"source": source, "file_name": "bcopa.yaml", "name": name,
+                                                      "provider": "inhouse",
+                                                      "items": SimpleUploadedFile(name, data)})
+
+    other = make("corpus.xml", b"<?xml version='1.0'?>\n<corpus><doc>Hi.</doc></corpus>")
+    assert other.status_code == 400
+    assert ("corpus.xml: an XML file of items is a corpus whose root is &lt;copa-corpus&gt; or "
+            "&lt;entailment-corpus&gt;; this one&#x27;s is &lt;corpus&gt;") in other.content.decode()
+    bad = make("bad.xml", xml(tmp_path, ITEM.format(id=1, answer=1, premise="A."),
+                              '<item id="2" asks-for="effect">\n<p>B.</p><a1>x</a1><a2>y</a2></item>').read_bytes())
+    assert bad.status_code == 400
+    assert "bad.xml:5: most-plausible-alternative: is missing" in bad.content.decode()
+    assert not Project.objects.exists()
+
+    made = make("balacopa-dev-all.xml", SHIPPED.read_bytes())
+    assert made.status_code == 302, made.content.decode()[:2000]
+    batch = Project.objects.get(name="balacopa-dev-all.xml").batches.get()
+    items = {item.payload["record_id"]: item for item in Item.objects.filter(batch=batch)}
+    assert len(items) == 1000
+    original, mirror = items["1"], items["1001"]
+    assert (original.payload["text"], original.gold_answer, original.group) == (
+        "My body cast a shadow over the grass.", "1", "original")
+    assert original.payload["fields"] == {"question": "What was the cause of this?", "subset": "original",
+                                          "alternatives": ["The sun was rising.", "The grass was cut."]}
+    assert (mirror.payload["text"], mirror.gold_answer, mirror.group) == (
+        "The garden looked well-groomed.", "1", "mirrored")

@@ -100,6 +100,37 @@ def test_bad_rte_files_are_refused_by_line(tmp_path, content, message):
         read_rte(path)
 
 
+@pytest.mark.django_db
+def test_the_rte_xml_is_the_items_of_the_design_for_design_new(tmp_path):
+    """The released RTE file, given as it is to `design new designs/cheap-facts.yaml`, is the project's items:
+    every paragraph whose text and hypothesis share an entity, highlighted, the first half asked for facts and the
+    rest for counter-facts with their banned words. A file where no pair shares one is refused, naming it."""
+    from django.core.management import CommandError, call_command
+
+    from hits.models import Item
+
+    design = settings.BASE_DIR / "designs" / "cheap-facts.yaml"
+    none_shared = tmp_path / "none.xml"
+    none_shared.write_text('<entailment-corpus>\n<pair id="1" value="TRUE"><t>It rained all day.</t>'
+                           '<h>It was wet.</h></pair>\n</entailment-corpus>', encoding="utf-8")
+    with pytest.raises(CommandError, match=r"none.xml: no pair's text and hypothesis share an entity"):
+        call_command("design", "new", str(design), "--items", str(none_shared), "--name", "None")
+    assert not Item.objects.exists()
+
+    out = io.StringIO()
+    call_command("design", "new", str(design), "--items", str(RTE), "--name", "Facts", stdout=out)
+    assert "407 items from rte1_dev.xml" in out.getvalue()
+    items = {item.payload["record_id"]: item for item in Item.objects.all()}
+    usable = [item.id.removesuffix("-facts") for item in fact_items(read_rte(RTE), instruction="facts")]
+    assert sorted(items) == sorted([f"{key}-facts" for key in usable[:203]] +
+                                   [f"{key}-counterfacts" for key in usable[203:]])
+    first, last = items[f"{usable[0]}-facts"], items[f"{usable[-1]}-counterfacts"]
+    assert (first.group, last.group) == ("facts", "counterfacts")
+    fields = first.payload["fields"]
+    assert first.payload["text"][fields["entity_start"]:].startswith(fields["entity"]) and fields["entity"]
+    assert (fields["rules"], last.payload["fields"]["rules"]) == ({}, {"banned": ["not", "never"]})
+
+
 def _item(key="o1", instruction="facts", text=TEXT, entity="Oracle"):
     return paragraph(key, text, entity, instruction, hypothesis="Oracle released a confidential document",
                      label="not-entailment", source=f"test:{key}")

@@ -63,7 +63,7 @@ class Command(BaseCommand):
         check.add_argument("--json", action="store_true")
         new = commands.add_parser("new", help="a project and a draft batch from a design file and its items")
         new.add_argument("file")
-        new.add_argument("--items", required=True, help="JSON array, JSON Lines, CSV or TSV")
+        new.add_argument("--items", required=True, help="JSON array, JSON Lines, CSV or TSV (or COPA or RTE XML)")
         new.add_argument("--name", help="the project's name (default: the design's title)")
         new.add_argument("--provider", choices=("inhouse", "mturk", "prolific"),
                          help="overrides the design's provider")
