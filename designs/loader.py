@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,9 @@ from core.errors import InputError
 from designs.model import TYPE_NAMES, Design
 
 MAX_BYTES = 1_000_000  # a design is a page of YAML; a megabyte is a mistake (a data file given by error)
+# The values a file may hold once its aliases are read: an alias of a list of aliases of lists (a "billion
+# laughs") is a few lines that every reading, and the check run as one types, would walk millions of times over.
+MAX_VALUES = 200_000
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,13 @@ def parse_yaml(text: str, *, name: str) -> tuple[Any, dict[tuple, int]]:
     """The YAML's plain data and the line of each path in it ((), ("annotation_schemes", 0, "labels"), ...)."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        raw = yaml.safe_load(text)
+        raw = yaml.safe_load(text)  # an alias is the same object again here: a loop or a bomb is walked below
+        lines: dict[tuple, int] = {}
+        if node is not None:
+            _mark(node, (), lines, _Walk(name))
+    except RecursionError:
+        raise DesignError([Problem(name, None, "", "is nested too deeply to read (lists or mappings inside one "
+                                                   "another hundreds of levels down); write it flatter")]) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         if "could not find expected ':'" in str(error.problem) and error.context_mark:
@@ -123,22 +132,41 @@ def parse_yaml(text: str, *, name: str) -> tuple[Any, dict[tuple, int]]:
         found = "empty" if raw is None else f"a {type(raw).__name__}"
         raise DesignError([Problem(name, 1, "", f"is {found}; a design file is a mapping of keys "
                                                f"(title, annotation_schemes, ...)")])
-    lines: dict[tuple, int] = {}
-    if node is not None:
-        _mark(node, (), lines)
     return raw, lines
 
 
-def _mark(node: yaml.Node, path: tuple, lines: dict[tuple, int]) -> None:
-    lines[path] = node.start_mark.line + 1
+@dataclass
+class _Walk:
+    """What a walk over a composed file has seen: the values so far, and the nodes it is inside (an alias inside
+    what its anchor marks is the node again, on the way down)."""
+
+    name: str
+    values: int = 0
+    inside: set[int] = field(default_factory=set)
+
+    def refuse(self, path: tuple, lines: dict[tuple, int], message: str) -> None:
+        raise DesignError([Problem(self.name, lines.get(path), ".".join(map(str, path)), message)])
+
+
+def _mark(node: yaml.Node, path: tuple, lines: dict[tuple, int], walk: _Walk) -> None:
+    lines.setdefault(path, node.start_mark.line + 1)  # a mapping's key has set its own line, where it can be fixed
+    walk.values += 1
+    if walk.values > MAX_VALUES:  # said at the top-level key whose aliases grew so
+        walk.refuse(path[:1], lines, f"its aliases (*name) repeat what they name so often that the file holds "
+                                     f"over {MAX_VALUES:,} values; write the values out instead of aliases of aliases")
+    if id(node) in walk.inside:
+        walk.refuse(path, lines, "an alias (*name) inside what its anchor (&name) marks holds that again without "
+                                 "end; write the values out")
+    walk.inside.add(id(node))
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             child = (*path, key.value)
-            _mark(value, child, lines)
-            lines[child] = key.start_mark.line + 1  # the key's line, where its name can be fixed
+            lines[child] = key.start_mark.line + 1
+            _mark(value, child, lines, walk)
     elif isinstance(node, yaml.SequenceNode):
         for index, value in enumerate(node.value):
-            _mark(value, (*path, index), lines)
+            _mark(value, (*path, index), lines, walk)
+    walk.inside.discard(id(node))
 
 
 def validate(raw: dict, lines: dict[tuple, int], *, name: str) -> Design:

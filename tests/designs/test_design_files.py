@@ -136,6 +136,35 @@ def test_yaml_mistakes_are_named_by_line_in_plain_words(text, expected):
     assert "<block" not in str(caught.value.problems[0])
 
 
+def test_aliases_that_loop_or_multiply_are_refused_at_their_key_and_a_plain_one_is_read():
+    """A YAML alias is the value its anchor marks again: one inside that value would make it hold itself without
+    end, and aliases of lists of aliases (a "billion laughs") make a few lines millions of values, which every
+    reading and the check run as one types would walk. Each is refused at its key; a plain alias reads as the
+    value written twice, and lists nested past what can be read are refused, not a crash."""
+    looped = "title: T\nannotation_schemes: &a\n  - annotation_type: radio\n    name: q\n    labels: *a\n"
+    with pytest.raises(DesignError) as caught:
+        load_text(looped, name="study.yaml")
+    assert [str(problem) for problem in caught.value.problems] == [
+        "study.yaml:5: annotation_schemes.0.labels: an alias (*name) inside what its anchor (&name) marks holds that "
+        "again without end; write the values out"]
+
+    laughs = ["title: T", "l0: &l0 [a, a, a, a, a, a, a, a, a]"]
+    laughs += [f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 9) + "]" for level in range(1, 9)]
+    with pytest.raises(DesignError) as caught:
+        load_text("\n".join([*laughs, "annotation_schemes: [{annotation_type: radio, name: q, labels: [a, b]}]"]),
+                  name="study.yaml")
+    assert [str(problem) for problem in caught.value.problems] == [
+        "study.yaml:7: l5: its aliases (*name) repeat what they name so often that the file holds over 200,000 "
+        "values; write the values out instead of aliases of aliases"]
+
+    with pytest.raises(DesignError, match=r"study\.yaml: is nested too deeply to read"):
+        load_text("title: " + "[" * 5000 + "]" * 5000 + "\n", name="study.yaml")
+
+    shared = load_text("title: T\nannotation_schemes:\n  - {annotation_type: radio, name: a, labels: &yn [yes, no]}"
+                       "\n  - {annotation_type: radio, name: b, labels: *yn}\n")
+    assert [[label.name for label in scheme.labels] for scheme in shared.annotation_schemes] == [["yes", "no"]] * 2
+
+
 def test_labels_written_as_yaml_booleans_or_numbers_keep_the_text_written():
     design = load_text("title: t\nannotation_schemes:\n  - {annotation_type: radio, name: a, labels: [yes, no, 1]}\n")
     assert [label.name for label in design.annotation_schemes[0].labels] == ["yes", "no", "1"]
