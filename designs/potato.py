@@ -86,6 +86,7 @@ CHANGES = {
                   "through the documents in the batch's order",
 }
 BWS_TUPLE_IDS = "bws_tuple_{:04d}"  # Potato's ids for the sets it draws, so answers compare set by set
+MAX_SETS = 100_000  # the sets an import draws at most: a project of 100,000 items, not a typo's billion
 # The Potato keys every scheme carries over (each type's own: designs.schemes' potato_keys).
 # A dialogue display's options that our view of a dialogue (designs.model.DialogueView) runs: (ours, Potato's).
 DIALOGUE_VIEW = (("max_height", "max_height"), ("indent_replies", "indent_replies"),
@@ -259,6 +260,7 @@ def import_config(data: bytes, *, name: str, folder: Folder) -> Imported:
             found.records = _bws_tuples(found, best_worst, raw["bws_config"], lines)
         elif raw.get("bws_config") is not None:
             found.warnings.append("bws_config: no bws scheme uses it")
+    if not found.errors:  # a bws_config that cannot draw is said once, not again as items lacking their sets
         _saved(found, design, raw, folder, translation.names)
         unanswered = unanswerable(design, found.records)
         if unanswered:
@@ -1194,6 +1196,11 @@ def _known_answers(raw: dict, lines: dict[tuple, int], name: str, folder: Folder
     return records, errors
 
 
+def _whole(value: Any) -> bool:
+    """A count a config gives: a whole number of 1 or more (YAML's true is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
 def _bws_tuples(found: Imported, scheme: Any, config: dict[str, Any], lines: dict[tuple, int]) -> list[Record]:
     """The sets of `scheme.tuple_size` items Potato draws from single items by its bws_config, as the items of
     this import: every item once before any item again, none twice in a set, `seed` fixing the draw (42 unless
@@ -1207,12 +1214,23 @@ def _bws_tuples(found: Imported, scheme: Any, config: dict[str, Any], lines: dic
                             f"smaller tuple_size")
         return pool
     appearances = config.get("min_item_appearances") or 2 * size
-    wanted = config.get("num_tuples") or -(-len(pool) * int(appearances) // size)
-    if not isinstance(wanted, int) or wanted < 1:
+    seed = config.get("seed")
+    if not _whole(appearances):
+        found.errors.append(f"{where}.min_item_appearances: {appearances!r} is not a number of times; give 1 or "
+                            f"more, or leave it out (twice the set size)")
+        return pool
+    if seed is not None and not isinstance(seed, int | str):
+        found.errors.append(f"{where}.seed: {seed!r} is not a seed; give a whole number, or leave it out (42)")
+        return pool
+    wanted = config.get("num_tuples") or -(-len(pool) * appearances // size)
+    if not _whole(wanted):
         found.errors.append(f"{where}.num_tuples: {wanted!r} is not a number of sets; give 1 or more, or leave it "
                             f"out to have it computed")
         return pool
-    seed = config.get("seed")
+    if wanted > MAX_SETS:
+        found.errors.append(f"{where}: {wanted:,} sets are more than an import draws ({MAX_SETS:,}); give a smaller "
+                            f"num_tuples or min_item_appearances")
+        return pool
     rng = random.Random(42 if seed is None else seed)
     queue: list[int] = []
     sets = []

@@ -302,6 +302,22 @@ def test_bws_config_draws_the_sets_potato_draws_from_single_items():
         ["s5", "s2", "s0"]]
 
 
+@pytest.mark.parametrize(("settings", "said"), [
+    ("{seed: {}}", "c.yaml:5: bws_config.seed: {} is not a seed; give a whole number, or leave it out (42)"),
+    ("{min_item_appearances: often}", "c.yaml:5: bws_config.min_item_appearances: 'often' is not a number of "
+                                      "times; give 1 or more, or leave it out (twice the set size)"),
+    ("{num_tuples: 1000000000000}", "c.yaml:5: bws_config: 1,000,000,000,000 sets are more than an import draws "
+                                    "(100,000); give a smaller num_tuples or min_item_appearances"),
+    ("{min_item_appearances: 100000}", "c.yaml:5: bws_config: 500,000 sets are more than an import draws"),
+])
+def test_a_bws_config_potato_could_not_draw_from_is_named_at_its_key(settings, said):
+    """A seed, count or number of sets that is no such thing, or a draw of more sets than a project holds, is
+    named once (not again as items without their sets), not a crash or an import drawing for hours."""
+    found = import_config(BWS + f"bws_config: {settings}\n".encode(), name="c.yaml",
+                          folder=UploadedFolder({"items.jsonl": SENTENCES}))
+    assert len(found.errors) == 1 and found.errors[0].startswith(said), found.errors
+
+
 def test_items_a_scheme_cannot_be_answered_on_are_an_error_with_their_line():
     found = import_config(BWS, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
     assert not found.ok
