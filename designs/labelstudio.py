@@ -480,7 +480,8 @@ class _Translation:
         """The item field holding the two objects a control compares (its toName "left,right"), as a pair; the
         objects are then shown by the control, not on their own."""
         names = [name for name in control.attrs.get("toName", "").split(",") if name]
-        fields = [self.objects[name].attrs.get("value", "")[1:] for name in names if name in self.objects]
+        fields = [self.objects[name].attrs["value"][1:] for name in names
+                  if self.objects.get(name) is not None and self.objects[name].attrs.get("value", "").startswith("$")]
         if len(names) != 2 or len(fields) != 2 or not all(fields):
             self.at(control, f"<{control.tag}> compares two objects that show task fields: toName=\"left,right\"")
             return "pair"
@@ -872,8 +873,8 @@ class _Translation:
         """A task's predictions: the best scored is the item's suggestion (SUGGESTED); each model's best is that
         model's answers (`predicted`, stored as a language model's are), to be measured against the crowd. A score
         from 0 to 1 is the answers' confidence, as a model run's is."""
-        predictions = sorted((entry for entry in row.get("predictions") or [] if isinstance(entry, dict)
-                              and isinstance(entry.get("result"), list)),
+        predictions = sorted((entry for entry in _listed(row, where, "predictions")
+                              if isinstance(entry.get("result"), list)),
                              key=lambda entry: _score(entry.get("score")), reverse=True)
         models: set[str] = set()
         read: list[Given] = []
@@ -899,8 +900,7 @@ class _Translation:
         annotators (this platform's export), else by completed_by (an email, else a user id), else as the task's
         annotation it is; a cancelled (skipped) one is no answer."""
         # Label Studio before 1.0 exported them as "completions" (its converter still reads both).
-        annotations = [entry for entry in row.get("annotations") or row.get("completions") or []
-                       if isinstance(entry, dict)]
+        annotations = _listed(row, where, "annotations", "completions")
         meta = row.get("meta")
         names = meta.get("annotators") if isinstance(meta, dict) else None
         names = names if isinstance(names, list) else []
@@ -1030,6 +1030,15 @@ def _on_text(result: dict, text: str, places: _Places) -> dict:
         raise ValueError(f"its span {start}..{end} is outside the text")
     return {**result, "type": "labels", "value": {**value, "start": start, "end": end, "text": text[start:end],
                                                   "labels": labels or []}}
+
+
+def _listed(row: dict, where: str, *keys: str) -> list[dict]:
+    """A task's predictions or annotations: the objects of the list under the first of `keys` that holds any."""
+    key = next((key for key in keys if row.get(key)), keys[0])
+    found = row.get(key) or []
+    if not isinstance(found, list):
+        raise ValueError(f"{where}: its {key} are a {type(found).__name__}; Label Studio gives a list of them")
+    return [entry for entry in found if isinstance(entry, dict)]
 
 
 def _came_from(name: str, sources: list[tuple[str, str]]) -> str:

@@ -175,16 +175,30 @@ BAD = [
     ("<View>\n<Text name='text' value='$text'/>\n</View>", "config.xml:1: the config has no control, so it asks "
                                                          "nothing: add one naming an object by toName (one of "
                                                          "Choices, DateTime,"),
+    # A pair of which one object shows fixed words, not a task field (it was a KeyError).
+    ("<View>\n<Pairwise name='pw' toName='a,b'/>\n<Text name='a' value='$left'/>\n<Text name='b' value='x,y'/>\n"
+     "</View>", "config.xml:2: <Pairwise> compares two objects that show task fields: toName=\"left,right\""),
 ]
 
 
 @pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "task-choices",
-                                                   "top", "dtd", "url", "field-in-words", "no-control"])
+                                                   "top", "dtd", "url", "field-in-words", "no-control", "pair-words"])
 def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     found = import_project(config.encode(), name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
                            tasks_name="tasks.json")
     assert not found.ok and found.errors
     assert any(error.startswith(said) for error in found.errors), found.errors
+
+
+@pytest.mark.parametrize("key", ["annotations", "predictions", "completions"])
+def test_a_task_whose_annotations_are_not_a_list_is_refused_by_task(key):
+    """A task's annotations or predictions that are not a list (a hand-edited export: true, an object) are
+    refused by task, not read as none and not a crash."""
+    tasks = json.dumps([{"data": {"text": "Hi."}}, {"data": {"text": "Bye."}, key: True}]).encode()
+    found = import_project(b"<View>\n<Text name='text' value='$text'/>\n<Choices name='c' toName='text'>"
+                           b"<Choice value='a'/></Choices>\n</View>", name="config.xml", tasks=tasks,
+                           tasks_name="tasks.json")
+    assert found.errors == [f"tasks.json: task 2 (line 1): its {key} are a bool; Label Studio gives a list of them"]
 
 
 def test_an_object_naming_a_field_inside_its_words_is_refused_once_and_a_price_is_words():
