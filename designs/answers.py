@@ -3,12 +3,15 @@ required schemes checked. Django-free: the task type hands in the form as a plai
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 from designs.model import Condition, Design
 from designs.schemes import SCHEME_TYPES, AnswerProblem, Record
 from designs.schemes.base import Fields
+
+logger = logging.getLogger(__name__)
 
 
 def field_prefix(item_key: Any, index: int) -> str:
@@ -31,6 +34,12 @@ def read_item(design: Design, record: Record, raw: Mapping[str, Any], item_key: 
                                                                  record)
         except AnswerProblem as problem:
             raise AnswerProblem(f"{scheme.description or scheme.name}: {problem}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            # A form the page would not send (edited by hand, or by a script) is the sender's to mend, not a crash;
+            # the type that could not read it is logged, so it can learn to say why.
+            logger.exception("%s could not read the form of scheme %r", scheme.annotation_type, scheme.name)
+            raise AnswerProblem(f"{scheme.description or scheme.name}: the answer sent could not be read; reload "
+                                f"the page and answer it again") from None
         if value is not None:
             answers[scheme.name] = value
     for _, scheme in asked:

@@ -243,17 +243,19 @@ class TriadTestType(SchemeType):
     def read(self, scheme, fields, record):
         kind, found = triads(scheme, record)
         order = _read_json(fields.get("order") or json.dumps(list(range(len(found)))), "the triads' order")
-        if sorted(order) != list(range(len(found))):
+        if not (isinstance(order, list) and all(type(place) is int for place in order)
+                and sorted(order) == list(range(len(found)))):
             raise AnswerProblem("the triads' order could not be read; reload the page and answer them again")
         answered = []
         for place in order:
             shown = _read_json(fields.get(f"{place}-shown") or json.dumps(found[place]), f"triad {place + 1}")
             if not isinstance(shown, list) or sorted(map(str, shown)) != sorted(found[place]):
                 raise AnswerProblem(f"triad {place + 1} is not one of this item's; reload the page and answer again")
+            shown = list(map(str, shown))
             chosen = fields.get(str(place)) or None
             if chosen is not None and chosen not in shown:
                 raise AnswerProblem(f"{chosen[:40]!r} is not in triad {place + 1} ({', '.join(shown)})")
-            answered.append([*map(str, shown), chosen])
+            answered.append([*shown, chosen])
         left = sum(triad[3] is None for triad in answered)
         if left == len(answered):
             return None

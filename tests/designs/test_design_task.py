@@ -76,6 +76,24 @@ class DesignTaskTestCase(BaseTestCase):
         assignment.refresh_from_db()
         self.assertNotIn("targets", assignment.answers[str(first.pk)])
 
+    def test_a_form_a_type_cannot_read_is_refused_and_logged_not_a_crash(self):
+        """What a type's read did not foresee in a hand-edited form (any of the errors reading it can raise) is a
+        refusal naming the item and scheme, with what to do, and the log says which type could not read it."""
+        from unittest import mock
+
+        from designs.schemes import SCHEME_TYPES
+
+        assignment = self.claim(self.annotator)
+        likert = SCHEME_TYPES.get("likert")
+        with mock.patch.object(type(likert), "read", side_effect=TypeError("unforeseen")), \
+                self.assertLogs("designs.answers", "ERROR") as logged:
+            response = self.submit(assignment, self.answers(assignment))
+        self.assertContains(response, "ost 1: clarity: the answer sent could not be read; reload the page and "
+                                      "answer it again", status_code=400)
+        self.assertIn("likert could not read the form of scheme 'clarity'", logged.output[0])
+        assignment.refresh_from_db()
+        self.assertIsNone(assignment.submitted)
+
     def test_answers_that_do_not_fit_are_refused_with_the_item_and_scheme(self):
         assignment = self.claim(self.annotator)
         first = assignment.hit.ordered_items()[0]

@@ -62,6 +62,14 @@ def test_a_triad_test_is_read_in_the_order_shown():
         kind.read(scheme, Fields({**sent, "a-0-shown": '["a", "b", "x"]'}, "a"), record)
     with pytest.raises(AnswerProblem, match="'x' is not in triad 1"):
         kind.read(scheme, Fields({**sent, "a-0": "x"}, "a"), record)
+    # A form edited by hand: an order that is no list of places, a triad given as numbers. Refused, not a crash.
+    for order in ("1e308", '[0, "a", 2, 3]', '{"a": 1}'):
+        with pytest.raises(AnswerProblem, match="the triads' order could not be read"):
+            kind.read(scheme, Fields({**sent, "a-order": order}, "a"), record)
+    digits = Record("2", "x", {"things": ["1", "2", "3", "4"]})
+    numbers = {"a-order": "[0, 1, 2, 3]", "a-0-shown": "[1, 2, 3]", "a-0": "4"}
+    with pytest.raises(AnswerProblem, match=r"'4' is not in triad 1 \(1, 2, 3\)"):
+        kind.read(scheme, Fields(numbers, "a"), digits)
     _, required, kind, record = _scheme(b", label_requirement: {required: true}")
     with pytest.raises(AnswerProblem, match="answer 2 more triads"):
         kind.read(required, Fields(sent, "a"), record)
