@@ -31,7 +31,8 @@ def turns(scheme: EmergentBehavior, record: Any) -> list[dict[str, str]]:
     found = record.fields.get(scheme.steps_key) if record is not None else None
     return [{"agent": agent, "text": str(turn.get("content") or turn.get("text") or turn.get("action") or "")
              if isinstance(turn, dict) else "" if turn is None else str(turn)}
-            for agent, turn in zip(acting(found, scheme.agent_key), found or [], strict=False)]
+            for agent, turn in zip(acting(found, scheme.agent_key), found if isinstance(found, list) else [],
+                                   strict=True)]
 
 
 @scheme_type

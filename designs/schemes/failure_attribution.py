@@ -32,7 +32,8 @@ def steps(scheme: FailureAttribution, record: Any) -> list[tuple[str, str]]:
     found = record.fields.get(scheme.steps_key) if record is not None else None
     return [(agent, str(next((step[key] for key in SAID if step.get(key)), "")) if isinstance(step, dict)
              else "" if step is None else str(step))
-            for agent, step in zip(acting(found, scheme.agent_key, "step"), found or [], strict=False)]
+            for agent, step in zip(acting(found, scheme.agent_key, "step"), found if isinstance(found, list) else [],
+                                   strict=True)]
 
 
 def roster(scheme: FailureAttribution, record: Any) -> list[str]:

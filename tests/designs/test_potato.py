@@ -1474,6 +1474,20 @@ def test_a_tool_call_review_reads_each_call_s_verdict_and_notes():
         kind.read(required, Fields({"a-0": "ok"}, "a"), record)
 
 
+@pytest.mark.parametrize(("kind", "said"), [
+    ("emergent_behavior", "items.jsonl:2: scheme 'b': item '2' has no turns under 'steps' to tag"),
+    ("failure_attribution", "items.jsonl:2: scheme 'b': item '2' has no run under 'steps' (a list of steps)"),
+])
+def test_an_agent_trace_that_is_not_a_list_is_named_by_item(kind, said):
+    """An item whose steps are a number (not a list, nor missing) is named by its line, as one without steps is."""
+    config = (b"annotation_task_name: Runs\ndata_files: [items.jsonl]\nitem_properties: {id_key: id, text_key: q}\n"
+              b"annotation_schemes:\n  - {annotation_type: %s, name: b}\n" % kind.encode())
+    items = (b'{"id": "1", "q": "Go.", "steps": [{"agent": "a", "content": "yes"}]}\n'
+             b'{"id": "2", "q": "Go.", "steps": 5}\n')
+    found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": items}))
+    assert len(found.errors) == 1 and found.errors[0].startswith(said), found.errors
+
+
 def test_a_failure_attribution_reads_an_agent_and_a_step_of_the_run():
     """The agents offered are the scheme's, then the run's own (by agent_key, speaker or role); a step is one of the
     run's, from 0; a partial answer is kept unless the scheme is required; agreement on who and when apart."""
