@@ -127,7 +127,8 @@ def tree_nodes(value: Any) -> list[dict[str, Any]]:
     def walk(node: Any, depth: int) -> None:
         if not isinstance(node, dict) or len(found) >= TREE_NODES:
             return
-        children = [child for child in node.get("children") or [] if isinstance(child, dict)]
+        replies = node.get("children")
+        children = [child for child in replies if isinstance(child, dict)] if isinstance(replies, list) else []
         found.append({"id": str(node.get("id", f"t{len(found)}")), "speaker": str(node.get("speaker", "")),
                       "text": str(node.get("text", "")), "depth": depth, "replies": len(children),
                       "asked": not node.get("synthetic")})

@@ -63,6 +63,10 @@ def test_an_item_without_a_tree_or_with_a_node_twice_is_refused_before_a_batch_i
     twice = {**TREE, "children": [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]}
     assert "two nodes with the same id" in kind.item_problem(scheme, Record("t3", "", {"tree": twice}))
     assert kind.item_problem(scheme, Record("t4", "", {"tree": json.dumps(TREE)})) is None  # JSON text, as Potato
+    # Replies that are not a list (a hand-made file's `children: true`) are none: the root alone is asked.
+    leaf = {**TREE, "children": True}
+    assert kind.item_problem(scheme, Record("t5", "", {"tree": leaf})) is None
+    assert [node["id"] for node in nodes(scheme, Record("t5", "", {"tree": leaf}))] == ["q"]
 
 
 def test_answers_combine_node_by_node_and_write_as_potato_keeps_them():
