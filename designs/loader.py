@@ -190,12 +190,19 @@ def _problem(entry: Any, raw: Any, lines: dict[tuple, int], name: str) -> Proble
     if kind == "extra_forbidden":
         message = f"unknown key {path[-1]!r}{_did_you_mean(path[-1], _allowed(path, raw))}"
     elif kind in ("union_tag_invalid", "union_tag_not_found"):
-        found = entry.get("ctx", {}).get("tag")
-        close = _did_you_mean(str(found), TYPE_NAMES) if found else ""
-        message = (f"annotation_type {found!r} is not one of {', '.join(TYPE_NAMES)}{close}" if found
-                   else f"needs an annotation_type, one of {', '.join(TYPE_NAMES)}")
-        key = ".".join(str(part) for part in (*path, "annotation_type"))
-        line = lines.get((*path, "annotation_type"), line)
+        # A scheme's annotation_type, or the key another choice of kinds is told by (an ego network stage's type).
+        context = entry.get("ctx", {})
+        tag = str(context.get("discriminator", "annotation_type")).strip("'")
+        expected = list(TYPE_NAMES) if tag == "annotation_type" else [
+            part.strip(" '") for part in str(context.get("expected_tags", "")).split(",") if part.strip(" '")]
+        found = context.get("tag")
+        close = difflib.get_close_matches(str(found), expected, n=1, cutoff=0.6) if found else []
+        message = (f"{tag} {found!r} is not one of {', '.join(expected)}"
+                   + (f"; did you mean {close[0]!r}?" if close else "") if found
+                   else f"needs {'an' if tag[0] in 'aeiou' else 'a'} {tag}"
+                        + (f", one of {', '.join(expected)}" if expected else ""))
+        key = ".".join(str(part) for part in (*path, tag))
+        line = lines.get((*path, tag), line)
     elif kind == "missing":
         message = "is missing; add it"
     elif kind in ("model_type", "model_attributes_type", "dict_type"):  # not "instance of Items", a class name

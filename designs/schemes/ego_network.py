@@ -170,7 +170,7 @@ class EgoNetwork(SchemeBase):
             return data
         stages = []
         for place, stage in enumerate(data["stages"]):
-            if isinstance(stage, dict) and stage.get("type") in TITLES:
+            if isinstance(stage, dict) and isinstance(stage.get("type"), str) and stage["type"] in TITLES:
                 kind = stage["type"]
                 # A sociogram without ties only places people: its question does not ask for lines.
                 prompt = PLACED if kind == "sociogram" and stage.get("allow_ties") is False else PROMPTS[kind]

@@ -234,7 +234,7 @@ class MultirateType(SchemeType):
         if scheme.get("annotation_type") == "process_reward":
             return _process_reward(scheme)
         # A semantic differential: each pair of opposite words a row, the scale's points the columns.
-        pairs = [pair for pair in scheme.get("pairs") or [] if isinstance(pair, list | tuple) and len(pair) == 2]
+        pairs = [pair for pair in _listed(scheme, "pairs") if isinstance(pair, list | tuple) and len(pair) == 2]
         points = scheme.get("scale_points", 7)
         size = points if isinstance(points, int) and 2 <= points <= 11 else 7
         return ({"options": [f"{left}{PAIR}{right}" for left, right in pairs],
@@ -247,13 +247,13 @@ class MultirateType(SchemeType):
         # columns, named by their number and shown with their scale label, as Potato 2.12.1 draws and stores them.
         points = scheme.get("scale_points", 5)
         size = points if isinstance(points, int) and 2 <= points <= 11 else 5
-        shown = [str(label) for label in scheme.get("scale_labels") or
+        shown = [str(label) for label in _listed(scheme, "scale_labels") or
                  ["Poor", "Below Average", "Average", "Good", "Excellent"][:size]][:size]
         shown += [str(number) for number in range(len(shown) + 1, size + 1)]
         criteria = [str(criterion.get("name", "")) if isinstance(criterion, dict) else str(criterion)
-                    for criterion in scheme.get("criteria") or []]
+                    for criterion in _listed(scheme, "criteria")]
         described = any(isinstance(criterion, dict) and criterion.get("description")
-                        for criterion in scheme.get("criteria") or [])
+                        for criterion in _listed(scheme, "criteria"))
         return ({"options": criteria + (["overall"] if scheme.get("show_overall") else []),
                  "labels": [{"name": str(number), "description": f"{label} ({number})"}
                             for number, label in enumerate(shown, 1)]},
@@ -285,3 +285,9 @@ def _process_reward(scheme: dict) -> tuple[dict, str]:
             + (", a Wrong picking Wrong on every later step and Correct on every earlier one" if mode == "first_error"
                else "")
             + (f"; not run: {', '.join(left)}" if left else ""))
+
+
+def _listed(scheme: dict[str, Any], key: str) -> list[Any]:
+    """A Potato scheme's list under `key` ([] when it gives none, or something else: the rows say what is missing)."""
+    found = scheme.get(key)
+    return found if isinstance(found, list) else []

@@ -160,7 +160,8 @@ def _tree(scheme) -> list[tuple[str, ...]]:
 def _paths(tree, above: str = "") -> list[str]:
     """Every node of a taxonomy ({name: children} or [names], nested) as its path, parents before children."""
     found: list[str] = []
-    entries = tree.items() if isinstance(tree, dict) else ((entry, None) for entry in tree or [])
+    entries = tree.items() if isinstance(tree, dict) else ((entry, None) for entry in
+                                                            (tree if isinstance(tree, list) else []))
     for name, children in entries:
         if isinstance(name, dict):
             found += _paths(name, above)

@@ -47,7 +47,8 @@ class Pairwise(SchemeBase):
     annotation_type: Literal["pairwise"]
     mode: Literal["binary", "scale"] = Field("binary", description="binary: pick one; scale: a point from A to B")
     items_key: str = Field("pair", description="the item field holding the two things compared")
-    labels: list[Label] = Field(default_factory=lambda: [Label(name="A"), Label(name="B")],
+    labels: list[Label] = Field(default_factory=lambda: [Label(name="A"), Label(name="B")], min_length=2,
+                               description="what the two things are called (the first is A, the second B)",
                                json_schema_extra=labels_in_any_form)
     allow_tie: bool = Field(False, description="offer a tie as a third answer")
     tie_label: str = Field("Equal", description="the tie's name")

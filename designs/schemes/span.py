@@ -213,6 +213,8 @@ class SpanType(SchemeType):
             if not name:
                 raise ValueError(f"error_types.{number} has no name; give each error type a name")
             subtypes = kind.get("subtypes") if isinstance(kind, dict) else None
+            if subtypes and not isinstance(subtypes, list):
+                raise ValueError(f"error_types.{number}.subtypes is {subtypes!r}; give a list of names, or none")
             labels += [f"{name}: {sub}" for sub in subtypes] if subtypes else [name]
         severities = [str(level.get("name", "")) if isinstance(level, dict) else str(level)
                       for level in scheme.get("severities") or ["Minor", "Major", "Critical"]]

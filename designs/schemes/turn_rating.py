@@ -27,7 +27,7 @@ class TurnRating(SchemeBase):
 def from_per_turn_ratings(field: str, speakers: list[str], name: str, scale: dict[str, Any]) -> dict[str, Any]:
     """One rating of Potato's per_turn_ratings on the dialogue in `field` ({size, labels: [lowest, highest]}) as a
     turn_rating scheme of ours (designs.potato reads the display option)."""
-    ends = [str(end) for end in scale.get("labels") or []][:2]
+    ends = [str(end) for end in scale["labels"]][:2] if isinstance(scale.get("labels"), list) else []
     return {"annotation_type": "turn_rating", "name": name, "description": name.replace("_", " ").title(),
             "turns_field": field, "speakers": speakers, "size": scale.get("size", 5),
             **({"min_label": ends[0]} if ends else {}), **({"max_label": ends[1]} if len(ends) > 1 else {})}

@@ -3,6 +3,7 @@ facts page lists (paths from task_dir; a string, a list or {path, format}; .json
 server keys reported as ignored, and what cannot be shown refused with its line. The configs are our own."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -1553,3 +1554,52 @@ def test_potato_s_export_format_key_is_one_of_its_own_server_s():
     found = import_config(config, name="c.yaml", folder=UploadedFolder({"items.jsonl": SENTENCES}))
     assert found.ok and found.warnings == []
     assert {"export_annotation_format", "output_annotation_format"} <= set(found.ignored)
+
+
+SIDE_BY_SIDE = Path(__file__).parent / "potato_side_by_side"
+
+
+@pytest.mark.parametrize(("project", "path", "value", "said"), [
+    ("networks", ("annotation_schemes", 0, "stages", 0, "type"), "foo",
+     "config.yaml:18: annotation_schemes.0.stages.0.type: type 'foo' is not one of name_generator, name_interpreter, "
+     "dyad_census, sociogram"),
+    ("networks", ("annotation_schemes", 0, "stages", 0, "type"), {},
+     "config.yaml:18: annotation_schemes.0.stages.0.type"),
+    ("verdicts", ("annotation_schemes", 4, "taxonomy"), 5, "config.yaml:41: annotation_schemes.4.labels: is empty"),
+    ("errors", ("annotation_schemes", 0, "error_types", 0, "subtypes"), 5,
+     "config.yaml:14: annotation_schemes.0: scheme 'errors' (error_span): error_types.0.subtypes is 5; give a list of "
+     "names, or none"),
+    ("verdicts", ("annotation_schemes", 3, "pairs"), 5,
+     "config.yaml:32: annotation_schemes.3: give the rows as options, or as an item field"),
+    ("scales", ("annotation_schemes", 0, "labels"), ["Reply A"],
+     "config.yaml:16: annotation_schemes.0.labels: has 1 entry; give at least 2"),
+])
+def test_a_side_by_side_config_with_one_key_gone_wrong_is_named_at_it(tmp_path, project, path, value, said):
+    """Each of the side-by-side projects' configs with one key changed to what it cannot be (found by trying every
+    key of every project with a number, a word, a mapping and a list): named at its line, where the import crashed
+    (a taxonomy, subtypes or pairs that are a number, a stage type that is a mapping) or said a stage's type was a
+    scheme's annotation_type."""
+    import yaml
+
+    folder = tmp_path / project
+    shutil.copytree(SIDE_BY_SIDE / project, folder, ignore=shutil.ignore_patterns("potato-*"))
+    config = yaml.safe_load((folder / "config.yaml").read_text())
+    node = config
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    found = import_file(str(folder / "config.yaml"))
+    assert [error for error in found.errors if said in error], found.errors
+
+
+def test_per_turn_ratings_whose_end_labels_are_no_list_have_none(tmp_path):
+    """A per-turn rating's `labels` that is a number (it crashed the import) is no end labels: the import runs."""
+    import yaml
+
+    turns = SIDE_BY_SIDE / "turns"
+    config = yaml.safe_load((turns / "config.yaml").read_text())
+    config["instance_display"]["fields"][0]["display_options"]["per_turn_ratings"]["schemes"][0]["scheme"]["labels"] = 5
+    shutil.copytree(turns, tmp_path / "turns", ignore=shutil.ignore_patterns("potato-*"))
+    (tmp_path / "turns" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    assert import_file(str(tmp_path / "turns" / "config.yaml")).ok
