@@ -930,15 +930,20 @@ class _Translation:
         the form's are; one that does not fit is left out and named. Spans of dialogue turns and of HTML are moved
         onto the item's text first."""
         results: dict[str, list[dict]] = {}
-        for result in given:
-            if isinstance(result, dict) and isinstance(result.get("value") or {}, dict):
-                try:
-                    result = _on_text(result, record.text, places)
-                except ValueError as problem:
-                    self.warnings.append(f"{where} {result.get('from_name')}: {problem}; left out")
-                    continue
-                results.setdefault(result.get("from_name") or ("" if result.get("type") == "relation" else "?"),
-                                   []).append(result)
+        for number, result in enumerate(given, 1):
+            # A result is an object whose value (a relation has none) is one too, named by its control.
+            if not (isinstance(result, dict) and isinstance(result.get("value", {}), dict)
+                    and isinstance(result.get("from_name", ""), str)):
+                self.warnings.append(f"{where} result {number} is not a Label Studio result (an object naming its "
+                                     f"control in from_name, its value an object); left out")
+                continue
+            try:
+                result = _on_text(result, record.text, places)
+            except ValueError as problem:
+                self.warnings.append(f"{where} {result.get('from_name')}: {problem}; left out")
+                continue
+            results.setdefault(result.get("from_name") or ("" if result.get("type") == "relation" else "?"),
+                               []).append(result)
         regions: dict[str, Any] = {}
         values: dict[str, Any] = {}
         ordered = sorted(design.annotation_schemes, key=lambda scheme: not SCHEME_TYPES.of(scheme).marks_text)
@@ -949,7 +954,7 @@ class _Translation:
                 continue
             try:
                 values[scheme.name] = kind.from_labelstudio_results(scheme, found, regions)
-            except (KeyError, TypeError, ValueError) as problem:
+            except (KeyError, TypeError, ValueError, AttributeError) as problem:
                 self.warnings.append(f"{where} {scheme.name} does not fit ({problem}); left out")
         answers, problems = read_values(design, SchemeRecord(id=record.id, text=record.text, fields=record.fields),
                                         values)

@@ -201,6 +201,24 @@ def test_a_task_whose_annotations_are_not_a_list_is_refused_by_task(key):
     assert found.errors == [f"tasks.json: task 2 (line 1): its {key} are a bool; Label Studio gives a list of them"]
 
 
+def test_a_result_that_is_no_label_studio_result_is_named_and_the_others_read():
+    """In a hand-edited export, a result whose value is null or whose from_name is a list is named by task,
+    annotation and place, and left out (they crashed the import); the annotation's other results are read."""
+    config = (b"<View>\n<Text name='text' value='$text'/>\n<Choices name='c' toName='text'><Choice value='a'/>"
+              b"<Choice value='b'/></Choices>\n<TextArea name='why' toName='text'/>\n</View>")
+    results = [{"from_name": "c", "to_name": "text", "type": "choices", "value": None},
+               {"from_name": ["why"], "to_name": "text", "type": "textarea", "value": {"text": ["no"]}},
+               {"from_name": "why", "to_name": "text", "type": "textarea", "value": {"text": ["because"]}}]
+    found = import_project(config, name="config.xml", tasks=json.dumps(
+        [{"data": {"text": "Hi."}, "annotations": [{"completed_by": 3, "result": results}]}]).encode(),
+        tasks_name="tasks.json")
+    assert found.ok, found.errors
+    assert [(given.annotator, given.answers) for given in found.given] == [("user 3", {"why": "because"})]
+    assert found.warnings == [f"tasks.json: task 1 (line 1): annotation 1's result {number} is not a Label Studio "
+                              f"result (an object naming its control in from_name, its value an object); left out"
+                              for number in (1, 2)]
+
+
 def test_an_object_naming_a_field_inside_its_words_is_refused_once_and_a_price_is_words():
     """Label Studio fills "$title" into "Post: $title" on each task; shown apart here, the words would be lost, so
     the object is refused at its line (and the missing text is not said again). A dollar amount names no field."""
