@@ -221,18 +221,24 @@ def depths(entries: list[dict[str, Any]], depth_key: str, reply_to_key: str) -> 
         return [depth or 0 for depth in given]
     places: dict[Any, int] = {}
     for place, entry in enumerate(entries):
-        who = next((entry[key] for key in IDENTITY if entry.get(key) not in (None, "")), None)
+        who = next((entry[key] for key in IDENTITY if _named(entry.get(key))), None)
         if who is not None:
             places.setdefault(who, place)
     found = []
     for place, entry in enumerate(entries):
         depth, seen, parent = 0, {place}, entry.get(reply_to_key)
-        while parent not in (None, "") and places.get(parent) is not None and places[parent] not in seen:
+        while _named(parent) and places.get(parent) is not None and places[parent] not in seen:
             seen.add(places[parent])
             depth += 1
             parent = entries[places[parent]].get(reply_to_key)
         found.append(depth)
     return found
+
+
+def _named(value: Any) -> bool:
+    """Whether a turn's id (or the id it replies to) names one: a text or a number, not empty, not a list or
+    mapping (which names none)."""
+    return isinstance(value, str | int | float) and value != ""
 
 
 def _whole(value: Any) -> int | None:

@@ -15,6 +15,9 @@ def test_depths_are_the_data_s_or_counted_up_the_reply_chain():
     assert depths(THREAD, "depth", "reply_to") == [0, 1, 2, 0, 0]
     given = [{**turn, "depth": depth} for turn, depth in zip(THREAD, (0, 3, None, "x", -2), strict=True)]
     assert depths(given, "depth", "reply_to") == [0, 3, 0, 0, 0]  # any depth given wins; what is not a number is 0
+    # An id or a reply_to that is a mapping or a list names no turn (it crashed the count): the turn is a root.
+    odd = [{**THREAD[0], "id": {"x": 1}}, {**THREAD[1], "reply_to": ["a"]}, *THREAD[2:]]
+    assert depths(odd, "depth", "reply_to") == [0, 0, 1, 0, 0]
 
 
 def test_a_view_indents_caps_and_stamps_the_turns():
