@@ -1028,7 +1028,8 @@ def _saved(found: Imported, design: Design, raw: dict, folder: Folder, names: di
                 continue
             shown = SchemeRecord(id=record.id, text=record.text, fields=record.fields)
             # The spans links and events name by id, whichever scheme marked them.
-            spans = {span.get("id"): span for written in saved.values() for span in written.get("spans", [])}
+            spans = {span.get("id"): span for written in saved.values() for span in written.get("spans", [])
+                     if isinstance(span.get("id"), str | int)}  # an id that is a mapping names no span
             values: dict[str, dict[str, str]] = {}
             for potato_name, written in saved.items():
                 scheme = schemes.get(names.get(potato_name, potato_name))

@@ -146,6 +146,21 @@ def test_saved_work_that_cannot_be_read_is_named_and_left_out():
     assert found.as_json()["annotations"] == 2 and found.as_json()["saved_work"] == "annotation_output"
 
 
+def test_a_saved_span_whose_id_is_no_name_leaves_out_what_names_it(tmp_path):
+    """A saved span whose id is a mapping (a hand-edited state; it crashed the import) names nothing: the event
+    that names it by its id is said not to fit and left out; the annotator's other answers come over."""
+    folder = _project_folder("events", tmp_path)
+    state = sorted((folder / "annotation_output").glob("*/user_state.json"))[0]
+    saved = json.loads(state.read_text())
+    saved["instance_id_to_span_to_value"]["e1"][0][0]["id"] = {}
+    state.write_text(json.dumps(saved))
+    found = import_file(str(folder / "config.yaml"))
+    assert found.ok, found.errors
+    assert f"annotation_output/{state.parent.name}/user_state.json: {state.parent.name}'s events on item 'e1' does " \
+           f"not fit ('entities_ACTOR_0_6'); left out" in found.warnings
+    assert [sorted(given.answers) for given in found.given if given.item == "e1"] == [["entities"]]
+
+
 def test_a_project_without_saved_work_imports_as_before():
     found = import_config((RUNS / "weather" / "config.yaml").read_bytes(), name="config.yaml",
                           folder=UploadedFolder(_weather({})))
