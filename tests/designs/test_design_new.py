@@ -110,7 +110,10 @@ def test_ids_longer_than_an_item_key_and_alike_in_their_start_are_two_items(tmp_
     ("a.csv", b"id,text\n1,x\n", "a.csv:2: has no 'premise' field"),
     ("a.csv", b"id,premise\n1,caf\xe9\n", "a.csv:2: invalid UTF-8 at byte 16"),
     ("a.jsonl", b"", "a.jsonl: is empty"),
-    ("a.xml", b"<x/>", "a.xml: cannot tell the format"),
+    ("a.txt", b"x", "a.txt: cannot tell the format from the name; use .json, .jsonl, .csv, .tsv or .xml"),
+    ("a.xml", b"<x/>", "a.xml: an XML file of items is a corpus whose root is <copa-corpus> or <entailment-corpus>; "
+                       "this one's is <x>: give the items as JSON Lines, CSV or TSV"),
+    ("a.xml", b"<copa-corpus><item", "a.xml:1: not valid XML: unclosed token"),
 ])
 def test_items_that_do_not_fit_are_refused_by_file_and_line(name, data, message):
     with pytest.raises(ItemsError) as caught:
