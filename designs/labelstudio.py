@@ -52,6 +52,9 @@ from designs.schemes.base import NAME
 
 # Tags that show data; `value="$field"` reads the task's data.field.
 OBJECTS = ("Text", "HyperText", "Paragraphs", "Header", "Table", "List", "Markdown")
+# How deep a config's tags may nest: Label Studio's own templates go five or six Views down; past this, reading
+# it would recurse as deep (a config of a thousand nested Views was a server error).
+MAX_DEPTH = 60
 # A task field named inside an object's words, as Label Studio's parseValue finds one.
 FIELD = re.compile(r"\$[A-Za-z_][\w.\[\]{}]*")
 # Tags that only arrange the page (their styles are not carried over).
@@ -272,10 +275,14 @@ def parse(data: bytes, name: str) -> Tag:
     # Tag names too are read in any case, as Label Studio reads them (<choices> is <Choices>).
     tags = {tag.lower(): tag for tag in (*OBJECTS, *VISUAL, *MEDIA, *_control_tags())}
 
-    def tree(element) -> Tag:
+    def tree(element, depth: int = 1) -> Tag:
         attrs = {CASED.get(key.lower(), key.lower()): value for key, value in element.attrib.items()}
         node = Tag(tags.get(element.tag.lower(), element.tag), attrs, next(lines), text=(element.text or "").strip())
-        node.children = [tree(child) for child in element]
+        if depth > MAX_DEPTH:
+            said = f"<{node.tag}> is {depth} tags deep; a labeling config nests a few Views, at most {MAX_DEPTH}: " \
+                   f"write it flatter"
+            raise DesignError([Problem(name, node.line, "", said)])
+        node.children = [tree(child, depth + 1) for child in element]
         return node
 
     top = tree(root)

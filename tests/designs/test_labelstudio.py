@@ -175,6 +175,9 @@ BAD = [
     ("<View>\n<Text name='text' value='$text'/>\n</View>", "config.xml:1: the config has no control, so it asks "
                                                          "nothing: add one naming an object by toName (one of "
                                                          "Choices, DateTime,"),
+    # Views nested a thousand deep (reading them recursed past Python's limit: a server error).
+    ("<View>\n" + "<View>" * 1000 + "</View>" * 1000 + "\n</View>", "config.xml:2: <View> is 61 tags deep; a "
+                                                                     "labeling config nests a few Views, at most 60"),
     # A pair of which one object shows fixed words, not a task field (it was a KeyError).
     ("<View>\n<Pairwise name='pw' toName='a,b'/>\n<Text name='a' value='$left'/>\n<Text name='b' value='x,y'/>\n"
      "</View>", "config.xml:2: <Pairwise> compares two objects that show task fields: toName=\"left,right\""),
@@ -182,7 +185,8 @@ BAD = [
 
 
 @pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "task-choices",
-                                                   "top", "dtd", "url", "field-in-words", "no-control", "pair-words"])
+                                                   "top", "dtd", "url", "field-in-words", "no-control", "deep",
+                                                   "pair-words"])
 def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     found = import_project(config.encode(), name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
                            tasks_name="tasks.json")
