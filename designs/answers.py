@@ -34,7 +34,7 @@ def read_item(design: Design, record: Record, raw: Mapping[str, Any], item_key: 
                                                                  record)
         except AnswerProblem as problem:
             raise AnswerProblem(f"{scheme.description or scheme.name}: {problem}") from None
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
             # A form the page would not send (edited by hand, or by a script) is the sender's to mend, not a crash;
             # the type that could not read it is logged, so it can learn to say why.
             logger.exception("%s could not read the form of scheme %r", scheme.annotation_type, scheme.name)
@@ -72,7 +72,7 @@ def read_values(design: Design, record: Record, values: Mapping[str, Any]) -> tu
             continue
         try:
             fields[name] = SCHEME_TYPES.of(schemes[name]).form_fields(schemes[name], value, record)
-        except (KeyError, TypeError, ValueError, AttributeError) as problem:
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as problem:
             problems.append((name, str(problem)))
             continue
         if not fields[name]:
@@ -97,7 +97,7 @@ def read_fields(design: Design, record: Record, fields: Mapping[str, Mapping[str
         try:
             answer = kind.read(scheme, Fields({(f"s-{part}" if part else "s"): text
                                                for part, text in fields[name].items()}, "s"), record)
-        except (AnswerProblem, KeyError, TypeError, ValueError, AttributeError) as problem:
+        except (AnswerProblem, KeyError, TypeError, ValueError, AttributeError, RecursionError) as problem:
             problems.append((name, str(problem)))
             continue
         if answer is None:  # fields were sent and nothing came of them: said, never lost without a word

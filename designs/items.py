@@ -23,6 +23,11 @@ from designs.schemes import SCHEME_TYPES
 from designs.schemes.base import Record as SchemeRecord
 
 MAX_LINE = 1_000_000  # characters of one record; longer is not an annotation item
+# How deep lists and objects may nest in a record: an item's fields go a few levels down (a dialogue's turns, a
+# tree's replies); hundreds of levels would make every reading of it recurse past Python's limit.
+MAX_DEPTH = 100
+TOO_DEEP = (f"a record nests lists or objects more than {MAX_DEPTH} levels deep; an item's fields go a few levels "
+            f"down: write it flatter")
 # An item field holding a model's suggested answers ({"model", "score", "answers": {scheme: answer}}): the page
 # starts with them, marked as such; the answers people give are stored apart, on their assignments.
 SUGGESTED = "_suggested"
@@ -145,7 +150,25 @@ def read_rows(data: bytes, *, name: str, format: str | None = None) -> list[tupl
         raise ItemsError("is empty; it needs at least one record", file=name)
     if kind == "xml":
         return _xml(data, name)
-    return _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
+    try:
+        rows = _tabular(text, name, "\t" if kind == "tsv" else ",") if kind in ("csv", "tsv") else _json(text, name)
+    except RecursionError:
+        raise ItemsError(TOO_DEEP, file=name) from None
+    for line, row in rows:
+        if _depth(row) > MAX_DEPTH:
+            raise ItemsError(TOO_DEEP, file=name, line=line or None)
+    return rows
+
+
+def _depth(value: Any) -> int:
+    """How many lists and objects deep a value goes (counted without recursing, so any depth is measured)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
 
 
 def _xml(data: bytes, name: str) -> list[tuple[int, Any]]:
@@ -192,6 +215,8 @@ def _stream(text: str, name: str) -> list[tuple[int, Any]]:
             where = f"column {error.colno}" if error.lineno == line else f"line {error.lineno}, column {error.colno}"
             raise ItemsError(f"not a JSON object: {error.msg} ({where}); one object a line (JSON Lines), or one "
                              f"JSON array", file=name, line=line) from None
+        except RecursionError:
+            raise ItemsError(TOO_DEEP, file=name, line=line) from None
         if at - start > MAX_LINE:
             raise ItemsError(f"the record is {at - start:,} characters; a record is at most {MAX_LINE:,}", file=name,
                              line=line)

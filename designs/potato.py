@@ -841,7 +841,7 @@ class _Translation:
             return json.loads(_read(self.folder, self.raw, str(value))[1].decode("utf-8-sig"))
         except FileNotFoundError:
             self.error(path, f"cannot find {value}; upload it beside the config")
-        except (UnicodeDecodeError, ValueError) as problem:
+        except (UnicodeDecodeError, ValueError, RecursionError) as problem:
             self.error(path, f"{value} is not JSON ({problem}); save it as UTF-8 JSON")
         return None
 
@@ -1004,7 +1004,7 @@ def _saved(found: Imported, design: Design, raw: dict, folder: Folder, names: di
     for path in paths:
         try:
             state = json.loads(folder.read(path))
-        except (ValueError, FileNotFoundError) as error:
+        except (ValueError, FileNotFoundError, RecursionError) as error:
             found.warnings.append(f"{path}: not read ({error}); that annotator's saved answers are left out")
             continue
         if not isinstance(state, dict):
@@ -1102,7 +1102,7 @@ def _training_items(raw: dict, name: str, folder: Folder, found: Imported) -> li
         return [f"{name}: training.data_file: cannot find {_joined(raw, str(settings['data_file']))}"]
     try:
         instances = json.loads(data.decode("utf-8-sig")).get("training_instances")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         instances = None
     if not isinstance(instances, list) or not instances:
         return [f"{relative}: is not {{\"training_instances\": [...]}} with at least one item; each item has an "

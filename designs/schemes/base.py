@@ -693,7 +693,7 @@ def read_json(fields: Fields, what: str, redo: str, limit: int = 20_000) -> Any:
         raise AnswerProblem(f"the {what} field is too long; reload the page and {redo}")
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or lists nested thousands deep (no widget writes either)
         raise AnswerProblem(f"the {what} could not be read; reload the page and {redo}") from None
 
 

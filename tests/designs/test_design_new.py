@@ -114,6 +114,9 @@ def test_ids_longer_than_an_item_key_and_alike_in_their_start_are_two_items(tmp_
     ("a.xml", b"<x/>", "a.xml: an XML file of items is a corpus whose root is <copa-corpus> or <entailment-corpus>; "
                        "this one's is <x>: give the items as JSON Lines, CSV or TSV"),
     ("a.xml", b"<copa-corpus><item", "a.xml:1: not valid XML: unclosed token"),
+    ("a.jsonl", b'{"id": "1", "premise": "x"}\n{"id": "2", "premise": ' + b"[" * 50_000 + b"]" * 50_000 + b"}\n",
+     "a.jsonl:2: a record nests lists or objects more than 100 levels deep"),
+    ("a.csv", b'id,premise\n1,"' + b"[" * 101 + b"]" * 101 + b'"\n', "a.csv:2: a record nests lists or objects"),
 ])
 def test_items_that_do_not_fit_are_refused_by_file_and_line(name, data, message):
     with pytest.raises(ItemsError) as caught:

@@ -91,6 +91,11 @@ class DesignTaskTestCase(BaseTestCase):
         self.assertContains(response, "ost 1: clarity: the answer sent could not be read; reload the page and "
                                       "answer it again", status_code=400)
         self.assertIn("likert could not read the form of scheme 'clarity'", logged.output[0])
+        # Lists nested five thousand deep in a span field recursed past Python's limit: refused as unreadable.
+        first = assignment.hit.ordered_items()[0]
+        response = self.submit(assignment, {**self.answers(assignment), f"a-{first.pk}-1": "[" * 5000 + "]" * 5000})
+        self.assertContains(response, "the spans could not be read; reload the page and mark them again",
+                            status_code=400)
         assignment.refresh_from_db()
         self.assertIsNone(assignment.submitted)
 
