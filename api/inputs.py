@@ -7,7 +7,8 @@ import re
 from collections.abc import Sequence
 
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework.exceptions import ValidationError
+from rest_framework import parsers
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 
 LARGEST_ID = 2**63 - 1  # a bigint primary key; past it no object exists and the driver overflows
@@ -78,3 +79,14 @@ class StrictLimitOffsetPagination(LimitOffsetPagination):
             low, high = bounds[parameter["name"]]
             parameter["schema"] = {**parameter["schema"], "minimum": low, "maximum": high}
         return parameters
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser, with a body of lists nested past what Python reads (its recursion error was a server
+    error) refused as a 400 like any JSON that cannot be read."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - nested too deeply to read") from None

@@ -377,6 +377,8 @@ REST_FRAMEWORK = {
                                        "rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "api.inputs.StrictLimitOffsetPagination",
+    "DEFAULT_PARSER_CLASSES": ["api.inputs.JSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "api.schema.ErrorsAutoSchema",
 }

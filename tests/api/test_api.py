@@ -87,6 +87,19 @@ class ApiTest(BaseTestCase):
         self.assertEqual(job["state"], "done", job)
         self.assertEqual(Job.objects.count(), 1)
 
+    def test_a_json_body_nested_past_reading_is_a_400_not_a_server_error(self):
+        """Lists nested a hundred thousand deep made Python's JSON reader recurse past its limit: DRF's parser let
+        the error through as a 500. It is a 400 like any JSON that cannot be read, and nothing is done."""
+        client = self.client_for(self.organizer)
+        first = client.get("/api/assignments/", {"batch": self.batch.pk}).json()["results"][0]["id"]
+        response = client.post(f"/api/assignments/{first}/approve/", data=b"[" * 100_000 + b"]" * 100_000,
+                               content_type="application/json")
+        self.assertEqual(response.status_code, 400)
+        self.assertIn("nested too deeply", response.json()["detail"])
+        self.assertEqual(client.get(f"/api/assignments/{first}/").json()["state"], "submitted")
+        malformed = client.post(f"/api/assignments/{first}/approve/", data=b"{", content_type="application/json")
+        self.assertEqual(malformed.status_code, 400)
+
     def test_a_researcher_exports_a_version_and_downloads_its_files(self):
         folder = Path(tempfile.mkdtemp())
         self.addCleanup(shutil.rmtree, folder, True)
