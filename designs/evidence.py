@@ -126,7 +126,7 @@ def _parse(value: Any) -> dict[str, Any]:
         return {}
     try:
         found = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # forged: not JSON, or lists nested thousands deep
         return {}
     return found if isinstance(found, dict) else {}
 

@@ -62,3 +62,12 @@ def test_a_pasted_answer_and_a_typed_one_give_different_cards(browser_page, live
     assert "paster" in first and "Pasted share 100%" in first and "pasted whole" in first
     assert "typist" in second and "Pasted share 0%" in second and "typed" in second
     page.screenshot(path=str(tmp_path / "writing-evidence.png"), full_page=True)
+
+
+def test_forged_evidence_nested_past_reading_is_no_evidence():
+    """The evidence field is the page's JSON; one forged as lists nested thousands deep (Python's reader recursed past
+    its limit: a server error on the review page) is read as none recorded."""
+    from designs.evidence import FIELD
+
+    found = card({FIELD: "[" * 9000 + "]" * 9000, "line1": "A statement."}, {"line1": "The paragraph."})
+    assert not found.recorded and [line.keys for line in found.lines] == [0]
