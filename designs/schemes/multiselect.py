@@ -144,7 +144,10 @@ class MultiselectType(SchemeType):
 
     def potato_alias(self, scheme, importer):
         # A taxonomy: each of its nodes a box, named by its path ("Animals › Mammals"), in the tree's order.
-        paths = _paths(scheme.get("taxonomy"))
+        if not isinstance(scheme.get("taxonomy"), dict | list) or not scheme["taxonomy"]:
+            raise ValueError(f"taxonomy is {scheme.get('taxonomy')!r}; give the tree as {{name: [children]}} or a "
+                             f"list of names")
+        paths = _paths(scheme["taxonomy"])
         most = scheme.get("max_selections")
         return ({"labels": paths, **({"max_selected": most} if isinstance(most, int) and most >= 1 else {})},
                 f"a taxonomy of {len(paths)} nodes, run as boxes named by their paths (no folding, no search)")

@@ -1565,7 +1565,9 @@ SIDE_BY_SIDE = Path(__file__).parent / "potato_side_by_side"
      "dyad_census, sociogram"),
     ("networks", ("annotation_schemes", 0, "stages", 0, "type"), {},
      "config.yaml:18: annotation_schemes.0.stages.0.type"),
-    ("verdicts", ("annotation_schemes", 4, "taxonomy"), 5, "config.yaml:41: annotation_schemes.4.labels: is empty"),
+    ("verdicts", ("annotation_schemes", 4, "taxonomy"), 5,
+     "config.yaml:41: annotation_schemes.4: scheme 'topic' (hierarchical_multiselect): taxonomy is 5; give the tree "
+     "as {name: [children]} or a list of names"),
     ("errors", ("annotation_schemes", 0, "error_types", 0, "subtypes"), 5,
      "config.yaml:14: annotation_schemes.0: scheme 'errors' (error_span): error_types.0.subtypes is 5; give a list of "
      "names, or none"),
