@@ -135,17 +135,20 @@ def panes(value: Any, labels: list[str] | None = None) -> list[dict[str, str]] |
     return [{"label": name, "text": text} for name, text in zip(names, texts, strict=True)]
 
 
-def read_records(data: bytes, *, name: str, settings: Items, format: str | None = None) -> list[Record]:
-    return _records(read_rows(data, name=name, format=format), name, settings)
+def read_records(data: bytes, *, name: str, settings: Items, format: str | None = None,
+                 corpora: bool = True) -> list[Record]:
+    return _records(read_rows(data, name=name, format=format, corpora=corpora), name, settings)
 
 
-def read_rows(data: bytes, *, name: str, format: str | None = None) -> list[tuple[int, Any]]:
-    """The rows of a JSON array, JSON Lines, CSV, TSV or known XML file, each with the line it starts on (0 when
-    unknown)."""
+def read_rows(data: bytes, *, name: str, format: str | None = None, corpora: bool = True) -> list[tuple[int, Any]]:
+    """The rows of a JSON array, JSON Lines, CSV, TSV or (with `corpora`: a design's items, not another tool's
+    files) known XML file, each with the line it starts on (0 when unknown)."""
     text = decode_utf8(data, file=name, error=ItemsError)
     kind = format or name.rsplit(".", 1)[-1].lower()
-    if kind not in FORMATS:
-        raise ItemsError("cannot tell the format from the name; use .json, .jsonl, .csv, .tsv or .xml", file=name)
+    formats = FORMATS if corpora else tuple(known for known in FORMATS if known != "xml")
+    if kind not in formats:
+        listed = ", ".join(f".{known}" for known in formats[:-1])
+        raise ItemsError(f"cannot tell the format from the name; use {listed} or .{formats[-1]}", file=name)
     if not text.strip():
         raise ItemsError("is empty; it needs at least one record", file=name)
     if kind == "xml":

@@ -172,7 +172,7 @@ def import_project(config: bytes, *, name: str, tasks: bytes | None, tasks_name:
     if found.errors:
         return found
     try:  # read once: the choices some controls take from the tasks, then the items
-        rows = read_rows(tasks, name=tasks_name) if tasks is not None else None
+        rows = read_rows(tasks, name=tasks_name, corpora=False) if tasks is not None else None
         if rows and _flattened(rows):
             rows = translation.unflattened(rows, tasks_name)
         if translation.task_choices_of:

@@ -976,7 +976,7 @@ def _records(raw: dict, lines: dict[tuple, int], name: str, folder: Folder, sett
                           f"to the config's folder and its task_dir")
             continue
         try:
-            found = read_records(data, name=relative, settings=settings, format=kind)
+            found = read_records(data, name=relative, settings=settings, format=kind, corpora=False)
         except ItemsError as error:
             errors.append(str(error))
             continue
@@ -1179,7 +1179,7 @@ def _known_answers(raw: dict, lines: dict[tuple, int], name: str, folder: Folder
             continue
         reading = design.items.model_copy(update={"id_key": "id", "gold_key": answer_key})
         try:
-            found = read_records(data, name=relative, settings=reading)
+            found = read_records(data, name=relative, settings=reading, corpora=False)
         except ItemsError as error:
             errors.append(str(error))
             continue

@@ -610,6 +610,14 @@ def test_tasks_are_read_in_each_form_label_studio_takes(name, data):
     assert len({record.id for record in found.records}) == 2
 
 
+def test_tasks_given_as_xml_are_refused_with_the_forms_label_studio_takes():
+    """Only a design's items may be a COPA or RTE corpus in XML; tasks named .xml are refused saying the four forms
+    of tasks, not read as a corpus."""
+    config = b"<View><Text name='text' value='$text'/><TextArea name='c' toName='text'/></View>"
+    found = import_project(config, name="c.xml", tasks=b"<copa-corpus/>", tasks_name="tasks.xml")
+    assert found.errors == ["tasks.xml: cannot tell the format from the name; use .json, .jsonl, .csv or .tsv"]
+
+
 def test_a_task_that_is_not_an_object_or_repeats_an_id_is_named():
     config = b"<View><Text name='text' value='$text'/><TextArea name='c' toName='text'/></View>"
     found = import_project(config, name="c.xml", tasks=b'[{"id": 1, "data": {"text": "a"}}, "b"]',
