@@ -1197,11 +1197,6 @@ def _known_answers(raw: dict, lines: dict[tuple, int], name: str, folder: Folder
     return records, errors
 
 
-def _whole(value: Any) -> bool:
-    """A count a config gives: a whole number of 1 or more (YAML's true is not one)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
 def _bws_tuples(found: Imported, scheme: Any, config: dict[str, Any], lines: dict[tuple, int]) -> list[Record]:
     """The sets of `scheme.tuple_size` items Potato draws from single items by its bws_config, as the items of
     this import: every item once before any item again, none twice in a set, `seed` fixing the draw (42 unless
@@ -1216,7 +1211,7 @@ def _bws_tuples(found: Imported, scheme: Any, config: dict[str, Any], lines: dic
         return pool
     appearances = config.get("min_item_appearances") or 2 * size
     seed = config.get("seed")
-    if not _whole(appearances):
+    if _limit(appearances) is None:
         found.errors.append(f"{where}.min_item_appearances: {appearances!r} is not a number of times; give 1 or "
                             f"more, or leave it out (twice the set size)")
         return pool
@@ -1224,7 +1219,7 @@ def _bws_tuples(found: Imported, scheme: Any, config: dict[str, Any], lines: dic
         found.errors.append(f"{where}.seed: {seed!r} is not a seed; give a whole number, or leave it out (42)")
         return pool
     wanted = config.get("num_tuples") or -(-len(pool) * appearances // size)
-    if not _whole(wanted):
+    if _limit(wanted) is None:
         found.errors.append(f"{where}.num_tuples: {wanted!r} is not a number of sets; give 1 or more, or leave it "
                             f"out to have it computed")
         return pool
