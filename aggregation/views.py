@@ -9,6 +9,7 @@ from accounts import access
 from accounts.roles import ORGANIZER, REVIEWER, role_required
 from aggregation import services
 from aggregation.models import SpotCheck
+from core.ids import object_id
 from hits.models import Batch
 from hits.services import CrowdError, worker_sanction
 
@@ -19,16 +20,16 @@ SANCTION_THRESHOLD = 0.7  # the suggestions' bar, for spot-checked accuracy and 
 def spot_checks(request):
     pending = (access.rows(request.user, SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING), access.REVIEW)
                .select_related("assignment__worker", "assignment__hit__batch").order_by("pk"))
-    batch = request.GET.get("batch")
-    if batch and batch.isdigit():
-        pending = pending.filter(assignment__hit__batch_id=int(batch))
+    batch = object_id(request.GET.get("batch"))
+    if batch:
+        pending = pending.filter(assignment__hit__batch_id=batch)
     checks = list(pending[:20])
     rows = {check.pk: _rows(check) for check in checks}
     batches = list(access.rows(request.user, Batch.objects.filter(
         Q(hits__assignments__spot_check__isnull=False) | Q(aggregations__worker_stats__skill__isnull=False)),
         access.REVIEW).distinct().order_by("-pk"))
     # Suggestions for the batch asked for, else the latest one: spot checks and worker skills side by side.
-    chosen = next((b for b in batches if str(b.pk) == batch), batches[0] if batches else None)
+    chosen = next((b for b in batches if b.pk == batch), batches[0] if batches else None)
     suggestions = services.sanction_suggestions(batch=chosen, threshold=SANCTION_THRESHOLD) if chosen else []
     return render(request, "aggregation/spot_checks.html", {
         "checks": [(c, rows[c.pk]) for c in checks], "batches": batches, "chosen": chosen,
@@ -66,7 +67,8 @@ def spot_check_decide(request, check_id):
 @require_POST
 def sanction_below(request):
     """One action: block every worker of a batch whose spot-checked accuracy is below the threshold."""
-    batch = access.get_or_404(request.user, Batch.objects.all(), access.MANAGE, pk=request.POST.get("batch") or 0)
+    batch = access.get_or_404(request.user, Batch.objects.all(), access.MANAGE,
+                              pk=object_id(request.POST.get("batch")) or 0)
     try:
         threshold = float(request.POST.get("threshold", "0.7"))
     except ValueError:

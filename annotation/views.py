@@ -13,6 +13,7 @@ from accounts.roles import REVIEWER, role_required
 from annotation import services
 from annotation.models import SpanAnnotation, SpanAnswer
 from core import spans
+from core.ids import object_id
 from hits.models import Worker
 from hits.services import CrowdError
 
@@ -37,10 +38,10 @@ def _queue(user, params):
     cleaned = {"show": show}
     # A worker's annotations are those of the sentences they answered, alone or with others.
     for field, name in (("item__span_answers__worker_id", "worker"), ("item__batch_id", "batch")):
-        value = params.get(name, "")
-        if value.isdigit():
-            annotations = annotations.filter(**{field: int(value)})
-            cleaned[name] = value
+        value = object_id(params.get(name))
+        if value:
+            annotations = annotations.filter(**{field: value})
+            cleaned[name] = str(value)
     return annotations.distinct().order_by("pk"), cleaned
 
 

@@ -11,12 +11,9 @@ from rest_framework import parsers
 from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 
-LARGEST_ID = 2**63 - 1  # a bigint primary key; past it no object exists and the driver overflows
+from core.ids import LARGEST_ID, is_whole
+
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
-
-
-def is_whole(raw: str, *, low: int, high: int) -> bool:
-    return raw.isascii() and raw.isdigit() and low <= int(raw) <= high
 
 
 def whole(raw: str, name: str, *, low: int, high: int) -> int:

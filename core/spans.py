@@ -82,7 +82,7 @@ def parse_range(value: str | None, count: int, what: str) -> tuple[int, int] | N
     if not value:
         return None
     head, sep, tail = value.partition(":")
-    if not sep or not head.strip().isdigit() or not tail.strip().isdigit():
+    if not sep or not head.strip().isdecimal() or not tail.strip().isdecimal():
         raise SpanError(f"{what} {value!r} is not 'first:last' word numbers")
     first, last = int(head), int(tail)
     if first > last:

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from accounts import access
 from accounts.roles import ORGANIZER, role_required
 from aggregation.models import AggregationRun
+from core.ids import object_id
 from dashboard import selectors
 from jobs.selectors import may_start
 from jobs.services import JobError, job_start
@@ -31,14 +32,14 @@ def status(request):
 @role_required(ORGANIZER)
 @require_POST
 def start(request):
-    kind, target = request.POST.get("kind", ""), request.POST.get("target", "")
-    if not target.isdigit():
-        messages.error(request, f"Job target {target!r} is not an id.")
+    kind, target = request.POST.get("kind", ""), object_id(request.POST.get("target"))
+    if target is None:
+        messages.error(request, f"Job target {request.POST.get('target', '')[:40]!r} is not an id.")
         return redirect("dashboard:index")
-    if not may_start(request.user, kind, int(target)):
+    if not may_start(request.user, kind, target):
         raise Http404(f"no {kind} target {target} here")
     try:
-        job = job_start(kind=kind, target=int(target), user=request.user)
+        job = job_start(kind=kind, target=target, user=request.user)
     except JobError as error:
         messages.error(request, str(error))
     else:

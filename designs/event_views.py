@@ -105,7 +105,7 @@ def _change(given: Any, batch: Any, scheme: Any, worker: Worker, documents: dict
             event.members = [*event.members, doc]
     elif action == "uncite":
         index = given.get("index", "")
-        if not index.isdigit() or int(index) >= len(event.evidence):
+        if not index.isdecimal() or int(index) >= len(event.evidence):
             raise Refused("that citation is not there any more; the list is as it is now", 404)
         event.evidence = [entry for number, entry in enumerate(event.evidence) if number != int(index)]
     elif action == "delete":
@@ -141,7 +141,7 @@ def _citation(given: Any, scheme: Any, documents: dict[str, str], worker: Worker
     places = [found.start() for found in re.finditer(re.escape(quote), text)] if quote.strip() else []
     if not places:
         raise Refused(f"“{quote}” is not in document {doc!r}: cite words of its text")
-    start = min(places, key=lambda place: abs(place - (int(near) if near.isdigit() else 0)))
+    start = min(places, key=lambda place: abs(place - (int(near) if near.isdecimal() else 0)))
     return {"slot_name": slot, "doc_id": doc, "span_start": start, "span_end": start + len(quote),
             "quoted_text": quote, "span_id": "", "created_by": worker.pk,
             "created_at": timezone.now().isoformat()}

@@ -345,7 +345,7 @@ def highlight(record: Record | SchemeRecord, settings: Items) -> tuple[int, int]
     wanted = str(wanted)
     offset = record.fields.get(settings.highlight_start_key) if settings.highlight_start_key else None
     if offset not in (None, ""):
-        start = int(offset) if str(offset).lstrip("-").isdigit() else -1
+        start = int(offset) if str(offset).lstrip("-").isdecimal() else -1
         if start < 0 or record.text[start:start + len(wanted)] != wanted:
             raise InputError(f"{wanted!r} is not at offset {offset} of the text of {record.id!r}; give the offset "
                              f"of its first character (0 is the first)", field=settings.highlight_start_key)

@@ -457,7 +457,7 @@ class _Translation:
         value = control.attrs.get(attribute)
         if value is None:
             return default
-        if not value.strip().isdigit() or not low <= int(value) <= high:
+        if not value.strip().isdecimal() or not low <= int(value) <= high:
             self.at(control, f"{attribute}={value!r}: give a whole number from {low} to {high}")
             return default
         return int(value)
@@ -806,7 +806,7 @@ class _Translation:
                 continue  # a task nobody annotated
             by = row["annotator"]
             task["annotations"].append({"id": row["annotation_id"], "result": results, "created_at": row["created_at"],
-                                        "completed_by": int(by) if str(by).isdigit() else by})
+                                        "completed_by": int(by) if str(by).isdecimal() else by})
         if any(control == "Relations" for control in controls.values()):
             self.notes.append(f"{name} is Label Studio's JSON-MIN or CSV export, which carries no relations: export "
                               f"JSON to bring them")

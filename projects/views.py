@@ -33,6 +33,7 @@ from aggregation.selectors import outcome_counts, positive_meaning
 from aggregation.services import batch_vote_rule, runs_compare, spot_checked, spotcheck_draw
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
+from core.ids import object_id
 from core.words import counted
 from designs.model_votes import model_votes_said, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, ModelRun, OutsideAnswer
@@ -396,7 +397,7 @@ def batch_detail(request: HttpRequest, project: Project, batch_id: int) -> HttpR
     # The work waiting for review a page at a time, whatever the batch's size.
     waiting = row["states"].get(Assignment.State.SUBMITTED, 0)
     pages = max(1, -(-waiting // REVIEW_PAGE))
-    page = min(max(1, int(request.GET.get("page", "1")) if request.GET.get("page", "1").isdigit() else 1), pages)
+    page = min(object_id(request.GET.get("page")) or 1, pages)
     submitted = selectors.batch_assignments(batch, state=Assignment.State.SUBMITTED, limit=REVIEW_PAGE,
                                             offset=(page - 1) * REVIEW_PAGE)
     withdrawn = list(Withdrawal.objects.filter(assignment__hit__batch=batch).select_related(
@@ -483,7 +484,7 @@ def batch_action(request: HttpRequest, project: Project, batch_id: int, action: 
         _start(request, project, "sync", target=batch.pk)
     elif action == "review":
         # The ticked assignments that are this batch's and still wait for review: what may be chosen.
-        ticked = [int(pk) for pk in request.POST.getlist("assignments") if str(pk).isdigit()]
+        ticked = [pk for pk in map(object_id, request.POST.getlist("assignments")) if pk]
         waiting = Assignment.objects.filter(hit__batch=batch, state=Assignment.State.SUBMITTED, pk__in=ticked)
         form = forms.ReviewForm(request.POST, choices=[(pk, str(pk)) for pk in waiting.values_list("pk", flat=True)],
                                 provider=batch.provider)

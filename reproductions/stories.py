@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 
 from core.errors import InputError
+from core.ids import object_id
 from core.stories import Story, edit_size, record
 from designs.items import Record
 from designs.lineage import Chain, chains
@@ -45,7 +46,8 @@ def workflow_start(stories: list[Story], *, name: str, provider: str = "inhouse"
 
 def workflow_of(key: str) -> Batch:
     """A TimeTravel workflow by its first batch's id or name; any stage's batch names its workflow."""
-    batch = Batch.objects.filter(**({"pk": int(key)} if key.isdigit() else {"name": key}), task_type="design").first()
+    batch = Batch.objects.filter(**({"pk": object_id(key)} if object_id(key) else {"name": key}),
+                                 task_type="design").first()
     design = design_of(batch) if batch else None
     if batch is None or design is None or [stage.name for stage in design.stages][:2] != ["write", "check"]:
         raise InputError(f"no TimeTravel workflow {key!r}; give the id or name of a batch made from "

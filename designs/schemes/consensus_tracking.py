@@ -125,7 +125,7 @@ class ConsensusTrackingType(SchemeType):
                                             f"to")
                     tags.append(tag)
                     continue
-                if not ref.isdigit() or int(ref) == place or int(ref) >= len(found):
+                if not ref.isdecimal() or int(ref) == place or int(ref) >= len(found):
                     raise AnswerProblem(f"turn {_name(place, found[place])} ({act}) refers to {ref[:10]!r}, which is "
                                         f"not another turn of this item")
                 tag["ref"] = int(ref)

@@ -69,7 +69,7 @@ class FailureAttributionType(SchemeType):
         if agent and agent not in roster(scheme, record):
             raise AnswerProblem(f"{agent[:40]!r} is not an agent of this run ({', '.join(roster(scheme, record))})")
         count = len(steps(scheme, record))
-        if step and (not step.isdigit() or int(step) >= count):
+        if step and (not step.isdecimal() or int(step) >= count):
             raise AnswerProblem(f"step {step[:10]!r} is not a step of this run (it has {count})")
         if scheme.required and not (agent and step):
             raise AnswerProblem("no " + " or ".join(part for part, given in (("responsible agent", agent),

@@ -130,7 +130,7 @@ def _boxes(attrs: dict[str, str]) -> list[str]:
     """The boxes' names a TextArea's placeholder gives in this platform's export ("One at a time: A, B, C", as many
     as its maxSubmissions), or none: any other TextArea is one box."""
     placeholder, limit = attrs.get("placeholder", ""), attrs.get("maxSubmissions", "")
-    if not placeholder.startswith(BOXES) or not limit.strip().isdigit():
+    if not placeholder.startswith(BOXES) or not limit.strip().isdecimal():
         return []
     names = [name.strip() for name in placeholder.removeprefix(BOXES).split(", ")]
     return names if len(names) == int(limit) > 1 and all(names) and len(set(names)) == len(names) else []

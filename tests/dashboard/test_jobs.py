@@ -47,7 +47,9 @@ class JobTest(BaseTestCase):
         self.assertContains(response, "over its budget of 1.00")
 
     def test_bad_job_requests_are_refused(self):
-        for kind, target, message in (("publish", "abc", "is not an id"), ("nonsense", "1", "unknown job kind"),
+        for kind, target, message in (("publish", "abc", "is not an id"), ("publish", "²", "is not an id"),
+                                      ("publish", "99999999999999999999", "is not an id"),
+                                      ("nonsense", "1", "unknown job kind"),
                                       ("sync", "999", "there is no batch 999")):
             with self.subTest(kind=kind, target=target):
                 self.assertContains(self.start(kind, target), message)
