@@ -148,6 +148,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "accounts.roles.context",
             ],
+            # Counts read as 100,000 on every page, as the Python-made messages write them.
+            "builtins": ["django.contrib.humanize.templatetags.humanize"],
         },
     },
 ]

@@ -140,7 +140,7 @@ def run_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
         gold_rate=options.get("gold_rate", 0.0), seed=options.get("seed", 0), requirements=requirements,
         exclude_gold=reserved_sentence_ids(), created_by=job.created_by, adaptive=options.get("adaptive") or "")
     project.batches.add(batch)
-    return f"batch {batch.pk}: {batch.hits.count()} HITs of {batch.items.count()} items", {"batch": batch.pk}
+    return f"batch {batch.pk}: {batch.hits.count():,} HITs of {batch.items.count():,} items", {"batch": batch.pk}
 
 
 def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
@@ -152,7 +152,7 @@ def run_aggregate(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
                           progress=lambda done, total: job_record(job, done=done, total=total))
     project.aggregations.add(run)
     alpha = f"{run.alpha:.3f}" if run.alpha is not None else "n/a"
-    return f"aggregation {run.pk}: {run.votes} votes, alpha {alpha}", {"run": run.pk}
+    return f"aggregation {run.pk}: {run.votes:,} votes, alpha {alpha}", {"run": run.pk}
 
 
 def run_span_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
@@ -165,7 +165,8 @@ def run_span_batch(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
                               budget=Decimal(options["budget"]) if options.get("budget") else None,
                               requirements=requirements, seed=options.get("seed", 0), created_by=job.created_by)
     project.batches.add(batch)
-    return f"span batch {batch.pk}: {batch.items.count()} sentences in {batch.hits.count()} HITs", {"batch": batch.pk}
+    return (f"span batch {batch.pk}: {batch.items.count():,} sentences in {batch.hits.count():,} HITs",
+            {"batch": batch.pk})
 
 
 def run_version(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
@@ -253,8 +254,9 @@ def run_model(job: Job, project: Project) -> tuple[str, dict[str, Any]]:
                         position_check=bool(options.get("position_check")), progress=progress)
     except ModelError as error:
         raise JobFailed(str(error), result={"batch": batch.pk}) from None
-    return (f"{run.annotator}: {run.answered} of {counted(run.items, 'item')} answered, {len(run.refused)} refused; "
-            f"cost {run.cost:.6f}", {"batch": batch.pk, "run": run.pk, "done": run.items, "total": run.items})
+    return (f"{run.annotator}: {run.answered:,} of {counted(run.items, 'item')} answered, "
+            f"{len(run.refused):,} refused; cost {run.cost:.6f}",
+            {"batch": batch.pk, "run": run.pk, "done": run.items, "total": run.items})
 
 
 def done_of(job: Job) -> tuple[int, int] | None:

@@ -95,8 +95,8 @@ def _test_step(context: ProjectContext) -> Step:
 
 def _batch_summary(row: dict) -> str:
     batch = row["batch"]
-    return (f"{batch.name}: {batch.state}, {row['hits']['published']}/{row['hits']['total']} HITs published, "
-            f"{row['submitted']}/{row['needed']} assignments submitted, {row['approved']} approved; "
+    return (f"{batch.name}: {batch.state}, {row['hits']['published']:,}/{row['hits']['total']:,} HITs published, "
+            f"{row['submitted']:,}/{row['needed']:,} assignments submitted, {row['approved']:,} approved; "
             f"spent {row['spent']} of {row['estimate']}")
 
 

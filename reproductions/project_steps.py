@@ -66,8 +66,8 @@ def _batch_steps(context: ProjectContext, task_type: str, command: str, export: 
         made.links += [(f"Stage {name}: batch {stage.pk}", reverse("projects:batch", args=[project.slug, stage.pk]))
                        for name, stage in stages.items() if stage != batch]
         made.links.append(("Chains that used their rounds", reverse("designs:chains", args=[batch.pk])))
-    work.summary = (f"{row['submitted']}/{row['needed']} assignments submitted, {row['approved']} approved; spent "
-                    f"{row['spent']} of {row['estimate']}")
+    work.summary = (f"{row['submitted']:,}/{row['needed']:,} assignments submitted, {row['approved']:,} approved; "
+                    f"spent {row['spent']} of {row['estimate']}")
     work.links = [("Filters, cost and review", page)]
     out.summary = f"`{export.replace('BATCH', str(batch.pk)).replace('WORKFLOW', str(batch.pk))}`"
     if batch.state == Batch.State.DRAFT:
@@ -147,7 +147,7 @@ def _copa_numbers(batch: Batch) -> str:
 
 def _facts_numbers(batch: Batch) -> str:
     found: dict[str, Any] = tables(batch)
-    parts = [f"{row['statements']} {name} on {row['texts_answered']} paragraphs, "
+    parts = [f"{row['statements']:,} {name} on {row['texts_answered']:,} paragraphs, "
              f"{found['table2'][name]['length']:.1f} words, BoW {found['table2'][name]['bow']:.2f}"
              for name, row in found["table1"].items()]
     return "; ".join(parts) + f" (`manage.py facts report {batch.pk}`)"
@@ -173,8 +173,8 @@ DESIGNS.register("cheap-facts", Design(
 def _stories_numbers(batch: Batch) -> str:
     found = statistics(batch)
     endings = sum(row["edited_endings"] for row in found["splits"].values())
-    return (f"{endings} edited endings; {found['checks']['failed']} of {found['checks']['total']} checks sent the "
-            f"counterfactual back; {found['chains'].get('review', 0)} chain(s) wait for review at "
+    return (f"{endings:,} edited endings; {found['checks']['failed']:,} of {found['checks']['total']:,} checks sent "
+            f"the counterfactual back; {found['chains'].get('review', 0)} chain(s) wait for review at "
             f"/review/chains/{batch.pk}/ (`manage.py stories report {batch.pk}`)")
 
 
@@ -212,7 +212,7 @@ def _design_numbers(batch: Batch, progress: Callable[[int, int], None]) -> str:
     if len(workflow_batches(batch)) > 1:
         stages = workflow_report(batch)
         parts += [f"stage {name}: {counted(row['items'], 'item')}, {counted(row['answers'], 'answer')}, "
-                  f"{row['sent_back']} sent back" + (f" (waiting: {row['note']})" if row["note"] else "")
+                  f"{row['sent_back']:,} sent back" + (f" (waiting: {row['note']})" if row["note"] else "")
                   for name, row in stages["stages"].items()]
         parts.append(f"{counted(stages['waiting'], 'chain')} used {'its' if stages['waiting'] == 1 else 'their'} "
                      f"rounds and wait{'s' if stages['waiting'] == 1 else ''} for you")

@@ -4,6 +4,8 @@
   const live = document.getElementById("live");
   if (!live || live.dataset.busy !== "true") return;
   let signature = null;
+  // As the page writes counts: 100,000.
+  const count = (n) => Number(n).toLocaleString("en-US");
   // Once the organizer clicks a link or sends a form, the page is on its way out: a reload now would
   // cancel where they asked to go.
   let leaving = false;
@@ -19,7 +21,7 @@
       signature = status.signature;
       const running = status.jobs.filter(job => job.state === "running" || job.state === "queued");
       live.textContent = running.map(job => "Job " + job.id + " (" + job.kind + "): " + job.state +
-        (job.progress ? ", " + job.progress[0] + " of " + job.progress[1] : "")).join("; ");
+        (job.progress ? ", " + count(job.progress[0]) + " of " + count(job.progress[1]) : "")).join("; ");
       if (!status.busy) { location.reload(); return; }
     } catch (error) {
       live.textContent = "Lost touch with the server; reload the page to see how the work stands.";

@@ -260,6 +260,10 @@ def test_the_copa_xml_is_the_items_of_the_design_in_the_browser(client, tmp_path
     assert "bad.xml:5: most-plausible-alternative: is missing" in bad.content.decode()
     assert not Project.objects.exists()
 
+    preview = client.post("/projects/designs/preview/", {"source": source, "file_name": "bcopa.yaml",
+                                                         "items": SimpleUploadedFile("balacopa-dev-all.xml",
+                                                                                     SHIPPED.read_bytes())})
+    assert "of the 1,000 in balacopa-dev-all.xml" in " ".join(preview.content.decode().split())
     made = make("balacopa-dev-all.xml", SHIPPED.read_bytes())
     assert made.status_code == 302, made.content.decode()[:2000]
     batch = Project.objects.get(name="balacopa-dev-all.xml").batches.get()
