@@ -19,7 +19,7 @@ from designs.services import design_batch_create, shipped_version
 from designs.task_type import design_of, record
 from hits.models import Assignment, Batch, Item
 from hits.services import CrowdError
-from reproductions.rte import RteFileError, RtePair, fact_items, read_rte
+from reproductions.rte import RteFileError, RtePair, paragraphs, read_rte, with_entities
 
 DESIGN = "cheap-facts"  # designs/cheap-facts.yaml
 SCHEME = "statements"
@@ -37,17 +37,16 @@ def fact_batch_create(*, items: Sequence[Record], name: str, **options: Any) -> 
 def draw_items(pairs: list[RtePair], *, texts: int | None, instruction: str, seed: int = 0) -> list[Record]:
     """`texts` paragraphs with a shared entity drawn (seeded; None: all of them, in file order); with "both",
     half for each instruction."""
-    usable = fact_items(pairs, instruction="facts")
+    usable = with_entities(pairs)
     texts = len(usable) if texts is None else texts
     if texts > len(usable):
         raise CrowdError(f"asked for {texts} paragraphs; {len(usable)} of the file's {len(pairs)} pairs share an "
                            f"entity between text and hypothesis")
-    chosen = {item.fields["source"] for item in random.Random(seed).sample(usable, texts)}
-    kept = [pair for pair in pairs if f"{pair.source}:{pair.pair_id}" in chosen]
+    kept = [usable[place] for place in sorted(random.Random(seed).sample(range(len(usable)), texts))]
     if instruction != "both":
-        return fact_items(kept, instruction=instruction)
+        return paragraphs(kept, instruction=instruction)
     half = len(kept) // 2
-    return fact_items(kept[:half], instruction="facts") + fact_items(kept[half:], instruction="counterfacts")
+    return paragraphs(kept[:half], instruction="facts") + paragraphs(kept[half:], instruction="counterfacts")
 
 
 def fact_rows(data: bytes, name: str) -> list[tuple[int, dict[str, Any]]]:

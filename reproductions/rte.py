@@ -101,14 +101,19 @@ ITEM_RULES = {"facts": {}, "counterfacts": {"banned": ["not", "never"]}}
 def fact_items(pairs: list[RtePair], *, instruction: str) -> list[Record]:
     """One record per pair that shares an entity, the longest shared entity highlighted at its first place in
     the text, with the source pair's own hypothesis and label kept to compare with."""
-    items = []
-    for pair in pairs:
-        entities = shared_entities(pair)
-        if entities:
-            items.append(paragraph(f"{pair.source}-{pair.pair_id}-{instruction}", pair.text, entities[0],
-                                   instruction, hypothesis=pair.hypothesis, label=pair.label,
-                                   source=f"{pair.source}:{pair.pair_id}"))
-    return items
+    return paragraphs(with_entities(pairs), instruction=instruction)
+
+
+def with_entities(pairs: list[RtePair]) -> list[tuple[RtePair, list[str]]]:
+    """The pairs that share an entity, in order, each with its shared entities (tagging a pair is the slow part:
+    a draw finds them once)."""
+    return [(pair, entities) for pair in pairs if (entities := shared_entities(pair))]
+
+
+def paragraphs(found: list[tuple[RtePair, list[str]]], *, instruction: str) -> list[Record]:
+    return [paragraph(f"{pair.source}-{pair.pair_id}-{instruction}", pair.text, entities[0], instruction,
+                      hypothesis=pair.hypothesis, label=pair.label, source=f"{pair.source}:{pair.pair_id}")
+            for pair, entities in found]
 
 
 def paragraph(record_id: str, text: str, entity: str, instruction: str = "facts", *, hypothesis: str = "",
