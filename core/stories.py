@@ -200,10 +200,15 @@ def read_records(path: str | PathLike[str]) -> list[dict[str, Any]]:
     sentences; a record has `edited_ending` or `edited_endings`, not both."""
     path = Path(path)
     found = []
-    for line, content in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for line, content in enumerate(decode_utf8(path.read_bytes(), file=path, error=StoryFileError).splitlines(), 1):
         if not content.strip():
             continue
-        row = json.loads(content)
+        try:
+            row = json.loads(content)
+        except json.JSONDecodeError as problem:
+            raise StoryFileError(f"not JSON ({problem.msg} at column {problem.colno})", file=path, line=line) from None
+        if not isinstance(row, dict):
+            raise StoryFileError(f"expected a JSON object, got {type(row).__name__}", file=path, line=line)
         for name in RECORD_FIELDS:
             if not isinstance(row.get(name), str) or not row[name]:
                 raise StoryFileError("missing or not text", file=path, line=line, field=name)

@@ -58,6 +58,8 @@ def read_records(path: str | PathLike[str], record: str, children: Sequence[str]
     except expat.ExpatError as problem:
         raise error(f"not valid XML: {expat.errors.messages[problem.code]}; fix it and import again", file=path,
                     line=problem.lineno) from None
+    except (LookupError, ValueError) as problem:
+        raise _encoding(problem, path, error) from None
     if not found:
         raise error(f"no <{record}> elements", file=path)
     return found
@@ -77,4 +79,13 @@ def root_tag(data: bytes, file: object, error: type[InputError] = InputError) ->
     except expat.ExpatError as problem:
         raise error(f"not valid XML: {expat.errors.messages[problem.code]}; fix it and import again", file=file,
                     line=problem.lineno) from None
+    except (LookupError, ValueError) as problem:
+        raise _encoding(problem, file, error) from None
     raise error("has no XML element", file=file)
+
+
+def _encoding(problem: Exception, file: object, error: type[InputError]) -> InputError:
+    # The XML declaration names an encoding expat does not know, or a multi-byte one (Shift JIS, Big5) it
+    # cannot read: Python raises these as LookupError and ValueError rather than an ExpatError.
+    return error(f"its XML declaration names an encoding this reader cannot read ({problem}); save the file as "
+                 f"UTF-8 and import again", file=file, line=1)

@@ -271,6 +271,10 @@ def parse(data: bytes, name: str) -> Tag:
     except DefusedXmlException as error:
         raise DesignError([Problem(name, None, "", f"refused: {type(error).__name__} (entities and DTDs are not "
                                                    f"read)")]) from None
+    except (LookupError, ValueError) as error:
+        # An XML declaration naming an encoding expat does not know, or a multi-byte one it cannot read.
+        raise DesignError([Problem(name, 1, "", f"its XML declaration names an encoding this reader cannot read "
+                                                f"({error}); save the config as UTF-8")]) from None
     lines = iter(builder.lines)
     # Tag names too are read in any case, as Label Studio reads them (<choices> is <Choices>).
     tags = {tag.lower(): tag for tag in (*OBJECTS, *VISUAL, *MEDIA, *_control_tags())}

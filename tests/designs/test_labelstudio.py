@@ -163,6 +163,9 @@ BAD = [
                                      "<Choices name='c'> (config.xml:3) shows"),
     ("<Text name='text' value='$text'/>", "config.xml:1: the config's top tag is <Text>"),
     ("<!DOCTYPE x [<!ENTITY a 'b'>]><View/>", "config.xml: refused: DTDForbidden"),
+    ("<?xml version='1.0' encoding='Shift_JIS'?>\n<View/>", "config.xml:1: its XML declaration names an encoding this "
+                                                            "reader cannot read (multi-byte encodings are not "
+                                                            "supported); save the config as UTF-8"),
     ("<View>\n<Text name='text' value='$text' valueType='url'/>\n<Choices name='c' toName='text'><Choice value='a'/>"
      "<Choice value='b'/></Choices>\n</View>", "config.xml:2: <Text valueType=\"url\"> shows the text at the address "
                                             "each task gives, which is not fetched here: put the text itself in the "
@@ -185,8 +188,8 @@ BAD = [
 
 
 @pytest.mark.parametrize("config, said", BAD, ids=["xml", "field", "toname", "duplicate", "media", "task-choices",
-                                                   "top", "dtd", "url", "field-in-words", "no-control", "deep",
-                                                   "pair-words"])
+                                                   "top", "dtd", "encoding", "url", "field-in-words", "no-control",
+                                                   "deep", "pair-words"])
 def test_bad_configs_are_refused_where_they_are_wrong(config, said, tmp_path):
     found = import_project(config.encode(), name="config.xml", tasks=b'[{"data": {"text": "Hello."}}]',
                            tasks_name="tasks.json")

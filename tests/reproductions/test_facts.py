@@ -19,7 +19,7 @@ from designs.task_type import DESIGN
 from hits.models import Assignment, Worker
 from hits.services import CrowdError, assignment_claim, assignment_submit, batch_publish
 from hits.task_types import AnswerError
-from reproductions.facts import draw_items, export_pairs, fact_batch_create, statements, tables
+from reproductions.facts import draw_items, export_pairs, fact_batch_create, fact_rows, statements, tables
 from reproductions.rte import RteFileError, fact_items, paragraph, read_rte, shared_entities
 from tests.base import BaseTestCase
 
@@ -98,6 +98,19 @@ def test_bad_rte_files_are_refused_by_line(tmp_path, content, message):
     path.write_text(f"<entailment-corpus>{content}</entailment-corpus>", encoding="utf-8")
     with pytest.raises(RteFileError, match=message):
         read_rte(path)
+
+
+@pytest.mark.parametrize("encoding", ["UTF-9", "Shift_JIS"])
+def test_an_xml_declaration_naming_an_encoding_the_reader_cannot_read_is_refused(tmp_path, encoding):
+    """expat raises these as LookupError (unknown) and ValueError (multi-byte), not as bad XML: both crashed the
+    items upload."""
+    data = (f'<?xml version="1.0" encoding="{encoding}"?>\n<entailment-corpus><pair id="1" value="TRUE">'
+            f'<t>Ann met Bob.</t><h>Ann is here.</h></pair></entailment-corpus>').encode()
+    said = r"rte.xml:1: its XML declaration names an encoding this reader cannot read .*; save the file as UTF-8"
+    with pytest.raises(RteFileError, match=said):
+        read_rte("rte.xml", data)
+    with pytest.raises(RteFileError, match=said):
+        fact_rows(data, "rte.xml")
 
 
 @pytest.mark.django_db

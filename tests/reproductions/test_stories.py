@@ -76,6 +76,17 @@ def test_bad_story_files_are_refused_by_line(name, content, expected):
     assert str(error.value).startswith(str(Path(tmp) / name)) and expected in str(error.value)
 
 
+@pytest.mark.parametrize("content, expected", [
+    (b'{"story_id": "a"\n', "dev.jsonl:1: not JSON (Expecting ',' delimiter at column 17)"),
+    (b"\xff\xfe\n", "dev.jsonl:1: invalid UTF-8 at byte"),
+    (b"\n[1]\n", "dev.jsonl:2: expected a JSON object, got list"),
+])
+def test_released_records_that_cannot_be_read_are_refused_by_line(content, expected):
+    with tempfile.TemporaryDirectory() as tmp, pytest.raises(StoryFileError) as error:
+        read_records(write(tmp, "dev.jsonl", content))
+    assert expected in str(error.value)
+
+
 # --- the edit measures --------------------------------------------------------------------
 
 def test_edit_size_by_hand():
