@@ -57,7 +57,11 @@ def invite_rows(data: bytes | str, name: str = "the list") -> list[tuple[str, st
             line = data[:error.start].count(b"\n") + 1
             raise PeopleError(f"{name} line {line}: not UTF-8 text; save it as UTF-8 (CSV UTF-8 in a "
                               f"spreadsheet) and upload it again") from None
-    lines = list(csv.reader(io.StringIO(data)))
+    reader = csv.reader(io.StringIO(data, newline=""))  # as csv wants: a lone \r inside a cell is read, not refused
+    try:
+        lines = list(reader)
+    except csv.Error as error:
+        raise PeopleError(f"{name} line {reader.line_num}: {error}; save it as CSV again and upload it") from None
     header: dict[str, int] = {}
     if lines and {cell.strip().lower() for cell in lines[0]} & {"name", "email", "e-mail"}:
         header = {cell.strip().lower().replace("e-mail", "email"): n for n, cell in enumerate(lines[0])}

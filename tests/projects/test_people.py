@@ -44,6 +44,13 @@ class InviteRowsTest(BaseTestCase):
         self.assertIn("team.csv line 4: the name is 200 characters long; 150 at most", message)
         self.assertIn("Nothing was invited", message)
 
+    def test_carriage_returns_end_lines_and_a_cell_past_the_csv_limit_is_named(self):
+        # A lone \r (old Mac line ends, or one inside a cell) was a csv error the page did not catch.
+        self.assertEqual(invite_rows("ada@example.org\rGrace Hopper\r"),
+                         [("", "ada@example.org"), ("Grace Hopper", "")])
+        with self.assertRaisesRegex(PeopleError, r"people.csv line 2: field larger than field limit"):
+            invite_rows("ada@example.org\n" + "x" * 200_000, "people.csv")
+
     def test_broken_utf8_and_empty_lists(self):
         with self.assertRaisesRegex(PeopleError, r"people.csv line 2: not UTF-8 text"):
             invite_rows(b"ada@example.org\ncaf\xe9@example.org\n", "people.csv")
