@@ -31,8 +31,13 @@ def read_copa(path: str | PathLike[str], data: bytes | None = None) -> list[Choi
     """The items of a COPA XML file (or of `data`, an upload `path` names) in file order. Refused by line: XML
     that does not parse, an item without its id, asks-for, most-plausible-alternative, p, a1 or a2, a repeated
     id, and a mirror whose original the file does not have."""
+    return [item for _, item in read_copa_lines(path, data)]
+
+
+def read_copa_lines(path: str | PathLike[str], data: bytes | None = None) -> list[tuple[int, ChoiceItem]]:
+    """read_copa's items, each with the line it starts on (for what is said of it later, as items of a design)."""
     found = read_records(path, "item", ("p", "a1", "a2"), CopaFileError, data)
-    items: list[ChoiceItem] = []
+    items: list[tuple[int, ChoiceItem]] = []
     lines: dict[int, int] = {}
     for raw in found:
         line = raw.line
@@ -43,17 +48,17 @@ def read_copa(path: str | PathLike[str], data: bytes | None = None) -> list[Choi
         answer = _whole(raw.attributes.get("most-plausible-alternative"), path, line, "most-plausible-alternative")
         mirrored = number > MIRROR_OFFSET
         try:
-            items.append(ChoiceItem(
+            items.append((line, ChoiceItem(
                 premise=_text(raw, "p", path, line), alternative_1=_text(raw, "a1", path, line),
                 alternative_2=_text(raw, "a2", path, line), item_id=str(number),
                 asks_for=raw.attributes.get("asks-for", ""), answer=answer,
-                pair_id=str(number - MIRROR_OFFSET if mirrored else number), mirrored=mirrored))
+                pair_id=str(number - MIRROR_OFFSET if mirrored else number), mirrored=mirrored)))
         except InputError as error:
             raise CopaFileError(f"item {number}: {error.message}", file=path, line=line, field=error.field) from None
-    for item in items:
+    for line, item in items:
         if item.mirrored and int(item.pair_id) not in lines:
             raise CopaFileError(f"item {item.item_id} mirrors item {item.pair_id} (ids above {MIRROR_OFFSET} are "
-                                f"mirrors), which this file does not have", file=path, line=lines[int(item.item_id)])
+                                f"mirrors), which this file does not have", file=path, line=line)
     return items
 
 

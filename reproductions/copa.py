@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from aggregation import maths
-from core.copa import read_copa
+from core.copa import read_copa_lines
 from core.items import ChoiceItem
 from designs.items import Record
 from designs.schemes.pairwise import Pairwise
@@ -51,8 +51,10 @@ def copa_records(items: Sequence[ChoiceItem]) -> list[Record]:
 def copa_rows(data: bytes, name: str) -> list[tuple[int, dict[str, Any]]]:
     """A COPA XML file (an upload called `name`) as items under designs/bcopa.yaml's keys, every item of it, for
     `design new` and the browser (designs.items.XML_ITEMS); `manage.py copa batch` draws the paper's sample."""
-    return [(0, {"id": found.id, "premise": found.text, "answer": found.gold, "subset": found.group, **found.fields})
-            for found in copa_records(read_copa(name, data))]
+    read = read_copa_lines(name, data)
+    records = copa_records([item for _, item in read])
+    return [(line, {"id": found.id, "premise": found.text, "answer": found.gold, "subset": found.group,
+                    **found.fields}) for (line, _), found in zip(read, records, strict=True)]
 
 
 def choice_batch_create(*, items: Sequence[ChoiceItem], name: str, **options: Any) -> Batch:

@@ -54,11 +54,13 @@ def fact_rows(data: bytes, name: str) -> list[tuple[int, dict[str, Any]]]:
     and the browser (designs.items.XML_ITEMS): every paragraph whose text and hypothesis share an entity, the
     first half asked for facts and the rest for counter-facts, as `manage.py facts batch` draws by default (its
     options draw fewer)."""
-    items = draw_items(read_rte(name, data), texts=None, instruction="both")
+    pairs = read_rte(name, data)
+    items = draw_items(pairs, texts=None, instruction="both")
     if not items:
         raise RteFileError("no pair's text and hypothesis share an entity (a name both mention), so no paragraph "
                            "has words to write about", file=name)
-    return [(0, {"id": item.id, "text": item.text, **item.fields}) for item in items]
+    lines = {f"{pair.source}:{pair.pair_id}": pair.line for pair in pairs}
+    return [(lines[item.fields["source"]], {"id": item.id, "text": item.text, **item.fields}) for item in items]
 
 
 def statements(batch: Batch) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ offline; the paper used the Stanford recognizer)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 
 from core.errors import InputError
@@ -30,6 +30,7 @@ class RtePair:
     label: str  # entailment or not-entailment
     task: str
     source: str
+    line: int = field(default=0, compare=False)  # where the pair starts in its file
 
 
 def read_rte(path: str | PathLike[str], data: bytes | None = None) -> list[RtePair]:
@@ -53,7 +54,7 @@ def read_rte(path: str | PathLike[str], data: bytes | None = None) -> list[RtePa
                 raise RteFileError(f"pair {pair_id}: <{tag}> is missing or empty", file=path, line=record.line,
                                    field=tag)
         pairs.append(RtePair(pair_id, record.text("t"), record.text("h"), _LABELS[judgement],
-                             record.attributes.get("task", ""), name))
+                             record.attributes.get("task", ""), name, record.line))
     return pairs
 
 

@@ -98,6 +98,18 @@ def test_bad_copa_files_are_refused_by_line(tmp_path, content, message):
         copa.read_copa(xml(tmp_path, content))
 
 
+def test_what_a_design_cannot_ask_of_copa_items_is_said_at_the_items_line():
+    """The XML's items keep their lines: a design whose scheme wants what COPA items lack names the first one's."""
+    from designs.items import ItemsError, read_items
+    from designs.loader import load_text
+
+    source = (settings.BASE_DIR / "designs" / "bcopa.yaml").read_text().replace("items_key: alternatives",
+                                                                               "items_key: options")
+    with pytest.raises(ItemsError, match=r"^balacopa-dev-all.xml:5: scheme 'choice': item '1' has no list of 2 "
+                                         r"under 'options'"):
+        read_items(SHIPPED.read_bytes(), name="balacopa-dev-all.xml", design=load_text(source, name="bcopa.yaml"))
+
+
 def test_a_bad_file_is_a_command_error(tmp_path):
     with pytest.raises(CommandError, match=r"copa\.xml:3: answer"):
         _call("copa", "cues", str(xml(tmp_path, ITEM.format(id=1, answer=0, premise="P."))))

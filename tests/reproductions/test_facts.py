@@ -113,6 +113,15 @@ def test_an_xml_declaration_naming_an_encoding_the_reader_cannot_read_is_refused
         fact_rows(data, "rte.xml")
 
 
+def test_rte_items_keep_the_line_of_their_pair():
+    data = RTE.read_bytes()
+    rows = fact_rows(data, "rte1_dev.xml")
+    lines = data.decode("utf-8").splitlines()
+    for line, row in (rows[0], rows[-1]):
+        pair_id = row["source"].split(":")[1]
+        assert f'<pair id="{pair_id}"' in lines[line - 1]
+
+
 @pytest.mark.django_db
 def test_the_rte_xml_is_the_items_of_the_design_for_design_new(tmp_path):
     """The released RTE file, given as it is to `design new designs/cheap-facts.yaml`, is the project's items:
