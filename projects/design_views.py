@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from accounts.access import READ
 from accounts.roles import ORGANIZER, role_required
 from core.errors import CrowdsetError, InputError
+from core.zips import UNREADABLE, unreadable
 from designs import labelstudio
 from designs.items import Record, read_items
 from designs.loader import MAX_BYTES, DesignError, decode, load_text
@@ -146,7 +147,7 @@ def _uploaded(request: HttpRequest) -> dict[str, bytes]:
             try:
                 archive = zipfile.ZipFile(io.BytesIO(data))
                 entries = [entry for entry in archive.infolist() if not entry.is_dir()]
-            except zipfile.BadZipFile:
+            except UNREADABLE:
                 raise InputError("is not a zip file that can be opened; zip the project's folder again",
                                  file=name) from None
             for entry in entries:
@@ -159,7 +160,10 @@ def _uploaded(request: HttpRequest) -> dict[str, bytes]:
                 total += entry.file_size
                 if total > UPLOAD_LIMIT:
                     break
-                files[path] = archive.read(entry)
+                try:
+                    files[path] = archive.read(entry)
+                except UNREADABLE as error:
+                    raise InputError(unreadable(error, entry.filename), file=name) from None
         else:
             files[name] = data
         if total > UPLOAD_LIMIT:

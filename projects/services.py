@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import shutil
 import uuid
@@ -17,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
 from core.errors import InputError
+from core.zips import UNREADABLE, unreadable
 from filtering.models import Candidate, FilterRun
 from hits.models import Batch
 from projects.designs import DESIGNS
@@ -131,6 +133,7 @@ def _csv_header(path: Path, name: str) -> list[str]:
 def _unzip_texts(archive: Path, name: str, max_bytes: int) -> Path:
     """The .txt files of a zip, unpacked into a folder of their own; paths that would leave it are refused."""
     folder = archive.with_suffix("")
+    member = None
     try:
         with zipfile.ZipFile(archive) as bundle:
             members = [m for m in bundle.infolist() if not m.is_dir() and m.filename.lower().endswith(".txt")]
@@ -148,9 +151,16 @@ def _unzip_texts(archive: Path, name: str, max_bytes: int) -> Path:
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 with bundle.open(member) as source, open(destination, "wb") as out:
                     shutil.copyfileobj(source, out, CHUNK)
-    except zipfile.BadZipFile:
-        raise ProjectError("not a zip file; upload .jsonl, .csv or a .zip of .txt files", file=name,
-                           field="file") from None
+    except (*UNREADABLE, OSError) as error:
+        shutil.rmtree(folder, ignore_errors=True)  # nothing half-unpacked stays behind
+        if isinstance(error, OSError) and error.errno != errno.EINVAL:
+            raise  # the disk, not the zip (a damaged member's offsets make the seek in it invalid)
+        said = (unreadable(error, member.filename) if member else
+                "not a zip file that can be opened; upload .jsonl, .csv or a .zip of .txt files")
+        raise ProjectError(said, file=name, field="file") from None
+    except ProjectError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     finally:
         archive.unlink(missing_ok=True)
     return folder

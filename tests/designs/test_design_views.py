@@ -31,6 +31,19 @@ def _zip(entries):
     return SimpleUploadedFile("project.zip", buffer.getvalue())
 
 
+def _broken(upload, *, encrypted=False):
+    """The zip with its first member marked encrypted (the flag in both of its headers), or with the CRC its
+    central directory gives that member wrong (zipfile raises RuntimeError and BadZipFile reading it)."""
+    data = bytearray(upload.read())
+    local, central = data.find(b"PK\x03\x04"), data.find(b"PK\x01\x02")
+    if encrypted:
+        data[local + 6] |= 1
+        data[central + 8] |= 1
+    else:
+        data[central + 16] ^= 0xFF
+    return SimpleUploadedFile(upload.name, bytes(data))
+
+
 def test_the_live_check_names_each_problem_with_its_line(organizer):
     found = organizer.post("/projects/designs/check.json", {
         "source": "title: t\nannotation_schemes:\n  - {annotation_type: radoi, name: a}\n", "file_name": "s.yaml"})
@@ -45,6 +58,10 @@ def test_the_live_check_names_each_problem_with_its_line(organizer):
 @pytest.mark.parametrize("upload,expected", [
     (lambda: _zip({"../evil/config.yaml": "annotation_schemes: []"}), "a path outside the folder"),
     (lambda: SimpleUploadedFile("project.zip", b"not a zip"), "project.zip: is not a zip file"),
+    (lambda: _broken(_zip({"config.yaml": "annotation_schemes: []"}), encrypted=True),
+     "project.zip: 'config.yaml' is encrypted; zip the folder again without a password"),
+    (lambda: _broken(_zip({"config.yaml": "annotation_schemes: []"})),
+     "project.zip: 'config.yaml' cannot be unpacked (Bad CRC-32 for file 'config.yaml'): the zip is damaged"),
     (lambda: SimpleUploadedFile("notes.txt", b"hello"), "none of the uploaded files is a Potato config"),
 ])
 def test_potato_uploads_that_cannot_be_read_are_refused_by_name(organizer, upload, expected):

@@ -73,6 +73,23 @@ class FormTest(BaseTestCase):
         self.assertIn("would unpack outside its folder", self.field_error(response, "file"))
         self.assertFalse(Upload.objects.exists())
 
+    def test_a_zip_whose_member_cannot_be_unpacked_is_refused_and_nothing_is_left_unpacked(self):
+        import io
+        import zipfile
+
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
+            bundle.writestr("a.txt", "If I had known, I would have left. " * 50)
+            bundle.writestr("b.txt", "Had it rained, we would have stayed. " * 50)
+        data = bytearray(archive.getvalue())
+        second = data.find(b"PK\x01\x02", data.find(b"PK\x01\x02") + 1)
+        data[second + 16] ^= 0xFF  # b.txt's CRC in the central directory: a.txt unpacks, then b.txt fails
+        response = self.post("/projects/forms/corpus/", {"file": SimpleUploadedFile("texts.zip", bytes(data))})
+        self.assertIn("'b.txt' cannot be unpacked (Bad CRC-32 for file 'b.txt'): the zip is damaged",
+                      self.field_error(response, "file"))
+        self.assertFalse(Upload.objects.exists())
+        self.assertEqual(list(Path(tempfile.gettempdir()).glob("*/uploads/forms/*")), [])
+
     def _sampled(self):
         corpus = Corpus.objects.create(name="forms-corpus")
         self.project.corpora.add(corpus)
