@@ -85,12 +85,7 @@ def _jsonl_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
         if len(content) > MAX_LINE:
             raise StoryFileError(f"is {len(content):,} characters long (at most {MAX_LINE:,}); a story is five "
                                  f"sentences", file=path, line=line)
-        try:
-            row = json.loads(content)
-        except json.JSONDecodeError as error:
-            raise StoryFileError(f"not JSON ({error.msg} at column {error.colno})", file=path, line=line) from None
-        if not isinstance(row, dict):
-            raise StoryFileError(f"expected a JSON object, got {type(row).__name__}", file=path, line=line)
+        row = _object(path, line, content)
         missing = [name for name in STORY_FIELDS if name not in row]
         if missing:
             raise StoryFileError(f"missing field(s) {', '.join(missing)}", file=path, line=line)
@@ -99,6 +94,16 @@ def _jsonl_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
             ending = ending_sentences(ending)
         yield line, {"story_id": row["story_id"], "premise": row["premise"], "initial": row["initial"],
                      "ending": ending}
+
+
+def _object(path: Path, line: int, content: str) -> dict[str, Any]:
+    try:
+        row = json.loads(content)
+    except json.JSONDecodeError as error:
+        raise StoryFileError(f"not JSON ({error.msg} at column {error.colno})", file=path, line=line) from None
+    if not isinstance(row, dict):
+        raise StoryFileError(f"expected a JSON object, got {type(row).__name__}", file=path, line=line)
+    return row
 
 
 def _csv_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
@@ -203,12 +208,7 @@ def read_records(path: str | PathLike[str]) -> list[dict[str, Any]]:
     for line, content in enumerate(decode_utf8(path.read_bytes(), file=path, error=StoryFileError).splitlines(), 1):
         if not content.strip():
             continue
-        try:
-            row = json.loads(content)
-        except json.JSONDecodeError as problem:
-            raise StoryFileError(f"not JSON ({problem.msg} at column {problem.colno})", file=path, line=line) from None
-        if not isinstance(row, dict):
-            raise StoryFileError(f"expected a JSON object, got {type(row).__name__}", file=path, line=line)
+        row = _object(path, line, content)
         for name in RECORD_FIELDS:
             if not isinstance(row.get(name), str) or not row[name]:
                 raise StoryFileError("missing or not text", file=path, line=line, field=name)
