@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -33,7 +34,7 @@ from aggregation.selectors import outcome_counts, positive_meaning
 from aggregation.services import batch_vote_rule, runs_compare, spot_checked, spotcheck_draw
 from annotation.models import SpanAnnotation
 from core.errors import CrowdsetError
-from core.ids import object_id
+from core.ids import LARGEST_ID, is_whole, object_id
 from core.words import counted
 from designs.model_votes import model_votes_said, model_votes_start, model_votes_stop
 from designs.models import DesignBatch, ModelRun, OutsideAnswer
@@ -358,16 +359,24 @@ def batch_new(request: HttpRequest, project: Project) -> HttpResponse:
 @project_view(MANAGE)
 def estimate(request: HttpRequest, project: Project) -> JsonResponse:
     """The batch form's live cost estimate: HITs, assignments, rewards, provider fees, total, and who may work."""
+    def given(name: str, default: str) -> Any:
+        # Each number as the batch form reads it, with its bounds and words: the estimate never shows what the
+        # form would refuse (a reward of "nan" was a total of NaN, "-1" a negative one).
+        try:
+            return forms.LabelingBatchForm.base_fields[name].clean(request.GET.get(name) or default)
+        except ValidationError as error:
+            raise ValueError(f"{forms.LabelingBatchForm.base_fields[name].label}: {' '.join(error.messages)}") from None
+
     try:
-        items = int(request.GET.get("items", 0))
-        items_per_hit = max(1, int(request.GET.get("items_per_hit", 25)))
-        hits = hit_count(items=items, items_per_hit=items_per_hit, gold_items=int(request.GET.get("gold_count") or 0),
-                         gold_rate=float(request.GET.get("gold_rate") or 0))
+        items = request.GET.get("items", "0")
+        if not is_whole(items, low=0, high=LARGEST_ID):
+            raise ValueError(f"items {items[:20]!r} is not a count")
+        hits = hit_count(items=int(items), items_per_hit=given("items_per_hit", "25"),
+                         gold_items=given("gold_count", "0"), gold_rate=given("gold_rate", "0"))
         provider = request.GET.get("provider", "inhouse")
         masters = request.GET.get("masters") in ("on", "true", "1")
-        found = cost_estimate(provider=provider, hits=hits,
-                              assignments_per_hit=max(1, int(request.GET.get("assignments_per_hit", 5))),
-                              reward=request.GET.get("reward") or "0", masters=masters)
+        found = cost_estimate(provider=provider, hits=hits, assignments_per_hit=given("assignments_per_hit", "5"),
+                              reward=given("reward", "0"), masters=masters)
         requirements = check_requirements({
             **{name: int(request.GET[name]) for name in ("min_approval_rate", "min_approved_hits")
                if request.GET.get(name)}, "masters": masters})

@@ -232,3 +232,11 @@ class FormTest(BaseTestCase):
         bad = self.client.get("/projects/forms/batches/estimate.json", {"items": 1, "min_approval_rate": "150"})
         self.assertEqual(bad.status_code, 400)
         self.assertIn("min_approval_rate is 150", bad.json()["error"])
+        # The estimate reads each number as the form does: what the form refuses is said, never a total of NaN.
+        for given, said in (({"reward": "nan"}, "Reward a HIT: Enter a number."),
+                            ({"reward": "-1"}, "Reward a HIT: Ensure this value is greater than or equal to 0."),
+                            ({"items_per_hit": "0"},
+                             "Sentences a HIT: Ensure this value is greater than or equal to 1."),
+                            ({"items": "99999999999999999999"}, "items '99999999999999999999' is not a count")):
+            refused = self.client.get("/projects/forms/batches/estimate.json", {"items": 1, **given})
+            self.assertEqual((refused.status_code, refused.json()["error"]), (400, f"cannot estimate: {said}"))

@@ -7,6 +7,7 @@
   const names = ["items_per_hit", "assignments_per_hit", "reward", "provider", "gold_count", "gold_rate", "gold_upload",
                  "min_approval_rate", "min_approved_hits", "qualification"];
   let pending = null;
+  const count = (n) => Number(n).toLocaleString("en-US");  // 1,000 HITs, as the page writes counts
   async function update() {
     const params = new URLSearchParams({items: form.dataset.items});
     for (const name of names) {
@@ -20,7 +21,7 @@
       const response = await fetch(form.dataset.estimate + "?" + params);
       const found = await response.json();
       out.textContent = response.ok
-        ? found.hits + " HITs, " + found.assignments + " assignments: " + found.rewards + " in rewards + " +
+        ? count(found.hits) + " HITs, " + count(found.assignments) + " assignments: " + found.rewards + " in rewards + " +
           found.fees + " in provider fees = " + found.total
         : found.error;
       if (who) who.textContent = response.ok && found.filters ? "Who may work: " + found.filters.join("; ") + "." : "";
