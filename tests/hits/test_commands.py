@@ -31,10 +31,14 @@ class CommandTests(BaseTestCase):
         return out.getvalue()
 
     def test_it_runs_a_batch_from_the_command_line(self):
+        self.assertEqual(self.call("hits", "list"), "no batch yet\n")
         out = self.call("subtask1_batch", str(self.run_id), "--name", "cli", "--items-per-hit", "2",
                         "--assignments", "1", "--reward", "0.40", "--budget", "10")
         self.assertRegex(out, r"batch \d+: 2 HITs, 4 items, estimated cost 0.80")
         batch = Batch.objects.get()
+        # The list the commands' "no batch" errors point to.
+        self.assertEqual(self.call("hits", "list"), f"{batch.pk}  draft  inhouse  2 HITs  cli\n")
+        self.assertEqual(self.call("hits", "list", "--state", "published"), "no batch is published\n")
         self.assertIn("published 2 HITs", self.call("hits", "publish", str(batch.pk)))
         batch.refresh_from_db()
         worker = worker_for_user(self.annotator)

@@ -8,11 +8,13 @@ from hits.reconcile import batch_reconcile
 
 
 class Command(BaseCommand):
-    help = ("Crowd work from the command line: status, publish, sync, expire, cancel, archive, reconcile, approve, "
-            "reject, bonus, block.")
+    help = ("Crowd work from the command line: list, status, publish, sync, expire, cancel, archive, reconcile, "
+            "approve, reject, bonus, block.")
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
+        listing = sub.add_parser("list", help="the batches, newest first: id, state, provider, HITs and name")
+        listing.add_argument("--state", choices=Batch.State.values, help="only the batches in this state")
         for action in ("status", "publish", "sync", "expire", "cancel", "archive"):
             sub.add_parser(action).add_argument("batch", type=int)
         reconcile = sub.add_parser("reconcile", help="compare the provider's HITs, assignments and bonuses with ours "
@@ -54,6 +56,20 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"no assignment {', '.join(map(str, missing))}")
         return [found[i] for i in ids]
+
+    def do_list(self, state=None, **options):
+        batches = Batch.objects.annotate(hit_count=Count("hits")).order_by("-pk")
+        if state:
+            batches = batches.filter(state=state)
+        rows = [(str(batch.pk), batch.state, batch.provider, f"{batch.hit_count:,} HITs", batch.name)
+                for batch in batches]
+        if not rows:
+            self.stdout.write("no batch" + (f" is {state}" if state else " yet"))
+            return
+        widths = [max(len(row[column]) for row in rows) for column in range(4)]
+        for row in rows:
+            self.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  "
+                              + row[-1])
 
     def do_status(self, batch, **options):
         batch = self._batch(batch)

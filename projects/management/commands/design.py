@@ -204,7 +204,7 @@ class Command(BaseCommand):
     def _batch(self, number):
         batch = Batch.objects.filter(pk=number).first()
         if batch is None or not DesignBatch.objects.filter(batch=batch).exists():
-            raise CommandError(f"no design batch {number}; `python manage.py hits list` shows the batches")
+            raise CommandError(f"no design batch {number}; `manage.py hits list` shows the batches")
         return batch
 
     def _endpoint(self, options):
