@@ -151,16 +151,14 @@ def _unzip_texts(archive: Path, name: str, max_bytes: int) -> Path:
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 with bundle.open(member) as source, open(destination, "wb") as out:
                     shutil.copyfileobj(source, out, CHUNK)
-    except (*UNREADABLE, OSError) as error:
+    except Exception as error:
         shutil.rmtree(folder, ignore_errors=True)  # nothing half-unpacked stays behind
-        if isinstance(error, OSError) and error.errno != errno.EINVAL:
-            raise  # the disk, not the zip (a damaged member's offsets make the seek in it invalid)
+        # A refusal above, or the disk rather than the zip (a damaged member's offsets make the seek in it invalid).
+        if not isinstance(error, UNREADABLE) and not (isinstance(error, OSError) and error.errno == errno.EINVAL):
+            raise
         said = (unreadable(error, member.filename) if member else
                 "not a zip file that can be opened; upload .jsonl, .csv or a .zip of .txt files")
         raise ProjectError(said, file=name, field="file") from None
-    except ProjectError:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
     finally:
         archive.unlink(missing_ok=True)
     return folder

@@ -66,10 +66,10 @@ class Command(BaseCommand):
         if not rows:
             self.stdout.write("no batch" + (f" is {state}" if state else " yet"))
             return
-        widths = [max(len(row[column]) for row in rows) for column in range(4)]
-        for row in rows:
-            self.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  "
-                              + row[-1])
+        widths = [max(len(row[column]) for row in rows) for column in range(4)]  # the name, last, is not padded
+        for *cells, name in rows:
+            padded = (cell.ljust(width) for cell, width in zip(cells, widths, strict=True))
+            self.stdout.write("  ".join([*padded, name]))
 
     def do_status(self, batch, **options):
         batch = self._batch(batch)
