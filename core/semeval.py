@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from os import PathLike
 from typing import Any
 
+from core.csvfields import allow_fields
 from core.errors import InputError
 from core.spans import SpanError, Spans, check_spans
 
@@ -53,7 +54,7 @@ def read_rows(path: Path, columns: Sequence[str]) -> list[tuple[int, Row]]:
     A byte-order mark is accepted; a folder, a ragged row, a NUL, an empty or over-long id and a
     repeated id are refused by line, never as a traceback.
     """
-    csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD))
+    allow_fields(MAX_FIELD)
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle, strict=True)

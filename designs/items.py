@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from core.csvfields import allow_fields
 from core.errors import InputError, decode_utf8
 from core.registry import Registry
 from core.xmlrecords import root_tag
@@ -255,7 +256,7 @@ def _array_lines(text: str, count: int) -> list[int]:
 
 
 def _tabular(text: str, name: str, delimiter: str) -> list[tuple[int, Any]]:
-    csv.field_size_limit(MAX_LINE)
+    allow_fields(MAX_LINE + 1)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader)
@@ -270,6 +271,10 @@ def _tabular(text: str, name: str, delimiter: str) -> list[tuple[int, Any]]:
             if len(row) != len(header):
                 raise ItemsError(f"has {len(row)} columns, the header has {len(header)}; quote cells that hold "
                                  f"the delimiter", file=name, line=reader.line_num)
+            size = sum(map(len, row))
+            if size > MAX_LINE:
+                raise ItemsError(f"the record is {size:,} characters; a record is at most {MAX_LINE:,}", file=name,
+                                 line=reader.line_num)
             rows.append((reader.line_num, {column: _cell(cell) for column, cell in zip(header, row, strict=True)}))
     except csv.Error as error:
         raise ItemsError(f"cannot read it as {'TSV' if delimiter == chr(9) else 'CSV'}: {error}", file=name,

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.csvfields import allow_fields
 from core.errors import InputError
 
 # The paper's domains, offered as suggestions: a corpus may name any other ("technology", "sports", ...).
@@ -192,8 +193,7 @@ def _read_jsonl(path, domain, max_bytes, allowed=()):
 
 def _read_csv(path, domain, text_column, id_column, max_bytes, allowed=()):
     file = str(path)
-    # The csv module refuses fields over 131,072 characters; a document may be as long as max_bytes.
-    csv.field_size_limit(max(csv.field_size_limit(), max_bytes + 1))
+    allow_fields(max_bytes + 1)  # a document may be as long as max_bytes
     with open(path, "rb") as handle:
         # surrogateescape keeps bad bytes visible per row instead of aborting the file.
         lines = io.TextIOWrapper(handle, encoding="utf-8", errors="surrogateescape", newline="")

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from core.csvfields import allow_fields
 from core.errors import InputError
 from core.zips import UNREADABLE, unreadable
 from filtering.models import Candidate, FilterRun
@@ -286,7 +287,7 @@ def refused_rows(upload: Upload, lines: list[int]) -> Iterator[bytes]:
     to fix and upload again. Streamed: the upload may be large."""
     wanted = set(lines)
     if upload.format == "csv":
-        csv.field_size_limit(max(csv.field_size_limit(), settings.UPLOAD_MAX_BYTES))
+        allow_fields(settings.UPLOAD_MAX_BYTES)
         # surrogateescape both ways: a row refused for its bad bytes comes back with the same bytes.
         with open(upload.path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
             reader = csv.reader(handle)

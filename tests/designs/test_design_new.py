@@ -124,6 +124,24 @@ def test_items_that_do_not_fit_are_refused_by_file_and_line(name, data, message)
     assert str(caught.value).startswith(message), str(caught.value)
 
 
+def test_a_csv_record_past_the_longest_is_refused_by_line_whatever_csv_s_limit_is():
+    # csv's field limit is the process's: a corpus read before may have raised it past a record's longest, and an
+    # items file read must neither pass a longer record nor lower the limit under the other readers.
+    import csv
+
+    from designs.items import MAX_LINE
+
+    before = csv.field_size_limit(10 * MAX_LINE)
+    try:
+        data = b"id,premise\n1,short\n2," + b"x" * (MAX_LINE + 1) + b"\n"
+        with pytest.raises(ItemsError, match=rf"^a\.csv:3: the record is 1,000,00[0-9] characters; a record is at "
+                                             rf"most {MAX_LINE:,}"):
+            read_items(data, name="a.csv", design=load_file(BCOPA))
+        assert csv.field_size_limit() == 10 * MAX_LINE
+    finally:
+        csv.field_size_limit(before)
+
+
 def test_design_new_with_bad_items_makes_nothing(tmp_path):
     bad = tmp_path / "items.jsonl"
     bad.write_text('{"id": "1", "premise": "x", "alternatives": ["a", "b"]}\n{"id": "1", "premise": "y"}\n')
