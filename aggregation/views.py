@@ -20,14 +20,19 @@ SANCTION_THRESHOLD = 0.7  # the suggestions' bar, for spot-checked accuracy and 
 def spot_checks(request):
     pending = (access.rows(request.user, SpotCheck.objects.filter(decision=SpotCheck.Decision.PENDING), access.REVIEW)
                .select_related("assignment__worker", "assignment__hit__batch").order_by("pk"))
-    batch = object_id(request.GET.get("batch"))
+    batches = list(access.rows(request.user, Batch.objects.filter(
+        Q(hits__assignments__spot_check__isnull=False) | Q(aggregations__worker_stats__skill__isnull=False)),
+        access.REVIEW).distinct().order_by("-pk"))
+    asked = request.GET.get("batch", "")
+    batch = object_id(asked)
+    if asked and not any(b.pk == batch for b in batches):
+        # A batch of a project this person does not review, or none: said, not shown as another batch's.
+        messages.warning(request, f"Batch {asked[:20]} has no spot checks you review; showing every batch's.")
+        batch = None
     if batch:
         pending = pending.filter(assignment__hit__batch_id=batch)
     checks = list(pending[:20])
     rows = {check.pk: _rows(check) for check in checks}
-    batches = list(access.rows(request.user, Batch.objects.filter(
-        Q(hits__assignments__spot_check__isnull=False) | Q(aggregations__worker_stats__skill__isnull=False)),
-        access.REVIEW).distinct().order_by("-pk"))
     # Suggestions for the batch asked for, else the latest one: spot checks and worker skills side by side.
     chosen = next((b for b in batches if b.pk == batch), batches[0] if batches else None)
     suggestions = services.sanction_suggestions(batch=chosen, threshold=SANCTION_THRESHOLD) if chosen else []

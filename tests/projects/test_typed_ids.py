@@ -27,6 +27,12 @@ class TypedIdsTest(BaseTestCase):
             self.assertEqual(self.client.get("/review/spans/", {"worker": odd, "batch": odd}).status_code, 200, odd)
             self.assertEqual(self.client.post("/review/spot-checks/sanction/", {"batch": odd}).status_code, 404, odd)
 
+    def test_a_batch_without_spot_checks_one_reviews_is_said_not_shown_as_another(self):
+        page = self.client.get("/review/spot-checks/", {"batch": "99999999999999999999"})
+        self.assertContains(page, "Batch 99999999999999999999 has no spot checks you review; showing every "
+                                  "batch&#x27;s.")
+        self.assertNotContains(self.client.get("/review/spot-checks/"), "has no spot checks you review")
+
     def test_a_ticked_assignment_past_64_bits_is_not_waiting_for_review(self):
         response = self.client.post(f"/projects/ids/batches/{self.batch.pk}/review/",
                                     {"assignments": ["99999999999999999999", "²"], "decision": "approve"},
