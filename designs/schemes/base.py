@@ -223,9 +223,12 @@ class Fields:
     raw: Mapping[str, Any]
     prefix: str
 
-    def get(self, part: str = "") -> str:
+    def get(self, part: str = "", longest: int | None = None) -> str:
+        """The field's text, stripped; cut to `longest` characters and stripped again, so that an answer cut at a
+        space keeps no trailing space and reads back as itself from its own form (a suggestion, a model's)."""
         value = self.raw.get(f"{self.prefix}-{part}" if part else self.prefix)
-        return "" if value is None else str(value).strip()
+        text = "" if value is None else str(value).strip()
+        return text if longest is None else text[:longest].rstrip()
 
     def part(self, part: str) -> Fields:
         """The fields of one part ("<prefix>-<part>") as a scheme's own, to read with the same helpers."""
@@ -547,7 +550,7 @@ OTHER_SCHEMA = {"type": "string", "pattern": f"^{OTHER}", "maxLength": len(OTHER
 
 def free_response(fields: Fields) -> str | None:
     """What the annotator wrote in a scheme's Other box, as stored (`other: …`, at most 500 characters), or None."""
-    text = fields.get("free").strip()[:500]
+    text = fields.get("free", 500)
     return f"{OTHER}{text}" if text else None
 
 

@@ -113,7 +113,7 @@ class ClozeType(SchemeType):
 
     def read(self, scheme, fields, record):
         _, keys = passage(scheme, record)
-        given = {blank(number): fields.get(str(number + 1))[:MAX_ANSWER] for number in range(len(keys))}
+        given = {blank(number): fields.get(str(number + 1), MAX_ANSWER) for number in range(len(keys))}
         if not any(given.values()):
             return None
         if scheme.required and not all(given.values()):

@@ -90,13 +90,13 @@ class CodeReviewType(SchemeType):
             pick(verdict, scheme.verdict_options, "verdicts")
         comments = []
         for slot in range(scheme.max_comments):
-            text = fields.get(f"c{slot}-text")[:2000]
+            text = fields.get(f"c{slot}-text", 2000)
             if not text:
                 continue  # a comment added and not written is not kept, as in Potato
             line = fields.get(f"c{slot}-line")
             comments.append({"category": pick(fields.get(f"c{slot}-category") or scheme.comment_categories[0],
                                               scheme.comment_categories, "comment categories"),
-                             "file": fields.get(f"c{slot}-file")[:500],
+                             "file": fields.get(f"c{slot}-file", 500),
                              "line": point(line, 10 ** 9, f"comment {len(comments) + 1}", "line") if line else None,
                              "text": text})
         ratings: dict[str, dict[str, int]] = {}

@@ -255,6 +255,10 @@ def shortfalls(scheme: EgoNetwork, answer: dict[str, Any]) -> list[str]:
     return missing
 
 
+# What each part of an answer is, as the page's script writes it (the people named are a list of their own).
+SHAPES = {"attributes": dict, "ties": list, "positions": dict, "census": dict, "tie_attributes": dict}
+
+
 @scheme_type
 class EgoNetworkType(SchemeType):
     name = "ego_network"
@@ -272,13 +276,15 @@ class EgoNetworkType(SchemeType):
         found = read_json(fields, "network", "name the people again", limit=200_000)
         if found is None:
             return None
-        if not isinstance(found, dict) or not isinstance(found.get("alters"), list):
+        if not isinstance(found, dict) or not isinstance(found.get("alters"), list) or not all(
+                isinstance(found.get(part) or kind(), kind) for part, kind in SHAPES.items()):
             raise AnswerProblem("the network could not be read; reload the page and name the people again")
         generators = {stage.id for stage in scheme.stages if isinstance(stage, NameGenerator)}
         alters = []
         for alter in found["alters"]:
             if not (isinstance(alter, dict) and isinstance(alter.get("id"), str) and isinstance(alter.get("name"), str)
-                    and alter["name"].strip() and isinstance(alter.get("named_in"), list)):
+                    and alter["name"].strip() and isinstance(alter.get("named_in"), list)
+                    and all(isinstance(step, str) for step in alter["named_in"])):
                 raise AnswerProblem("each person needs an id, a name and the steps that named them")
             if not alter["named_in"] or not set(alter["named_in"]) <= generators:
                 raise AnswerProblem(f"{alter['name']!r} is named in no step of this scheme's name generators")
@@ -309,8 +315,9 @@ class EgoNetworkType(SchemeType):
         relations = {stage.relation for stage in scheme.stages if isinstance(stage, DyadCensus | Sociogram)}
         ties = []
         for tie in found.get("ties") or []:
-            if not (isinstance(tie, list) and len(tie) in (2, 3) and tie[0] in order and tie[1] in order
-                    and tie[0] != tie[1] and (tie[2] if len(tie) == 3 else None) in relations):
+            if not (isinstance(tie, list) and len(tie) in (2, 3) and all(isinstance(end, str) for end in tie)
+                    and tie[0] in order and tie[1] in order and tie[0] != tie[1]
+                    and (tie[2] if len(tie) == 3 else None) in relations):
                 raise AnswerProblem(f"the tie {tie!r} joins no two people named (or names a relation no step draws)")
             ties.append(list(tie))
         positions = {}

@@ -62,7 +62,7 @@ class EmergentBehaviorType(SchemeType):
         tagged = {}
         for place, behavior in enumerate(scheme.behaviors):
             ticked = [turn for turn in range(count) if fields.get(f"{place}-{turn}")]
-            note = fields.get(f"{place}-note")[:1000] if scheme.allow_note else ""
+            note = fields.get(f"{place}-note", 1000) if scheme.allow_note else ""
             if ticked or note:
                 tagged[behavior] = {"turns": ticked, "note": note}
         return tagged or None

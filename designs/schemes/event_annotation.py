@@ -109,7 +109,8 @@ class EventAnnotationType(SchemeType):
         kinds = {kind.type: kind for kind in scheme.event_types}
         events, triggers = [], set()
         for entry in given:
-            if not (isinstance(entry, list) and len(entry) == 3 and entry[0] in kinds and isinstance(entry[2], list)):
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) and entry[0] in kinds
+                    and isinstance(entry[2], list)):
                 raise AnswerProblem(f"{str(entry)[:40]} is not an event [type, trigger, arguments] of one of "
                                     f"{', '.join(kinds)}")
             kind = kinds[entry[0]]
@@ -122,7 +123,7 @@ class EventAnnotationType(SchemeType):
             roles = {argument.role: argument for argument in kind.arguments}
             filled = {}
             for pair in entry[2]:
-                if not (isinstance(pair, list) and len(pair) == 2 and pair[0] in roles):
+                if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and pair[0] in roles):
                     raise AnswerProblem(f"{str(pair)[:40]} is not an argument [role, span] of {an(kind.type)} event; "
                                         f"its roles are {', '.join(roles) or '(none)'}")
                 if pair[0] in filled:

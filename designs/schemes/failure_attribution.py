@@ -63,7 +63,7 @@ class FailureAttributionType(SchemeType):
                           for place, (agent, said) in enumerate(steps(scheme, record))]}
 
     def read(self, scheme, fields, record):
-        agent, step, reason = fields.get("agent"), fields.get("step"), fields.get("reason")[:2000]
+        agent, step, reason = fields.get("agent"), fields.get("step"), fields.get("reason", 2000)
         if not (agent or step or reason):
             return None
         if agent and agent not in roster(scheme, record):

@@ -60,7 +60,7 @@ class FreeListType(SchemeType):
         items, timings = (found.get(key) if isinstance(found, dict) else None for key in ("items", "timings_ms"))
         if not isinstance(items, list) or not all(isinstance(item, str) and item.strip() for item in items):
             raise AnswerProblem("the list could not be read; reload the page and type the items again")
-        items = [" ".join(item.split())[:LONGEST] for item in items]
+        items = [" ".join(item.split())[:LONGEST].rstrip() for item in items]
         # A timed list whose time ran out is answered as it stands, empty or short (as Potato takes it).
         time_up = bool(scheme.time_limit_s) and found.get("time_up") is True
         if not items and not time_up:

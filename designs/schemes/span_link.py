@@ -85,7 +85,7 @@ class SpanLinkType(SchemeType):
         kinds = {kind.name: kind for kind in scheme.link_types}
         links, seen = [], set()
         for entry in given:
-            if not (isinstance(entry, list) and len(entry) == 3 and entry[0] in kinds):
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) and entry[0] in kinds):
                 raise AnswerProblem(f"{str(entry)[:40]} is not a link [type, span, span] of one of "
                                     f"{', '.join(kinds)}")
             kind = kinds[entry[0]]

@@ -75,7 +75,7 @@ class ToolCallReviewType(SchemeType):
     def read(self, scheme, fields, record):
         reviewed = []
         for index, call in enumerate(calls(scheme, record)):
-            verdict, notes = fields.get(str(index)), fields.get(f"{index}-notes")[:1000]
+            verdict, notes = fields.get(str(index)), fields.get(f"{index}-notes", 1000)
             if verdict or notes:
                 reviewed.append({"index": index, "step": call["step"], "tool": call["tool"],
                                  "verdict": pick(verdict, scheme.verdict_options, "verdicts") if verdict else "",

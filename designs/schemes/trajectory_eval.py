@@ -131,7 +131,7 @@ class TrajectoryEvalType(SchemeType):
                 if severity:
                     step["severity"] = pick(severity, [level.name for level in scheme.severities],
                                             f"severities of step {place + 1}")
-                rationale = fields.get(f"{place}-rationale")[:2000]
+                rationale = fields.get(f"{place}-rationale", 2000)
                 if rationale:
                     step["rationale"] = rationale
             judged.append(step)

@@ -99,7 +99,13 @@ def test_a_network_is_read_as_its_page_keeps_it_and_held_to_what_its_steps_ask()
             ({**whole, "positions": {"a1": [1.5, 0]}}, "two numbers from 0 to 1"),
             ({**whole, "attributes": {**whole["attributes"], "a1": {"close": "Very", "years": -1}}},
              "Ann's years is outside 0 to 99"),
-            ({"people": []}, "the network could not be read")):
+            ({"people": []}, "the network could not be read"),
+            # Parts in a shape the page never writes (a form edited by hand) are refused, not a crash.
+            ({**whole, "ties": 7}, "the network could not be read"),
+            ({**whole, "census": [1]}, "the network could not be read"),
+            ({**whole, "tie_attributes": "x"}, "the network could not be read"),
+            ({**whole, "ties": [["a1", {}]]}, "joins no two people named"),
+            ({**whole, "alters": [{**people[0], "named_in": [["talk"]]}, people[1]]}, "each person needs an id")):
         with pytest.raises(AnswerProblem, match=said):
             read(value)
     # An optional network is taken as it stands, short of what its steps ask (as Potato's page takes one).

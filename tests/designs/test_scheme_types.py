@@ -193,3 +193,31 @@ print(json.dumps(found))
     assert found["read"] == 3 and found["in_schema"]
     assert found["without_widget"] == ["widget: widgets/stars.html"]
     assert found["with_widget"] == []
+
+
+def test_a_text_cut_at_its_longest_keeps_no_trailing_space_and_reads_back_as_itself():
+    # Cut at 200 characters just before a space: the stored text must not end with it, or the answer's own form (a
+    # suggestion, a model's answer) would read back without it, as another answer.
+    assert Fields({"a-x": "  " + "a" * 199 + " b"}, "a").get("x", 200) == "a" * 199
+    design = load_text((EXAMPLES / "cloze.yaml").read_text(encoding="utf-8"), name="cloze.yaml")
+    scheme = design.scheme("summary")
+    kind = SCHEME_TYPES.of(scheme)
+    record = Record("n1", "x", {})
+    answer = kind.read(scheme, Fields({"a-1": "would", "a-2": "a" * 199 + " b"}, "a"), record)
+    assert answer["blank_2"] == "a" * 199
+    form = {f"a-{part}": text for part, text in kind.form_fields(scheme, answer, record).items()}
+    assert kind.read(scheme, Fields(form, "a"), record) == answer
+
+
+@pytest.mark.parametrize(("example", "scheme", "entry"), [
+    ("span_link", "relations", [["works_for"], [0, 2, "person"], [3, 5, "organisation"]]),
+    ("span_link", "relations", [{"type": "works_for"}, [0, 2, "person"], [3, 5, "organisation"]]),
+    ("event_annotation", "events", [["RAISE"], [0, 2, "trigger"], []]),
+    ("event_annotation", "events", ["RAISE", [0, 2, "trigger"], [[["agent"], [3, 5, "actor"]]]]),
+])
+def test_a_link_or_event_whose_type_or_role_is_not_a_name_is_refused_not_a_crash(example, scheme, entry):
+    design = load_text((EXAMPLES / f"{example}.yaml").read_text(encoding="utf-8"), name=f"{example}.yaml")
+    found = design.scheme(scheme)
+    with pytest.raises(AnswerProblem, match=r"is not an? (link|event|argument) \["):
+        SCHEME_TYPES.of(found).read(found, Fields({"a": json.dumps([entry])}, "a"), Record("n1", "If it had rained.",
+                                                                                           {}))
