@@ -8,6 +8,7 @@ import csv
 import json
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +38,15 @@ def answer_rows(batch: Batch, *, outside: Outside = True) -> Iterator[dict[str, 
     """Every stored answer of the batch's counted assignments as a long-form row (workers as pseudonyms W1, W2, ...
     in the order they first answered), in the order the work came in; then the answers given in another tool
     (annotator "<tool>:<their name there>", no assignment) unless `outside` is False."""
-    for pk, worker, submitted, found, gold, answer in worked_items(batch, outside=outside):
-        for scheme, value in answer.items():
-            yield {"item": found.id, "annotator": str(worker), "scheme": scheme, "value": value,
-                   "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": gold}
+    for worked in worked_items(batch, outside=outside):
+        yield from _rows_of(*worked)
+
+
+def _rows_of(pk: int | None, worker: str | Annotator, submitted: Any, found: Record, gold: bool,
+             answer: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for scheme, value in answer.items():
+        yield {"item": found.id, "annotator": str(worker), "scheme": scheme, "value": value,
+               "time": submitted.isoformat() if submitted else "", "assignment": pk, "gold": gold}
 
 
 Outside = bool | tuple[str, str]  # every outside answer, none, or one annotator's: (source, annotator)
@@ -190,13 +196,14 @@ class Report:
 
 
 def batch_report(batch: Batch, *, each: Callable[[int, Record, dict[str, Any]], None] | None = None,
-                 keep_items: bool = False, progress: Callable[[int], None] | None = None,
-                 outside: Outside = True) -> Report:
+                 every: Callable[[Record, list[Answer]], None] | None = None, keep_items: bool = False,
+                 progress: Callable[[int], None] | None = None, outside: Outside = True) -> Report:
     """The batch's agreement and aggregation per scheme and its components' figures (with the answers given in
     another tool, unless `outside` is False), reading one item's answers
     at a time (a scheme aggregated by Dawid-Skene or MACE keeps its votes until every item is read, then the items
     are read again). `each(item, record, {scheme: value})` is called for every item that is not a known-answer
-    check, in id order, with the item's id; `progress(items read)` every chunk."""
+    check, in id order, with the item's id; `every(record, answers)` for every item, checks included, with its
+    answers as read; `progress(items read)` every chunk."""
     design, _ = batch_design(batch.pk)
     keys = {scheme.name: getattr(scheme, "items_key", None) for scheme in design.annotation_schemes}
     first = [found for found in scheme_accumulators(design) if found.method in GLOBAL_METHODS]
@@ -219,6 +226,8 @@ def batch_report(batch: Batch, *, each: Callable[[int, Record, dict[str, Any]], 
         items += 1
         if progress is not None and items % CHUNK == 0:
             progress(items)
+        if every is not None:
+            every(found, answers)
         if gold:
             continue
         values = {accumulator.scheme.name: accumulator.add(found.id, answers, found.text,
@@ -268,20 +277,29 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
         names = [scheme.name for scheme in design.annotation_schemes if SCHEME_TYPES.of(scheme).answers]
         asked = design.stage_schemes(stage)
         labels = _Writers(temporary, "labels", formats, ["id", "text", *names], _label_types(design), _label_cell)
+        # The answers are read once item by item (the labels, Label Studio's tasks) and once in the order the work
+        # came in (the answers, Potato's records): each reading feeds every writer that wants that order.
+        tasks = _LabelStudioFiles(batch, design, temporary / "labelstudio", stage) if "labelstudio" in formats \
+            else None
         # A scheme a stage does not ask is the answer its items carry from an earlier stage (the counterfactual a
         # check stage judged), as given; otherwise its column would be empty in every stage but one.
-        report = batch_report(batch, progress=progress, each=lambda _, found, values: labels.write(
-            {"id": found.id, "text": found.text,
-             **{name: values.get(name) if asked is None or name in asked else found.fields.get(name)
-                for name in names}}))
+        report = batch_report(batch, progress=progress, every=tasks.add if tasks else None,
+                              each=lambda _, found, values: labels.write(
+                                  {"id": found.id, "text": found.text,
+                                   **{name: values.get(name) if asked is None or name in asked
+                                      else found.fields.get(name) for name in names}}))
         answers = _Writers(temporary, "answers", formats, list(ANSWER_TYPES), ANSWER_TYPES, _answer_cell)
-        for row in answer_rows(batch):
-            answers.write(row)
+        potato = _PotatoFiles(design, temporary / "potato") if "potato" in formats else None
+        for worked in worked_items(batch):
+            for row in _rows_of(*worked):
+                answers.write(row)
+            if potato is not None:
+                potato.add(worked[1], worked[3], worked[5])
         written = labels.close() + answers.close()
-        if "potato" in formats:
-            written += potato_output(batch, design, temporary / "potato")
-        if "labelstudio" in formats:
-            written += labelstudio_output(batch, design, temporary / "labelstudio", stage)
+        if potato is not None:
+            written += potato.close(batch)
+        if tasks is not None:
+            written += tasks.close()
         agreement = agreement_of(report.results)
         if "hf" in formats:
             written += _hf_folder(temporary / "hf", design, temporary, labels.count, answers.count, agreement)
@@ -365,88 +383,117 @@ def shared_output(batch: Batch, design: Any, path: Path, by_scheme: bool = False
     return path
 
 
-def labelstudio_output(batch: Batch, design: Any, folder: Path, stage: str = "") -> list[Path]:
+class _LabelStudioFiles:
     """The answers as a Label Studio project: config.xml (the design as a labeling config; a stage's batch, what the
     stage asks) and tasks.json (each item a task with one annotation per annotator, in Label Studio's result shapes),
     which Label Studio imports with that config; left-out.txt names the schemes Label Studio has no control for.
-    Streamed, item by item."""
-    from designs.labelstudio import asked_schemes, config_of, tasks_of
+    Written item by item as the items are read (`add`)."""
 
-    folder.mkdir()
-    config, to_name, left_out, always = config_of(design, stage)
-    (folder / "config.xml").write_text(config, encoding="utf-8")
-    written = [folder / "config.xml"]
-    # A Label Studio prediction's score, kept with its model's answers, goes back with it (a model asked here has none).
-    scores = {(record, annotator): meta["score"] for record, annotator, meta in OutsideAnswer.objects
-              .filter(batch=batch, source=OutsideAnswer.MODEL, meta__has_key="score")
-              .values_list(record_id("item__payload"), "annotator", "meta")}
-    tasks = tasks_of(design, ((record, answers) for _, _, record, answers in item_answers(batch)), to_name, scores,
-                     stage)
-    with (folder / "tasks.json").open("w", encoding="utf-8") as out:
-        out.write("[")
-        for number, task in enumerate(tasks):
-            out.write(("," if number else "") + "\n" + json.dumps(task, ensure_ascii=False))
-        out.write("\n]\n")
-    written.append(folder / "tasks.json")
-    # Every question left out is a config Label Studio takes as a view-only project; said first, as it is the news.
-    nothing = left_out and not [scheme for scheme in asked_schemes(design, stage)
-                                if SCHEME_TYPES.of(scheme).answers and scheme.name not in left_out]
-    if left_out or always:
-        (folder / "left-out.txt").write_text(
-            ("The config asks nothing: Label Studio has no control for any scheme asked here, and shows the items "
-             "only (a view-only project).\n" if nothing else "")
-            + (f"Label Studio has no control for these schemes; their answers go out in the csv and jsonl formats "
-               f"(answers.csv, answers.jsonl): {', '.join(left_out)}\n" if left_out else "")
-            + (f"Label Studio shows these always, and does not require them: their display logic has no Label Studio "
-               f"form: {', '.join(always)}\n" if always else ""))
-        written.append(folder / "left-out.txt")
-    return written
+    def __init__(self, batch: Batch, design: Any, folder: Path, stage: str = ""):
+        from designs.labelstudio import config_of, tasks_of
+
+        folder.mkdir()
+        self.design, self.folder, self.stage = design, folder, stage
+        config, to_name, self.left_out, self.always = config_of(design, stage)
+        (folder / "config.xml").write_text(config, encoding="utf-8")
+        # A Label Studio prediction's score, kept with its model's answers, goes back with it (a model asked here has
+        # none).
+        scores = {(record, annotator): meta["score"] for record, annotator, meta in OutsideAnswer.objects
+                  .filter(batch=batch, source=OutsideAnswer.MODEL, meta__has_key="score")
+                  .values_list(record_id("item__payload"), "annotator", "meta")}
+        # tasks_of makes one task of each item it reads: each item added is read from here as it is added.
+        self.waiting: deque[tuple[Record, list[Answer]]] = deque()
+        self.tasks = tasks_of(design, iter(self.waiting.popleft, None), to_name, scores, stage)
+        self.out = (folder / "tasks.json").open("w", encoding="utf-8")
+        self.out.write("[")
+        self.count = 0
+
+    def add(self, record: Record, answers: list[Answer]) -> None:
+        self.waiting.append((record, answers))
+        self.out.write(("," if self.count else "") + "\n" + json.dumps(next(self.tasks), ensure_ascii=False))
+        self.count += 1
+
+    def close(self) -> list[Path]:
+        from designs.labelstudio import asked_schemes
+
+        self.out.write("\n]\n")
+        self.out.close()
+        written = [self.folder / "config.xml", self.folder / "tasks.json"]
+        left_out, always = self.left_out, self.always
+        # Every question left out is a config Label Studio takes as a view-only project; said first, as it is the
+        # news.
+        nothing = left_out and not [scheme for scheme in asked_schemes(self.design, self.stage)
+                                    if SCHEME_TYPES.of(scheme).answers and scheme.name not in left_out]
+        if left_out or always:
+            (self.folder / "left-out.txt").write_text(
+                ("The config asks nothing: Label Studio has no control for any scheme asked here, and shows the "
+                 "items only (a view-only project).\n" if nothing else "")
+                + (f"Label Studio has no control for these schemes; their answers go out in the csv and jsonl "
+                   f"formats (answers.csv, answers.jsonl): {', '.join(left_out)}\n" if left_out else "")
+                + (f"Label Studio shows these always, and does not require them: their display logic has no Label "
+                   f"Studio form: {', '.join(always)}\n" if always else ""))
+            written.append(self.folder / "left-out.txt")
+        return written
 
 
-def potato_output(batch: Batch, design: Any, folder: Path) -> list[Path]:
+class _PotatoFiles:
     """The answers as Potato 2's jsonl and csv exporters write them (annotations.jsonl, annotations.csv): a record
     per annotator and item, {instance_id, user_id, labels: {scheme: {input: value}}, spans: {scheme: [...]}, links:
     {scheme: [...]}}, each scheme's answer in Potato's own form (designs.schemes' potato_answer; Potato's own
     exporter leaves links empty, ours writes them as Potato stores them, and an event scheme's events under events as
     Potato's page stores them); the csv has a column per scheme and input (scheme.input), per span, link or event
     scheme (scheme._spans, scheme._links, scheme._events) and per score Potato adds (a cloze's), in
-    the order they first appear; an item left unanswered is not written, as Potato keeps nothing of it. Streamed:
-    the csv's rows wait in a file of their own until its columns are known, so memory stays flat."""
-    folder.mkdir()
-    schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
-    lines, table, waiting = folder / "annotations.jsonl", folder / "annotations.csv", folder / "rows.jsonl"
-    columns: dict[str, None] = dict.fromkeys(["instance_id", "user_id"])
-    with lines.open("w", encoding="utf-8") as out, waiting.open("w", encoding="utf-8") as rows:
-        for _, worker, _, found, _, answer in worked_items(batch):
-            record: dict[str, Any] = {"instance_id": found.id, "user_id": str(worker), "labels": {}, "spans": {},
-                                      "links": {}}
-            row: dict[str, Any] = {"instance_id": found.id, "user_id": str(worker)}
-            for name, scheme in schemes.items():
-                kind, value = SCHEME_TYPES.of(scheme), answer.get(name)
-                alias = design.export.potato_types.get(name)
-                written = {} if value is None else kind.potato_alias_answer(
-                    alias, scheme, value, found, design.export.potato_settings.get(name)) if alias \
-                    else kind.potato_answer(scheme, value, found)
-                if written.get("labels"):
-                    record["labels"][name] = written["labels"]
-                    row.update((f"{name}.{key}", text) for key, text in written["labels"].items())
-                for part in ("spans", "links", "events"):
-                    if written.get(part):  # events only where a design has them: Potato's export has no such key
-                        record.setdefault(part, {})[name] = written[part]
-                        row[f"{name}._{part}"] = json.dumps(written[part])
-                row.update((f"{name}.{key}", score) for key, score in kind.potato_scores(scheme, value, found).items())
-            if not (record["labels"] or record["spans"] or record["links"] or record.get("events")):
-                continue  # an item seen and left unanswered: Potato keeps nothing of it
-            columns.update(dict.fromkeys(row))
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            rows.write(json.dumps(row, ensure_ascii=False) + "\n")
-    with waiting.open(encoding="utf-8") as rows, table.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(map(json.loads, rows))
-    waiting.unlink()
-    return [lines, table] + ([potato_participants(batch, design, folder)] if design.conditions is not None else []) \
-        + ([shared_output(batch, design, folder / "event_registry.json")] if _shared(design) else [])
+    the order they first appear; an item left unanswered is not written, as Potato keeps nothing of it. Written as
+    the work is read (`add`): the csv's rows wait in a file of their own until its columns are known, so memory
+    stays flat."""
+
+    def __init__(self, design: Any, folder: Path):
+        folder.mkdir()
+        self.design, self.folder = design, folder
+        self.schemes = {scheme.name: scheme for scheme in design.annotation_schemes}
+        self.lines, self.table, self.waiting = folder / "annotations.jsonl", folder / "annotations.csv", \
+            folder / "rows.jsonl"
+        self.columns: dict[str, None] = dict.fromkeys(["instance_id", "user_id"])
+        self.out = self.lines.open("w", encoding="utf-8")
+        self.rows = self.waiting.open("w", encoding="utf-8")
+
+    def add(self, worker: str | Annotator, found: Record, answer: dict[str, Any]) -> None:
+        design = self.design
+        record: dict[str, Any] = {"instance_id": found.id, "user_id": str(worker), "labels": {}, "spans": {},
+                                  "links": {}}
+        row: dict[str, Any] = {"instance_id": found.id, "user_id": str(worker)}
+        for name, scheme in self.schemes.items():
+            kind, value = SCHEME_TYPES.of(scheme), answer.get(name)
+            alias = design.export.potato_types.get(name)
+            written = {} if value is None else kind.potato_alias_answer(
+                alias, scheme, value, found, design.export.potato_settings.get(name)) if alias \
+                else kind.potato_answer(scheme, value, found)
+            if written.get("labels"):
+                record["labels"][name] = written["labels"]
+                row.update((f"{name}.{key}", text) for key, text in written["labels"].items())
+            for part in ("spans", "links", "events"):
+                if written.get(part):  # events only where a design has them: Potato's export has no such key
+                    record.setdefault(part, {})[name] = written[part]
+                    row[f"{name}._{part}"] = json.dumps(written[part])
+            row.update((f"{name}.{key}", score) for key, score in kind.potato_scores(scheme, value, found).items())
+        if not (record["labels"] or record["spans"] or record["links"] or record.get("events")):
+            return  # an item seen and left unanswered: Potato keeps nothing of it
+        self.columns.update(dict.fromkeys(row))
+        self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.rows.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def close(self, batch: Batch) -> list[Path]:
+        self.out.close()
+        self.rows.close()
+        with self.waiting.open(encoding="utf-8") as rows, self.table.open("w", newline="", encoding="utf-8") as out:
+            writer = csv.DictWriter(out, fieldnames=list(self.columns), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(map(json.loads, rows))
+        self.waiting.unlink()
+        design, folder = self.design, self.folder
+        return [self.lines, self.table] \
+            + ([potato_participants(batch, design, folder)] if design.conditions is not None else []) \
+            + ([shared_output(batch, design, folder / "event_registry.json")] if _shared(design) else [])
 
 
 def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:

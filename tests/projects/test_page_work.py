@@ -50,3 +50,21 @@ def test_the_pages_cost_the_same_for_500_items_and_for_10000():
     # The big project's page shows its figures, computed by the job.
     page = client.get(f"/projects/{big.slug}/").content.decode()
     assert "counterfactual: alpha" in page
+
+
+@pytest.mark.django_db
+def test_the_export_reads_the_answers_once_in_each_order_whatever_its_formats(tmp_path):
+    """Potato's records and Label Studio's tasks are written from the two readings the labels and the answers make
+    (item by item, and in the order the work came in), not from readings of their own: every format costs the
+    queries of one, and one more (the scores of Label Studio's predictions)."""
+    from designs.export import FORMATS, export_batch
+
+    _, batch, _ = fill(500, name="Export")
+
+    def queries(formats):
+        with CaptureQueriesContext(connection) as found:
+            export_batch(batch=batch, out=tmp_path / "-".join(formats), formats=formats)
+        return len(found)
+
+    one, every = queries(("csv",)), queries(FORMATS)
+    assert every == one + 1, f"{one} queries for the csv format, {every} for every format"
