@@ -358,14 +358,21 @@ def batch_new(request: HttpRequest, project: Project) -> HttpResponse:
 
 @project_view(MANAGE)
 def estimate(request: HttpRequest, project: Project) -> JsonResponse:
-    """The batch form's live cost estimate: HITs, assignments, rewards, provider fees, total, and who may work."""
+    """A batch form's live cost estimate (the labeling batch's; ?form=span, the span batch's): HITs, assignments,
+    rewards, provider fees, total, and who may work."""
+    # The span batch's form has bounds of its own (at most 5 annotators a sentence) and no known-answer items.
+    fields = (forms.SpanBatchForm(tests=[], items=0).fields if request.GET.get("form") == "span"
+              else forms.LabelingBatchForm.base_fields)
+
     def given(name: str, default: str) -> Any:
         # Each number as the batch form reads it, with its bounds and words: the estimate never shows what the
         # form would refuse (a reward of "nan" was a total of NaN, "-1" a negative one).
+        if name not in fields:
+            return 0
         try:
-            return forms.LabelingBatchForm.base_fields[name].clean(request.GET.get(name) or default)
+            return fields[name].clean(request.GET.get(name) or default)
         except ValidationError as error:
-            raise ValueError(f"{forms.LabelingBatchForm.base_fields[name].label}: {' '.join(error.messages)}") from None
+            raise ValueError(f"{fields[name].label}: {' '.join(error.messages)}") from None
 
     try:
         items = request.GET.get("items", "0")

@@ -240,3 +240,11 @@ class FormTest(BaseTestCase):
                             ({"items": "99999999999999999999"}, "items '99999999999999999999' is not a count")):
             refused = self.client.get("/projects/forms/batches/estimate.json", {"items": 1, **given})
             self.assertEqual((refused.status_code, refused.json()["error"]), (400, f"cannot estimate: {said}"))
+        # The span batch's form estimates by its own bounds: at most 5 annotators a sentence, no known answers.
+        span = {"form": "span", "items": 25, "items_per_hit": 10, "reward": "0.80", "gold_count": "20",
+                "gold_rate": "0.5"}
+        found = self.client.get("/projects/forms/batches/estimate.json", {**span, "assignments_per_hit": 2}).json()
+        self.assertEqual((found["hits"], found["assignments"], found["total"]), (3, 6, "4.80"))
+        refused = self.client.get("/projects/forms/batches/estimate.json", {**span, "assignments_per_hit": 6})
+        self.assertEqual((refused.status_code, refused.json()["error"]), (
+            400, "cannot estimate: Annotators a sentence: Ensure this value is less than or equal to 5."))

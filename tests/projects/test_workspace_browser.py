@@ -176,6 +176,15 @@ def _walk(page, live_server, tmp_path):
     page.click("#step-aggregation a:has-text('Aggregation')")
     page.wait_for_selector("#outcomes")
     _shot(page, "aggregation", docs="organizer-aggregation")
+    # The span batch's cost as its numbers change, as on the labeling batch's form: twice the annotators, twice the
+    # assignments.
+    page.wait_for_function("document.getElementById('estimate').textContent.includes('in provider fees')")
+    one = page.inner_text("#estimate")
+    page.fill("#id_assignments_per_hit", "2")
+    page.wait_for_function(f"document.getElementById('estimate').textContent !== {one!r}")
+    hits, assignments = (int(part.split()[0].replace(",", "")) for part in one.split(":")[0].split(", "))
+    assert page.inner_text("#estimate").startswith(f"{hits:,} HITs, {2 * assignments:,} assignments: ")
+    page.fill("#id_assignments_per_hit", "1")
     page.get_by_role("button", name="Create the span batch").click()
     page.wait_for_selector("#step-spans a:has-text('Publish')", timeout=60_000)
     _settled(page)

@@ -1,6 +1,7 @@
-// The batch form's cost, estimated by the server as the numbers change (provider fees included).
+// A batch form's cost, estimated by the server as the numbers change (provider fees included): the form that
+// names the estimate's URL (the labeling batch's, the span batch's).
 (function () {
-  const form = document.getElementById("batch-form");
+  const form = document.querySelector("form[data-estimate]");
   const out = document.getElementById("estimate");
   const who = document.getElementById("filters");
   if (!form || !out) return;
@@ -18,7 +19,8 @@
     const masters = form.elements.namedItem("masters");
     if (masters && masters.checked) params.set("masters", "on");
     try {
-      const response = await fetch(form.dataset.estimate + "?" + params);
+      const url = form.dataset.estimate;
+      const response = await fetch(url + (url.includes("?") ? "&" : "?") + params);
       const found = await response.json();
       out.textContent = response.ok
         ? count(found.hits) + " HITs, " + count(found.assignments) + " assignments: " + found.rewards + " in rewards + " +
