@@ -290,11 +290,11 @@ def export_batch(*, batch: Batch, out: Path, formats: tuple[str, ...] = FORMATS,
                                       else found.fields.get(name) for name in names}}))
         answers = _Writers(temporary, "answers", formats, list(ANSWER_TYPES), ANSWER_TYPES, _answer_cell)
         potato = _PotatoFiles(design, temporary / "potato") if "potato" in formats else None
-        for worked in worked_items(batch):
-            for row in _rows_of(*worked):
+        for pk, worker, submitted, found, gold, answer in worked_items(batch):
+            for row in _rows_of(pk, worker, submitted, found, gold, answer):
                 answers.write(row)
             if potato is not None:
-                potato.add(worked[1], worked[3], worked[5])
+                potato.add(worker, found, answer)
         written = labels.close() + answers.close()
         if potato is not None:
             written += potato.close(batch)
