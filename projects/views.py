@@ -358,10 +358,10 @@ def batch_new(request: HttpRequest, project: Project) -> HttpResponse:
 
 @project_view(MANAGE)
 def estimate(request: HttpRequest, project: Project) -> JsonResponse:
-    """A batch form's live cost estimate (the labeling batch's; ?form=span, the span batch's): HITs, assignments,
+    """A batch form's live cost estimate (the labeling batch's; ?form=span-batch, the span batch's): HITs, assignments,
     rewards, provider fees, total, and who may work."""
     # The span batch's form has bounds of its own (at most 5 annotators a sentence) and no known-answer items.
-    fields = (forms.SpanBatchForm(tests=[], items=0).fields if request.GET.get("form") == "span"
+    fields = (forms.SpanBatchForm(tests=[], items=0).fields if request.GET.get("form") == "span-batch"
               else forms.LabelingBatchForm.base_fields)
 
     def given(name: str, default: str) -> Any:

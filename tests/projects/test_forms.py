@@ -241,7 +241,7 @@ class FormTest(BaseTestCase):
             refused = self.client.get("/projects/forms/batches/estimate.json", {"items": 1, **given})
             self.assertEqual((refused.status_code, refused.json()["error"]), (400, f"cannot estimate: {said}"))
         # The span batch's form estimates by its own bounds: at most 5 annotators a sentence, no known answers.
-        span = {"form": "span", "items": 25, "items_per_hit": 10, "reward": "0.80", "gold_count": "20",
+        span = {"form": "span-batch", "items": 25, "items_per_hit": 10, "reward": "0.80", "gold_count": "20",
                 "gold_rate": "0.5"}
         found = self.client.get("/projects/forms/batches/estimate.json", {**span, "assignments_per_hit": 2}).json()
         self.assertEqual((found["hits"], found["assignments"], found["total"]), (3, 6, "4.80"))
